@@ -1,0 +1,15 @@
+/**
+ * A mistake the user can fix (a flag, a config field, a dataset line, an unreachable URL).
+ * The CLI prints `message` as one line and exits with code 2 — no stack trace.
+ */
+export class UserError extends Error {
+  override readonly name = 'UserError';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+export const EXIT_OK = 0;
+/** The run completed but its verdict or a check failed (e.g. SLO not met with --fail-on-slo). */
+export const EXIT_FAILED_CHECK = 1;
+export const EXIT_USER_ERROR = 2;

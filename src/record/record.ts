@@ -1,0 +1,106 @@
+/**
+ * The request record: one per request attempt. Everything infermeter reports is derived
+ * from these. Times are milliseconds (float, µs resolution) on one monotonic clock,
+ * relative to the run's start (`RunClock.origin`). See docs/records.md.
+ */
+
+export type Phase = 'warmup' | 'measure' | 'cooldown';
+
+/** Outcome of one attempt. */
+export type RequestStatus = 'ok' | 'error' | 'timeout' | 'cancelled';
+
+/**
+ * The closed set of error classes. One table, stable codes: reports group by these.
+ * - http_429: rate limited; http_4xx: other client errors; http_5xx: server errors
+ * - connect: could not open a connection (refused, DNS, reset before any response)
+ * - disconnect: connection closed mid-response (stream ended without completing)
+ * - malformed_stream: SSE/JSON the client could not understand
+ * - server_error_event: the server sent an error object inside a 200 stream
+ * - empty_response: completed, but no output content at all
+ * - timeout: per-request timeout hit; cancelled: aborted by the end of the run
+ */
+export const ERROR_CLASSES = [
+  'http_429',
+  'http_4xx',
+  'http_5xx',
+  'connect',
+  'disconnect',
+  'malformed_stream',
+  'server_error_event',
+  'empty_response',
+  'timeout',
+  'cancelled',
+] as const;
+export type ErrorClass = (typeof ERROR_CLASSES)[number];
+
+/** Where a token count came from: server `usage`, a tokenizer, or a count of content chunks. */
+export type TokenSource = 'usage' | 'tokenizer' | 'chunks' | 'none';
+
+export interface RequestRecord {
+  id: number;
+  phase: Phase;
+  /** Sweep stage index (0 when the run has one stage). */
+  stage: number;
+  /** Worker thread index that ran it (0 for a single worker). */
+  worker: number;
+  task: string | null;
+  session: string | null;
+  turn: number | null;
+
+  /** When the load model wanted it sent. Equals sent_ms in closed loop. */
+  scheduled_ms: number;
+  /** Just before the request was written, after any concurrency gate. */
+  sent_ms: number;
+  /** First SSE event carrying output content (text, reasoning or tool-call delta); null if none. */
+  first_token_ms: number | null;
+  /** Arrival time of every content chunk, in order. */
+  chunk_ms: Float64Array;
+  /** Last byte / stream end (or the moment of failure). */
+  end_ms: number;
+
+  prompt_tokens: number | null;
+  output_tokens: number;
+  /** Requested output length (max_tokens), when the workload set one. */
+  requested_output_tokens: number | null;
+  token_source: TokenSource;
+  /** Client-side prompt token count (estimate or tokenizer), for usage cross-checks. */
+  client_prompt_tokens: number | null;
+  /** Number of content chunks seen (== chunk_ms.length; kept for readers without arrays). */
+  status: RequestStatus;
+  error_class: ErrorClass | null;
+  http_status: number | null;
+  finish_reason: string | null;
+  /** A short, server-derived message for errors (never contains secrets). */
+  error_message: string | null;
+  /** Kept only with --keep-text or quality checks. */
+  output_text: string | null;
+}
+
+/** A fresh record with every optional field empty; the target fills it in. */
+export function emptyRecord(id: number, scheduledMs: number): RequestRecord {
+  return {
+    id,
+    phase: 'measure',
+    stage: 0,
+    worker: 0,
+    task: null,
+    session: null,
+    turn: null,
+    scheduled_ms: scheduledMs,
+    sent_ms: scheduledMs,
+    first_token_ms: null,
+    chunk_ms: new Float64Array(0),
+    end_ms: scheduledMs,
+    prompt_tokens: null,
+    output_tokens: 0,
+    requested_output_tokens: null,
+    token_source: 'none',
+    client_prompt_tokens: null,
+    status: 'ok',
+    error_class: null,
+    http_status: null,
+    finish_reason: null,
+    error_message: null,
+    output_text: null,
+  };
+}
