@@ -1,0 +1,46 @@
+/**
+ * The contract between the HTTP layer and whatever decides *when* tokens come out:
+ * fixed delays (fixed-backend.ts) or the engine model in real time (engine-backend.ts).
+ * Backends call sinks from one batched pass per timer tick, so a sink must do little.
+ */
+
+/** One generation the backend must time. Lengths are already decided by the HTTP layer. */
+export interface GenRequest {
+  /** Server-unique request number. */
+  id: number;
+  /** When the request body was fully received (ms, performance.now() clock). */
+  arrivalMs: number;
+  promptTokens: number;
+  /** Tokens to emit (max_tokens, or the natural EOS length when ignore_eos is off). */
+  outputTokens: number;
+  /** Hashes of the prompt's full KV blocks, chained (prefix caching); may be empty. */
+  blockHashes: readonly number[];
+}
+
+/** Receives the timing of one request. `atMs` is the scheduled (not the late) time. */
+export interface TokenSink {
+  /** The backend admitted the request (engine: first scheduled in a step). */
+  onAdmit(atMs: number): void;
+  /** Token k (0-based) is ready at atMs. */
+  onToken(k: number, atMs: number): void;
+  /** All tokens emitted (called right after the last onToken). */
+  onDone(atMs: number): void;
+  /** The backend gave up on the request (e.g. it can never fit in the KV cache). */
+  onFail(message: string): void;
+}
+
+export interface BackendStats {
+  running: number;
+  waiting: number;
+  /** KV cache blocks in use / total, in [0, 1]. */
+  kvUsage: number;
+}
+
+export interface Backend {
+  submit(req: GenRequest, sink: TokenSink): void;
+  /** Stop generating for this request (client went away). Idempotent. */
+  cancel(id: number): void;
+  stats(): BackendStats;
+  /** Cancels every timer; pending requests get no more callbacks. */
+  close(): void;
+}

@@ -1,0 +1,152 @@
+/**
+ * Turns an OpenAI request body into what the simulator needs: which API, model, streaming
+ * and usage flags, the output length limit, and the prompt's token count and KV block hashes.
+ * Validation mirrors vLLM's 400s for the fields we read; everything else is ignored.
+ */
+import { CHAT_TOKENS_PER_MESSAGE, estimateTokens } from '../text.js';
+import type { Api } from './wire.js';
+
+export interface ParsedRequest {
+  api: Api;
+  /** null when the body names no model (we then serve the default one). */
+  model: string | null;
+  stream: boolean;
+  includeUsage: boolean;
+  /** null when the body sets no limit. */
+  maxTokens: number | null;
+  ignoreEos: boolean;
+  promptTokens: number;
+  /** Chained hashes of the prompt's full blocks (see blockHashes). */
+  blockHashes: number[];
+}
+
+export class BadRequest extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+    readonly type = 'BadRequestError',
+    readonly code: string | number | null = 400,
+  ) {
+    super(message);
+  }
+}
+
+/** Characters per KV block: blockSize tokens × 4 chars/token (the estimate of text.ts). */
+const CHARS_PER_TOKEN = 4;
+
+/**
+ * Prefix-cache keys of a prompt, like vLLM's block hashes: hash(i) = H(hash(i−1), block i's
+ * content), for full blocks only, so two prompts share hash i iff they share the first
+ * (i+1)·blockSize tokens. H is FNV-1a (32 bit). Text is cut every blockSize·4 characters.
+ */
+export function blockHashes(prompt: string | readonly number[], blockSize: number): number[] {
+  const out: number[] = [];
+  let parent = 0x811c9dc5;
+  if (typeof prompt === 'string') {
+    const step = blockSize * CHARS_PER_TOKEN;
+    for (let start = 0; start + step <= prompt.length; start += step) {
+      let h = parent;
+      for (let i = start; i < start + step; i++) h = Math.imul(h ^ prompt.charCodeAt(i), 0x01000193);
+      parent = h >>> 0;
+      out.push(parent);
+    }
+  } else {
+    for (let start = 0; start + blockSize <= prompt.length; start += blockSize) {
+      let h = parent;
+      for (let i = start; i < start + blockSize; i++) h = Math.imul(h ^ (prompt[i] as number), 0x01000193);
+      parent = h >>> 0;
+      out.push(parent);
+    }
+  }
+  return out;
+}
+
+function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function intField(body: Record<string, unknown>, name: string): number | null {
+  const v = body[name];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
+    throw new BadRequest(`${name} must be an integer ≥ 1, got ${JSON.stringify(v)}`);
+  }
+  return v;
+}
+
+/** Message content: a string, or OpenAI's array of parts (text parts are counted). */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content.map((p) => (isObject(p) && typeof p['text'] === 'string' ? p['text'] : '')).join('');
+  }
+  return '';
+}
+
+/**
+ * Prompt forms: a string; an array of strings (joined — the simulator answers with one choice);
+ * an array of token ids (its length is the token count); an array of token-id arrays (flattened).
+ */
+function completionPrompt(p: unknown): { text: string | number[]; tokens: number } {
+  if (typeof p === 'string') return { text: p, tokens: estimateTokens(p) };
+  if (Array.isArray(p) && p.length > 0) {
+    if (p.every((x) => typeof x === 'string')) {
+      const t = (p as string[]).join('');
+      return { text: t, tokens: estimateTokens(t) };
+    }
+    if (p.every((x) => typeof x === 'number')) return { text: p as number[], tokens: p.length };
+    if (p.every((x) => Array.isArray(x) && x.every((y) => typeof y === 'number'))) {
+      const ids = (p as number[][]).flat();
+      return { text: ids, tokens: ids.length };
+    }
+  }
+  throw new BadRequest('prompt must be a non-empty string, array of strings, or array of token ids');
+}
+
+export function parseRequest(api: Api, raw: string, blockSize: number): ParsedRequest {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    throw new BadRequest('request body is not valid JSON');
+  }
+  if (!isObject(body)) throw new BadRequest('request body must be a JSON object');
+  const model = body['model'];
+  if (model !== undefined && model !== null && typeof model !== 'string') throw new BadRequest('model must be a string');
+  const so = body['stream_options'];
+  const includeUsage = isObject(so) && so['include_usage'] === true;
+  let maxTokens = intField(body, 'max_tokens');
+  if (api === 'chat') maxTokens = intField(body, 'max_completion_tokens') ?? maxTokens;
+
+  let promptTokens: number;
+  let hashes: number[];
+  if (api === 'chat') {
+    const msgs = body['messages'];
+    if (!Array.isArray(msgs) || msgs.length === 0) throw new BadRequest('messages must be a non-empty array');
+    let text = '';
+    promptTokens = 0;
+    for (const m of msgs) {
+      if (!isObject(m) || typeof m['role'] !== 'string') throw new BadRequest('each message needs a role');
+      const c = contentText(m['content']);
+      text += `<${m['role']}>${c}`;
+      promptTokens += estimateTokens(c) + CHAT_TOKENS_PER_MESSAGE;
+    }
+    hashes = blockHashes(text, blockSize);
+  } else {
+    const p = completionPrompt(body['prompt']);
+    promptTokens = p.tokens;
+    hashes = blockHashes(p.text, blockSize);
+  }
+  // Never claim more cached blocks than the prompt has tokens.
+  if (hashes.length * blockSize > promptTokens) hashes.length = Math.floor(promptTokens / blockSize);
+  return {
+    api,
+    model: typeof model === 'string' ? model : null,
+    stream: body['stream'] === true,
+    includeUsage,
+    maxTokens,
+    ignoreEos: body['ignore_eos'] === true,
+    promptTokens: Math.max(1, promptTokens),
+    blockHashes: hashes,
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * One HTTP response being generated. It is the TokenSink the backend drives: each onToken
+ * writes one SSE event (streaming) or nothing (non-streaming, the body is written at onDone).
+ * Also keeps the server-side ground truth (admit time, emit time of every token) when asked.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Backend, GenRequest, TokenSink } from '../backend.js';
+import { outputWord } from '../text.js';
+import type { ChunkFormat } from './wire.js';
+import { llamaTimings } from './wire.js';
+
+/** Per-request fault decisions taken at arrival (see ../faults.ts). Token indices are 0-based. */
+export interface StreamFaultPlan {
+  disconnectAtToken: number;
+  stallAtToken: number;
+  stallMs: number;
+  malformedAtToken: number;
+}
+
+export interface StreamOptions {
+  stream: boolean;
+  /** Put `usage` in the stream (asked with include_usage, usageAlways, or llama.cpp). */
+  sendUsage: boolean;
+  finishReason: 'length' | 'stop';
+  wordSeed: number;
+  /** llama.cpp: close the TCP connection after the streamed response. */
+  closeAfter: boolean;
+  keepGroundTruth: boolean;
+  faults: StreamFaultPlan | null;
+}
+
+/** Told when the response is finished (or failed), with the stream's ground truth. */
+export interface StreamListener {
+  onStreamEnd(s: SimStream, completed: boolean): void;
+}
+
+export class SimStream implements TokenSink {
+  admitMs = NaN;
+  firstTokenMs = NaN;
+  endMs = NaN;
+  emitted = 0;
+  /** Emit time of each token (ms, scheduled), only with keepGroundTruth. */
+  readonly tokenMs: Float64Array | null;
+  private finished = false;
+
+  constructor(
+    readonly res: ServerResponse,
+    readonly fmt: ChunkFormat,
+    readonly req: GenRequest,
+    readonly opts: StreamOptions,
+    private readonly backend: Backend,
+    private readonly listener: StreamListener,
+  ) {
+    this.tokenMs = opts.keepGroundTruth ? new Float64Array(req.outputTokens) : null;
+    res.on('close', this.onClose);
+  }
+
+  /** Client went away (or we destroyed the socket) before the end: stop generating. */
+  private readonly onClose = (): void => {
+    if (this.finished) return;
+    this.finished = true;
+    this.backend.cancel(this.req.id);
+    this.listener.onStreamEnd(this, false);
+  };
+
+  onAdmit(atMs: number): void {
+    this.admitMs = atMs;
+  }
+
+  onToken(k: number, atMs: number): void {
+    if (this.finished) return;
+    if (k === 0) this.firstTokenMs = atMs;
+    if (this.tokenMs) this.tokenMs[k] = atMs;
+    this.emitted = k + 1;
+    const f = this.opts.faults;
+    if (f && this.faultAt(f, k)) return;
+    if (!this.opts.stream) return;
+    const last = k === this.req.outputTokens - 1;
+    const word = outputWord(this.opts.wordSeed, k);
+    const ev = this.fmt.token(word, last ? this.opts.finishReason : null);
+    this.res.write(k === 0 ? this.fmt.head() + ev : ev);
+  }
+
+  onDone(atMs: number): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.endMs = atMs;
+    const n = this.emitted;
+    const usage = { prompt_tokens: this.req.promptTokens, completion_tokens: n, total_tokens: this.req.promptTokens + n };
+    const timings =
+      this.fmt.dialect === 'llamacpp'
+        ? llamaTimings(this.req.promptTokens, this.firstTokenMs - this.req.arrivalMs, n, atMs - this.firstTokenMs)
+        : null;
+    const res = this.res;
+    if (this.opts.stream) {
+      const tail = this.fmt.tail(this.opts.finishReason, this.opts.sendUsage ? usage : null, timings);
+      const sock = res.socket;
+      if (this.opts.closeAfter && sock) res.end(tail, () => sock.end());
+      else res.end(tail);
+    } else {
+      let text = '';
+      for (let k = 0; k < n; k++) text += outputWord(this.opts.wordSeed, k);
+      const body = this.fmt.full(text, this.opts.finishReason, usage, timings);
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+      res.end(body);
+    }
+    this.listener.onStreamEnd(this, true);
+  }
+
+  onFail(message: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    const res = this.res;
+    const body = { error: { message, type: 'InternalServerError', param: null, code: 500 } };
+    if (res.headersSent) {
+      // Like vLLM: an error object inside the 200 stream, then [DONE].
+      res.end(`data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`);
+    } else {
+      res.writeHead(500, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body));
+    }
+    this.listener.onStreamEnd(this, false);
+  }
+
+  /** Applies a mid-stream fault at token k; true when the token must not be written. */
+  private faultAt(f: StreamFaultPlan, k: number): boolean {
+    if (k === f.disconnectAtToken) {
+      this.res.socket?.destroy();
+      this.onClose();
+      return true;
+    }
+    if (k === f.stallAtToken) {
+      // Stop generating, keep the connection silent for stallMs, then drop it.
+      this.backend.cancel(this.req.id);
+      const t = setTimeout(() => {
+        this.res.socket?.destroy();
+        this.onClose();
+      }, f.stallMs);
+      this.res.on('close', () => clearTimeout(t));
+      return true;
+    }
+    if (k === f.malformedAtToken && this.opts.stream) {
+      this.res.write((k === 0 ? this.fmt.head() : '') + 'data: {"id":"broken","choices":[{"delta":{"content":\n\n');
+      return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * SSE and JSON bodies exactly as real servers write them. Two dialects:
+ *
+ * vLLM (OpenAI-compatible server):
+ *   chat: role-only delta first `{"role":"assistant","content":""}`; one chunk per token; the
+ *   last token's chunk carries finish_reason; with usage asked, a separate chunk with
+ *   `"choices":[]` and `usage`; then `data: [DONE]`.
+ * llama.cpp (`llama-server`):
+ *   every token chunk has finish_reason null; a final chunk with an empty delta/text carries
+ *   finish_reason, `usage` and `timings` together; then `data: [DONE]`. (The socket is closed
+ *   after the response although the header says keep-alive: see server.ts.)
+ *
+ * Per-chunk cost is one string concatenation: the JSON around the token is built once per
+ * request, and output words are plain ASCII needing no escaping.
+ */
+export type Dialect = 'vllm' | 'llamacpp';
+export type Api = 'completions' | 'chat';
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** llama.cpp's `timings` object (ms and tokens/s). */
+export interface LlamaTimings {
+  prompt_n: number;
+  prompt_ms: number;
+  prompt_per_token_ms: number;
+  prompt_per_second: number;
+  predicted_n: number;
+  predicted_ms: number;
+  predicted_per_token_ms: number;
+  predicted_per_second: number;
+}
+
+export function llamaTimings(promptN: number, promptMs: number, predictedN: number, predictedMs: number): LlamaTimings {
+  const r = (x: number): number => Math.round(x * 1000) / 1000;
+  return {
+    prompt_n: promptN,
+    prompt_ms: r(promptMs),
+    prompt_per_token_ms: r(promptN > 0 ? promptMs / promptN : 0),
+    prompt_per_second: r(promptMs > 0 ? (promptN * 1000) / promptMs : 0),
+    predicted_n: predictedN,
+    predicted_ms: r(predictedMs),
+    predicted_per_token_ms: r(predictedN > 0 ? predictedMs / predictedN : 0),
+    predicted_per_second: r(predictedMs > 0 ? (predictedN * 1000) / predictedMs : 0),
+  };
+}
+
+export class ChunkFormat {
+  private readonly pre: string;
+  private readonly mid: string;
+  private readonly meta: string;
+
+  constructor(
+    readonly dialect: Dialect,
+    readonly api: Api,
+    readonly id: string,
+    readonly created: number,
+    readonly model: string,
+  ) {
+    const m = JSON.stringify(model);
+    const obj = api === 'chat' ? 'chat.completion.chunk' : 'text_completion';
+    this.meta = `"id":"${id}","object":"${obj}","created":${created},"model":${m}`;
+    if (api === 'chat') {
+      this.pre = `data: {${this.meta},"choices":[{"index":0,"delta":{"content":"`;
+      this.mid = `"},"logprobs":null,"finish_reason":`;
+    } else {
+      this.pre = `data: {${this.meta},"choices":[{"index":0,"text":"`;
+      this.mid = `","logprobs":null,"finish_reason":`;
+    }
+  }
+
+  /** The events before the first token: chat streams open with a role-only delta. */
+  head(): string {
+    if (this.api !== 'chat') return '';
+    const content = this.dialect === 'vllm' ? '""' : 'null';
+    return `data: {${this.meta},"choices":[{"index":0,"delta":{"role":"assistant","content":${content}},"logprobs":null,"finish_reason":null}]}\n\n`;
+  }
+
+  /** One token event. `finish` is set on the last token in the vLLM dialect only. */
+  token(word: string, finish: string | null): string {
+    const f = finish === null || this.dialect === 'llamacpp' ? 'null' : `"${finish}"`;
+    return this.pre + word + this.mid + f + '}]}\n\n';
+  }
+
+  /** Everything after the last token, including `data: [DONE]`. */
+  tail(finish: string, usage: Usage | null, timings: LlamaTimings | null): string {
+    if (this.dialect === 'llamacpp') {
+      const choice =
+        this.api === 'chat'
+          ? `{"index":0,"delta":{},"logprobs":null,"finish_reason":"${finish}"}`
+          : `{"index":0,"text":"","logprobs":null,"finish_reason":"${finish}"}`;
+      const u = usage ? `,"usage":${JSON.stringify(usage)}` : '';
+      const t = timings ? `,"timings":${JSON.stringify(timings)}` : '';
+      return `data: {${this.meta},"choices":[${choice}]${u}${t}}\n\ndata: [DONE]\n\n`;
+    }
+    const u = usage ? `data: {${this.meta},"choices":[],"usage":${JSON.stringify(usage)}}\n\n` : '';
+    return u + 'data: [DONE]\n\n';
+  }
+
+  /** A whole non-streaming response body. */
+  full(text: string, finish: string, usage: Usage, timings: LlamaTimings | null): string {
+    const obj = this.api === 'chat' ? 'chat.completion' : 'text_completion';
+    const choice =
+      this.api === 'chat'
+        ? { index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: finish }
+        : { index: 0, text, logprobs: null, finish_reason: finish };
+    const body: Record<string, unknown> = {
+      id: this.id,
+      object: obj,
+      created: this.created,
+      model: this.model,
+      choices: [choice],
+      usage,
+    };
+    if (timings) body['timings'] = timings;
+    return JSON.stringify(body);
+  }
+}
+
+/** OpenAI error body: `{"error":{"message","type","param","code"}}`. */
+export function errorBody(message: string, type: string, code: string | number | null): string {
+  return JSON.stringify({ error: { message, type, param: null, code } });
+}
