@@ -1,0 +1,13 @@
+/**
+ * The workload module's public API: what to send. See docs/workloads.md.
+ */
+export type { ChatMessage, TimedItem, WorkItem, Workload, WorkloadOptions } from './types.js';
+export type { DatasetName, LengthDist, SubWorkloadSpec, TaskSpec, WorkloadSpec } from './spec.js';
+export { DATASET_NAMES, LengthDistSchema, WorkloadSpecSchema, defaultWorkloadSpec } from './spec.js';
+export { parseLengthDist, registerWorkloadOptions, workloadSpecFromFlags } from './flags.js';
+export { createWorkload } from './create.js';
+export type { Tokenizer } from './tokenizer.js';
+export { estimateCount, estimateTokenizer } from './tokenizer.js';
+export { loadTokenizer } from './tokenizers/load.js';
+export type { Rng } from './rng.js';
+export { createRng } from './rng.js';

@@ -1,0 +1,93 @@
+/**
+ * A small seeded PRNG (sfc32, seeded through splitmix32) and the samplers built on it.
+ * Deterministic across platforms: only 32-bit integer arithmetic and Math.imul.
+ */
+
+export interface Rng {
+  /** Uniform float in [0, 1). */
+  next(): number;
+  /** Uniform integer in [lo, hi] (both inclusive). */
+  int(lo: number, hi: number): number;
+  /** Standard normal N(0, 1) (Box–Muller). */
+  normal(): number;
+  /** A new independent generator derived from this one's stream. */
+  fork(): Rng;
+}
+
+function splitmix32(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x9e3779b9) >>> 0;
+    let z = s;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return (z ^ (z >>> 16)) >>> 0;
+  };
+}
+
+/** Seed may be any finite number; strings are hashed (FNV-1a) so labels can derive sub-seeds. */
+export function createRng(seed: number | string): Rng {
+  const s = typeof seed === 'string' ? fnv1a(seed) : hashNumber(seed);
+  const init = splitmix32(s);
+  let a = init();
+  let b = init();
+  let c = init();
+  let d = init();
+  const u32 = (): number => {
+    const t = (((a + b) >>> 0) + d) >>> 0;
+    d = (d + 1) >>> 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) >>> 0;
+    c = ((c << 21) | (c >>> 11)) >>> 0;
+    c = (c + t) >>> 0;
+    return t;
+  };
+  for (let i = 0; i < 12; i++) u32();
+  let spare: number | null = null;
+  const rng: Rng = {
+    next: () => u32() / 4294967296,
+    int: (lo, hi) => lo + Math.floor((u32() / 4294967296) * (hi - lo + 1)),
+    normal: () => {
+      if (spare !== null) {
+        const v = spare;
+        spare = null;
+        return v;
+      }
+      let u = 0;
+      while (u === 0) u = u32() / 4294967296;
+      const v = u32() / 4294967296;
+      const r = Math.sqrt(-2 * Math.log(u));
+      spare = r * Math.sin(2 * Math.PI * v);
+      return r * Math.cos(2 * Math.PI * v);
+    },
+    fork: () => createRng(u32() ^ (u32() << 1)),
+  };
+  return rng;
+}
+
+export function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+function hashNumber(seed: number): number {
+  if (!Number.isFinite(seed)) return 0;
+  const lo = seed >>> 0;
+  const hi = Math.floor(seed / 4294967296) >>> 0;
+  return (lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0;
+}
+
+/** Fisher–Yates shuffle in place. */
+export function shuffle<T>(rng: Rng, items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    const t = items[i] as T;
+    items[i] = items[j] as T;
+    items[j] = t;
+  }
+  return items;
+}

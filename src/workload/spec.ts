@@ -1,0 +1,137 @@
+/**
+ * The `workload` section of the run spec (one zod schema). Field names follow vLLM's
+ * `bench serve` flags where the concept is the same (`random_input_len` ↔ `--random-input-len`).
+ * Every field is documented in docs/workloads.md.
+ */
+import { z } from 'zod';
+
+const positiveInt = z.number().int().min(1);
+const nonNegInt = z.number().int().min(0);
+
+/** A length distribution in tokens; samples are rounded and clipped to [min, max]. */
+export const LengthDistSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('fixed'), value: nonNegInt }).strict(),
+  z
+    .object({ kind: z.literal('uniform'), min: nonNegInt, max: nonNegInt })
+    .strict()
+    .refine((d) => d.min <= d.max, { message: 'uniform: min must be ≤ max', path: ['max'] }),
+  z
+    .object({
+      kind: z.literal('normal'),
+      mean: z.number().min(0),
+      std: z.number().min(0),
+      min: nonNegInt.optional(),
+      max: nonNegInt.optional(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('lognormal'),
+      /** Mean and standard deviation of the lengths themselves (not of their logarithm). */
+      mean: z.number().positive(),
+      std: z.number().min(0),
+      min: nonNegInt.optional(),
+      max: nonNegInt.optional(),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal('empirical'),
+      /** Lengths to resample from: inline, a file (numbers separated by whitespace/commas, or a
+       * one-column CSV/JSONL), or `"dataset"` = the lengths of the selected dataset. */
+      values: z.array(nonNegInt).min(1).optional(),
+      path: z.string().min(1).optional(),
+      from_dataset: z.boolean().optional(),
+      min: nonNegInt.optional(),
+      max: nonNegInt.optional(),
+    })
+    .strict(),
+]);
+export type LengthDist = z.infer<typeof LengthDistSchema>;
+
+export const DATASET_NAMES = ['random', 'sharegpt', 'jsonl', 'prefix', 'trace', 'hf'] as const;
+export type DatasetName = (typeof DATASET_NAMES)[number];
+
+const baseShape = {
+  /** Which generator or dataset (vLLM `--dataset-name`). */
+  dataset_name: z.enum(DATASET_NAMES).default('random'),
+  /** File (or hub id for `hf`) the dataset is read from (vLLM `--dataset-path`). */
+  dataset_path: z.string().min(1).nullable().default(null),
+  /** Tokenizer: local tokenizer.json path or directory, a bundled name (llama3, qwen3, cl100k_base,
+   * o200k_base, …) or a hub id when online; null → the tokenizer-free estimate. */
+  tokenizer: z.string().min(1).nullable().default(null),
+
+  /** vLLM random dataset: input length X, output length Y, range ratio r → uniform on
+   * [⌊X(1−r)⌋, ⌈X(1+r)⌉]; prefix_len tokens shared by every request, before the input. */
+  random_input_len: nonNegInt.default(1024),
+  random_output_len: positiveInt.default(128),
+  random_range_ratio: z.number().min(0).lt(1).default(0),
+  random_prefix_len: nonNegInt.default(0),
+
+  /** Distributions overriding the random_* lengths (input: synthetic datasets; output: all). */
+  input_len: LengthDistSchema.nullable().default(null),
+  output_len: LengthDistSchema.nullable().default(null),
+
+  /** How dataset entries are drawn: shuffled without replacement (reshuffled each pass), with
+   * replacement, or in file order. */
+  sampling: z.enum(['without-replacement', 'with-replacement', 'sequential']).default('without-replacement'),
+  /** Length filters on dataset entries (tokens, inclusive); entries outside are dropped. */
+  min_input_len: nonNegInt.nullable().default(null),
+  max_input_len: nonNegInt.nullable().default(null),
+  min_output_len: nonNegInt.nullable().default(null),
+  max_output_len: nonNegInt.nullable().default(null),
+
+  /** Prefix dataset: G groups, each with its own P-token prefix; suffixes are distinct per
+   * request (length: input_len distribution, else random_input_len/range_ratio). */
+  prefix_num_groups: positiveInt.default(8),
+  prefix_len: nonNegInt.default(512),
+  /** random: each request picks a group uniformly; round-robin: groups in turn; repeat: each
+   * prefix is used for `prefix_repeat` consecutive requests, then the next (repetition mode). */
+  prefix_mode: z.enum(['random', 'round-robin', 'repeat']).default('random'),
+  prefix_repeat: positiveInt.default(4),
+
+  /** Trace replay. `trace_time_scale` multiplies every timestamp (2 → twice as slow);
+   * `trace_rate_scale` multiplies the arrival rate (2 → twice as fast). Both apply. */
+  trace_format: z.enum(['auto', 'mooncake', 'azure']).default('auto'),
+  trace_time_scale: z.number().positive().default(1),
+  trace_rate_scale: z.number().positive().default(1),
+  /** Tokens per Mooncake hash block (the trace's block size). */
+  trace_block_size: positiveInt.default(512),
+
+  /** Hugging Face dataset: subset (config), split, and the column holding the prompt. */
+  hf_subset: z.string().min(1).nullable().default(null),
+  hf_split: z.string().min(1).default('train'),
+  hf_prompt_field: z.string().min(1).nullable().default(null),
+
+  /** Multi-turn sessions (chat): turns per session and think time between turns (ms). The
+   * input length applies to each new user message. */
+  session_turns: LengthDistSchema.nullable().default(null),
+  think_time_ms: LengthDistSchema.nullable().default(null),
+  /** System prompt put first in every chat request's messages (tokens from the random words). */
+  system_prompt_len: nonNegInt.default(0),
+};
+
+const SubWorkloadSchema = z.object(baseShape).strict();
+
+export const TaskSchema = z
+  .object({
+    name: z.string().min(1),
+    weight: z.number().positive(),
+    ...baseShape,
+  })
+  .strict();
+export type TaskSpec = z.infer<typeof TaskSchema>;
+
+export const WorkloadSpecSchema = SubWorkloadSchema.extend({
+  /** A weighted mix of named sub-workloads; when set, each request picks a task by weight. */
+  tasks: z.array(TaskSchema).min(1).nullable().default(null),
+}).strict();
+
+export type WorkloadSpec = z.infer<typeof WorkloadSpecSchema>;
+/** What a single (non-mixed) workload is built from. */
+export type SubWorkloadSpec = z.infer<typeof SubWorkloadSchema>;
+
+/** The spec with every default filled in. */
+export function defaultWorkloadSpec(): WorkloadSpec {
+  return WorkloadSpecSchema.parse({});
+}

@@ -1,0 +1,62 @@
+/**
+ * Synthetic prompt text of an exact token length. Text is random words from a vocabulary whose
+ * every word is one token (with and without a leading space) for the active tokenizer, so N
+ * words = N tokens; with a real tokenizer the count is then checked and corrected, so the
+ * result is token-exact. Each call draws fresh words: distinct requests share no prefix beyond
+ * what was asked for (not trivially cacheable), like vLLM's random dataset.
+ */
+import type { Rng } from './rng.js';
+import type { Tokenizer } from './tokenizer.js';
+import { estimateTokenizer } from './tokenizer.js';
+import { WORDS } from './words.js';
+
+export interface TextMaker {
+  readonly tokenizer: Tokenizer;
+  /** Random text of exactly `n` tokens (no special tokens), starting without a space. */
+  text(rng: Rng, n: number): string;
+  /** `head + continuation` whose token count is exactly `total`; head is kept verbatim. */
+  extend(rng: Rng, head: string, total: number): string;
+}
+
+export function createTextMaker(tokenizer: Tokenizer = estimateTokenizer): TextMaker {
+  const vocab = singleTokenWords(tokenizer);
+  const words = (rng: Rng, n: number): string[] => {
+    const out = new Array<string>(Math.max(0, n));
+    for (let i = 0; i < out.length; i++) out[i] = vocab[rng.int(0, vocab.length - 1)] as string;
+    return out;
+  };
+  const extend = (rng: Rng, head: string, total: number): string => {
+    const have = head === '' ? 0 : tokenizer.count(head);
+    if (total <= have) return head;
+    let parts = words(rng, total - have);
+    let text = join(head, parts);
+    if (tokenizer === estimateTokenizer) return text;
+    // The words are single tokens, so only a merge across the boundary with `head` (or a
+    // tokenizer quirk) can make the count differ; adjust until exact.
+    for (let guard = 0; guard < 64; guard++) {
+      const diff = tokenizer.count(text) - total;
+      if (diff === 0 || (diff > 0 && parts.length === 0)) break;
+      parts = diff > 0 ? parts.slice(0, Math.max(0, parts.length - diff)) : parts.concat(words(rng, -diff));
+      text = join(head, parts);
+    }
+    return text;
+  };
+  return { tokenizer, text: (rng, n) => extend(rng, '', n), extend };
+}
+
+function join(head: string, parts: string[]): string {
+  if (parts.length === 0) return head;
+  return head === '' ? parts.join(' ') : `${head} ${parts.join(' ')}`;
+}
+
+const cache = new WeakMap<Tokenizer, readonly string[]>();
+
+/** WORDS filtered to those that are one token for `tokenizer`, with and without a leading space. */
+export function singleTokenWords(tokenizer: Tokenizer): readonly string[] {
+  const hit = cache.get(tokenizer);
+  if (hit) return hit;
+  const list = tokenizer === estimateTokenizer ? WORDS : WORDS.filter((w) => tokenizer.count(w) === 1 && tokenizer.count(` ${w}`) === 1);
+  const vocab = list.length >= 64 ? list : WORDS;
+  cache.set(tokenizer, vocab);
+  return vocab;
+}

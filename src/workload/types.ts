@@ -1,0 +1,57 @@
+/**
+ * What the workload hands the runner: one `WorkItem` per request. The consumer (runner/target)
+ * decides how to send it; the workload only decides *what* to send.
+ */
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface WorkItem {
+  /** Text for /v1/completions; for chat, the final user message text. */
+  prompt: string;
+  /** Messages for /v1/chat/completions; null → the client wraps `prompt` as one user message. */
+  messages: ChatMessage[] | null;
+  /** Client-side prompt token count (tokenizer or estimate, see docs/workloads.md). */
+  prompt_tokens: number | null;
+  /** Requested output length: sent as max_tokens (with ignore_eos when asked). */
+  max_tokens: number | null;
+  /** Task-mix label. */
+  task: string | null;
+  /** Expected answer for quality checks. */
+  expected: string | null;
+  /** Multi-turn session id and 0-based turn index. */
+  session: string | null;
+  turn: number | null;
+  /** Think time before this turn is sent (ms after the previous turn completed); multi-turn only. */
+  think_time_ms?: number;
+  /** Shared-prefix block ids when known (traces, prefix groups), for the simulator's prefix cache. */
+  prefix_hash_ids?: number[];
+}
+
+/** A trace item: sent `at_ms` milliseconds after the run start (already time/rate-scaled). */
+export interface TimedItem {
+  at_ms: number;
+  item: WorkItem;
+}
+
+export interface Workload {
+  /** Next request; infinite (datasets cycle or resample per spec); deterministic for the seed. */
+  next(): WorkItem;
+  /** Trace replay: every item with its own send time, in time order. */
+  readonly timed?: TimedItem[];
+  /** Malformed dataset lines skipped while loading. */
+  readonly skipped: number;
+  /** For result.json: dataset name, path, counts, expected shared-prefix fraction, … */
+  describe(): Record<string, unknown>;
+  /** Re-tokenize output text when the server gives no usage. */
+  countTokens?(text: string): number;
+}
+
+export interface WorkloadOptions {
+  seed: number;
+  endpointKind: 'completions' | 'chat';
+  /** Number of requests the run will send, when known; only used for describe() figures. */
+  numPrompts?: number;
+}
