@@ -1,0 +1,196 @@
+/**
+ * Records → RunMetrics. Pure: no I/O, no clock. Only measure-phase records count.
+ * Every formula lives in its definition under defs/; this file gathers sums, counts and
+ * value arrays and hands them to the definitions.
+ */
+
+import type { ErrorClass, RequestRecord, RequestStatus, TokenSource } from '../record/record.js';
+import { cancelRate, errorRate, failureRate, timeoutRate } from './defs/errors.js';
+import {
+  goodput,
+  goodputAttained,
+  goodputOutputThroughput,
+  outputThroughput,
+  requestThroughput,
+  totalTokenThroughput,
+} from './defs/throughput.js';
+import { checkSlos, isGood } from './goodput.js';
+import type { PooledMetricDef, RequestMetricDef, RunTotals } from './metric-def.js';
+import { peak, secondBuckets } from './peaks.js';
+import { LATENCY_METRICS } from './registry.js';
+import { DEFAULT_LATE_THRESHOLD_MS, type MetricsOptions, type RunMetrics } from './run-metrics.js';
+import { summarizeOwned, type Distribution } from './stats.js';
+
+/** The measured window: first sent_ms → last end_ms over the given records; null if none. */
+export interface Window {
+  start_ms: number;
+  end_ms: number;
+}
+
+export function measureRecords(records: readonly RequestRecord[]): RequestRecord[] {
+  return records.filter((r) => r.phase === 'measure');
+}
+
+export function measuredWindow(measure: readonly RequestRecord[]): Window | null {
+  if (measure.length === 0) return null;
+  let start = Infinity;
+  let end = -Infinity;
+  for (const r of measure) {
+    start = Math.min(start, r.sent_ms);
+    end = Math.max(end, r.end_ms, r.sent_ms);
+  }
+  return { start_ms: start, end_ms: end };
+}
+
+/** Every figure of a run from its records (warmup and cooldown records are ignored). */
+export function computeMetrics(records: readonly RequestRecord[], opts: MetricsOptions = {}): RunMetrics {
+  const measure = measureRecords(records);
+  return computeOver(measure, measuredWindow(measure), opts);
+}
+
+/**
+ * RunMetrics per task label (null → 'default'). Every task is measured over the run's
+ * window (not its own first send to last end), so task throughputs add up to the run's.
+ */
+export function computeMetricsByTask(
+  records: readonly RequestRecord[],
+  opts: MetricsOptions = {},
+): Record<string, RunMetrics> {
+  const measure = measureRecords(records);
+  const window = measuredWindow(measure);
+  const groups = new Map<string, RequestRecord[]>();
+  for (const r of measure) {
+    const key = r.task ?? 'default';
+    let g = groups.get(key);
+    if (g === undefined) groups.set(key, (g = []));
+    g.push(r);
+  }
+  const out: Record<string, RunMetrics> = {};
+  for (const [task, g] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    out[task] = computeOver(g, window, opts);
+  }
+  return out;
+}
+
+/** Figures of measure-phase `measure` records over `window`. */
+export function computeOver(
+  measure: readonly RequestRecord[],
+  window: Window | null,
+  opts: MetricsOptions = {},
+): RunMetrics {
+  const slos = opts.slos ?? [];
+  checkSlos(slos);
+  const lateMs = opts.lateThresholdMs ?? DEFAULT_LATE_THRESHOLD_MS;
+
+  const byStatus: Record<RequestStatus, number> = { ok: 0, error: 0, timeout: 0, cancelled: 0 };
+  const byErrorClass: Partial<Record<ErrorClass, number>> = {};
+  const sources: Partial<Record<TokenSource, number>> = {};
+  const ok: RequestRecord[] = [];
+  let late = 0;
+  let inputTotal = 0;
+  let inputUnknown = 0;
+  let outputTotal = 0;
+  let requestedTotal: number | null = 0;
+  let good = 0;
+  let goodTokens = 0;
+  for (const r of measure) {
+    byStatus[r.status]++;
+    if (r.error_class !== null) byErrorClass[r.error_class] = (byErrorClass[r.error_class] ?? 0) + 1;
+    if (r.sent_ms - r.scheduled_ms > lateMs) late++;
+    if (r.status !== 'ok') continue;
+    ok.push(r);
+    const input = r.prompt_tokens ?? r.client_prompt_tokens;
+    if (input === null) inputUnknown++;
+    inputTotal += input ?? 0;
+    outputTotal += r.output_tokens;
+    requestedTotal =
+      requestedTotal === null || r.requested_output_tokens === null ? null : requestedTotal + r.requested_output_tokens;
+    sources[r.token_source] = (sources[r.token_source] ?? 0) + 1;
+    if (slos.length > 0 && isGood(r, slos)) {
+      good++;
+      goodTokens += r.output_tokens;
+    }
+  }
+
+  const buckets = window === null ? null : secondBuckets(measure, window.start_ms, window.end_ms);
+  const hasGoodput = slos.length > 0;
+  const t: RunTotals = {
+    duration_s: window === null ? 0 : (window.end_ms - window.start_ms) / 1000,
+    total: measure.length,
+    ok: ok.length,
+    by_status: byStatus,
+    late,
+    input_tokens: inputTotal,
+    output_tokens: outputTotal,
+    good: hasGoodput ? good : null,
+    good_output_tokens: hasGoodput ? goodTokens : null,
+    peak_output_tokens_per_s: buckets === null ? 0 : peak(buckets.output_tokens),
+    peak_concurrency: buckets === null ? 0 : peak(buckets.max_concurrency),
+  };
+
+  const latency = {} as RunMetrics['latency'];
+  for (const def of LATENCY_METRICS) latency[def.id] = distributionOf(def, def.over === 'ok' ? ok : measure);
+
+  return {
+    schema: 'infermeter.metrics/1',
+    start_ms: window?.start_ms ?? null,
+    end_ms: window?.end_ms ?? null,
+    duration_s: t.duration_s,
+    requests: {
+      total: t.total,
+      ok: t.ok,
+      failed: t.total - t.ok,
+      by_status: byStatus,
+      by_error_class: byErrorClass,
+      late,
+      late_threshold_ms: lateMs,
+      error_rate: errorRate.value(t),
+      timeout_rate: timeoutRate.value(t),
+      cancel_rate: cancelRate.value(t),
+      failure_rate: failureRate.value(t),
+    },
+    tokens: {
+      input_total: inputTotal,
+      input_unknown: inputUnknown,
+      output_total: outputTotal,
+      output_requested_total: ok.length === 0 ? null : requestedTotal,
+      token_sources: sources,
+    },
+    throughput: {
+      request_per_s: requestThroughput.value(t),
+      output_tokens_per_s: outputThroughput.value(t),
+      total_tokens_per_s: totalTokenThroughput.value(t),
+      peak_output_tokens_per_s: t.peak_output_tokens_per_s,
+      peak_concurrency: t.peak_concurrency,
+    },
+    latency,
+    goodput: hasGoodput
+      ? {
+          slos: slos.map((s) => ({ metric: s.metric, threshold_ms: s.threshold_ms })),
+          good,
+          request_per_s: goodput.value(t),
+          output_tokens_per_s: goodputOutputThroughput.value(t),
+          attained: goodputAttained.value(t),
+        }
+      : null,
+  };
+}
+
+/** Values of one metric over `population`, summarized (undefined values left out). */
+function distributionOf(def: RequestMetricDef | PooledMetricDef, population: readonly RequestRecord[]): Distribution {
+  if (def.kind === 'pooled') {
+    let n = 0;
+    for (const r of population) n += def.count(r);
+    const out = new Float64Array(n);
+    let at = 0;
+    for (const r of population) at += def.fill(r, out, at);
+    return summarizeOwned(out);
+  }
+  const out = new Float64Array(population.length);
+  let k = 0;
+  for (const r of population) {
+    const v = def.value(r);
+    if (v !== null) out[k++] = v;
+  }
+  return summarizeOwned(out.subarray(0, k));
+}

@@ -1,0 +1,21 @@
+/** Public API of the metrics module: pure functions of request records. */
+
+export { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from './compute.js';
+export type { Window } from './compute.js';
+export { checkSlos, isGood, meetsSlo, sloMetricFromName } from './goodput.js';
+export type {
+  MetricDef,
+  MetricUnit,
+  PooledMetricDef,
+  RequestMetricDef,
+  RunMetricDef,
+  RunTotals,
+  SloMetricDef,
+} from './metric-def.js';
+export { peak, secondBuckets } from './peaks.js';
+export type { SecondBuckets } from './peaks.js';
+export { LATENCY_METRICS, METRICS, MetricRegistry, SLO_METRICS } from './registry.js';
+export { DEFAULT_LATE_THRESHOLD_MS } from './run-metrics.js';
+export type { MetricsOptions, RunMetrics, Slo, SloMetric } from './run-metrics.js';
+export { emptyDistribution, percentile, REPORTED_PERCENTILES, summarize, summarizeOwned } from './stats.js';
+export type { Distribution, PercentileKey } from './stats.js';

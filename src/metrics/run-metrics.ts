@@ -1,0 +1,106 @@
+/**
+ * The result of `computeMetrics`: every figure of one run (or one task / stage of it),
+ * derived from the measure-phase records alone. Versioned by `schema`; field names are
+ * snake_case and carry their unit. See docs/metrics.md for each formula.
+ *
+ * Conventions: a figure that is undefined for the data (a rate over zero requests, a
+ * throughput over a zero-length window, a statistic of zero values) is `null`, never NaN
+ * or Infinity, so results survive JSON.
+ */
+
+import type { ErrorClass, RequestStatus, TokenSource } from '../record/record.js';
+import type { Distribution } from './stats.js';
+
+/** Metrics a per-request SLO can bound (all in milliseconds). */
+export type SloMetric =
+  | 'ttft_ms'
+  | 'ttft_from_schedule_ms'
+  | 'tpot_ms'
+  | 'itl_ms'
+  | 'e2el_ms'
+  | 'e2el_from_schedule_ms';
+
+/** A per-request service level objective: the request's value must be ≤ threshold_ms. */
+export interface Slo {
+  metric: SloMetric;
+  threshold_ms: number;
+}
+
+export interface MetricsOptions {
+  /** Per-request SLOs for goodput; goodput is null when absent or empty. */
+  slos?: readonly Slo[];
+  /** A request is late when sent_ms − scheduled_ms > lateThresholdMs. Default 10. */
+  lateThresholdMs?: number;
+}
+
+export const DEFAULT_LATE_THRESHOLD_MS = 10;
+
+export interface RunMetrics {
+  schema: 'infermeter.metrics/1';
+  /** Measured window: first measure-phase sent_ms → last measure-phase end_ms (null when empty). */
+  start_ms: number | null;
+  end_ms: number | null;
+  /** (end_ms − start_ms) / 1000; 0 when there are no measure-phase records. */
+  duration_s: number;
+  requests: {
+    /** Measure-phase attempts, every status. */
+    total: number;
+    ok: number;
+    /** total − ok. */
+    failed: number;
+    by_status: Record<RequestStatus, number>;
+    by_error_class: Partial<Record<ErrorClass, number>>;
+    /** Attempts with sent_ms − scheduled_ms > late_threshold_ms (all statuses). */
+    late: number;
+    late_threshold_ms: number;
+    /** status 'error' / total (null when total is 0). */
+    error_rate: number | null;
+    /** status 'timeout' / total. */
+    timeout_rate: number | null;
+    /** status 'cancelled' / total. */
+    cancel_rate: number | null;
+    /** failed / total: every non-ok status. */
+    failure_rate: number | null;
+  };
+  tokens: {
+    /** Σ input tokens of ok requests: prompt_tokens, else client_prompt_tokens. */
+    input_total: number;
+    /** ok requests with neither prompt_tokens nor client_prompt_tokens (counted as 0). */
+    input_unknown: number;
+    /** Σ output_tokens of ok requests. */
+    output_total: number;
+    /** Σ requested_output_tokens of ok requests; null unless every ok request has one. */
+    output_requested_total: number | null;
+    /** ok requests by where their output count came from. */
+    token_sources: Partial<Record<TokenSource, number>>;
+  };
+  throughput: {
+    request_per_s: number | null;
+    output_tokens_per_s: number | null;
+    total_tokens_per_s: number | null;
+    /** Most output tokens of ok requests in one 1-second bucket. */
+    peak_output_tokens_per_s: number;
+    /** Most requests (any status) in flight at one instant. */
+    peak_concurrency: number;
+  };
+  latency: {
+    ttft_ms: Distribution;
+    ttft_from_schedule_ms: Distribution;
+    tpot_ms: Distribution;
+    itl_ms: Distribution;
+    e2el_ms: Distribution;
+    e2el_from_schedule_ms: Distribution;
+    /** Over every measure-phase attempt, not only ok ones. */
+    schedule_lag_ms: Distribution;
+  };
+  goodput: null | {
+    slos: Slo[];
+    /** ok requests meeting every SLO. */
+    good: number;
+    request_per_s: number | null;
+    /** Σ output_tokens of good requests / duration. */
+    output_tokens_per_s: number | null;
+    /** good / total (every measure-phase attempt; failed ones never attain). */
+    attained: number | null;
+  };
+}

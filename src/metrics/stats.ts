@@ -1,0 +1,116 @@
+/**
+ * Summary statistics, numpy-compatible. Pure; sized for millions of values (one Float64Array
+ * copy and one numeric typed-array sort per summary).
+ */
+
+/**
+ * Summary of one metric's values. `count` is always a number; every other field is null
+ * when `count` is 0 (never NaN). Units are those of the summarized metric.
+ */
+export interface Distribution {
+  count: number;
+  mean: number | null;
+  /** Population standard deviation: sqrt(Σ(x − mean)² / n), numpy's `np.std` default (ddof=0). */
+  std: number | null;
+  min: number | null;
+  max: number | null;
+  p50: number | null;
+  p90: number | null;
+  p95: number | null;
+  p99: number | null;
+  p99_9: number | null;
+}
+
+/** The reported percentiles and the Distribution key each lands in. */
+export const REPORTED_PERCENTILES = [
+  [50, 'p50'],
+  [90, 'p90'],
+  [95, 'p95'],
+  [99, 'p99'],
+  [99.9, 'p99_9'],
+] as const satisfies ReadonlyArray<readonly [number, keyof Distribution]>;
+
+export type PercentileKey = (typeof REPORTED_PERCENTILES)[number][1];
+
+/**
+ * Percentile of ascending-sorted values by linear interpolation between closest ranks
+ * (numpy's default `method='linear'`):
+ *
+ *   h = (n − 1) · p/100,  x[⌊h⌋] + (h − ⌊h⌋) · (x[⌊h⌋+1] − x[⌊h⌋])
+ *
+ * The float operations follow numpy's `_lerp` (for t ≥ 0.5 it interpolates down from the
+ * upper neighbour), so results match `np.percentile` bit for bit on the same input.
+ * Example: [1, 2, 3, 4], p = 90 → h = 2.7 → 3 + 0.7 · (4 − 3) = 3.7.
+ *
+ * @param sorted ascending, non-empty, no NaN
+ * @param p percentile in [0, 100]
+ * @throws RangeError on an empty array or p outside [0, 100]
+ */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  const n = sorted.length;
+  if (n === 0) throw new RangeError('percentile of an empty array');
+  if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile p must be in [0, 100], got ${p}`);
+  const h = (n - 1) * (p / 100);
+  const lo = Math.floor(h);
+  const hi = Math.min(lo + 1, n - 1);
+  const t = h - lo;
+  const a = sorted[lo]!;
+  const b = sorted[hi]!;
+  const diff = b - a;
+  return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
+}
+
+/** The all-null summary of zero values. */
+export function emptyDistribution(): Distribution {
+  return {
+    count: 0,
+    mean: null,
+    std: null,
+    min: null,
+    max: null,
+    p50: null,
+    p90: null,
+    p95: null,
+    p99: null,
+    p99_9: null,
+  };
+}
+
+/** Summarize values (not modified; copied once). NaN values are not allowed. */
+export function summarize(values: ArrayLike<number>): Distribution {
+  return summarizeOwned(Float64Array.from(values));
+}
+
+/**
+ * Summarize a Float64Array the caller gives up: it is sorted in place. Used by `compute`
+ * to avoid a second copy of large pooled arrays (e.g. every ITL gap of a run).
+ */
+export function summarizeOwned(values: Float64Array): Distribution {
+  const n = values.length;
+  if (n === 0) return emptyDistribution();
+  values.sort();
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += values[i]!;
+  // Clamped: rounding of Σx/n may step just outside [min, max] (e.g. 3 × 0.1).
+  const mean = Math.min(Math.max(sum / n, values[0]!), values[n - 1]!);
+  // Two-pass variance: stable where Σx² − n·mean² would cancel catastrophically.
+  let sq = 0;
+  for (let i = 0; i < n; i++) {
+    const d = values[i]! - mean;
+    sq += d * d;
+  }
+  const d: Distribution = {
+    count: n,
+    mean,
+    std: Math.sqrt(sq / n),
+    min: values[0]!,
+    max: values[n - 1]!,
+    p50: null,
+    p90: null,
+    p95: null,
+    p99: null,
+    p99_9: null,
+  };
+  for (const [p, key] of REPORTED_PERCENTILES) d[key] = percentile(values, p);
+  return d;
+}
