@@ -97,7 +97,7 @@ function parseNumberFlag(name: string, text: string): number {
 
 /**
  * Parses the compact distribution syntax: `512` (fixed), `fixed:512`, `uniform:100-1000`,
- * `uniform:min=100,max=1000`, `normal:mean=512,std=128,min=1,max=2048`, `lognormal:mean=…,std=…`,
+ * `uniform:min=100,max=1000`, `normal:mean=512,std=128,min=1,max=2048`, `lognormal:mean=…,std=…`; any form takes `seed=N`;
  * `empirical:path=FILE[,min=…,max=…]`, `empirical:dataset`.
  */
 export function parseLengthDist(text: string, name = 'length'): LengthDist {
@@ -124,8 +124,12 @@ export function parseLengthDist(text: string, name = 'length'): LengthDist {
     if (v === '' || !Number.isFinite(n) || n < 0) throw bad(`${k} must be a non-negative number`);
     return n;
   };
-  const bounds = (): { min?: number; max?: number } => {
-    const r: { min?: number; max?: number } = {};
+  const seeded = (): { seed?: number } => {
+    const v = num('seed', false);
+    return v === undefined ? {} : { seed: Math.round(v) };
+  };
+  const bounds = (): { min?: number; max?: number; seed?: number } => {
+    const r: { min?: number; max?: number; seed?: number } = seeded();
     const min = num('min', false);
     const max = num('max', false);
     if (min !== undefined) r.min = Math.round(min);
@@ -134,15 +138,19 @@ export function parseLengthDist(text: string, name = 'length'): LengthDist {
   };
   switch (kind) {
     case 'fixed':
-      return { kind: 'fixed', value: Math.round(params['value'] !== undefined ? (num('value', true) as number) : (numeric(params[''], bad) ?? 0)) };
+      return {
+        kind: 'fixed',
+        value: Math.round(params['value'] !== undefined ? (num('value', true) as number) : (numeric(params[''], bad) ?? 0)),
+        ...seeded(),
+      };
     case 'uniform': {
       const range = params[''];
       if (range !== undefined) {
         const m = /^(\d+)-(\d+)$/.exec(range);
         if (!m) throw bad('expected MIN-MAX');
-        return { kind: 'uniform', min: Number(m[1]), max: Number(m[2]) };
+        return { kind: 'uniform', min: Number(m[1]), max: Number(m[2]), ...seeded() };
       }
-      return { kind: 'uniform', min: Math.round(num('min', true) as number), max: Math.round(num('max', true) as number) };
+      return { kind: 'uniform', min: Math.round(num('min', true) as number), max: Math.round(num('max', true) as number), ...seeded() };
     }
     case 'normal':
     case 'lognormal':

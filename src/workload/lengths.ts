@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { UserError } from '../errors/user-error.js';
 import type { Rng } from './rng.js';
+import { createRng } from './rng.js';
 import type { LengthDist } from './spec.js';
 
 export type LengthSampler = () => number;
@@ -27,7 +28,8 @@ function clip(x: number, min: number | undefined, max: number | undefined): numb
  * A sampler for `dist`. `empirical` needs its values resolved first (`resolveEmpirical`), or
  * `datasetLengths` when `from_dataset` is set.
  */
-export function lengthSampler(dist: LengthDist, rng: Rng, datasetLengths?: readonly number[]): LengthSampler {
+export function lengthSampler(dist: LengthDist, streamRng: Rng, datasetLengths?: readonly number[]): LengthSampler {
+  const rng = dist.seed !== undefined ? createRng(`length:${dist.seed}`) : streamRng;
   switch (dist.kind) {
     case 'fixed':
       return () => dist.value;

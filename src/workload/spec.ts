@@ -8,11 +8,14 @@ import { z } from 'zod';
 const positiveInt = z.number().int().min(1);
 const nonNegInt = z.number().int().min(0);
 
+/** Own seed of a distribution; without it, draws come from the run seed's stream. */
+const seed = z.number().int().optional();
+
 /** A length distribution in tokens; samples are rounded and clipped to [min, max]. */
 export const LengthDistSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('fixed'), value: nonNegInt }).strict(),
+  z.object({ kind: z.literal('fixed'), value: nonNegInt, seed }).strict(),
   z
-    .object({ kind: z.literal('uniform'), min: nonNegInt, max: nonNegInt })
+    .object({ kind: z.literal('uniform'), min: nonNegInt, max: nonNegInt, seed })
     .strict()
     .refine((d) => d.min <= d.max, { message: 'uniform: min must be ≤ max', path: ['max'] }),
   z
@@ -22,6 +25,7 @@ export const LengthDistSchema = z.discriminatedUnion('kind', [
       std: z.number().min(0),
       min: nonNegInt.optional(),
       max: nonNegInt.optional(),
+      seed,
     })
     .strict(),
   z
@@ -32,6 +36,7 @@ export const LengthDistSchema = z.discriminatedUnion('kind', [
       std: z.number().min(0),
       min: nonNegInt.optional(),
       max: nonNegInt.optional(),
+      seed,
     })
     .strict(),
   z
@@ -44,6 +49,7 @@ export const LengthDistSchema = z.discriminatedUnion('kind', [
       from_dataset: z.boolean().optional(),
       min: nonNegInt.optional(),
       max: nonNegInt.optional(),
+      seed,
     })
     .strict(),
 ]);
