@@ -82,8 +82,9 @@ export const peakOutputThroughput = {
 
 /**
  * Peak concurrency = most requests (any status) in flight at one instant, a request being
- * in flight over [sent_ms, end_ms). (vLLM instead counts every request overlapping a
- * 1-second bucket, which is larger.) See peaks.ts.
+ * in flight over [sent_ms, end_ms). Recent vLLM sweeps the same half-open intervals but over
+ * successful requests only (older vLLM counted requests overlapping a 1-second bucket, which
+ * is larger). See peaks.ts.
  */
 export const peakConcurrency = {
   kind: 'run',
