@@ -1,0 +1,107 @@
+/**
+ * The run-validity verdict: did the *client* keep up? A load generator that saturates
+ * reports its own limits as the server's; this says so, and why, in every result.
+ * Pure: takes records and the runner's self-measurements, returns the verdict.
+ */
+import type { RequestRecord } from '../record/record.js';
+import { summarize } from '../metrics/stats.js';
+
+export interface ClientHealth {
+  /** Dispatcher lateness per request (when the loop reached it − when it was due), open loop only. */
+  dispatchLagMs: Float64Array;
+  /** Event-loop delay p99 over the run, ms (perf_hooks.monitorEventLoopDelay). */
+  eventLoopDelayP99Ms: number | null;
+  /** Client process CPU time / wall time (1.0 = one core busy). */
+  cpuFraction: number | null;
+  /** True when the schedule sends everything at t = 0 (rate = inf): lateness is inherent, not a fault. */
+  burst: boolean;
+}
+
+export interface ValidityThresholds {
+  dispatchLagP99Ms: number;
+  eventLoopDelayP99Ms: number;
+  cpuFraction: number;
+  /** Relative prompt-token disagreement above which a tokenizer count is called wrong. */
+  promptTokenTolerance: number;
+}
+
+export const DEFAULT_VALIDITY_THRESHOLDS: ValidityThresholds = {
+  dispatchLagP99Ms: 10,
+  eventLoopDelayP99Ms: 50,
+  cpuFraction: 0.9,
+  promptTokenTolerance: 0.05,
+};
+
+export interface RunValidity {
+  valid: boolean;
+  /** Why the run is invalid (empty when valid). */
+  reasons: string[];
+  /** Things worth knowing that do not invalidate the figures. */
+  warnings: string[];
+  checks: {
+    dispatch_lag_p99_ms: number | null;
+    event_loop_delay_p99_ms: number | null;
+    client_cpu_fraction: number | null;
+    /** ok requests whose usage output count ≠ requested max_tokens, when ignore_eos was asked. */
+    output_tokens_mismatched: number | null;
+    /** Mean of server prompt_tokens / client count over ok requests having both. */
+    prompt_tokens_ratio: number | null;
+    /** ok requests counted from content chunks because the server sent no usage. */
+    output_counted_from_chunks: number;
+  };
+}
+
+export function assessValidity(
+  records: readonly RequestRecord[],
+  health: ClientHealth,
+  opts: { ignoreEos: boolean; clientTokenizer: 'estimate' | 'tokenizer' },
+  t: ValidityThresholds = DEFAULT_VALIDITY_THRESHOLDS,
+): RunValidity {
+  const reasons: string[] = [];
+  const warnings: string[] = [];
+  const lagP99 = summarize(health.dispatchLagMs).p99;
+  if (!health.burst && lagP99 !== null && lagP99 > t.dispatchLagP99Ms) {
+    reasons.push(`client fell behind its schedule: dispatch lag p99 ${lagP99.toFixed(1)} ms > ${t.dispatchLagP99Ms} ms`);
+  }
+  if (health.eventLoopDelayP99Ms !== null && health.eventLoopDelayP99Ms > t.eventLoopDelayP99Ms) {
+    reasons.push(`client event loop saturated: delay p99 ${health.eventLoopDelayP99Ms.toFixed(1)} ms > ${t.eventLoopDelayP99Ms} ms (timestamps may be late)`);
+  }
+  if (health.cpuFraction !== null && health.cpuFraction > t.cpuFraction) {
+    reasons.push(`client CPU saturated: ${(health.cpuFraction * 100).toFixed(0)}% of a core > ${(t.cpuFraction * 100).toFixed(0)}%`);
+  }
+
+  let mismatched = 0;
+  let ratioSum = 0;
+  let ratioN = 0;
+  let fromChunks = 0;
+  let wrongTokenizer = 0;
+  for (const r of records) {
+    if (r.phase !== 'measure' || r.status !== 'ok') continue;
+    if (r.token_source === 'chunks') fromChunks++;
+    if (opts.ignoreEos && r.token_source === 'usage' && r.requested_output_tokens !== null && r.output_tokens !== r.requested_output_tokens) mismatched++;
+    if (r.token_source === 'usage' && r.prompt_tokens !== null && r.client_prompt_tokens) {
+      const ratio = r.prompt_tokens / r.client_prompt_tokens;
+      ratioSum += ratio;
+      ratioN++;
+      if (Math.abs(ratio - 1) > t.promptTokenTolerance) wrongTokenizer++;
+    }
+  }
+  if (mismatched > 0) warnings.push(`${mismatched} requests produced a different output length than max_tokens despite ignore_eos: the server may not honour ignore_eos`);
+  if (fromChunks > 0) warnings.push(`${fromChunks} requests had no usage from the server; output tokens counted from content chunks (may undercount)`);
+  if (opts.clientTokenizer === 'tokenizer' && wrongTokenizer > 0) {
+    warnings.push(`${wrongTokenizer} requests: server prompt_tokens differ from the client tokenizer by > ${t.promptTokenTolerance * 100}%: is --tokenizer the served model's?`);
+  }
+  return {
+    valid: reasons.length === 0,
+    reasons,
+    warnings,
+    checks: {
+      dispatch_lag_p99_ms: lagP99,
+      event_loop_delay_p99_ms: health.eventLoopDelayP99Ms,
+      client_cpu_fraction: health.cpuFraction,
+      output_tokens_mismatched: opts.ignoreEos ? mismatched : null,
+      prompt_tokens_ratio: ratioN > 0 ? ratioSum / ratioN : null,
+      output_counted_from_chunks: fromChunks,
+    },
+  };
+}

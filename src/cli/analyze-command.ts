@@ -1,0 +1,67 @@
+/**
+ * `infermeter analyze RUN_DIR_OR_records.jsonl`: every figure recomputed from records alone,
+ * with new SLOs if given; the original run's context is taken from result.json when present.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../errors/user-error.js';
+import { parseSlo, type SloSpec } from '../spec/slo.js';
+import { UnitError } from '../spec/units.js';
+import { readRecordsFile } from '../store/records-file.js';
+import type { RunResult } from '../report/result-json.js';
+import { finishRun } from './finish-run.js';
+import type { CliIo } from './io.js';
+
+function parseGoodput(values: unknown): SloSpec[] {
+  if (values === undefined) return [];
+  return (values as string[]).map((v) => {
+    try {
+      return parseSlo(v);
+    } catch (err) {
+      throw new UserError(`--goodput: ${err instanceof UnitError ? err.message : String(err)}`);
+    }
+  });
+}
+
+export async function analyzeCommand(path: string, opts: Record<string, unknown>, io: CliIo): Promise<number> {
+  if (!existsSync(path)) throw new UserError(`${path}: no such run directory or records file`);
+  const isDir = statSync(path).isDirectory();
+  const recordsPath = isDir ? join(path, 'records.jsonl') : path;
+  if (!existsSync(recordsPath)) throw new UserError(`${path}: no records.jsonl in this directory`);
+  const { records, truncatedTail } = readRecordsFile(recordsPath);
+  if (truncatedTail) io.stderr.write(`note: ${recordsPath}: last line was incomplete (killed run?) and was skipped\n`);
+  if (records.length === 0) throw new UserError(`${recordsPath}: no records`);
+
+  let prior: Partial<RunResult> | null = null;
+  const resultPath = join(isDir ? path : join(recordsPath, '..'), 'result.json');
+  if (existsSync(resultPath)) {
+    try {
+      prior = JSON.parse(readFileSync(resultPath, 'utf8')) as Partial<RunResult>;
+    } catch {
+      io.stderr.write(`note: ${resultPath} is not valid JSON; analysing records alone\n`);
+    }
+  }
+  const slos = opts.goodput !== undefined ? parseGoodput(opts.goodput) : (prior?.metrics?.goodput?.slos ?? []);
+  const now = new Date().toISOString();
+  return finishRun({
+    spec: { goodput: slos, output: { json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },
+    io,
+    dir: null,
+    records,
+    run: {
+      name: prior?.run?.name ?? 'analyze',
+      started_at: prior?.run?.started_at ?? now,
+      ended_at: prior?.run?.ended_at ?? now,
+      interrupted: prior?.run?.interrupted ?? false,
+      driver: prior?.run?.driver ?? 'http',
+    },
+    target: prior?.target ?? { base_url: null, endpoint: '/v1/completions', model: 'unknown', simulated: false, simulator: null, stream: true },
+    load: prior?.load ?? { num_prompts: records.length },
+    workload: prior?.workload ?? {},
+    health: null,
+    priorValidity: prior?.validity ?? null,
+    client: prior?.client ?? {},
+    ignoreEos: prior?.load?.ignore_eos === true,
+    clientTokenizer: 'estimate',
+  });
+}

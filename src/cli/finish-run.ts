@@ -1,0 +1,85 @@
+/**
+ * After the load: records → metrics → verdict → result.json, vLLM JSON, console summary.
+ * Shared by `run`, `sim run` and `analyze`, so every driver reports the same way.
+ */
+import { assessValidity, type ClientHealth, type RunValidity } from '../analysis/run-validity.js';
+import { computeMetrics, computeMetricsByTask } from '../metrics/index.js';
+import type { RequestRecord } from '../record/record.js';
+import { renderSummary } from '../report/console-summary.js';
+import { RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
+import { toVllmJson } from '../report/vllm-json.js';
+import type { RunDir } from '../store/run-dir.js';
+import { writeJsonFile } from '../store/run-dir.js';
+import { infermeterVersion, type CliIo } from './io.js';
+import type { SloSpec } from '../spec/slo.js';
+
+export interface FinishInput {
+  spec: { goodput: SloSpec[]; output: { json: boolean; vllm_json: string | null } };
+  io: CliIo;
+  dir: RunDir | null;
+  records: RequestRecord[];
+  run: Omit<RunResult['run'], 'id'>;
+  target: RunResult['target'];
+  load: Record<string, unknown>;
+  workload: Record<string, unknown>;
+  /** Null when re-analysing saved records (the client's health was not observed). */
+  health: ClientHealth | null;
+  client: Record<string, unknown>;
+  ignoreEos: boolean;
+  clientTokenizer: 'estimate' | 'tokenizer';
+  /** A validity verdict carried over from the original run (analyze). */
+  priorValidity?: RunValidity | null;
+}
+
+export function buildResult(input: FinishInput): RunResult {
+  const slos = input.spec.goodput;
+  const metrics = computeMetrics(input.records, { slos });
+  const tasks = new Set(input.records.map((r) => r.task));
+  const byTask = tasks.size > 1 || (tasks.size === 1 && !tasks.has(null)) ? computeMetricsByTask(input.records, { slos }) : null;
+  const validity = input.health
+    ? assessValidity(input.records, input.health, { ignoreEos: input.ignoreEos, clientTokenizer: input.clientTokenizer })
+    : (input.priorValidity ?? null);
+  return {
+    schema: RESULT_SCHEMA,
+    infermeter_version: infermeterVersion(),
+    run: { id: input.dir?.id ?? null, ...input.run },
+    target: input.target,
+    load: input.load,
+    workload: input.workload,
+    metrics,
+    by_task: byTask,
+    validity,
+    client: input.client,
+  };
+}
+
+/** Writes the outputs and prints the summary; returns the exit code. */
+export function finishRun(input: FinishInput): number {
+  const result = buildResult(input);
+  input.dir?.writeJson('result.json', result);
+  const vllmPath = input.spec.output.vllm_json;
+  if (vllmPath) {
+    const load = input.load;
+    const rate = load.request_rate;
+    writeJsonFile(
+      vllmPath,
+      toVllmJson(result.metrics, {
+        date: result.run.started_at,
+        backend: input.target.endpoint.includes('chat') ? 'openai-chat' : 'openai',
+        model_id: input.target.model,
+        num_prompts: typeof load.num_prompts === 'number' ? load.num_prompts : input.records.length,
+        request_rate: typeof rate === 'number' ? rate : 'inf',
+        burstiness: typeof load.burstiness === 'number' ? load.burstiness : 1,
+        max_concurrency: typeof load.max_concurrency === 'number' ? load.max_concurrency : typeof load.concurrency === 'number' ? load.concurrency : null,
+      }),
+      '--vllm-json',
+    );
+  }
+  if (input.spec.output.json) input.io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else {
+    const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${input.target.simulated ? 'simulator' : input.target.base_url}${input.target.endpoint}`;
+    input.io.stdout.write(`${renderSummary(result.metrics, { title, validity: result.validity })}\n`);
+    if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,103 @@
+/**
+ * The infermeter command line. Commands are thin: parse, call the modules, print.
+ * A UserError (bad flag, config, dataset, unreachable server) prints one line and exits 2.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { z } from 'zod';
+import { EXIT_USER_ERROR, UserError } from '../errors/user-error.js';
+import { registerWorkloadOptions } from '../workload/index.js';
+import { analyzeCommand } from './analyze-command.js';
+import { infermeterVersion, processIo, type CliIo } from './io.js';
+import { LOAD_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS } from './run-flags.js';
+import { resolveRunSpec } from './resolve-spec.js';
+import { runCommand } from './run-command.js';
+import { RunSpecSchema } from './run-spec.js';
+import { simServeCommand } from './sim-command.js';
+
+function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command('infermeter')
+    .description('Evaluate LLM inference services: TTFT, TPOT, ITL, throughput, goodput. Without --base-url it runs against a built-in simulated engine.')
+    .version(infermeterVersion())
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .showSuggestionAfterError(true);
+
+  const run = program
+    .command('run')
+    .description('benchmark an OpenAI-compatible endpoint (or the built-in simulator) and report latency, throughput and goodput')
+    .addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it; see `infermeter schema`'));
+  registerFlags(run, TARGET_FLAGS);
+  registerFlags(run, LOAD_FLAGS);
+  registerWorkloadOptions(run);
+  registerFlags(run, SIM_FLAGS);
+  registerFlags(run, OUTPUT_FLAGS);
+  run.action(async (opts: Record<string, unknown>) => setExit(await runCommand(resolveRunSpec(opts), io)));
+
+  program
+    .command('analyze')
+    .description('recompute every figure from a saved run directory or records.jsonl')
+    .argument('<run>', 'run directory or records.jsonl')
+    .addOption(new Option('--goodput <slo...>', 'per-request SLOs, e.g. ttft:500 tpot:50 (bare numbers: ms)'))
+    .addOption(new Option('--vllm-json <file>', 'also write the figures under vllm bench serve --save-result keys'))
+    .addOption(new Option('--json', 'print the result JSON instead of the summary table'))
+    .action(async (path: string, opts: Record<string, unknown>) => setExit(await analyzeCommand(path, opts, io)));
+
+  program
+    .command('schema')
+    .description('print the JSON Schema of the run spec file (--config)')
+    .action(() => {
+      io.stdout.write(`${JSON.stringify(z.toJSONSchema(RunSpecSchema, { io: 'input', unrepresentable: 'any' }), null, 2)}\n`);
+      setExit(0);
+    });
+
+  const sim = program.command('sim').description('the simulated inference engine');
+  sim
+    .command('serve')
+    .description('serve the simulated engine over HTTP (OpenAI-compatible API, /metrics)')
+    .addOption(new Option('--host <host>', 'address to bind').default('127.0.0.1'))
+    .addOption(new Option('--port <port>', 'port (0: a free one)').default('8000'))
+    .addOption(new Option('--hardware <name>', 'GPU profile').default('h100'))
+    .addOption(new Option('--model <name>', 'model profile (also the served model id)').default('llama-3.1-8b'))
+    .addOption(new Option('--dialect <name>', 'wire quirks of a real server: vllm|llamacpp').default('vllm'))
+    .addOption(new Option('--prefill-ms <ms>', 'fixed-delay mode: time to first token'))
+    .addOption(new Option('--per-token-ms <ms>', 'fixed-delay mode: time between tokens'))
+    .addOption(new Option('--seed <n>', 'seed').default('0'))
+    .action(async (opts: Record<string, string | undefined>) => setExit(await simServeCommand(opts, io)));
+  return program;
+}
+
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  let code = 0;
+  let ownSignal: AbortController | null = null;
+  const onSigint = () => ownSignal?.abort();
+  if (!io.signal) {
+    ownSignal = new AbortController();
+    io = { ...io, signal: ownSignal.signal };
+    process.once('SIGINT', onSigint);
+  }
+  try {
+    const program = buildProgram(io, (c) => (code = c));
+    if (argv.length === 0) {
+      program.outputHelp();
+      return 0;
+    }
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version exit 0; commander already printed its one-line error otherwise.
+      if (err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
+      return EXIT_USER_ERROR;
+    }
+    if (err instanceof UserError) {
+      io.stderr.write(`error: ${err.message}\n`);
+      return EXIT_USER_ERROR;
+    }
+    throw err;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}

@@ -1,0 +1,25 @@
+/** Flags + optional --config file → one validated RunSpec. */
+import { UserError } from '../errors/user-error.js';
+import { deepMerge, readSpecFile, validateSpec } from '../spec/load-spec.js';
+import { workloadSpecFromFlags } from '../workload/index.js';
+import { RunSpecSchema, type RunSpec } from './run-spec.js';
+import { LOAD_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS } from './run-flags.js';
+
+export function resolveRunSpec(opts: Record<string, unknown>): RunSpec {
+  const configPath = typeof opts.config === 'string' ? opts.config : null;
+  const fromFile = configPath ? readSpecFile(configPath) : {};
+  const { spec: fromFlags, flagPaths } = specFromFlags(opts, [...TARGET_FLAGS, ...LOAD_FLAGS, ...OUTPUT_FLAGS, ...SIM_FLAGS]);
+  const workloadFlags = workloadSpecFromFlags(opts);
+  if (Object.keys(workloadFlags).length > 0) fromFlags.workload = workloadFlags;
+  const merged = deepMerge(fromFile, fromFlags);
+  const spec = validateSpec(RunSpecSchema, merged, { flagPaths, configPath });
+  const load = spec.load;
+  if (load.concurrency !== null && load.max_concurrency !== null) {
+    throw new UserError('--concurrency (closed loop) and --max-concurrency (open-loop cap) cannot be combined; pick one');
+  }
+  if (load.concurrency !== null && flagPaths.has('load.request_rate')) {
+    throw new UserError('--request-rate has no meaning with --concurrency (closed loop sends when a request completes); drop one');
+  }
+  if (load.num_prompts === null && load.duration_ms === null) load.num_prompts = 1000;
+  return spec;
+}

@@ -1,0 +1,184 @@
+/**
+ * `infermeter run`: spec → (simulator) → pre-flight → workload → load → records → report.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { UserError } from '../errors/user-error.js';
+import { arrivalTimes, resolveArrivalKind } from '../load/arrivals.js';
+import type { PhasePlan } from '../load/phases.js';
+import { phasePlanProblem } from '../load/phases.js';
+import { runLoad, type LoadPlan } from '../runner/run-load.js';
+import { startSimServer, type SimServer } from '../sim/index.js';
+import { RecordsWriter } from '../store/records-file.js';
+import { createRunDir, redactSecrets, type RunDir } from '../store/run-dir.js';
+import { HttpTarget } from '../target/http-client.js';
+import { endpointKind } from '../target/openai-body.js';
+import { preflight } from '../target/preflight.js';
+import { createWorkload, type Workload, type WorkItem } from '../workload/index.js';
+import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
+import { finishRun } from './finish-run.js';
+import type { CliIo } from './io.js';
+import type { RunSpec } from './run-spec.js';
+
+/** Trace replay: arrivals and items both come from the trace's timestamps. */
+function timedPlan(workload: Workload): { arrivals: Iterator<number>; workload: Workload } {
+  const timed = workload.timed!;
+  let i = 0;
+  let j = 0;
+  const arrivals: Iterator<number> = {
+    next: () => (i < timed.length ? { done: false, value: timed[i++]!.at_ms } : { done: true, value: undefined }),
+  };
+  const replay: Workload = {
+    skipped: workload.skipped,
+    describe: () => workload.describe(),
+    next: (): WorkItem => timed[Math.min(j++, timed.length - 1)]!.item,
+    ...(workload.countTokens ? { countTokens: (t: string) => workload.countTokens!(t) } : {}),
+  };
+  return { arrivals, workload: replay };
+}
+
+export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
+  const log = (line: string) => io.stderr.write(`${line}\n`);
+  const simulated = spec.target.base_url === null;
+  let sim: SimServer | null = null;
+  let dir: RunDir | null = null;
+  let writer: RecordsWriter | null = null;
+  try {
+    let baseUrl = spec.target.base_url;
+    let model = spec.target.model;
+    let simulator: Record<string, unknown> | null = null;
+    if (simulated) {
+      const profile = spec.target.model ?? spec.sim.model;
+      const fixed = spec.sim.prefill_ms !== null || spec.sim.per_token_ms !== null;
+      const timing = fixed
+        ? { kind: 'fixed' as const, prefillMs: spec.sim.prefill_ms ?? 0, perTokenMs: spec.sim.per_token_ms ?? 0 }
+        : { kind: 'engine' as const, hardware: spec.sim.hardware, model: profile };
+      try {
+        sim = await startSimServer({ timing, modelName: profile, seed: spec.load.seed });
+      } catch (err) {
+        throw new UserError(`simulator: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
+      }
+      baseUrl = sim.url;
+      model = profile;
+      simulator = { ...timing };
+      log(`No --base-url: benchmarking the built-in simulated engine (${fixed ? `fixed ${timing.kind === 'fixed' ? `${timing.prefillMs} ms prefill, ${timing.perTokenMs} ms/token` : ''}` : `${profile} on ${spec.sim.hardware}`}) at ${sim.url}`);
+    }
+    const ignoreEos = spec.target.ignore_eos ?? simulated;
+    const apiKey = io.env[spec.target.api_key_env] || null;
+    const kind = endpointKind(spec.target.endpoint);
+    const workload = await createWorkload(spec.workload, { seed: spec.load.seed, endpointKind: kind, numPrompts: spec.load.num_prompts ?? undefined });
+    if (workload.skipped > 0) log(`workload: skipped ${workload.skipped} malformed dataset entries`);
+
+    const targetBase = {
+      baseUrl: baseUrl!,
+      path: spec.target.endpoint,
+      apiKey,
+      headers: spec.target.headers,
+      extraBody: spec.target.extra_body,
+      stream: spec.target.stream,
+      ignoreEos,
+      timeoutMs: spec.target.timeout_ms,
+      keepText: spec.output.keep_text,
+      countTokens: workload.countTokens?.bind(workload),
+    };
+    let preflightInfo: Record<string, unknown> | null = null;
+    if (spec.target.preflight) {
+      const pf = await preflight({ ...targetBase, model });
+      model = pf.model;
+      preflightInfo = { ...pf };
+      log(`pre-flight ok: ${baseUrl}${spec.target.endpoint} serves ${pf.model}; probe TTFT ${pf.probe_ttft_ms?.toFixed(1) ?? '—'} ms; usage in stream: ${pf.usage_in_stream ? 'yes' : 'no'}`);
+    } else if (model === null) {
+      throw new UserError('--model: required with --no-preflight');
+    }
+
+    const load = spec.load;
+    const replay = workload.timed ? timedPlan(workload) : null;
+    const totalRequests = replay ? Math.min(load.num_prompts ?? Infinity, workload.timed!.length) : load.num_prompts;
+    const phases: PhasePlan = {
+      warmup: load.warmup,
+      cooldown: load.cooldown,
+      totalRequests,
+      durationMs: load.duration_ms,
+    };
+    const problem = phasePlanProblem(phases);
+    if (problem) throw new UserError(problem);
+    const arrival = resolveArrivalKind(load.arrival, load.burstiness);
+    const plan: LoadPlan =
+      load.concurrency !== null
+        ? { mode: 'closed', concurrency: load.concurrency }
+        : {
+            mode: 'open',
+            arrivals: replay ? replay.arrivals : arrivalTimes({ rate: load.request_rate, burstiness: load.burstiness, kind: arrival, seed: load.seed }),
+            maxConcurrency: load.max_concurrency,
+          };
+
+    const startedAt = new Date();
+    if (spec.output.save) {
+      dir = createRunDir(spec.output.result_dir, spec.name, startedAt);
+      dir.writeJson('spec.json', redactSecrets({ ...spec, target: { ...spec.target, base_url: baseUrl, model } }));
+      writer = new RecordsWriter(dir.recordsPath);
+    }
+    const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr as NodeJS.WriteStream), io.stderr as NodeJS.WriteStream);
+    const target = new HttpTarget({ ...targetBase, model: model! }, () => performance.now() - origin);
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    const cpuStart = process.cpuUsage();
+    const origin = performance.now();
+    const outcome = await runLoad({
+      plan,
+      phases,
+      totalRequests,
+      durationMs: load.duration_ms,
+      graceMs: load.grace_ms,
+      workload: replay ? replay.workload : workload,
+      sender: target,
+      clock: () => performance.now() - origin,
+      onRecord: (rec) => writer?.write(rec),
+      onProgress: (p) => progress.update(p),
+      ...(io.signal ? { signal: io.signal } : {}),
+    });
+    const wallMs = performance.now() - origin;
+    const cpu = process.cpuUsage(cpuStart);
+    loop.disable();
+    progress.finish();
+    target.close();
+    writer?.close();
+    writer = null;
+    if (outcome.interrupted) log('interrupted: in-flight requests cancelled; reporting what was measured');
+
+    return finishRun({
+      spec,
+      io,
+      dir,
+      records: outcome.records,
+      run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: outcome.interrupted, driver: 'http' },
+      target: { base_url: simulated ? null : baseUrl, endpoint: spec.target.endpoint, model: model!, simulated, simulator, stream: spec.target.stream },
+      load: {
+        mode: plan.mode === 'closed' ? 'closed' : replay ? 'trace' : 'open',
+        request_rate: plan.mode === 'open' && !replay ? (Number.isFinite(load.request_rate) ? load.request_rate : 'inf') : null,
+        arrival: plan.mode === 'open' && !replay ? arrival : null,
+        burstiness: load.burstiness,
+        max_concurrency: load.max_concurrency,
+        concurrency: load.concurrency,
+        num_prompts: totalRequests,
+        duration_ms: load.duration_ms,
+        warmup: load.warmup,
+        cooldown: load.cooldown,
+        seed: load.seed,
+        ignore_eos: ignoreEos,
+      },
+      workload: workload.describe(),
+      health: {
+        dispatchLagMs: outcome.dispatchLagMs,
+        eventLoopDelayP99Ms: loop.count > 0 ? loop.percentile(99) / 1e6 : null,
+        cpuFraction: wallMs > 0 ? (cpu.user + cpu.system) / 1000 / wallMs : null,
+        burst: plan.mode === 'open' && !replay && load.request_rate === Infinity,
+      },
+      client: { stale_socket_retries: target.staleSocketRetries, preflight: preflightInfo },
+      ignoreEos,
+      clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
+    });
+  } finally {
+    writer?.close();
+    await sim?.close();
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The flags of `infermeter run` / `sim run`, named as vLLM's `bench serve` names them where
+ * the concept is the same, and where each one lands in the run spec. Flags carry no
+ * defaults (the schema does), so a flag given overrides the config file and one not given
+ * leaves it alone.
+ */
+import { Option, type Command } from 'commander';
+import { UserError } from '../errors/user-error.js';
+import { setPath, type PlainObject } from '../spec/load-spec.js';
+
+type Kind = 'string' | 'int' | 'number' | 'bool' | 'json' | 'list' | 'headers';
+
+interface FlagDef {
+  flag: string;
+  path: string[];
+  kind: Kind;
+  help: string;
+}
+
+export const TARGET_FLAGS: FlagDef[] = [
+  { flag: '--base-url <url>', path: ['target', 'base_url'], kind: 'string', help: 'server root, e.g. http://localhost:8000 (default: start the built-in simulated engine)' },
+  { flag: '--endpoint <path>', path: ['target', 'endpoint'], kind: 'string', help: 'API path: /v1/completions (default) or /v1/chat/completions' },
+  { flag: '--model <name>', path: ['target', 'model'], kind: 'string', help: 'model id (default: first from /v1/models); without --base-url, the simulated model profile' },
+  { flag: '--api-key-env <var>', path: ['target', 'api_key_env'], kind: 'string', help: 'environment variable holding the API key (default OPENAI_API_KEY); the key is never written anywhere' },
+  { flag: '--no-stream', path: ['target', 'stream'], kind: 'bool', help: 'send non-streaming requests (TTFT then equals E2EL)' },
+  { flag: '--ignore-eos', path: ['target', 'ignore_eos'], kind: 'bool', help: 'send ignore_eos so outputs are exactly max_tokens long (vLLM, SGLang, llama.cpp)' },
+  { flag: '--extra-body <json>', path: ['target', 'extra_body'], kind: 'json', help: `extra JSON fields for every request body, e.g. '{"temperature":0}'` },
+  { flag: '--header <name:value...>', path: ['target', 'headers'], kind: 'headers', help: 'extra HTTP header (repeatable)' },
+  { flag: '--timeout <duration>', path: ['target', 'timeout_ms'], kind: 'string', help: 'per-request timeout, e.g. 60s or 10m (bare number: seconds; default 10m)' },
+  { flag: '--no-preflight', path: ['target', 'preflight'], kind: 'bool', help: 'skip the pre-flight check' },
+];
+
+export const LOAD_FLAGS: FlagDef[] = [
+  { flag: '--request-rate <rate>', path: ['load', 'request_rate'], kind: 'string', help: 'open loop: requests/s, or inf to send all at once (default inf)' },
+  { flag: '--burstiness <k>', path: ['load', 'burstiness'], kind: 'number', help: 'gamma shape of inter-arrival times: 1 = Poisson, < 1 burstier (default 1)' },
+  { flag: '--arrival <kind>', path: ['load', 'arrival'], kind: 'string', help: 'inter-arrival distribution: poisson|gamma|constant' },
+  { flag: '--max-concurrency <n>', path: ['load', 'max_concurrency'], kind: 'int', help: 'open loop: cap on requests in flight; held requests count as late' },
+  { flag: '--concurrency <n>', path: ['load', 'concurrency'], kind: 'int', help: 'closed loop: keep exactly N requests in flight' },
+  { flag: '--num-prompts <n>', path: ['load', 'num_prompts'], kind: 'int', help: 'requests to send (default 1000 unless --duration)' },
+  { flag: '--duration <duration>', path: ['load', 'duration_ms'], kind: 'string', help: 'stop sending after this long, e.g. 60s, 5m (bare number: seconds)' },
+  { flag: '--warmup <n|duration>', path: ['load', 'warmup'], kind: 'string', help: 'excluded from figures at the start: a request count (20) or a duration (30s)' },
+  { flag: '--cooldown <n|duration>', path: ['load', 'cooldown'], kind: 'string', help: 'excluded from figures at the end: a request count, or a duration with --duration' },
+  { flag: '--grace <duration>', path: ['load', 'grace_ms'], kind: 'string', help: 'after --duration, how long in-flight requests may finish before they are cancelled (default 30s)' },
+  { flag: '--seed <n>', path: ['load', 'seed'], kind: 'int', help: 'seed of the schedule and the prompts (default 0)' },
+  { flag: '--goodput <slo...>', path: ['goodput'], kind: 'list', help: 'per-request SLOs for goodput, e.g. ttft:500 tpot:50 e2el:10s (bare numbers: ms)' },
+];
+
+export const OUTPUT_FLAGS: FlagDef[] = [
+  { flag: '--name <name>', path: ['name'], kind: 'string', help: 'run name, used in the run directory name (default run)' },
+  { flag: '--result-dir <dir>', path: ['output', 'result_dir'], kind: 'string', help: 'where run directories go (default results)' },
+  { flag: '--no-save', path: ['output', 'save'], kind: 'bool', help: 'do not write a run directory' },
+  { flag: '--vllm-json <file>', path: ['output', 'vllm_json'], kind: 'string', help: 'also write the figures under the keys of vllm bench serve --save-result' },
+  { flag: '--keep-text', path: ['output', 'keep_text'], kind: 'bool', help: 'keep generated text in records.jsonl' },
+  { flag: '--json', path: ['output', 'json'], kind: 'bool', help: 'print result.json to stdout instead of the summary table' },
+  { flag: '--progress <mode>', path: ['output', 'progress'], kind: 'string', help: 'auto|bar|lines|none (default auto: bar on a terminal)' },
+];
+
+export const SIM_FLAGS: FlagDef[] = [
+  { flag: '--hardware <name>', path: ['sim', 'hardware'], kind: 'string', help: 'simulated GPU profile when no --base-url (default h100)' },
+  { flag: '--sim-prefill-ms <ms>', path: ['sim', 'prefill_ms'], kind: 'number', help: 'simulator fixed-delay mode: time to first token' },
+  { flag: '--sim-per-token-ms <ms>', path: ['sim', 'per_token_ms'], kind: 'number', help: 'simulator fixed-delay mode: time between tokens' },
+];
+
+function attrName(flag: string): string {
+  const long = flag.split(' ')[0]!.replace(/^--(no-)?/, '');
+  return long.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+export function registerFlags(cmd: Command, defs: readonly FlagDef[]): Command {
+  for (const d of defs) cmd.addOption(new Option(d.flag, d.help));
+  return cmd;
+}
+
+function flagName(d: FlagDef): string {
+  return d.flag.split(' ')[0]!;
+}
+
+function convert(d: FlagDef, raw: unknown): unknown {
+  const name = flagName(d);
+  switch (d.kind) {
+    case 'string':
+    case 'list':
+    case 'bool':
+      return raw;
+    case 'int': {
+      const n = Number(raw);
+      if (!Number.isInteger(n)) throw new UserError(`${name}: expected an integer, got "${String(raw)}"`);
+      return n;
+    }
+    case 'number': {
+      const n = Number(raw);
+      if (!Number.isFinite(n)) throw new UserError(`${name}: expected a number, got "${String(raw)}"`);
+      return n;
+    }
+    case 'json': {
+      try {
+        const v: unknown = JSON.parse(String(raw));
+        if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an object');
+        return v;
+      } catch {
+        throw new UserError(`${name}: expected a JSON object such as '{"ignore_eos":true}', got ${String(raw)}`);
+      }
+    }
+    case 'headers': {
+      const out: Record<string, string> = {};
+      for (const h of raw as string[]) {
+        const i = h.indexOf(':');
+        if (i <= 0) throw new UserError(`${name}: expected NAME:VALUE, got "${h}"`);
+        out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
+      }
+      return out;
+    }
+  }
+}
+
+/**
+ * Maps parsed commander options to a partial spec. Returns the spec object and, for error
+ * messages, which flag set which spec path.
+ */
+export function specFromFlags(opts: Record<string, unknown>, defs: readonly FlagDef[]): { spec: PlainObject; flagPaths: Map<string, string> } {
+  const spec: PlainObject = {};
+  const flagPaths = new Map<string, string>();
+  for (const d of defs) {
+    const raw = opts[attrName(d.flag)];
+    if (raw === undefined) continue;
+    // commander sets `--no-x` options to true by default; only an explicit --no-x (false) counts.
+    if (d.flag.startsWith('--no-') && raw !== false) continue;
+    setPath(spec, d.path, convert(d, raw));
+    flagPaths.set(d.path.join('.'), flagName(d));
+  }
+  return { spec, flagPaths };
+}

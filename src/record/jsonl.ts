@@ -1,0 +1,78 @@
+/**
+ * records.jsonl: one RequestRecord per line, field names as in the record (docs/records.md).
+ * Times are written with µs resolution (3 decimals of ms); chunk_ms as a plain array.
+ */
+import { ERROR_CLASSES, type RequestRecord } from './record.js';
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+export function recordToJsonLine(rec: RequestRecord): string {
+  const chunks = new Array<number>(rec.chunk_ms.length);
+  for (let i = 0; i < chunks.length; i++) chunks[i] = round3(rec.chunk_ms[i]!);
+  return JSON.stringify({
+    ...rec,
+    scheduled_ms: round3(rec.scheduled_ms),
+    sent_ms: round3(rec.sent_ms),
+    first_token_ms: rec.first_token_ms === null ? null : round3(rec.first_token_ms),
+    end_ms: round3(rec.end_ms),
+    chunk_ms: chunks,
+  });
+}
+
+export class RecordParseError extends Error {}
+
+const num = (v: unknown, field: string): number => {
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new RecordParseError(`field "${field}" must be a number`);
+  return v;
+};
+const numOrNull = (v: unknown, field: string): number | null => (v == null ? null : num(v, field));
+const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** Parses one line; throws RecordParseError naming the field on bad input. */
+export function recordFromJsonLine(line: string): RequestRecord {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    throw new RecordParseError('not valid JSON');
+  }
+  if (typeof o !== 'object' || o === null) throw new RecordParseError('not a JSON object');
+  const phase = o.phase ?? 'measure';
+  if (phase !== 'warmup' && phase !== 'measure' && phase !== 'cooldown') throw new RecordParseError(`unknown phase "${String(phase)}"`);
+  const status = o.status;
+  if (status !== 'ok' && status !== 'error' && status !== 'timeout' && status !== 'cancelled') {
+    throw new RecordParseError(`unknown status "${String(status)}"`);
+  }
+  const errorClass = o.error_class ?? null;
+  if (errorClass !== null && !(ERROR_CLASSES as readonly unknown[]).includes(errorClass)) {
+    throw new RecordParseError(`unknown error_class "${String(errorClass)}"`);
+  }
+  if (!Array.isArray(o.chunk_ms ?? [])) throw new RecordParseError('field "chunk_ms" must be an array');
+  const chunks = Float64Array.from((o.chunk_ms as unknown[] | undefined) ?? [], (v) => num(v, 'chunk_ms'));
+  const source = o.token_source ?? 'none';
+  return {
+    id: num(o.id, 'id'),
+    phase,
+    stage: numOrNull(o.stage, 'stage') ?? 0,
+    worker: numOrNull(o.worker, 'worker') ?? 0,
+    task: strOrNull(o.task),
+    session: strOrNull(o.session),
+    turn: numOrNull(o.turn, 'turn'),
+    scheduled_ms: num(o.scheduled_ms ?? o.sent_ms, 'scheduled_ms'),
+    sent_ms: num(o.sent_ms, 'sent_ms'),
+    first_token_ms: numOrNull(o.first_token_ms, 'first_token_ms'),
+    chunk_ms: chunks,
+    end_ms: num(o.end_ms, 'end_ms'),
+    prompt_tokens: numOrNull(o.prompt_tokens, 'prompt_tokens'),
+    output_tokens: num(o.output_tokens ?? 0, 'output_tokens'),
+    requested_output_tokens: numOrNull(o.requested_output_tokens, 'requested_output_tokens'),
+    token_source: source === 'usage' || source === 'tokenizer' || source === 'chunks' ? source : 'none',
+    client_prompt_tokens: numOrNull(o.client_prompt_tokens, 'client_prompt_tokens'),
+    status,
+    error_class: errorClass as RequestRecord['error_class'],
+    http_status: numOrNull(o.http_status, 'http_status'),
+    finish_reason: strOrNull(o.finish_reason),
+    error_message: strOrNull(o.error_message),
+    output_text: strOrNull(o.output_text),
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * The console summary printed at the end of a run or analysis: latency table with the
+ * percentiles, throughput, goodput, errors, and the validity verdict.
+ */
+import type { Distribution, RunMetrics } from '../metrics/index.js';
+import type { RunValidity } from '../analysis/run-validity.js';
+
+const fmt = (v: number | null, digits = 2): string => (v === null ? '—' : v.toFixed(digits));
+const pct = (v: number | null): string => (v === null ? '—' : `${(v * 100).toFixed(2)}%`);
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+const LATENCY_ROWS: Array<[keyof RunMetrics['latency'], string]> = [
+  ['ttft_ms', 'TTFT (ms)'],
+  ['ttft_from_schedule_ms', 'TTFT from schedule (ms)'],
+  ['tpot_ms', 'TPOT (ms)'],
+  ['itl_ms', 'ITL (ms)'],
+  ['e2el_ms', 'E2E latency (ms)'],
+  ['schedule_lag_ms', 'Send lag (ms)'],
+];
+
+function latencyRow(label: string, d: Distribution): string[] {
+  return [label, String(d.count), fmt(d.mean), fmt(d.std), fmt(d.min), fmt(d.p50), fmt(d.p90), fmt(d.p95), fmt(d.p99), fmt(d.p99_9), fmt(d.max)];
+}
+
+export interface SummaryContext {
+  title: string;
+  validity: RunValidity | null;
+}
+
+export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
+  const out: string[] = [];
+  out.push(`== ${ctx.title} ==`);
+  const r = m.requests;
+  out.push(
+    `Requests: ${r.total} measured, ${r.ok} ok, ${r.failed} failed` +
+      (r.late > 0 ? `, ${r.late} sent late (> ${r.late_threshold_ms} ms after schedule)` : '') +
+      `   Duration: ${m.duration_s.toFixed(2)} s`,
+  );
+  out.push('');
+  out.push(
+    table(
+      ['Latency', 'n', 'mean', 'std', 'min', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
+      LATENCY_ROWS.map(([key, label]) => latencyRow(label, m.latency[key])),
+    ),
+  );
+  out.push('');
+  const t = m.throughput;
+  out.push(
+    table(
+      ['Throughput', 'value'],
+      [
+        ['Requests/s', fmt(t.request_per_s, 3)],
+        ['Output tokens/s', fmt(t.output_tokens_per_s, 1)],
+        ['Total tokens/s', fmt(t.total_tokens_per_s, 1)],
+        ['Peak output tokens/s (1 s)', fmt(t.peak_output_tokens_per_s, 0)],
+        ['Peak concurrent requests', String(t.peak_concurrency)],
+        ['Input tokens (total)', String(m.tokens.input_total)],
+        ['Output tokens (total)', String(m.tokens.output_total)],
+      ],
+    ),
+  );
+  if (m.goodput) {
+    const g = m.goodput;
+    const slos = g.slos.map((s) => `${s.metric.replace(/_ms$/, '')} ≤ ${s.threshold_ms} ms`).join(', ');
+    out.push('');
+    out.push(`Goodput (${slos}): ${fmt(g.request_per_s, 3)} req/s, ${fmt(g.output_tokens_per_s, 1)} output tok/s; ${g.good}/${r.total} requests met every SLO (${pct(g.attained)})`);
+  }
+  if (r.failed > 0) {
+    out.push('');
+    const classes = Object.entries(r.by_error_class)
+      .sort((a, b) => b[1]! - a[1]!)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    out.push(`Failures: ${classes || 'none'}  (error rate ${pct(r.error_rate)}, timeouts ${pct(r.timeout_rate)}, cancelled ${pct(r.cancel_rate)})`);
+  }
+  if (ctx.validity) {
+    const v = ctx.validity;
+    out.push('');
+    out.push(v.valid ? 'Run validity: VALID (the client kept its schedule and was not saturated)' : 'Run validity: INVALID — these figures show the client’s limits, not the server’s:');
+    for (const reason of v.reasons) out.push(`  - ${reason}`);
+    for (const w of v.warnings) out.push(`  note: ${w}`);
+  }
+  return out.join('\n');
+}

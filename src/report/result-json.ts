@@ -1,0 +1,37 @@
+/**
+ * result.json: the versioned, documented result of a run (docs/result-schema.md).
+ * Bump RESULT_SCHEMA on any breaking change to its shape.
+ */
+import type { RunMetrics } from '../metrics/index.js';
+import type { RunValidity } from '../analysis/run-validity.js';
+
+export const RESULT_SCHEMA = 'infermeter.result/1';
+
+export interface RunResult {
+  schema: typeof RESULT_SCHEMA;
+  infermeter_version: string;
+  run: {
+    id: string | null;
+    name: string;
+    started_at: string;
+    ended_at: string;
+    interrupted: boolean;
+    /** 'http' (a server over HTTP) or 'virtual' (simulated engine stepped in virtual time). */
+    driver: 'http' | 'virtual';
+  };
+  target: {
+    base_url: string | null;
+    endpoint: string;
+    model: string;
+    simulated: boolean;
+    simulator: Record<string, unknown> | null;
+    stream: boolean;
+  };
+  load: Record<string, unknown>;
+  workload: Record<string, unknown>;
+  metrics: RunMetrics;
+  /** Present when the workload labels tasks: the same figures per task. */
+  by_task: Record<string, RunMetrics> | null;
+  validity: RunValidity | null;
+  client: Record<string, unknown>;
+}

@@ -1,0 +1,96 @@
+/**
+ * The run spec: one zod schema for everything a run needs. A YAML/JSON file and CLI flags
+ * are merged into one object and validated here (see load-spec.ts). Field names are
+ * snake_case; durations accept units (`500ms`, `10s`, `2m`); rates accept `inf`.
+ */
+import { z } from 'zod';
+import { parseCountOrDuration, parseDurationMs, parseRate, UnitError } from './units.js';
+import { parseSlo, SLO_METRICS } from './slo.js';
+
+function unit<T>(parse: (v: string | number) => T, description: string) {
+  return z
+    .union([z.string(), z.number()])
+    .describe(description)
+    .transform((v, ctx): T => {
+      try {
+        return parse(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof UnitError ? err.message : String(err) });
+        return z.NEVER;
+      }
+    });
+}
+
+const durationMs = (bare: 'ms' | 's', description: string) => unit((v) => parseDurationMs(v, bare), description);
+const countOrDuration = (description: string) => unit(parseCountOrDuration, description);
+
+export const TargetSpecSchema = z
+  .object({
+    base_url: z.string().url().nullable().default(null).describe('Server root, e.g. http://localhost:8000. Null: the built-in simulated engine.'),
+    endpoint: z.string().startsWith('/').default('/v1/completions').describe('API path: /v1/completions or /v1/chat/completions.'),
+    model: z.string().min(1).nullable().default(null).describe('Model id; null takes the first from /v1/models.'),
+    api_key_env: z.string().default('OPENAI_API_KEY').describe('Environment variable holding the API key (the key itself is never stored).'),
+    stream: z.boolean().default(true),
+    ignore_eos: z.boolean().nullable().default(null).describe('Send ignore_eos so the server produces exactly max_tokens (vLLM, SGLang, llama.cpp); null: only to the built-in simulator.'),
+    extra_body: z.record(z.string(), z.unknown()).default({}).describe('Extra JSON fields merged into every request body.'),
+    headers: z.record(z.string(), z.string()).default({}),
+    timeout_ms: durationMs('s', 'Per-request timeout (bare number: seconds).').default(600_000),
+    preflight: z.boolean().default(true),
+  })
+  .strict();
+
+export const LoadSpecSchema = z
+  .object({
+    request_rate: unit(parseRate, 'Open-loop arrival rate in requests/s, or inf (all at once).').default(Infinity),
+    burstiness: z.number().positive().default(1).describe('Gamma shape: 1 = Poisson, <1 burstier, >1 more regular.'),
+    arrival: z.enum(['poisson', 'gamma', 'constant']).nullable().default(null).describe('Inter-arrival distribution; null: poisson, or gamma when burstiness ≠ 1.'),
+    max_concurrency: z.number().int().positive().nullable().default(null).describe('Open loop: cap on requests in flight; waits are counted as late.'),
+    concurrency: z.number().int().positive().nullable().default(null).describe('Closed loop: exactly N requests always in flight.'),
+    num_prompts: z.number().int().positive().nullable().default(null).describe('Requests to send (default 1000 when no duration is given).'),
+    duration_ms: durationMs('s', 'Stop sending after this long (bare number: seconds).').nullable().default(null),
+    warmup: countOrDuration('Excluded from figures at the start: a request count or a duration.').prefault(0),
+    cooldown: countOrDuration('Excluded from figures at the end: a request count or a duration.').prefault(0),
+    grace_ms: durationMs('s', 'After --duration, how long in-flight requests may finish before they are cancelled.').default(30_000),
+    seed: z.number().int().default(0),
+  })
+  .strict();
+
+export const OutputSpecSchema = z
+  .object({
+    result_dir: z.string().default('results'),
+    save: z.boolean().default(true).describe('Write the run directory (spec.json, result.json, records.jsonl).'),
+    vllm_json: z.string().nullable().default(null).describe('Also write the figures under vLLM bench serve --save-result keys.'),
+    keep_text: z.boolean().default(false),
+    json: z.boolean().default(false).describe('Print result.json to stdout instead of the table.'),
+    progress: z.enum(['auto', 'bar', 'lines', 'none']).default('auto'),
+  })
+  .strict();
+
+export const SimSpecSchema = z
+  .object({
+    hardware: z.string().default('h100'),
+    model: z.string().default('llama-3.1-8b'),
+    prefill_ms: z.number().nonnegative().nullable().default(null).describe('Fixed-delay mode: time to first token (overrides the engine model).'),
+    per_token_ms: z.number().nonnegative().nullable().default(null).describe('Fixed-delay mode: time between tokens.'),
+  })
+  .strict();
+
+const SloEntry = z.union([
+  unit((v) => parseSlo(String(v)), 'METRIC:THRESHOLD, e.g. ttft:500 (ms) or e2el:10s'),
+  z.object({ metric: z.enum(SLO_METRICS), threshold_ms: z.number().positive() }).strict(),
+]);
+
+export function buildRunSpecSchema<W extends z.ZodType>(workload: W) {
+  return z
+    .object({
+      $schema: z.string().optional(),
+      name: z.string().regex(/^[\w.-]+$/, 'letters, digits, ".", "_" or "-"').default('run'),
+      target: TargetSpecSchema.prefault({}),
+      load: LoadSpecSchema.prefault({}),
+      workload,
+      goodput: z.array(SloEntry).default([]).describe('Per-request SLOs for goodput, e.g. ["ttft:500", "tpot:50"].'),
+      output: OutputSpecSchema.prefault({}),
+      sim: SimSpecSchema.prefault({}),
+    })
+    .strict();
+}

@@ -1,0 +1,75 @@
+/**
+ * Unit parsers shared by flags and config files. Each returns a number in the canonical
+ * unit (milliseconds, requests/s) or throws a UnitError whose message states the accepted form.
+ */
+
+export class UnitError extends Error {}
+
+const DURATION_UNITS_MS: Record<string, number> = {
+  us: 0.001,
+  µs: 0.001,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  min: 60_000,
+  h: 3_600_000,
+};
+
+const DURATION_RE = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(us|µs|ms|s|m|min|h)?\s*$/;
+
+/**
+ * A duration such as `500ms`, `10s`, `2m`, `1h`, `1.5s`. A bare number is taken in
+ * `bareUnit` (milliseconds for SLO thresholds, as vLLM's --goodput takes them; seconds for --duration).
+ */
+export function parseDurationMs(input: string | number, bareUnit: 'ms' | 's' = 'ms'): number {
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input) || input < 0) throw new UnitError(`expected a non-negative duration, got ${input}`);
+    return bareUnit === 's' ? input * 1000 : input;
+  }
+  const m = DURATION_RE.exec(input);
+  if (!m) throw new UnitError(`expected a duration like 500ms, 10s, 2m or 1h, got "${input}"`);
+  const value = Number(m[1]);
+  const unit = m[2] ?? bareUnit;
+  return value * DURATION_UNITS_MS[unit]!;
+}
+
+/** A rate such as `20`, `20rps`, `20/s`, `1200/m`, or `inf`. Returns requests per second. */
+export function parseRate(input: string | number): number {
+  if (typeof input === 'number') {
+    if (!(input > 0)) throw new UnitError(`expected a positive rate or inf, got ${input}`);
+    return input;
+  }
+  const s = input.trim().toLowerCase();
+  if (s === 'inf' || s === 'infinity') return Infinity;
+  const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(rps|\/s|\/m|\/min|rpm)?$/.exec(s);
+  if (!m || !(Number(m[1]) > 0)) throw new UnitError(`expected a positive rate like 20, 20rps, 1200/m or inf, got "${input}"`);
+  const value = Number(m[1]);
+  return m[2] === '/m' || m[2] === '/min' || m[2] === 'rpm' ? value / 60 : value;
+}
+
+/**
+ * A count or a duration: `--warmup 20` (requests) or `--warmup 30s` (time).
+ * A bare integer is a request count; anything with a unit is a duration.
+ */
+export function parseCountOrDuration(input: string | number): { requests: number } | { duration_ms: number } {
+  if (typeof input === 'number' || /^\s*\d+\s*$/.test(input)) {
+    const n = Number(input);
+    if (!Number.isInteger(n) || n < 0) throw new UnitError(`expected a request count or a duration like 30s, got "${input}"`);
+    return { requests: n };
+  }
+  try {
+    return { duration_ms: parseDurationMs(input, 's') };
+  } catch {
+    throw new UnitError(`expected a request count (e.g. 20) or a duration (e.g. 30s), got "${input}"`);
+  }
+}
+
+/** Formats milliseconds compactly for humans: 850ms, 12.5s, 3m20s, 1h05m. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 2 : 1)}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(Math.floor(s % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}

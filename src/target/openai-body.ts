@@ -1,0 +1,87 @@
+/**
+ * Request bodies and non-streaming responses of the OpenAI-compatible APIs
+ * (/v1/completions and /v1/chat/completions). One place that knows the field names.
+ */
+import type { WorkItem } from '../workload/types.js';
+import type { UsageCounts } from './stream-events.js';
+
+export type EndpointKind = 'completions' | 'chat';
+
+export function endpointKind(path: string): EndpointKind {
+  return /chat\/completions\/?$/.test(path) ? 'chat' : 'completions';
+}
+
+export interface BodyOptions {
+  model: string;
+  stream: boolean;
+  ignoreEos: boolean;
+  extraBody: Record<string, unknown>;
+}
+
+export function buildRequestBody(kind: EndpointKind, item: WorkItem, opts: BodyOptions): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: opts.model };
+  if (kind === 'chat') body.messages = item.messages ?? [{ role: 'user', content: item.prompt }];
+  else body.prompt = item.prompt;
+  if (item.max_tokens !== null) body.max_tokens = item.max_tokens;
+  if (opts.ignoreEos) body.ignore_eos = true;
+  if (opts.stream) {
+    body.stream = true;
+    // Exact token counts: ask for usage in the stream (OpenAI, vLLM, SGLang, llama.cpp honour it).
+    body.stream_options = { include_usage: true };
+  }
+  // The user's extra fields win, so any of the above can be overridden (e.g. temperature, stream_options).
+  return { ...body, ...opts.extraBody };
+}
+
+export interface CompleteResponse {
+  text: string;
+  usage: UsageCounts | null;
+  finishReason: string | null;
+}
+
+/** Reads a non-streaming response body; returns null when it is not the expected JSON shape. */
+export function parseCompleteResponse(json: unknown): CompleteResponse | null {
+  if (typeof json !== 'object' || json === null) return null;
+  const obj = json as { choices?: unknown; usage?: unknown };
+  if (!Array.isArray(obj.choices)) return null;
+  let text = '';
+  let finishReason: string | null = null;
+  for (const c of obj.choices as Array<Record<string, unknown>>) {
+    if (typeof c.text === 'string') text += c.text;
+    const msg = c.message as Record<string, unknown> | undefined;
+    if (msg) {
+      for (const key of ['reasoning_content', 'reasoning', 'content'] as const) {
+        if (typeof msg[key] === 'string') text += msg[key];
+      }
+      if (Array.isArray(msg.tool_calls) && msg.tool_calls.length > 0) text += JSON.stringify(msg.tool_calls);
+    }
+    if (typeof c.finish_reason === 'string') finishReason = c.finish_reason;
+  }
+  const u = obj.usage as Record<string, unknown> | null | undefined;
+  const usage =
+    u && typeof u === 'object'
+      ? {
+          prompt_tokens: typeof u.prompt_tokens === 'number' ? u.prompt_tokens : null,
+          completion_tokens: typeof u.completion_tokens === 'number' ? u.completion_tokens : null,
+        }
+      : null;
+  return { text, usage, finishReason };
+}
+
+/** The message of an OpenAI-style error body (`{"error":{"message":...}}`, `{"message":...}`, or text). */
+export function errorMessageOf(bodyText: string): string {
+  let message = bodyText;
+  try {
+    const json = JSON.parse(bodyText) as Record<string, unknown>;
+    const err = json.error;
+    if (typeof err === 'string') message = err;
+    else if (err && typeof err === 'object' && typeof (err as Record<string, unknown>).message === 'string') {
+      message = (err as Record<string, string>).message!;
+    } else if (typeof json.message === 'string') message = json.message;
+    else if (typeof json.detail === 'string') message = json.detail;
+  } catch {
+    // not JSON: keep the text
+  }
+  message = message.replace(/\s+/g, ' ').trim();
+  return message.length > 200 ? `${message.slice(0, 197)}...` : message;
+}
