@@ -25,8 +25,8 @@ export interface TokenSink {
   onToken(k: number, atMs: number): void;
   /** All tokens emitted (called right after the last onToken). */
   onDone(atMs: number): void;
-  /** The backend gave up on the request (e.g. it can never fit in the KV cache). */
-  onFail(message: string): void;
+  /** The backend refused the request (e.g. longer than the model or the whole KV cache). */
+  onFail(message: string, httpStatus: number): void;
 }
 
 export interface BackendStats {
@@ -34,6 +34,13 @@ export interface BackendStats {
   waiting: number;
   /** KV cache blocks in use / total, in [0, 1]. */
   kvUsage: number;
+  /** Cumulative since start: recompute preemptions, prefix-cache tokens queried and hit. */
+  preemptions: number;
+  prefixQueries: number;
+  prefixHits: number;
+  /** KV cache geometry (0 when the backend has no cache). */
+  numBlocks: number;
+  blockSize: number;
 }
 
 export interface Backend {

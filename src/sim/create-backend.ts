@@ -1,10 +1,12 @@
 /** Picks the Backend for a server's `timing` option. */
 import type { Backend } from './backend.js';
+import { EngineBackend } from './engine-backend.js';
+import type { EngineTiming } from './engine-backend.js';
 import { FixedBackend } from './fixed-backend.js';
 
-export type TimingOptions =
-  | { kind: 'fixed'; prefillMs: number; perTokenMs: number }
-  | { kind: 'engine'; hardware: string; model: string };
+export type FixedTiming = { kind: 'fixed'; prefillMs: number; perTokenMs: number };
+export type TimingOptions = FixedTiming | EngineTiming;
+export type { EngineTiming } from './engine-backend.js';
 
 export interface CreatedBackend {
   backend: Backend;
@@ -14,5 +16,6 @@ export interface CreatedBackend {
 
 export function createBackend(t: TimingOptions): CreatedBackend {
   if (t.kind === 'fixed') return { backend: new FixedBackend(t.prefillMs, t.perTokenMs), blockSize: 16 };
-  throw new Error('engine timing is not implemented yet');
+  const backend = new EngineBackend(t);
+  return { backend, blockSize: backend.engine.kv.blockSize };
 }

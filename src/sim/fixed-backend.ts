@@ -51,7 +51,7 @@ export class FixedBackend implements Backend {
   }
 
   stats(): BackendStats {
-    return { running: this.live.size, waiting: 0, kvUsage: 0 };
+    return { running: this.live.size, waiting: 0, kvUsage: 0, preemptions: 0, prefixQueries: 0, prefixHits: 0, numBlocks: 0, blockSize: 16 };
   }
 
   close(): void {

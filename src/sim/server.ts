@@ -199,7 +199,9 @@ function startGeneration(ctx: Ctx, p: ParsedRequest, res: ServerResponse): void 
     ctx.backend,
     ctx.listener,
   );
-  if (p.stream) {
+  ctx.backend.submit(gen, stream);
+  // Headers after submit: a request the backend refuses at once gets a plain 400 instead.
+  if (p.stream && !res.headersSent && !res.writableEnded) {
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache',
@@ -207,5 +209,4 @@ function startGeneration(ctx: Ctx, p: ParsedRequest, res: ServerResponse): void 
     });
     res.flushHeaders();
   }
-  ctx.backend.submit(gen, stream);
 }

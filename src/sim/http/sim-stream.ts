@@ -107,16 +107,17 @@ export class SimStream implements TokenSink {
     this.listener.onStreamEnd(this, true);
   }
 
-  onFail(message: string): void {
+  onFail(message: string, httpStatus: number): void {
     if (this.finished) return;
     this.finished = true;
     const res = this.res;
-    const body = { error: { message, type: 'InternalServerError', param: null, code: 500 } };
+    const type = httpStatus === 400 ? 'BadRequestError' : 'InternalServerError';
+    const body = { error: { message, type, param: null, code: httpStatus } };
     if (res.headersSent) {
       // Like vLLM: an error object inside the 200 stream, then [DONE].
       res.end(`data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`);
     } else {
-      res.writeHead(500, { 'Content-Type': 'application/json' });
+      res.writeHead(httpStatus, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(body));
     }
     this.listener.onStreamEnd(this, false);

@@ -1,0 +1,250 @@
+/**
+ * The clock-free engine: a step loop after vLLM V1's scheduler. Each step():
+ *   1. running sequences first, in admission order: each gets min(remaining, budget) new tokens
+ *      (1 when decoding, a prefill chunk otherwise); when its KV blocks cannot grow, the newest
+ *      running sequence is preempted by recompute (blocks freed, back to the waiting front);
+ *   2. then, if nobody was preempted, waiting sequences in FCFS order while budget, max_num_seqs
+ *      and free blocks allow; a prefix-cache match skips the cached blocks' tokens;
+ *   3. the step's time comes from the roofline; every sequence whose KV caught up with its
+ *      tokens samples one output token, emitted at the end of the step.
+ * The engine never reads a clock: drivers (real time, virtual time) place steps on a timeline.
+ */
+import type { EngineConfig } from './config.js';
+import { maxModelLen, numGpuBlocks } from './config.js';
+import { Deque } from './deque.js';
+import type { HardwareProfile } from './hardware.js';
+import { KvCache } from './kv-cache.js';
+import type { BlockOwner } from './kv-cache.js';
+import type { ModelProfile } from './models.js';
+import { Roofline } from './roofline.js';
+import type { StepShape } from './roofline.js';
+
+export interface EngineRequest {
+  id: number;
+  prompt_tokens: number;
+  /** Output tokens to generate before finishing. */
+  output_tokens: number;
+  /** Chained prefix hashes of the prompt's full blocks. */
+  block_hashes: readonly number[];
+}
+
+export class Seq implements BlockOwner {
+  blocks: number[] = [];
+  hashed = 0;
+  /** Tokens whose KV is in the cache. */
+  computed = 0;
+  /** Output tokens generated so far. */
+  output = 0;
+  /** New tokens scheduled in the current step. */
+  scheduled = 0;
+  /** Prompt tokens found in the prefix cache at the last admission. */
+  cached_tokens = 0;
+  admitted = false;
+  aborted = false;
+  done = false;
+
+  constructor(
+    readonly id: number,
+    readonly prompt: number,
+    readonly maxOutput: number,
+    readonly hashes: readonly number[],
+  ) {}
+
+  get total(): number {
+    return this.prompt + this.output;
+  }
+}
+
+export interface StepResult {
+  duration_ms: number;
+  shape: StepShape;
+  /** Scheduled for the first time in this step. */
+  admitted: Seq[];
+  /** Produced one token (its index is seq.output − 1). */
+  emitted: Seq[];
+  /** Finished in this step (also in emitted). */
+  finished: Seq[];
+  preempted: number;
+}
+
+export interface EngineCounters {
+  steps: number;
+  prompt_tokens: number;
+  generation_tokens: number;
+  preemptions: number;
+  /** Prefix cache: tokens looked up and tokens found, at each admission (vLLM counts the same). */
+  prefix_queries: number;
+  prefix_hits: number;
+  finished: number;
+}
+
+export class Engine {
+  readonly kv: KvCache;
+  readonly roofline: Roofline;
+  readonly maxLen: number;
+  readonly counters: EngineCounters = { steps: 0, prompt_tokens: 0, generation_tokens: 0, preemptions: 0, prefix_queries: 0, prefix_hits: 0, finished: 0 };
+  private readonly waiting = new Deque<Seq>();
+  private running: Seq[] = [];
+  private readonly byId = new Map<number, Seq>();
+  private waitingLive = 0;
+
+  constructor(
+    readonly hw: HardwareProfile,
+    readonly model: ModelProfile,
+    readonly cfg: EngineConfig,
+  ) {
+    this.kv = new KvCache(numGpuBlocks(hw, model, cfg), cfg.block_size, cfg.enable_prefix_caching);
+    this.roofline = new Roofline(hw, model, cfg);
+    this.maxLen = maxModelLen(model, cfg);
+  }
+
+  get numRunning(): number {
+    return this.running.length;
+  }
+
+  get numWaiting(): number {
+    return this.waitingLive;
+  }
+
+  /** Why a request can never run (too long for the model or the whole cache), or null. */
+  rejectReason(r: EngineRequest): string | null {
+    const total = r.prompt_tokens + r.output_tokens;
+    if (total > this.maxLen) {
+      return `This model's maximum context length is ${this.maxLen} tokens. However, you requested ${total} tokens (${r.prompt_tokens} in the messages, ${r.output_tokens} in the completion).`;
+    }
+    if (this.kv.blocksFor(total) > this.kv.numBlocks) {
+      return `request needs ${this.kv.blocksFor(total)} KV blocks but the cache has only ${this.kv.numBlocks}`;
+    }
+    return null;
+  }
+
+  /** Queues a request (call rejectReason first). */
+  add(r: EngineRequest): Seq {
+    const s = new Seq(r.id, Math.max(1, r.prompt_tokens), Math.max(1, r.output_tokens), r.block_hashes);
+    this.byId.set(r.id, s);
+    this.waiting.pushBack(s);
+    this.waitingLive++;
+    return s;
+  }
+
+  abort(id: number): void {
+    const s = this.byId.get(id);
+    if (!s || s.done) return;
+    this.byId.delete(id);
+    s.aborted = true;
+    s.done = true;
+    const i = this.running.indexOf(s);
+    if (i >= 0) {
+      this.running.splice(i, 1);
+      this.kv.release(s);
+    } else {
+      this.waitingLive--;
+    }
+  }
+
+  hasWork(): boolean {
+    return this.running.length > 0 || this.waitingLive > 0;
+  }
+
+  step(): StepResult {
+    const cfg = this.cfg;
+    const kv = this.kv;
+    let budget = cfg.max_num_batched_tokens;
+    const scheduled: Seq[] = [];
+    const admitted: Seq[] = [];
+    let preempted = 0;
+
+    // 1. Running sequences, oldest first.
+    const running = this.running;
+    for (let i = 0; i < running.length && budget > 0; i++) {
+      const s = running[i] as Seq;
+      const n = Math.min(s.total - s.computed, budget);
+      let ok = kv.allocate(s, s.computed + n, s.hashes, 0);
+      while (!ok) {
+        const victim = running.pop() as Seq;
+        this.preempt(victim);
+        preempted++;
+        if (victim === s) break;
+        ok = kv.allocate(s, s.computed + n, s.hashes, 0);
+      }
+      if (!ok) break;
+      s.scheduled = n;
+      scheduled.push(s);
+      budget -= n;
+    }
+
+    // 2. Waiting sequences, FCFS, only when nothing was preempted this step.
+    const bs = cfg.block_size;
+    while (preempted === 0 && budget > 0 && running.length < cfg.max_num_seqs && this.waiting.length > 0) {
+      const s = this.waiting.peekFront() as Seq;
+      if (s.aborted) {
+        this.waiting.popFront();
+        continue;
+      }
+      // At least one token must be computed to sample from, so never take the whole prompt from cache.
+      const cachedBlocks = Math.min(kv.matchPrefix(s.hashes), Math.floor((s.total - 1) / bs));
+      const cachedTokens = cachedBlocks * bs;
+      const remaining = s.total - cachedTokens;
+      if (!cfg.enable_chunked_prefill && remaining > budget) break;
+      const n = Math.min(remaining, budget);
+      if (!kv.allocate(s, cachedTokens + n, s.hashes, cachedBlocks)) break;
+      this.waiting.popFront();
+      this.waitingLive--;
+      s.computed = cachedTokens;
+      s.cached_tokens = cachedTokens;
+      this.counters.prefix_queries += s.total;
+      this.counters.prefix_hits += cachedTokens;
+      s.scheduled = n;
+      running.push(s);
+      scheduled.push(s);
+      budget -= n;
+      if (!s.admitted) {
+        s.admitted = true;
+        admitted.push(s);
+      }
+    }
+
+    // 3. Cost, then apply: KV grows, caught-up sequences sample a token.
+    const shape: StepShape = { tokens: 0, seqs: scheduled.length, attn_ctx: 0, kv_tokens: 0 };
+    for (const s of scheduled) {
+      const n = s.scheduled;
+      shape.tokens += n;
+      shape.attn_ctx += n * s.computed + (n * (n + 1)) / 2;
+      shape.kv_tokens += s.computed + n;
+    }
+    const duration_ms = scheduled.length > 0 ? this.roofline.stepMs(shape) : 0;
+    const emitted: Seq[] = [];
+    const finished: Seq[] = [];
+    for (const s of scheduled) {
+      s.computed += s.scheduled;
+      kv.commit(s, s.computed, s.hashes);
+      if (s.computed < s.total) continue;
+      if (s.output === 0) this.counters.prompt_tokens += s.prompt;
+      s.output++;
+      this.counters.generation_tokens++;
+      emitted.push(s);
+      if (s.output >= s.maxOutput) {
+        s.done = true;
+        kv.release(s);
+        this.byId.delete(s.id);
+        finished.push(s);
+      }
+    }
+    if (finished.length > 0) {
+      this.running = running.filter((s) => !s.done);
+      this.counters.finished += finished.length;
+    }
+    if (scheduled.length > 0) this.counters.steps++;
+    return { duration_ms, shape, admitted, emitted, finished, preempted };
+  }
+
+  /** Recompute preemption: drop the KV, requeue at the front; output so far is kept (re-prefilled). */
+  private preempt(s: Seq): void {
+    this.kv.release(s);
+    s.computed = 0;
+    s.scheduled = 0;
+    this.waiting.pushFront(s);
+    this.waitingLive++;
+    this.counters.preemptions++;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * Virtual-time driver: a discrete-event run of the same Engine, no HTTP and no timers.
+ * Time jumps from step end to step end (or to the next arrival when idle); requests that
+ * arrive during a step join the next one, exactly as in the real-time driver. Produces one
+ * RequestRecord per request, so every metric and report works on simulated runs.
+ */
+import type { RequestRecord } from '../record/record.js';
+import { emptyRecord } from '../record/record.js';
+import type { EngineConfig } from './engine/config.js';
+import { engineConfig } from './engine/config.js';
+import { Engine } from './engine/engine.js';
+import type { HardwareProfile } from './engine/hardware.js';
+import type { ModelProfile } from './engine/models.js';
+import { hardwareProfile, modelProfile } from './engine/profiles.js';
+
+export interface VirtualRequest {
+  id: number;
+  /** Arrival time (ms from run start); ignored in closed loop. */
+  scheduled_ms: number;
+  prompt_tokens: number;
+  /** Output tokens generated (as with ignore_eos). */
+  max_tokens: number;
+  /** Ids of shared prefix blocks, in order: equal leading ids = equal leading KV blocks. */
+  prefix_hash_ids?: number[];
+}
+
+export interface VirtualOptions {
+  hardware?: string | HardwareProfile;
+  model?: string | ModelProfile;
+  engine?: Partial<EngineConfig>;
+  requests: Iterable<VirtualRequest>;
+  /** Closed loop: keep N requests in flight; each is sent when a previous one ends. */
+  closedLoopConcurrency?: number;
+}
+
+export interface VirtualStats {
+  requests: number;
+  rejected: number;
+  /** Simulated time from 0 to the last step end (ms). */
+  sim_duration_ms: number;
+  steps: number;
+  preemptions: number;
+  prefix_queries: number;
+  prefix_hits: number;
+  /** prefix_hits / prefix_queries (0 when none). */
+  prefix_hit_rate: number;
+  /** Mean tokens and sequences per step. */
+  mean_step_tokens: number;
+  mean_step_seqs: number;
+  num_gpu_blocks: number;
+  max_waiting: number;
+  generation_tokens: number;
+  /** Wall-clock time of the simulation itself (ms). */
+  wall_ms: number;
+}
+
+/** Chains prefix ids into block hashes: h_i = H(h_{i−1}, id_i), so only equal prefixes share. */
+function chainHashes(ids: readonly number[] | undefined, maxBlocks: number): number[] {
+  if (!ids || ids.length === 0) return [];
+  const out: number[] = [];
+  let h = 0x811c9dc5;
+  for (let i = 0; i < Math.min(ids.length, maxBlocks); i++) {
+    h = Math.imul(h ^ (ids[i] as number), 0x01000193) >>> 0;
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> 0;
+    out.push(h);
+  }
+  return out;
+}
+
+interface Live {
+  rec: RequestRecord;
+  chunks: Float64Array;
+  n: number;
+}
+
+export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; stats: VirtualStats } {
+  const wall0 = performance.now();
+  const engine = new Engine(hardwareProfile(opts.hardware ?? 'h100'), modelProfile(opts.model ?? 'llama-3.1-8b'), engineConfig(opts.engine));
+  const bs = engine.cfg.block_size;
+  const closed = opts.closedLoopConcurrency ?? 0;
+  const reqs = [...opts.requests];
+  if (closed <= 0) reqs.sort((a, b) => a.scheduled_ms - b.scheduled_ms);
+  const records: RequestRecord[] = [];
+  const live: (Live | undefined)[] = new Array<Live | undefined>(reqs.length);
+  let rejected = 0;
+  let inFlight = 0;
+  let next = 0;
+  let clock = 0;
+  let sumTokens = 0;
+  let sumSeqs = 0;
+  let maxWaiting = 0;
+
+  /** Sends reqs[next] at time t (engine id = its index). */
+  const send = (t: number): void => {
+    const i = next++;
+    const q = reqs[i] as VirtualRequest;
+    const rec = emptyRecord(q.id, closed > 0 ? t : q.scheduled_ms);
+    rec.sent_ms = rec.scheduled_ms;
+    rec.prompt_tokens = q.prompt_tokens;
+    rec.client_prompt_tokens = q.prompt_tokens;
+    rec.requested_output_tokens = q.max_tokens;
+    records.push(rec);
+    const er = { id: i, prompt_tokens: q.prompt_tokens, output_tokens: q.max_tokens, block_hashes: chainHashes(q.prefix_hash_ids, Math.floor(q.prompt_tokens / bs)) };
+    const why = engine.rejectReason(er);
+    if (why !== null) {
+      rejected++;
+      rec.status = 'error';
+      rec.error_class = 'http_4xx';
+      rec.http_status = 400;
+      rec.error_message = why;
+      rec.end_ms = rec.sent_ms;
+      if (closed > 0 && next < reqs.length) send(t);
+      return;
+    }
+    engine.add(er);
+    inFlight++;
+    live[i] = { rec, chunks: new Float64Array(Math.max(1, q.max_tokens)), n: 0 };
+  };
+
+  if (closed > 0) while (next < reqs.length && inFlight < closed) send(0);
+  for (;;) {
+    if (closed <= 0) while (next < reqs.length && (reqs[next] as VirtualRequest).scheduled_ms <= clock) send(clock);
+    if (engine.numWaiting > maxWaiting) maxWaiting = engine.numWaiting;
+    if (engine.hasWork()) {
+      const r = engine.step();
+      const end = clock + r.duration_ms;
+      sumTokens += r.shape.tokens;
+      sumSeqs += r.shape.seqs;
+      for (const s of r.emitted) {
+        const l = live[s.id] as Live;
+        l.chunks[l.n++] = end;
+      }
+      clock = end;
+      for (const s of r.finished) {
+        const l = live[s.id] as Live;
+        live[s.id] = undefined;
+        const rec = l.rec;
+        rec.chunk_ms = l.chunks.subarray(0, l.n);
+        rec.first_token_ms = l.n > 0 ? (l.chunks[0] as number) : null;
+        rec.end_ms = end;
+        rec.output_tokens = l.n;
+        rec.token_source = 'usage';
+        rec.finish_reason = 'length';
+        inFlight--;
+        if (closed > 0 && next < reqs.length) send(end);
+      }
+    } else if (closed <= 0 && next < reqs.length) {
+      clock = Math.max(clock, (reqs[next] as VirtualRequest).scheduled_ms);
+    } else {
+      break;
+    }
+  }
+  const c = engine.counters;
+  return {
+    records,
+    stats: {
+      requests: reqs.length,
+      rejected,
+      sim_duration_ms: clock,
+      steps: c.steps,
+      preemptions: c.preemptions,
+      prefix_queries: c.prefix_queries,
+      prefix_hits: c.prefix_hits,
+      prefix_hit_rate: c.prefix_queries > 0 ? c.prefix_hits / c.prefix_queries : 0,
+      mean_step_tokens: c.steps > 0 ? sumTokens / c.steps : 0,
+      mean_step_seqs: c.steps > 0 ? sumSeqs / c.steps : 0,
+      num_gpu_blocks: engine.kv.numBlocks,
+      max_waiting: maxWaiting,
+      generation_tokens: c.generation_tokens,
+      wall_ms: performance.now() - wall0,
+    },
+  };
+}

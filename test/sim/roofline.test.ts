@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { engineConfig, numGpuBlocks } from '../../src/sim/engine/config.js';
+import { hardwareProfile, modelProfile } from '../../src/sim/engine/profiles.js';
+import { kvBytesPerToken, weightBytes } from '../../src/sim/engine/models.js';
+import { Roofline, weightBytesRead } from '../../src/sim/engine/roofline.js';
+
+const h100 = hardwareProfile('h100');
+const h200 = hardwareProfile('h200');
+const llama8b = modelProfile('llama-3.1-8b');
+const cfg = engineConfig();
+
+describe('profiles against published figures', () => {
+  it('Llama-3.1-8B: 16.06 GB of bf16 weights, 128 KiB of KV per token', () => {
+    expect(weightBytes(llama8b)).toBeCloseTo(16.06e9, -7);
+    // 2 (K,V) × 32 layers × 8 KV heads × 128 head dim × 2 bytes = 131,072 B
+    expect(kvBytesPerToken(llama8b)).toBe(128 * 1024);
+  });
+
+  it('H100 vs H200: same compute, 3.35 vs 4.8 TB/s', () => {
+    expect(h100.peak_flops).toBe(989e12);
+    expect(h200.peak_flops).toBe(989e12);
+    expect(h100.mem_bandwidth).toBe(3.35e12);
+    expect(h200.mem_bandwidth).toBe(4.8e12);
+  });
+
+  it('KV blocks of 8B on one H100 ≈ 450k tokens', () => {
+    // (0.9 × 80 GiB − 16.06 GB − 1 GiB) / (128 KiB × 16) = (77.31 − 16.06 − 1.07) GB / 2.097 MB ≈ 28,693
+    const blocks = numGpuBlocks(h100, llama8b, cfg);
+    expect(blocks).toBeGreaterThan(28_000);
+    expect(blocks).toBeLessThan(29_500);
+  });
+});
+
+describe('roofline step time', () => {
+  it('batch-1 decode step = weight bytes / bandwidth, within the efficiency factor', () => {
+    const r = new Roofline(h100, llama8b, cfg);
+    const c = r.cost({ tokens: 1, seqs: 1, attn_ctx: 128, kv_tokens: 128 });
+    const ideal = (16.06e9 / 3.35e12) * 1000; // 4.79 ms: the bound no H100 can beat
+    expect(c.memory_ms).toBeGreaterThan(c.compute_ms);
+    const roofMs = c.total_ms - c.overhead_ms;
+    expect(roofMs).toBeGreaterThanOrEqual(ideal);
+    expect(roofMs).toBeLessThanOrEqual((ideal / cfg.memory_efficiency) * 1.01); // KV of 128 tokens adds < 1%
+    expect(roofMs * cfg.memory_efficiency).toBeCloseTo(ideal, 1);
+    // overhead: 0.126 + 32 × 0.032 + 0.004 = 1.154 ms
+    expect(c.overhead_ms).toBeCloseTo(1.154, 6);
+    const h = new Roofline(h200, llama8b, cfg).cost({ tokens: 1, seqs: 1, attn_ctx: 1, kv_tokens: 1 });
+    expect(h.total_ms).toBeGreaterThan((16.06e9 / 4.8e12) * 1000); // 3.35 ms
+    expect(h.total_ms).toBeLessThan(c.total_ms);
+  });
+
+  it('batch 64 at 2,048-token contexts reads as many KV bytes as weight bytes', () => {
+    const kv = 64 * 2048 * kvBytesPerToken(llama8b); // 17.2 GB
+    expect(kv / weightBytes(llama8b)).toBeGreaterThan(0.95);
+    expect(kv / weightBytes(llama8b)).toBeLessThan(1.1);
+    const r = new Roofline(h100, llama8b, cfg);
+    const b1 = r.cost({ tokens: 1, seqs: 1, attn_ctx: 1, kv_tokens: 1 });
+    const b64 = r.cost({ tokens: 64, seqs: 64, attn_ctx: 64 * 2048, kv_tokens: 64 * 2048 });
+    expect(b64.memory_ms / b1.memory_ms).toBeGreaterThan(1.95);
+    expect(b64.memory_ms / b1.memory_ms).toBeLessThan(2.1);
+  });
+
+  it('large prefill is compute bound: 2 × params × tokens / (peak × efficiency)', () => {
+    const r = new Roofline(h100, llama8b, cfg);
+    const c = r.cost({ tokens: 8192, seqs: 1, attn_ctx: (8192 * 8193) / 2, kv_tokens: 8192 });
+    expect(c.compute_ms).toBeGreaterThan(c.memory_ms);
+    const linear = ((2 * 8.03e9 * 8192) / (989e12 * 0.45)) * 1000; // 295.6 ms
+    expect(c.compute_ms).toBeGreaterThan(linear);
+    expect(c.compute_ms).toBeLessThan(linear * 1.2); // attention adds < 20% at 8k
+  });
+
+  it('tensor parallelism divides the roofline and adds communication', () => {
+    const m70 = modelProfile('llama-3.1-70b');
+    const tp1 = new Roofline(h100, m70, engineConfig({ tensor_parallel: 1 })).cost({ tokens: 1, seqs: 1, attn_ctx: 1, kv_tokens: 1 });
+    const tp4 = new Roofline(h100, m70, engineConfig({ tensor_parallel: 4 })).cost({ tokens: 1, seqs: 1, attn_ctx: 1, kv_tokens: 1 });
+    expect(tp4.memory_ms).toBeCloseTo(tp1.memory_ms / 4, 6);
+    expect(tp4.comm_ms).toBeGreaterThan(0);
+    expect(tp1.comm_ms).toBe(0);
+  });
+
+  it('MoE reads only the experts a step touches', () => {
+    const mix = modelProfile('mixtral-8x7b');
+    // one token: shared 1.6 B + 2/8 of 45.1 B experts = 12.9 B params
+    expect(weightBytesRead(mix, 1) / 2).toBeCloseTo(12.875e9, -8);
+    // many tokens touch every expert: all 46.7 B
+    expect(weightBytesRead(mix, 256) / 2).toBeCloseTo(46.7e9, -8);
+  });
+});
