@@ -1,0 +1,58 @@
+/**
+ * Growable byte and float buffers for the SSE hot path: amortized O(1) append, no per-chunk
+ * allocation once warm. `length` is the used part; the backing array may be replaced on growth,
+ * so never keep a view across appends.
+ */
+
+export class ByteBuffer {
+  bytes: Uint8Array;
+  length = 0;
+
+  constructor(capacity = 256) {
+    this.bytes = new Uint8Array(capacity);
+  }
+
+  append(src: Uint8Array, start: number, stop: number): void {
+    const n = stop - start;
+    this.reserve(this.length + n);
+    this.bytes.set(src.subarray(start, stop), this.length);
+    this.length += n;
+  }
+
+  appendByte(c: number): void {
+    this.reserve(this.length + 1);
+    this.bytes[this.length++] = c;
+  }
+
+  private reserve(need: number): void {
+    if (need <= this.bytes.length) return;
+    let cap = this.bytes.length * 2;
+    while (cap < need) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.bytes.subarray(0, this.length));
+    this.bytes = next;
+  }
+}
+
+export class FloatBuffer {
+  values: Float64Array;
+  length = 0;
+
+  constructor(capacity = 64) {
+    this.values = new Float64Array(capacity);
+  }
+
+  push(v: number): void {
+    if (this.length === this.values.length) {
+      const next = new Float64Array(this.values.length * 2);
+      next.set(this.values);
+      this.values = next;
+    }
+    this.values[this.length++] = v;
+  }
+
+  /** A view of the used part (shares memory until the next growth). */
+  view(): Float64Array {
+    return this.values.subarray(0, this.length);
+  }
+}
