@@ -49,8 +49,8 @@ export function computeMetrics(records: readonly RequestRecord[], opts: MetricsO
 }
 
 /**
- * RunMetrics per task label (null → 'default'). Every task is measured over the run's
- * window (not its own first send to last end), so task throughputs add up to the run's.
+ * RunMetrics per task label (null → 'default'), keys sorted. Every task is measured over the
+ * run's window (not its own first send to last end), so task throughputs add up to the run's.
  */
 export function computeMetricsByTask(
   records: readonly RequestRecord[],
@@ -58,18 +58,39 @@ export function computeMetricsByTask(
 ): Record<string, RunMetrics> {
   const measure = measureRecords(records);
   const window = measuredWindow(measure);
-  const groups = new Map<string, RequestRecord[]>();
-  for (const r of measure) {
-    const key = r.task ?? 'default';
-    let g = groups.get(key);
-    if (g === undefined) groups.set(key, (g = []));
-    g.push(r);
-  }
   const out: Record<string, RunMetrics> = {};
-  for (const [task, g] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    out[task] = computeOver(g, window, opts);
+  for (const [task, g] of groupBy(measure, (r) => r.task ?? 'default')) out[task] = computeOver(g, window, opts);
+  return out;
+}
+
+/**
+ * RunMetrics per sweep stage, keyed by stage index. Stages run one after another, so each is
+ * measured over its own window (its first send to its last end).
+ */
+export function computeMetricsByStage(
+  records: readonly RequestRecord[],
+  opts: MetricsOptions = {},
+): Record<number, RunMetrics> {
+  const out: Record<number, RunMetrics> = {};
+  for (const [stage, g] of groupBy(measureRecords(records), (r) => r.stage)) {
+    out[stage] = computeOver(g, measuredWindow(g), opts);
   }
   return out;
+}
+
+/** Groups in ascending key order. */
+function groupBy<K extends string | number>(
+  records: readonly RequestRecord[],
+  key: (r: RequestRecord) => K,
+): Array<[K, RequestRecord[]]> {
+  const groups = new Map<K, RequestRecord[]>();
+  for (const r of records) {
+    const k = key(r);
+    let g = groups.get(k);
+    if (g === undefined) groups.set(k, (g = []));
+    g.push(r);
+  }
+  return [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Figures of measure-phase `measure` records over `window`. */

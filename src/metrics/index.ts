@@ -1,6 +1,13 @@
 /** Public API of the metrics module: pure functions of request records. */
 
-export { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from './compute.js';
+export {
+  computeMetrics,
+  computeMetricsByStage,
+  computeMetricsByTask,
+  computeOver,
+  measureRecords,
+  measuredWindow,
+} from './compute.js';
 export type { Window } from './compute.js';
 export { checkSlos, isGood, meetsSlo, sloMetricFromName } from './goodput.js';
 export type {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeMetrics, computeMetricsByTask } from '../../src/metrics/compute.js';
+import { computeMetrics, computeMetricsByStage, computeMetricsByTask } from '../../src/metrics/compute.js';
 import { rec } from './make-record.js';
 
 /**
@@ -59,6 +59,8 @@ describe('computeMetrics on the worked example', () => {
     // from schedule: B 1220 − 1100 = 120; sorted [50, 100, 120]
     expect(m.latency.ttft_from_schedule_ms.max).toBe(120);
     expect(m.latency.ttft_from_schedule_ms.p50).toBe(100);
+    // p90: h = 2 · 0.9 = 1.8 → 100 + 0.8 · (120 − 100) = 116
+    expect(m.latency.ttft_from_schedule_ms.p90).toBeCloseTo(116, 12);
   });
 
   it('computes TPOT only for outputs of more than one token', () => {
@@ -66,6 +68,8 @@ describe('computeMetrics on the worked example', () => {
     const t = m.latency.tpot_ms;
     expect(t.count).toBe(2);
     expect(t.mean).toBe(65);
+    // std = sqrt(((50 − 65)² + (80 − 65)²) / 2) = 15
+    expect(t.std).toBe(15);
     // h = 1 · 0.9 = 0.9 → 50 + 0.9 · 30 = 77
     expect(t.p90).toBeCloseTo(77, 12);
   });
@@ -79,12 +83,16 @@ describe('computeMetrics on the worked example', () => {
     expect(i.p50).toBe(50);
     expect(i.p90).toBe(200);
     expect(i.max).toBe(300);
+    // std = sqrt((4 · 50² + 0² + 200²) / 6) = sqrt(50000 / 6) ≈ 91.29
+    expect(i.std).toBeCloseTo(Math.sqrt(50000 / 6), 10);
   });
 
   it('computes E2EL from send and from schedule', () => {
     // A 250, B 1230 − 1120 = 110, C 500 → mean 860 / 3
     expect(m.latency.e2el_ms.mean).toBeCloseTo(860 / 3, 12);
     expect(m.latency.e2el_ms.p50).toBe(250);
+    // sorted [110, 250, 500], p90: h = 1.8 → 250 + 0.8 · 250 = 450
+    expect(m.latency.e2el_ms.p90).toBeCloseTo(450, 12);
     // from schedule: B 1230 − 1100 = 130
     expect(m.latency.e2el_from_schedule_ms.min).toBe(130);
   });
@@ -94,6 +102,8 @@ describe('computeMetrics on the worked example', () => {
     expect(m.latency.schedule_lag_ms.count).toBe(4);
     expect(m.latency.schedule_lag_ms.mean).toBe(5);
     expect(m.latency.schedule_lag_ms.max).toBe(20);
+    // std = sqrt((3 · 5² + 15²) / 4) = sqrt(75)
+    expect(m.latency.schedule_lag_ms.std).toBeCloseTo(Math.sqrt(75), 12);
   });
 
   it('gives failure rates over all measure attempts', () => {
@@ -210,5 +220,21 @@ describe('computeMetricsByTask', () => {
     expect(byTask.default!.throughput.output_tokens_per_s).toBe(0.5);
     expect(all.throughput.output_tokens_per_s).toBe(3);
     expect(byTask.chat!.requests.total).toBe(1);
+  });
+});
+
+describe('computeMetricsByStage', () => {
+  it('measures each stage over its own window', () => {
+    const records = [
+      rec({ stage: 0, sent_ms: 0, chunks: [100, 200], end_ms: 1000 }),
+      rec({ stage: 1, sent_ms: 5000, chunks: [5100, 5200, 5300], end_ms: 5500 }),
+      rec({ stage: 1, sent_ms: 5200, chunks: [5300], end_ms: 6000 }),
+    ];
+    const byStage = computeMetricsByStage(records);
+    expect(Object.keys(byStage)).toEqual(['0', '1']);
+    // stage 0: 2 tokens / 1 s; stage 1: 4 tokens / (6000 − 5000) ms = 4 tok/s
+    expect(byStage[0]!.throughput.output_tokens_per_s).toBe(2);
+    expect(byStage[1]!.duration_s).toBe(1);
+    expect(byStage[1]!.throughput.output_tokens_per_s).toBe(4);
   });
 });
