@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { arrivalTimes } from '../../src/load/arrivals.js';
+import type { RequestRecord } from '../../src/record/record.js';
+import { runLoad, type RunnerOptions, type Sender } from '../../src/runner/run-load.js';
+import type { Workload, WorkItem } from '../../src/workload/types.js';
+
+const workload: Workload = {
+  skipped: 0,
+  describe: () => ({}),
+  next: (): WorkItem => ({ prompt: 'p', messages: null, prompt_tokens: 1, max_tokens: 4, task: null, expected: null, session: null, turn: null }),
+};
+
+/** A sender that answers after `latencyMs`, tracking how many requests overlap. */
+class FakeSender implements Sender {
+  inflight = 0;
+  maxInflight = 0;
+  private cancelled = false;
+  private readonly waiting = new Set<() => void>();
+  constructor(private readonly latencyMs: number, private readonly clock: () => number) {}
+  async send(rec: RequestRecord): Promise<RequestRecord> {
+    rec.sent_ms = this.clock();
+    this.inflight++;
+    this.maxInflight = Math.max(this.maxInflight, this.inflight);
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(done, this.latencyMs);
+      const self = this;
+      function done() {
+        clearTimeout(t);
+        self.waiting.delete(done);
+        resolve();
+      }
+      this.waiting.add(done);
+    });
+    this.inflight--;
+    rec.end_ms = this.clock();
+    if (this.cancelled) {
+      rec.status = 'cancelled';
+      rec.error_class = 'cancelled';
+    } else {
+      rec.first_token_ms = rec.end_ms;
+      rec.output_tokens = 4;
+    }
+    return rec;
+  }
+  cancelAll(): void {
+    this.cancelled = true;
+    for (const w of [...this.waiting]) w();
+  }
+}
+
+function setup(latencyMs: number, over: Partial<RunnerOptions>) {
+  const t0 = performance.now();
+  const clock = () => performance.now() - t0;
+  const sender = new FakeSender(latencyMs, clock);
+  const opts: RunnerOptions = {
+    plan: { mode: 'open', arrivals: arrivalTimes({ rate: Infinity, burstiness: 1, kind: 'poisson', seed: 0 }), maxConcurrency: null },
+    phases: { warmup: { requests: 0 }, cooldown: { requests: 0 }, totalRequests: null, durationMs: null },
+    totalRequests: 10,
+    durationMs: null,
+    graceMs: 0,
+    workload,
+    sender,
+    clock,
+    onRecord: () => {},
+    ...over,
+  };
+  return { opts, sender };
+}
+
+describe('runLoad', () => {
+  it('open loop never waits for responses to send the next request', async () => {
+    // 20 requests at 100/s (constant) take 190 ms to send; each response takes 300 ms.
+    const { opts, sender } = setup(300, {
+      plan: { mode: 'open', arrivals: arrivalTimes({ rate: 100, burstiness: 1, kind: 'constant', seed: 0 }), maxConcurrency: null },
+      totalRequests: 20,
+    });
+    const out = await runLoad(opts);
+    expect(out.records).toHaveLength(20);
+    expect(sender.maxInflight).toBe(20);
+    const byId = [...out.records].sort((a, b) => a.id - b.id);
+    byId.forEach((r, i) => {
+      expect(r.scheduled_ms).toBeCloseTo(i * 10, 6);
+      expect(r.sent_ms - r.scheduled_ms).toBeLessThan(25);
+    });
+    expect(out.dispatchLagMs.length).toBe(20);
+  });
+
+  it('--max-concurrency holds requests back and the wait shows as lateness', async () => {
+    const seen: RequestRecord[] = [];
+    const { opts, sender } = setup(60, {
+      plan: { mode: 'open', arrivals: arrivalTimes({ rate: Infinity, burstiness: 1, kind: 'poisson', seed: 0 }), maxConcurrency: 2 },
+      totalRequests: 6,
+      onRecord: (r) => seen.push(r),
+    });
+    const out = await runLoad(opts);
+    expect(sender.maxInflight).toBe(2);
+    expect(seen).toHaveLength(6);
+    const lags = out.records.map((r) => r.sent_ms - r.scheduled_ms).sort((a, b) => a - b);
+    // Two waves wait ≈60 ms and ≈120 ms for a slot.
+    expect(lags.filter((l) => l > 50)).toHaveLength(4);
+    expect(lags.filter((l) => l > 110)).toHaveLength(2);
+    for (const r of out.records) expect(r.scheduled_ms).toBe(0);
+  });
+
+  it('closed loop keeps exactly N in flight and sets scheduled = sent', async () => {
+    const { opts, sender } = setup(20, { plan: { mode: 'closed', concurrency: 3 }, totalRequests: 12 });
+    const out = await runLoad(opts);
+    expect(out.records).toHaveLength(12);
+    expect(sender.maxInflight).toBe(3);
+    for (const r of out.records) expect(r.scheduled_ms).toBe(r.sent_ms);
+    expect(new Set(out.records.map((r) => r.id)).size).toBe(12);
+  });
+
+  it('--duration stops sending, then cancels what outlives the grace period', async () => {
+    const { opts } = setup(1000, {
+      plan: { mode: 'open', arrivals: arrivalTimes({ rate: 50, burstiness: 1, kind: 'constant', seed: 0 }), maxConcurrency: null },
+      totalRequests: null,
+      durationMs: 200,
+      graceMs: 50,
+    });
+    const t0 = Date.now();
+    const out = await runLoad(opts);
+    expect(Date.now() - t0).toBeLessThan(800);
+    // Sent at 0, 20, …, 180 ms: 10 requests.
+    expect(out.records).toHaveLength(10);
+    for (const r of out.records) expect(r.status).toBe('cancelled');
+  });
+
+  it('assigns phases by index', async () => {
+    const { opts } = setup(1, {
+      totalRequests: 10,
+      phases: { warmup: { requests: 2 }, cooldown: { requests: 1 }, totalRequests: 10, durationMs: null },
+    });
+    const out = await runLoad(opts);
+    const phase = (id: number) => out.records.find((r) => r.id === id)!.phase;
+    expect([phase(0), phase(1), phase(2), phase(8), phase(9)]).toEqual(['warmup', 'warmup', 'measure', 'measure', 'cooldown']);
+  });
+
+  it('an abort signal ends the run early, cancelling in-flight and queued requests', async () => {
+    const ac = new AbortController();
+    const { opts } = setup(10_000, {
+      plan: { mode: 'open', arrivals: arrivalTimes({ rate: Infinity, burstiness: 1, kind: 'poisson', seed: 0 }), maxConcurrency: 3 },
+      totalRequests: 8,
+      signal: ac.signal,
+    });
+    setTimeout(() => ac.abort(), 50);
+    const out = await runLoad(opts);
+    expect(out.interrupted).toBe(true);
+    expect(out.records).toHaveLength(8);
+    for (const r of out.records) expect(r.status).toBe('cancelled');
+  });
+});
