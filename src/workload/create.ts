@@ -9,6 +9,12 @@ import type { SubWorkloadSpec, WorkloadSpec } from './spec.js';
 import { createTextMaker } from './synthetic.js';
 import { loadTokenizer } from './tokenizers/load.js';
 import type { Workload, WorkloadOptions } from './types.js';
+import type { Tokenizer } from './tokenizer.js';
+import { Issues, defaultWarn, entriesWorkload } from './datasets/entries.js';
+import type { Entry } from './datasets/entries.js';
+import { readShareGpt } from './datasets/sharegpt.js';
+import { readJsonl } from './datasets/jsonl.js';
+import { readHf } from './datasets/hf.js';
 
 export async function createWorkload(spec: WorkloadSpec, opts: WorkloadOptions): Promise<Workload> {
   if (spec.tasks) {
@@ -26,7 +32,30 @@ export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOpt
   switch (spec.dataset_name) {
     case 'random':
       return randomWorkload(resolved, opts.seed, maker);
+    case 'sharegpt':
+    case 'jsonl':
+    case 'hf':
+      return fileDataset(resolved, opts, tokenizer, field);
     default:
       throw new UserError(`${field}.dataset_name: ${spec.dataset_name} is not supported yet`);
   }
+}
+
+async function fileDataset(spec: SubWorkloadSpec, opts: WorkloadOptions, tok: Tokenizer, field: string): Promise<Workload> {
+  const path = spec.dataset_path;
+  if (path === null) throw new UserError(`${field}.dataset_path: required for --dataset-name ${spec.dataset_name}`);
+  const warn = opts.warn ?? defaultWarn;
+  let entries: Entry[];
+  let issues: Issues;
+  let source = path;
+  if (spec.dataset_name === 'hf') {
+    const r = await readHf(spec, tok, warn);
+    entries = r.entries;
+    issues = r.issues;
+    source = r.source;
+  } else {
+    issues = new Issues(path, warn);
+    entries = spec.dataset_name === 'sharegpt' ? await readShareGpt(path, tok, issues) : await readJsonl(path, tok, issues);
+  }
+  return entriesWorkload(entries, spec, opts.seed, { dataset: spec.dataset_name, path: source, tokenizer: tok, issues, parsed: entries.length });
 }

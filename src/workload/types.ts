@@ -54,4 +54,6 @@ export interface WorkloadOptions {
   endpointKind: 'completions' | 'chat';
   /** Number of requests the run will send, when known; only used for describe() figures. */
   numPrompts?: number;
+  /** Where dataset warnings (malformed lines) go; default: stderr. */
+  warn?: (message: string) => void;
 }
