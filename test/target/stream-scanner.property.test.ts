@@ -9,7 +9,6 @@ const enc = new TextEncoder();
 
 const tricky = fc.constantFrom('', '"text":"x"', '\\"content\\":\\"y\\"', '\\', '"', '\n', '\r\n', 'é中🙂', '\u2028', 'data: x\n\n', '}]}', '\u0000');
 const str = fc.oneof(fc.string({ maxLength: 6 }), fc.string({ unit: 'binary', maxLength: 6 }), tricky);
-const maybe = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(a, { nil: undefined, freq: 2 });
 const usage = fc.oneof(
   fc.constant(null),
   fc.record({ prompt_tokens: fc.nat(5000), completion_tokens: fc.nat(5000), total_tokens: fc.nat(9000) }),
