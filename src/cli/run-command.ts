@@ -43,6 +43,22 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
   let dir: RunDir | null = null;
   let writer: RecordsWriter | null = null;
   try {
+    // Everything the user could have got wrong is checked before anything starts.
+    const kind = endpointKind(spec.target.endpoint);
+    const workload = await createWorkload(spec.workload, { seed: spec.load.seed, endpointKind: kind, numPrompts: spec.load.num_prompts ?? undefined });
+    if (workload.skipped > 0) log(`workload: skipped ${workload.skipped} malformed dataset entries`);
+    const load = spec.load;
+    const replay = workload.timed ? timedPlan(workload) : null;
+    const totalRequests = replay ? Math.min(load.num_prompts ?? Infinity, workload.timed!.length) : load.num_prompts;
+    const phases: PhasePlan = {
+      warmup: load.warmup,
+      cooldown: load.cooldown,
+      totalRequests,
+      durationMs: load.duration_ms,
+    };
+    const problem = phasePlanProblem(phases);
+    if (problem) throw new UserError(problem);
+
     let baseUrl = spec.target.base_url;
     let model = spec.target.model;
     let simulator: Record<string, unknown> | null = null;
@@ -64,9 +80,6 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
     }
     const ignoreEos = spec.target.ignore_eos ?? simulated;
     const apiKey = io.env[spec.target.api_key_env] || null;
-    const kind = endpointKind(spec.target.endpoint);
-    const workload = await createWorkload(spec.workload, { seed: spec.load.seed, endpointKind: kind, numPrompts: spec.load.num_prompts ?? undefined });
-    if (workload.skipped > 0) log(`workload: skipped ${workload.skipped} malformed dataset entries`);
 
     const targetBase = {
       baseUrl: baseUrl!,
@@ -90,17 +103,6 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       throw new UserError('--model: required with --no-preflight');
     }
 
-    const load = spec.load;
-    const replay = workload.timed ? timedPlan(workload) : null;
-    const totalRequests = replay ? Math.min(load.num_prompts ?? Infinity, workload.timed!.length) : load.num_prompts;
-    const phases: PhasePlan = {
-      warmup: load.warmup,
-      cooldown: load.cooldown,
-      totalRequests,
-      durationMs: load.duration_ms,
-    };
-    const problem = phasePlanProblem(phases);
-    if (problem) throw new UserError(problem);
     const arrival = resolveArrivalKind(load.arrival, load.burstiness);
     const plan: LoadPlan =
       load.concurrency !== null

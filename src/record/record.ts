@@ -65,7 +65,6 @@ export interface RequestRecord {
   token_source: TokenSource;
   /** Client-side prompt token count (estimate or tokenizer), for usage cross-checks. */
   client_prompt_tokens: number | null;
-  /** Number of content chunks seen (== chunk_ms.length; kept for readers without arrays). */
   status: RequestStatus;
   error_class: ErrorClass | null;
   http_status: number | null;

@@ -13,14 +13,8 @@ export function resolveProgressMode(mode: 'auto' | ProgressMode, stream: NodeJS.
 }
 
 export function progressLine(p: ProgressSnapshot, prevTokens: number, intervalS: number): string {
-  let done = '';
-  let fraction: number | null = null;
-  if (p.total !== null) {
-    fraction = p.done / p.total;
-    done = `${p.done}/${p.total}`;
-  } else {
-    done = `${p.done} done`;
-  }
+  let fraction: number | null = p.total !== null ? p.done / p.total : null;
+  const done = p.total !== null ? `${p.done}/${p.total}` : `${p.done} done`;
   if (p.duration_ms !== null) {
     const f = Math.min(1, p.elapsed_ms / p.duration_ms);
     fraction = fraction === null ? f : Math.max(fraction, f);

@@ -75,10 +75,21 @@ export const SimSpecSchema = z
   })
   .strict();
 
-const SloEntry = z.union([
-  unit((v) => parseSlo(String(v)), 'METRIC:THRESHOLD, e.g. ttft:500 (ms) or e2el:10s'),
-  z.object({ metric: z.enum(SLO_METRICS), threshold_ms: z.number().positive() }).strict(),
-]);
+const SloObject = z.object({ metric: z.enum(SLO_METRICS), threshold_ms: z.number().positive() }).strict();
+
+/** `"ttft:500"` or `{metric: ttft_ms, threshold_ms: 500}`; one error message that says which form is wanted. */
+const SloEntry = z
+  .union([z.string(), SloObject])
+  .describe('METRIC:THRESHOLD such as ttft:500 (ms) or e2el:10s, or {metric, threshold_ms}')
+  .transform((v, ctx) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return parseSlo(v);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: err instanceof UnitError ? err.message : String(err) });
+      return z.NEVER;
+    }
+  });
 
 export function buildRunSpecSchema<W extends z.ZodType>(workload: W) {
   return z

@@ -206,7 +206,7 @@ export class HttpTarget {
   }
 
   private finishComplete(rec: RequestRecord, bodyText: string, now: number): void {
-    let parsed = null;
+    let parsed: ReturnType<typeof parseCompleteResponse>;
     try {
       parsed = parseCompleteResponse(JSON.parse(bodyText));
     } catch {

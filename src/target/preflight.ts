@@ -5,6 +5,7 @@
  */
 import { UserError } from '../errors/user-error.js';
 import { emptyRecord } from '../record/record.js';
+import { getJson, type GetJsonResult } from './get-json.js';
 import { HttpTarget, type TargetConfig } from './http-client.js';
 
 export interface PreflightResult {
@@ -19,23 +20,21 @@ export interface PreflightResult {
 
 async function listModels(baseUrl: string, headers: Record<string, string>, timeoutMs: number): Promise<string[] | null> {
   const url = new URL('v1/models', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-  let res: Response;
+  let res: GetJsonResult;
   try {
-    res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    res = await getJson(url, headers, timeoutMs);
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-    throw new UserError(`--base-url ${baseUrl}: cannot reach the server (${cause}); is it running?`);
+    const e = err as NodeJS.ErrnoException;
+    throw new UserError(`--base-url ${baseUrl}: cannot reach the server (${e.code ?? e.message}); is it running?`);
   }
   if (res.status === 401 || res.status === 403) {
     throw new UserError(`--base-url ${baseUrl}: GET /v1/models answered HTTP ${res.status}; set the API key in the environment variable named by --api-key-env`);
   }
-  if (!res.ok) return null; // some servers do not serve /v1/models; the probe request decides
-  try {
-    const body = (await res.json()) as { data?: Array<{ id?: unknown }> };
-    return (body.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string');
-  } catch {
-    return null;
-  }
+  // Some servers do not serve /v1/models; then the probe request decides.
+  if (res.status !== 200 || typeof res.json !== 'object' || res.json === null) return null;
+  const data = (res.json as { data?: unknown }).data;
+  if (!Array.isArray(data)) return null;
+  return data.map((m: { id?: unknown }) => m?.id).filter((id): id is string => typeof id === 'string');
 }
 
 export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: string | null }): Promise<PreflightResult> {

@@ -22,13 +22,12 @@ class FakeSender implements Sender {
     this.inflight++;
     this.maxInflight = Math.max(this.maxInflight, this.inflight);
     await new Promise<void>((resolve) => {
-      const t = setTimeout(done, this.latencyMs);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(t);
-        self.waiting.delete(done);
+        this.waiting.delete(done);
         resolve();
-      }
+      };
+      const t = setTimeout(done, this.latencyMs);
       this.waiting.add(done);
     });
     this.inflight--;

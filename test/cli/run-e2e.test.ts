@@ -1,0 +1,143 @@
+/**
+ * End to end over real HTTP on 127.0.0.1: the CLI drives the simulated engine in fixed-delay
+ * mode, whose known delays bound the measured TTFT and TPOT.
+ */
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimServer, type SimServer } from '../../src/sim/index.js';
+import type { RunResult } from '../../src/report/result-json.js';
+import { runCli } from '../helpers/cli.js';
+
+const PREFILL_MS = 30;
+const PER_TOKEN_MS = 4;
+const OUTPUT_LEN = 16;
+
+function onlyRunDir(resultDir: string): string {
+  const dirs = readdirSync(resultDir);
+  expect(dirs).toHaveLength(1);
+  return join(resultDir, dirs[0]!);
+}
+
+describe('infermeter run (built-in simulator, fixed delays)', () => {
+  let resultDir: string;
+  let result: RunResult;
+  let stdout: string;
+  let vllmFile: string;
+
+  beforeAll(async () => {
+    resultDir = mkdtempSync(join(tmpdir(), 'infermeter-e2e-'));
+    const vllmPath = join(mkdtempSync(join(tmpdir(), 'infermeter-vllm-')), 'vllm.json');
+    vllmFile = vllmPath;
+    const out = await runCli([
+      'run',
+      '--sim-prefill-ms', String(PREFILL_MS),
+      '--sim-per-token-ms', String(PER_TOKEN_MS),
+      '--num-prompts', '24',
+      '--request-rate', '40',
+      '--warmup', '2',
+      '--random-input-len', '64',
+      '--random-output-len', String(OUTPUT_LEN),
+      '--goodput', 'ttft:1s', 'tpot:100',
+      '--result-dir', resultDir,
+      '--vllm-json', vllmPath,
+      '--progress', 'none',
+      '--name', 'e2e',
+    ]);
+    expect(out.stderr).toContain('pre-flight ok');
+    expect(out.code).toBe(0);
+    stdout = out.stdout;
+    result = JSON.parse(readFileSync(join(onlyRunDir(resultDir), 'result.json'), 'utf8')) as RunResult;
+  });
+
+  it('prints the summary table', () => {
+    expect(stdout).toMatch(/TTFT \(ms\)/);
+    expect(stdout).toMatch(/Output tokens\/s/);
+    expect(stdout).toMatch(/Goodput/);
+    expect(stdout).toMatch(/Run validity: VALID/);
+  });
+
+  it('measures only the measure phase, all ok, with exact usage counts', () => {
+    const m = result.metrics;
+    expect(m.requests.total).toBe(22);
+    expect(m.requests.ok).toBe(22);
+    expect(m.tokens.output_total).toBe(22 * OUTPUT_LEN);
+    expect(m.tokens.token_sources.usage).toBe(22);
+  });
+
+  it('TTFT and TPOT are bounded by the simulator’s known delays', () => {
+    const { ttft_ms, tpot_ms, e2el_ms } = result.metrics.latency;
+    // Lower bounds are physics: the server waits PREFILL_MS before the first token and
+    // PER_TOKEN_MS between tokens (its timers run on absolute times, so a late first token can
+    // shorten later gaps by at most that lateness spread over n − 1 gaps, hence the 1 ms slack).
+    // Upper bounds are loose enough for a loaded 2-core CI machine, tight enough to catch a
+    // clock taken at the wrong moment (e.g. at dispatch instead of at send, or per read).
+    expect(ttft_ms.min!, 'TTFT min').toBeGreaterThanOrEqual(PREFILL_MS - 1);
+    expect(ttft_ms.p50!, 'TTFT p50').toBeLessThan(PREFILL_MS + 100);
+    expect(tpot_ms.min!, 'TPOT min').toBeGreaterThanOrEqual(PER_TOKEN_MS - 1);
+    expect(tpot_ms.p50!, 'TPOT p50').toBeLessThan(PER_TOKEN_MS + 10);
+    // E2EL ≥ prefill + (n−1) token gaps.
+    expect(e2el_ms.min!, 'E2EL min').toBeGreaterThanOrEqual(PREFILL_MS + (OUTPUT_LEN - 1) * PER_TOKEN_MS - 1);
+    expect(result.metrics.goodput!.good).toBe(22);
+  });
+
+  it('writes records.jsonl with one line per request, and spec.json', () => {
+    const dir = onlyRunDir(resultDir);
+    const lines = readFileSync(join(dir, 'records.jsonl'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(24);
+    const rec = JSON.parse(lines[0]!) as Record<string, unknown>;
+    for (const field of ['id', 'phase', 'scheduled_ms', 'sent_ms', 'first_token_ms', 'chunk_ms', 'end_ms', 'prompt_tokens', 'output_tokens', 'token_source', 'status']) {
+      expect(rec).toHaveProperty(field);
+    }
+    expect((rec.chunk_ms as number[]).length).toBe(OUTPUT_LEN);
+    const spec = JSON.parse(readFileSync(join(dir, 'spec.json'), 'utf8')) as { load: { num_prompts: number } };
+    expect(spec.load.num_prompts).toBe(24);
+  });
+
+  it('--vllm-json uses the keys of vllm bench serve --save-result', () => {
+    const v = JSON.parse(readFileSync(vllmFile, 'utf8')) as Record<string, number>;
+    expect(v.completed).toBe(22);
+    expect(v.total_output_tokens).toBe(22 * OUTPUT_LEN);
+    expect(v.mean_ttft_ms).toBeCloseTo(result.metrics.latency.ttft_ms.mean!, 6);
+    expect(v.p99_tpot_ms).toBeCloseTo(result.metrics.latency.tpot_ms.p99!, 6);
+    expect(v.request_throughput).toBeCloseTo(result.metrics.throughput.request_per_s!, 6);
+  });
+
+  it('analyze recomputes the same figures from the records alone, and takes new SLOs', async () => {
+    const dir = onlyRunDir(resultDir);
+    const again = await runCli(['analyze', dir, '--json']);
+    expect(again.code).toBe(0);
+    const r = JSON.parse(again.stdout) as RunResult;
+    // Times are stored with µs resolution, so figures agree to well under a microsecond.
+    expect(r.metrics.latency.ttft_ms.mean).toBeCloseTo(result.metrics.latency.ttft_ms.mean!, 3);
+    expect(r.metrics.latency.itl_ms.p99).toBeCloseTo(result.metrics.latency.itl_ms.p99!, 3);
+    expect(r.metrics.throughput.output_tokens_per_s).toBeCloseTo(result.metrics.throughput.output_tokens_per_s!, 3);
+    expect(r.metrics.requests.total).toBe(22);
+    const strict = await runCli(['analyze', join(dir, 'records.jsonl'), '--goodput', 'ttft:1', '--json']);
+    expect((JSON.parse(strict.stdout) as RunResult).metrics.goodput!.good).toBe(0);
+  });
+});
+
+describe('infermeter run against a server given by --base-url', () => {
+  let sim: SimServer;
+  beforeAll(async () => {
+    sim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 5, perTokenMs: 1 }, dialect: 'llamacpp', modelName: 'served-model' });
+  });
+  afterAll(() => sim.close());
+
+  it('closed loop on the chat endpoint, model taken from /v1/models, config file + flag override', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'infermeter-cfg-'));
+    const cfg = join(dir, 'run.yaml');
+    writeFileSync(cfg, `target:\n  endpoint: /v1/chat/completions\n  ignore_eos: true\nload:\n  concurrency: 4\n  num_prompts: 100\nworkload:\n  random_input_len: 32\n  random_output_len: 8\n`);
+    const out = await runCli(['run', '--config', cfg, '--base-url', sim.url, '--num-prompts', '12', '--no-save', '--json', '--progress', 'none']);
+    expect(out.code, out.stderr).toBe(0);
+    const r = JSON.parse(out.stdout) as RunResult;
+    expect(r.target.model).toBe('served-model');
+    expect(r.load.mode).toBe('closed');
+    expect(r.metrics.requests.total).toBe(12);
+    expect(r.metrics.requests.ok).toBe(12);
+    expect(r.metrics.tokens.output_total).toBe(12 * 8);
+    expect(r.metrics.throughput.peak_concurrency).toBeLessThanOrEqual(4);
+  });
+});
