@@ -15,6 +15,7 @@ import type { Entry } from './datasets/entries.js';
 import { readShareGpt } from './datasets/sharegpt.js';
 import { readJsonl } from './datasets/jsonl.js';
 import { readHf } from './datasets/hf.js';
+import { prefixWorkload } from './datasets/prefix.js';
 
 export async function createWorkload(spec: WorkloadSpec, opts: WorkloadOptions): Promise<Workload> {
   if (spec.tasks) {
@@ -32,6 +33,8 @@ export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOpt
   switch (spec.dataset_name) {
     case 'random':
       return randomWorkload(resolved, opts.seed, maker);
+    case 'prefix':
+      return prefixWorkload(resolved, opts.seed, maker, opts.numPrompts);
     case 'sharegpt':
     case 'jsonl':
     case 'hf':

@@ -16,6 +16,8 @@ export interface TextMaker {
   text(rng: Rng, n: number): string;
   /** `head + continuation` whose token count is exactly `total`; head is kept verbatim. */
   extend(rng: Rng, head: string, total: number): string;
+  /** `n` random single-token words: joined by single spaces they are exactly `n` tokens. */
+  words(rng: Rng, n: number): string[];
 }
 
 export function createTextMaker(tokenizer: Tokenizer = estimateTokenizer): TextMaker {
@@ -41,7 +43,7 @@ export function createTextMaker(tokenizer: Tokenizer = estimateTokenizer): TextM
     }
     return text;
   };
-  return { tokenizer, text: (rng, n) => extend(rng, '', n), extend };
+  return { tokenizer, text: (rng, n) => extend(rng, '', n), extend, words };
 }
 
 function join(head: string, parts: string[]): string {
