@@ -16,6 +16,7 @@ import { readShareGpt } from './datasets/sharegpt.js';
 import { readJsonl } from './datasets/jsonl.js';
 import { readHf } from './datasets/hf.js';
 import { prefixWorkload } from './datasets/prefix.js';
+import { traceWorkload } from './datasets/trace.js';
 
 export async function createWorkload(spec: WorkloadSpec, opts: WorkloadOptions): Promise<Workload> {
   if (spec.tasks) {
@@ -35,12 +36,12 @@ export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOpt
       return randomWorkload(resolved, opts.seed, maker);
     case 'prefix':
       return prefixWorkload(resolved, opts.seed, maker, opts.numPrompts);
+    case 'trace':
+      return traceWorkload(resolved, opts.seed, maker, opts.warn ?? defaultWarn);
     case 'sharegpt':
     case 'jsonl':
     case 'hf':
       return fileDataset(resolved, opts, tokenizer, field);
-    default:
-      throw new UserError(`${field}.dataset_name: ${spec.dataset_name} is not supported yet`);
   }
 }
 
