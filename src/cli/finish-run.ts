@@ -77,7 +77,8 @@ export function finishRun(input: FinishInput): number {
   }
   if (input.spec.output.json) input.io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
-    const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${input.target.simulated ? 'simulator' : input.target.base_url}${input.target.endpoint}`;
+    const where = input.target.simulated ? `built-in simulator (${input.target.endpoint})` : `${input.target.base_url}${input.target.endpoint}`;
+    const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${where}`;
     input.io.stdout.write(`${renderSummary(result.metrics, { title, validity: result.validity })}\n`);
     if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
   }

@@ -1,9 +1,26 @@
 /** Flags + optional --config file → one validated RunSpec. */
 import { UserError } from '../errors/user-error.js';
-import { deepMerge, readSpecFile, validateSpec } from '../spec/load-spec.js';
+import { deepMerge, readSpecFile, validateSpec, type PlainObject } from '../spec/load-spec.js';
 import { workloadSpecFromFlags } from '../workload/index.js';
 import { RunSpecSchema, type RunSpec } from './run-spec.js';
 import { LOAD_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS } from './run-flags.js';
+
+/** Number of requests and rate of the quickstart run against the built-in simulator. */
+export const SIM_DEMO_DEFAULTS = { num_prompts: 200, request_rate: 10 } as const;
+
+/**
+ * With no server and no load given, `infermeter run` is a demo: vLLM's defaults (1,000
+ * prompts all at once) would keep a first-time user waiting a minute behind a simulated
+ * queue. The summary says which defaults were used.
+ */
+function applySimulatorDemoDefaults(merged: PlainObject): void {
+  const target = (merged.target ?? {}) as PlainObject;
+  if (target.base_url != null) return;
+  const load = (merged.load ?? {}) as PlainObject;
+  if (load.num_prompts === undefined && load.duration_ms === undefined) load.num_prompts = SIM_DEMO_DEFAULTS.num_prompts;
+  if (load.request_rate === undefined && load.concurrency === undefined) load.request_rate = SIM_DEMO_DEFAULTS.request_rate;
+  merged.load = load;
+}
 
 export function resolveRunSpec(opts: Record<string, unknown>): RunSpec {
   const configPath = typeof opts.config === 'string' ? opts.config : null;
@@ -12,6 +29,7 @@ export function resolveRunSpec(opts: Record<string, unknown>): RunSpec {
   const workloadFlags = workloadSpecFromFlags(opts);
   if (Object.keys(workloadFlags).length > 0) fromFlags.workload = workloadFlags;
   const merged = deepMerge(fromFile, fromFlags);
+  applySimulatorDemoDefaults(merged);
   const spec = validateSpec(RunSpecSchema, merged, { flagPaths, configPath });
   const load = spec.load;
   if (load.concurrency !== null && load.max_concurrency !== null) {

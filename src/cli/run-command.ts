@@ -76,7 +76,10 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       baseUrl = sim.url;
       model = profile;
       simulator = { ...timing };
-      log(`No --base-url: benchmarking the built-in simulated engine (${fixed ? `fixed ${timing.kind === 'fixed' ? `${timing.prefillMs} ms prefill, ${timing.perTokenMs} ms/token` : ''}` : `${profile} on ${spec.sim.hardware}`}) at ${sim.url}`);
+      const engine = timing.kind === 'fixed' ? `fixed delays: ${timing.prefillMs} ms prefill, ${timing.perTokenMs} ms/token` : `${profile} on ${spec.sim.hardware}`;
+      const shape = load.concurrency !== null ? `concurrency ${load.concurrency}` : `${Number.isFinite(load.request_rate) ? `${load.request_rate} req/s` : 'all at once'}`;
+      log(`No --base-url: benchmarking the built-in simulated engine (${engine}) at ${sim.url}`);
+      log(`load: ${totalRequests ?? 'unbounded'} requests${load.duration_ms !== null ? ` for ${load.duration_ms / 1000} s` : ''}, ${shape} (change with --num-prompts, --request-rate, --concurrency, --duration)`);
     }
     const ignoreEos = spec.target.ignore_eos ?? simulated;
     const apiKey = io.env[spec.target.api_key_env] || null;
