@@ -7,7 +7,7 @@ import type { Backend, BackendStats, GenRequest, TokenSink } from './backend.js'
 import type { EngineConfig } from './engine/config.js';
 import { engineConfig } from './engine/config.js';
 import { Engine } from './engine/engine.js';
-import type { StepResult } from './engine/engine.js';
+import type { EngineRequest, StepResult } from './engine/engine.js';
 import type { HardwareProfile } from './engine/hardware.js';
 import type { ModelProfile } from './engine/models.js';
 import { hardwareProfile, modelProfile } from './engine/profiles.js';
@@ -26,11 +26,14 @@ export class EngineBackend implements Backend {
   readonly lateness = new LatenessStats();
   private readonly sinks = new Map<number, TokenSink>();
   private timer: NodeJS.Timeout | null = null;
+  private immediate: NodeJS.Immediate | null = null;
   private busy = false;
   private closed = false;
   private pending: StepResult | null = null;
   private stepStart = 0;
   private stepEnd = 0;
+  /** Arrived while a step ran; added once the (scheduled) step end passes their arrival. */
+  private incoming: { req: EngineRequest; arrivalMs: number }[] = [];
 
   constructor(
     t: EngineTiming,
@@ -43,16 +46,23 @@ export class EngineBackend implements Backend {
     if (this.closed) return;
     const er = { id: req.id, prompt_tokens: req.promptTokens, output_tokens: req.outputTokens, block_hashes: req.blockHashes };
     const why = this.engine.rejectReason(er);
+    // (rejection is immediate, so the HTTP layer can answer 400 before any header)
     if (why !== null) {
       sink.onFail(why, 400);
       return;
     }
-    this.engine.add(er);
     this.sinks.set(req.id, sink);
-    if (!this.busy) this.runStep(Math.max(req.arrivalMs, this.stepEnd));
+    if (this.busy) {
+      // Joins the engine at the end of the current step, like an arrival in virtual time.
+      this.incoming.push({ req: er, arrivalMs: req.arrivalMs });
+      return;
+    }
+    this.engine.add(er);
+    this.runStep(Math.max(req.arrivalMs, this.stepEnd));
   }
 
   cancel(id: number): void {
+    // A request still in `incoming` is skipped when admitted (its sink is gone).
     if (this.sinks.delete(id)) this.engine.abort(id);
   }
 
@@ -60,7 +70,7 @@ export class EngineBackend implements Backend {
     const e = this.engine;
     return {
       running: e.numRunning,
-      waiting: e.numWaiting,
+      waiting: e.numWaiting + this.incoming.length,
       kvUsage: e.kv.usage(),
       preemptions: e.counters.preemptions,
       prefixQueries: e.counters.prefix_queries,
@@ -73,6 +83,7 @@ export class EngineBackend implements Backend {
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
     this.timer = null;
     this.sinks.clear();
   }
@@ -92,6 +103,15 @@ export class EngineBackend implements Backend {
 
   private readonly onStepEnd = (): void => {
     this.timer = null;
+    // libuv timers run on a whole-millisecond loop clock and may fire up to 1 ms early; a step
+    // must not end before its time, or a request arriving in that gap would miss its step.
+    const early = this.stepEnd - this.now();
+    if (early > 0) {
+      if (early > 1) this.timer = setTimeout(this.onStepEnd, early);
+      else this.immediate = setImmediate(this.onStepEnd);
+      return;
+    }
+    this.immediate = null;
     const r = this.pending as StepResult;
     this.pending = null;
     const end = this.stepEnd;
@@ -106,7 +126,30 @@ export class EngineBackend implements Backend {
         sink.onDone(end);
       }
     }
-    if (!this.closed && this.engine.hasWork()) this.runStep(end);
-    else this.busy = false;
+    if (this.closed) return;
+    this.admitIncoming(end);
+    if (!this.engine.hasWork() && this.incoming.length > 0) {
+      // Idle until the next arrival, which (the timer being late) may already lie before now.
+      const next = this.incoming[0] as { arrivalMs: number };
+      this.admitIncoming(next.arrivalMs);
+      this.runStep(next.arrivalMs);
+    } else if (this.engine.hasWork()) {
+      this.runStep(end);
+    } else {
+      this.busy = false;
+    }
   };
+
+  /** Moves requests that arrived by `t` (ms) into the engine, in arrival order. */
+  private admitIncoming(t: number): void {
+    const inc = this.incoming;
+    if (inc.length === 0) return;
+    let i = 0;
+    while (i < inc.length && (inc[i] as { arrivalMs: number }).arrivalMs <= t) {
+      const x = inc[i] as { req: EngineRequest };
+      if (this.sinks.has(x.req.id)) this.engine.add(x.req);
+      i++;
+    }
+    this.incoming = i === inc.length ? [] : inc.slice(i);
+  }
 }

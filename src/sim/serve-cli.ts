@@ -26,15 +26,16 @@ export async function serveSim(opts: ServeOptions = {}): Promise<ServingSim> {
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
   const onSignal = (): void => void close();
+  const closeServer = server.close;
   const close = async (): Promise<void> => {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await server.close();
+    await closeServer();
     resolveStopped();
   };
   if (opts.handleSignals ?? true) {
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
   }
-  return { url: server.url, port: server.port, close, stopped };
+  return Object.assign(server, { close, stopped });
 }

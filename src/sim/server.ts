@@ -1,24 +1,29 @@
 /**
- * The simulator's OpenAI-compatible HTTP server (real-time driver). Routes:
+ * The simulator's OpenAI-compatible HTTP server (real-time driver). Routes (http/router.ts):
  * GET /v1/models, GET /health, GET /metrics, POST /v1/completions, POST /v1/chat/completions.
  * Timing comes from a Backend: fixed delays or the engine model. Works many times per
- * process; close() destroys open sockets at once.
+ * process; close() destroys open sockets at once; restart() refuses connections for a while.
  */
 import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Backend } from './backend.js';
+import type { BackendStats } from './backend.js';
 import { createBackend } from './create-backend.js';
 import type { TimingOptions } from './create-backend.js';
-import { BadRequest, parseRequest } from './http/request-parse.js';
-import type { ParsedRequest } from './http/request-parse.js';
-import { SimStream } from './http/sim-stream.js';
-import type { StreamListener } from './http/sim-stream.js';
-import { ChunkFormat, errorBody } from './http/wire.js';
-import type { Api, Dialect } from './http/wire.js';
-import { mulberry32, naturalLength } from './text.js';
+import { FaultInjector } from './faults.js';
+import type { FaultOptions } from './faults.js';
+import { GroundTruth } from './ground-truth.js';
+import type { GroundTruthEntry } from './ground-truth.js';
+import type { ServerContext } from './http/context.js';
+import { handle } from './http/router.js';
+import type { SimStream } from './http/sim-stream.js';
+import type { Dialect } from './http/wire.js';
+import type { LatenessStats } from './lateness.js';
+import { SimMetrics } from './metrics/sim-metrics.js';
+import { mulberry32 } from './text.js';
 
 export type { TimingOptions } from './create-backend.js';
+export type { FaultOptions } from './faults.js';
+export type { GroundTruthEntry } from './ground-truth.js';
 
 export interface SimServerOptions {
   /** Default '127.0.0.1'. */
@@ -37,8 +42,20 @@ export interface SimServerOptions {
   defaultMaxTokens?: number;
   /** Mean natural output length (tokens) when ignore_eos is off; Infinity = never stop early. Default 256. */
   eosMeanTokens?: number;
-  /** Seed of EOS lengths and output words, default 0. */
+  /** Seed of EOS lengths, default 0. */
   seed?: number;
+  faults?: FaultOptions;
+  /** Append one JSON line of ground truth per finished request to this file. */
+  groundTruthPath?: string;
+  /** Keep ground truth in memory (SimServer.groundTruth). */
+  collectGroundTruth?: boolean;
+}
+
+export interface LatenessSummary {
+  count: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
 }
 
 export interface SimServer {
@@ -46,36 +63,35 @@ export interface SimServer {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
-
-interface Ctx {
-  modelName: string;
-  dialect: Dialect;
-  usageAlways: boolean;
-  defaultMaxTokens: number;
-  eosMeanTokens: number;
-  rand: () => number;
-  backend: Backend;
-  blockSize: number;
-  nextId: number;
-  listener: StreamListener;
+  /** Refuse connections for downMs, then serve again with counters reset. Resolves when back. */
+  restart(downMs: number): Promise<void>;
+  /** Ground truth collected so far (collectGroundTruth). */
+  readonly groundTruth: GroundTruthEntry[];
+  /** Scheduler state now (running, waiting, KV usage, cumulative counters). */
+  stats(): BackendStats;
+  /** How late the timers fired against the schedule. */
+  lateness(): LatenessSummary;
 }
 
 export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServer> {
-  const { backend, blockSize } = createBackend(opts.timing ?? { kind: 'fixed', prefillMs: 50, perTokenMs: 10 });
-  const ctx: Ctx = {
-    modelName: opts.modelName ?? 'sim-llama-3.1-8b',
+  const timing = opts.timing ?? { kind: 'fixed', prefillMs: 50, perTokenMs: 10 };
+  const first = createBackend(timing);
+  const modelName = opts.modelName ?? 'sim-llama-3.1-8b';
+  const gt = opts.groundTruthPath || opts.collectGroundTruth ? new GroundTruth(opts.groundTruthPath, opts.collectGroundTruth ?? false) : null;
+  const ctx: ServerContext = {
+    modelName,
     dialect: opts.dialect ?? 'vllm',
     usageAlways: opts.usageAlways ?? false,
     defaultMaxTokens: opts.defaultMaxTokens ?? 128,
     eosMeanTokens: opts.eosMeanTokens ?? 256,
     rand: mulberry32(opts.seed ?? 0),
-    backend,
-    blockSize,
+    backend: first.backend,
+    blockSize: first.blockSize,
     nextId: 1,
-    listener: { onStreamEnd: () => undefined },
+    metrics: new SimMetrics(modelName),
+    faults: opts.faults ? new FaultInjector(opts.faults) : null,
+    groundTruth: gt,
+    listener: { onStreamEnd: (s, completed) => gt?.add(entryOf(s, completed)) },
   };
   const sockets = new Set<Socket>();
   const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => handle(ctx, req, res));
@@ -85,128 +101,77 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     s.on('close', () => sockets.delete(s));
   });
   const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  const listen = (port: number): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  const stopListening = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+  await listen(opts.port ?? 0);
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
   let closing: Promise<void> | null = null;
+  let restartTimer: NodeJS.Timeout | null = null;
+
+  const restart = async (downMs: number): Promise<void> => {
+    ctx.backend.close();
+    await stopListening();
+    const next = createBackend(timing);
+    ctx.backend = next.backend;
+    ctx.metrics.reset(next.backend.stats());
+    await new Promise((r) => setTimeout(r, downMs));
+    if (closing) return;
+    await listen(port);
+  };
+  const r = opts.faults?.restart;
+  if (r) {
+    restartTimer = setTimeout(() => void restart(r.downMs), r.atMs);
+    restartTimer.unref();
+  }
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
+    restart,
+    get groundTruth() {
+      return gt?.entries ?? [];
+    },
+    stats: () => ctx.backend.stats(),
+    lateness: () => summarize((ctx.backend as { lateness?: LatenessStats }).lateness),
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        backend.close();
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      });
+      closing ??= (async () => {
+        if (restartTimer) clearTimeout(restartTimer);
+        ctx.backend.close();
+        if (server.listening) await stopListening();
+        await gt?.close();
+      })();
       return closing;
     },
   };
 }
 
-function sendJson(res: ServerResponse, status: number, body: string, extra?: Record<string, string>): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...extra });
-  res.end(body);
+function summarize(l: LatenessStats | undefined): LatenessSummary {
+  if (!l) return { count: 0, p50_ms: 0, p99_ms: 0, max_ms: 0 };
+  return { count: l.count, p50_ms: l.percentile(50), p99_ms: l.percentile(99), max_ms: l.maxMs };
 }
 
-function handle(ctx: Ctx, req: IncomingMessage, res: ServerResponse): void {
-  const path = (req.url ?? '/').split('?')[0];
-  const method = req.method ?? 'GET';
-  if (method === 'GET' && path === '/health') {
-    if (ctx.dialect === 'llamacpp') sendJson(res, 200, '{"status":"ok"}');
-    else res.writeHead(200, { 'Content-Length': 0 }).end();
-    return;
-  }
-  if (method === 'GET' && path === '/v1/models') {
-    const data = [
-      { id: ctx.modelName, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: ctx.dialect === 'vllm' ? 'vllm' : 'llamacpp', root: ctx.modelName },
-    ];
-    sendJson(res, 200, JSON.stringify({ object: 'list', data }));
-    return;
-  }
-  const api: Api | null = path === '/v1/completions' ? 'completions' : path === '/v1/chat/completions' ? 'chat' : null;
-  if (api === null) {
-    sendJson(res, 404, JSON.stringify({ detail: 'Not Found' }));
-    return;
-  }
-  if (method !== 'POST') {
-    sendJson(res, 405, JSON.stringify({ detail: 'Method Not Allowed' }), { Allow: 'POST' });
-    return;
-  }
-  readBody(req, (err, raw) => {
-    if (err !== null) {
-      sendJson(res, 413, errorBody(err, 'BadRequestError', 413));
-      return;
-    }
-    let parsed: ParsedRequest;
-    try {
-      parsed = parseRequest(api, raw, ctx.blockSize);
-      if (parsed.model !== null && parsed.model !== ctx.modelName) {
-        throw new BadRequest(`The model \`${parsed.model}\` does not exist.`, 404, 'NotFoundError', 'model_not_found');
-      }
-    } catch (e) {
-      if (e instanceof BadRequest) sendJson(res, e.status, errorBody(e.message, e.type, e.code));
-      else throw e;
-      return;
-    }
-    startGeneration(ctx, parsed, res);
-  });
-}
-
-function readBody(req: IncomingMessage, done: (err: string | null, body: string) => void): void {
-  const parts: Buffer[] = [];
-  let size = 0;
-  let failed = false;
-  req.on('data', (b: Buffer) => {
-    size += b.length;
-    if (size > MAX_BODY_BYTES) {
-      failed = true;
-      req.resume();
-      return;
-    }
-    if (!failed) parts.push(b);
-  });
-  req.on('end', () => done(failed ? `request body larger than ${MAX_BODY_BYTES} bytes` : null, Buffer.concat(parts).toString('utf8')));
-}
-
-function startGeneration(ctx: Ctx, p: ParsedRequest, res: ServerResponse): void {
-  const id = ctx.nextId++;
-  const maxTokens = p.maxTokens ?? ctx.defaultMaxTokens;
-  const natural = p.ignoreEos || !Number.isFinite(ctx.eosMeanTokens) ? maxTokens : naturalLength(ctx.rand, ctx.eosMeanTokens, maxTokens);
-  const finishReason = natural < maxTokens ? 'stop' : 'length';
-  const prefix = p.api === 'chat' ? 'chatcmpl' : 'cmpl';
-  const fmt = new ChunkFormat(ctx.dialect, p.api, `${prefix}-sim${id}`, Math.floor(Date.now() / 1000), ctx.modelName);
-  const gen = { id, arrivalMs: performance.now(), promptTokens: p.promptTokens, outputTokens: natural, blockHashes: p.blockHashes };
-  const llama = ctx.dialect === 'llamacpp';
-  const stream = new SimStream(
-    res,
-    fmt,
-    gen,
-    {
-      stream: p.stream,
-      sendUsage: p.includeUsage || ctx.usageAlways || llama,
-      finishReason,
-      wordSeed: id * 13,
-      closeAfter: llama,
-      keepGroundTruth: false,
-      faults: null,
-    },
-    ctx.backend,
-    ctx.listener,
-  );
-  ctx.backend.submit(gen, stream);
-  // Headers after submit: a request the backend refuses at once gets a plain 400 instead.
-  if (p.stream && !res.headersSent && !res.writableEnded) {
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache',
-      Connection: 'keep-alive',
-    });
-    res.flushHeaders();
-  }
+function entryOf(s: SimStream, completed: boolean): GroundTruthEntry {
+  const n = s.emitted;
+  return {
+    id: s.req.id,
+    time_origin_ms: performance.timeOrigin,
+    arrival_ms: s.req.arrivalMs,
+    admitted_ms: Number.isNaN(s.admitMs) ? null : s.admitMs,
+    token_ms: s.tokenMs ? Array.from(s.tokenMs.subarray(0, n)) : [],
+    end_ms: Number.isNaN(s.endMs) ? null : s.endMs,
+    completed,
+    prompt_tokens: s.req.promptTokens,
+    output_tokens: n,
+  };
 }

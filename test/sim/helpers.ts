@@ -76,3 +76,29 @@ export function rawRequests(port: number, path: string, body: unknown, count: nu
     });
   });
 }
+
+/** Sum of all samples named exactly `name` (any labels) in Prometheus text; NaN if absent. */
+export function metric(text: string, name: string, labelFilter?: string): number {
+  let sum = NaN;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const sp = line.lastIndexOf(' ');
+    const key = line.slice(0, sp);
+    const n = key.indexOf('{') >= 0 ? key.slice(0, key.indexOf('{')) : key;
+    if (n !== name) continue;
+    if (labelFilter && !key.includes(labelFilter)) continue;
+    sum = (Number.isNaN(sum) ? 0 : sum) + Number(line.slice(sp + 1));
+  }
+  return sum;
+}
+
+export async function scrape(url: string): Promise<string> {
+  return (await fetch(`${url}/metrics`)).text();
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A prompt of exactly n tokens for the simulator: n token ids (distinct per `salt`). */
+export function tokenPrompt(n: number, salt: number): number[] {
+  return Array.from({ length: n }, (_, i) => (salt * 100_003 + i * 7919) % 128_000);
+}

@@ -1,20 +1,24 @@
 /**
  * One HTTP response being generated. It is the TokenSink the backend drives: each onToken
  * writes one SSE event (streaming) or nothing (non-streaming, the body is written at onDone).
- * Also keeps the server-side ground truth (admit time, emit time of every token) when asked.
+ * It feeds the server's metrics and, when asked, keeps the ground truth (emit time per token).
  */
 import type { ServerResponse } from 'node:http';
 import type { Backend, GenRequest, TokenSink } from '../backend.js';
+import type { SimMetrics } from '../metrics/sim-metrics.js';
 import { outputWord } from '../text.js';
 import type { ChunkFormat } from './wire.js';
 import { llamaTimings } from './wire.js';
 
-/** Per-request fault decisions taken at arrival (see ../faults.ts). Token indices are 0-based. */
+/** Per-request stream faults decided at arrival (see ../faults.ts). Token indices are 0-based; −1 = off. */
 export interface StreamFaultPlan {
   disconnectAtToken: number;
   stallAtToken: number;
   stallMs: number;
   malformedAtToken: number;
+  /** An `{"error":…}` event instead of this token, then [DONE] (e.g. CUDA OOM mid-stream). */
+  errorAtToken: number;
+  errorMessage: string;
 }
 
 export interface StreamOptions {
@@ -29,7 +33,7 @@ export interface StreamOptions {
   faults: StreamFaultPlan | null;
 }
 
-/** Told when the response is finished (or failed), with the stream's ground truth. */
+/** Told when the response is finished, cut or failed. */
 export interface StreamListener {
   onStreamEnd(s: SimStream, completed: boolean): void;
 }
@@ -37,6 +41,7 @@ export interface StreamListener {
 export class SimStream implements TokenSink {
   admitMs = NaN;
   firstTokenMs = NaN;
+  lastTokenMs = NaN;
   endMs = NaN;
   emitted = 0;
   /** Emit time of each token (ms, scheduled), only with keepGroundTruth. */
@@ -49,6 +54,7 @@ export class SimStream implements TokenSink {
     readonly req: GenRequest,
     readonly opts: StreamOptions,
     private readonly backend: Backend,
+    private readonly metrics: SimMetrics,
     private readonly listener: StreamListener,
   ) {
     this.tokenMs = opts.keepGroundTruth ? new Float64Array(req.outputTokens) : null;
@@ -60,6 +66,7 @@ export class SimStream implements TokenSink {
     if (this.finished) return;
     this.finished = true;
     this.backend.cancel(this.req.id);
+    this.metrics.onRequestEnd('abort', this.req.arrivalMs, this.admitMs, this.firstTokenMs, this.lastTokenMs, this.emitted);
     this.listener.onStreamEnd(this, false);
   };
 
@@ -69,7 +76,14 @@ export class SimStream implements TokenSink {
 
   onToken(k: number, atMs: number): void {
     if (this.finished) return;
-    if (k === 0) this.firstTokenMs = atMs;
+    if (k === 0) {
+      this.firstTokenMs = atMs;
+      this.metrics.onFirstToken(this.req.promptTokens, this.req.arrivalMs, atMs);
+      this.metrics.onToken(null);
+    } else {
+      this.metrics.onToken(atMs - this.lastTokenMs);
+    }
+    this.lastTokenMs = atMs;
     if (this.tokenMs) this.tokenMs[k] = atMs;
     this.emitted = k + 1;
     const f = this.opts.faults;
@@ -86,6 +100,7 @@ export class SimStream implements TokenSink {
     this.finished = true;
     this.endMs = atMs;
     const n = this.emitted;
+    this.metrics.onRequestEnd(this.opts.finishReason, this.req.arrivalMs, this.admitMs, this.firstTokenMs, atMs, n);
     const usage = { prompt_tokens: this.req.promptTokens, completion_tokens: n, total_tokens: this.req.promptTokens + n };
     const timings =
       this.fmt.dialect === 'llamacpp'
@@ -110,6 +125,8 @@ export class SimStream implements TokenSink {
   onFail(message: string, httpStatus: number): void {
     if (this.finished) return;
     this.finished = true;
+    this.backend.cancel(this.req.id);
+    this.metrics.onRequestEnd('abort', this.req.arrivalMs, this.admitMs, this.firstTokenMs, this.lastTokenMs, this.emitted);
     const res = this.res;
     const type = httpStatus === 400 ? 'BadRequestError' : 'InternalServerError';
     const body = { error: { message, type, param: null, code: httpStatus } };
@@ -128,6 +145,10 @@ export class SimStream implements TokenSink {
     if (k === f.disconnectAtToken) {
       this.res.socket?.destroy();
       this.onClose();
+      return true;
+    }
+    if (k === f.errorAtToken) {
+      this.onFail(f.errorMessage, 500);
       return true;
     }
     if (k === f.stallAtToken) {

@@ -1,0 +1,23 @@
+/** State one simulator server shares with its request handlers. */
+import type { Backend } from '../backend.js';
+import type { FaultInjector } from '../faults.js';
+import type { GroundTruth } from '../ground-truth.js';
+import type { SimMetrics } from '../metrics/sim-metrics.js';
+import type { StreamListener } from './sim-stream.js';
+import type { Dialect } from './wire.js';
+
+export interface ServerContext {
+  modelName: string;
+  dialect: Dialect;
+  usageAlways: boolean;
+  defaultMaxTokens: number;
+  eosMeanTokens: number;
+  rand: () => number;
+  backend: Backend;
+  blockSize: number;
+  nextId: number;
+  metrics: SimMetrics;
+  faults: FaultInjector | null;
+  groundTruth: GroundTruth | null;
+  listener: StreamListener;
+}

@@ -1,0 +1,86 @@
+/**
+ * From a parsed request to a running generation: output length (EOS), faults, the stream
+ * object, then the backend. Request-level faults answer here without touching the backend.
+ */
+import type { ServerResponse } from 'node:http';
+import type { GenRequest } from '../backend.js';
+import { OOM_MESSAGE } from '../faults.js';
+import type { FaultDecision } from '../faults.js';
+import { naturalLength } from '../text.js';
+import type { ServerContext } from './context.js';
+import type { ParsedRequest } from './request-parse.js';
+import { SimStream } from './sim-stream.js';
+import type { StreamFaultPlan } from './sim-stream.js';
+import { ChunkFormat, errorBody } from './wire.js';
+
+function sendJson(res: ServerResponse, status: number, body: string, extra?: Record<string, string>): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...extra });
+  res.end(body);
+}
+
+export { sendJson };
+
+export function startGeneration(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, arrivalMs: number): void {
+  const id = ctx.nextId++;
+  const maxTokens = p.maxTokens ?? ctx.defaultMaxTokens;
+  const natural = p.ignoreEos || !Number.isFinite(ctx.eosMeanTokens) ? maxTokens : naturalLength(ctx.rand, ctx.eosMeanTokens, maxTokens);
+  const fault = ctx.faults ? ctx.faults.decide(natural) : null;
+  if (fault && fault.headerDelayMs > 0) {
+    const t = setTimeout(() => begin(ctx, p, res, id, natural, maxTokens, fault, performance.now()), fault.headerDelayMs);
+    res.on('close', () => clearTimeout(t));
+    return;
+  }
+  begin(ctx, p, res, id, natural, maxTokens, fault, arrivalMs);
+}
+
+function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: number, natural: number, maxTokens: number, fault: FaultDecision | null, arrivalMs: number): void {
+  if (res.destroyed) return;
+  let streamFault: StreamFaultPlan | null = fault?.stream ?? null;
+  const rf = fault?.request;
+  if (rf?.kind === '429') {
+    sendJson(res, 429, errorBody('Rate limit reached for requests. Please try again later.', 'rate_limit_exceeded', 'rate_limit_exceeded'), {
+      'Retry-After': String(rf.retryAfterS),
+    });
+    return;
+  }
+  if (rf?.kind === '500' || (rf?.kind === 'oom' && !p.stream)) {
+    const msg = rf.kind === 'oom' ? OOM_MESSAGE : 'Internal server error (injected fault)';
+    sendJson(res, 500, errorBody(msg, 'InternalServerError', 500));
+    return;
+  }
+  if (rf?.kind === 'oom') {
+    streamFault = { disconnectAtToken: -1, stallAtToken: -1, stallMs: 0, malformedAtToken: -1, errorAtToken: Math.min(1, natural - 1), errorMessage: OOM_MESSAGE };
+  }
+  const finishReason = natural < maxTokens ? 'stop' : 'length';
+  const prefix = p.api === 'chat' ? 'chatcmpl' : 'cmpl';
+  const fmt = new ChunkFormat(ctx.dialect, p.api, `${prefix}-sim${id}`, Math.floor(Date.now() / 1000), ctx.modelName);
+  const gen: GenRequest = { id, arrivalMs, promptTokens: p.promptTokens, outputTokens: natural, blockHashes: p.blockHashes };
+  const llama = ctx.dialect === 'llamacpp';
+  const stream = new SimStream(
+    res,
+    fmt,
+    gen,
+    {
+      stream: p.stream,
+      sendUsage: p.includeUsage || ctx.usageAlways || llama,
+      finishReason,
+      wordSeed: id * 13,
+      closeAfter: llama,
+      keepGroundTruth: ctx.groundTruth !== null,
+      faults: streamFault,
+    },
+    ctx.backend,
+    ctx.metrics,
+    ctx.listener,
+  );
+  ctx.backend.submit(gen, stream);
+  // Headers after submit: a request the backend refuses at once gets a plain 400 instead.
+  if (p.stream && !res.headersSent && !res.writableEnded) {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+    });
+    res.flushHeaders();
+  }
+}

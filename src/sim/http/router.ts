@@ -1,0 +1,72 @@
+/** Routes one HTTP request: metadata endpoints, /metrics, and the two generation APIs. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerContext } from './context.js';
+import { sendJson, startGeneration } from './generate.js';
+import { BadRequest, parseRequest } from './request-parse.js';
+import type { ParsedRequest } from './request-parse.js';
+import { errorBody } from './wire.js';
+import type { Api } from './wire.js';
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '/').split('?')[0];
+  const method = req.method ?? 'GET';
+  if (method === 'GET' && path === '/health') {
+    if (ctx.dialect === 'llamacpp') sendJson(res, 200, '{"status":"ok"}');
+    else res.writeHead(200, { 'Content-Length': 0 }).end();
+    return;
+  }
+  if (method === 'GET' && path === '/v1/models') {
+    const owned = ctx.dialect === 'vllm' ? 'vllm' : 'llamacpp';
+    const data = [{ id: ctx.modelName, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: owned, root: ctx.modelName }];
+    sendJson(res, 200, JSON.stringify({ object: 'list', data }));
+    return;
+  }
+  if (method === 'GET' && path === '/metrics') {
+    const body = ctx.metrics.render(ctx.backend.stats());
+    res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
+    return;
+  }
+  const api: Api | null = path === '/v1/completions' ? 'completions' : path === '/v1/chat/completions' ? 'chat' : null;
+  if (api === null) {
+    sendJson(res, 404, JSON.stringify({ detail: 'Not Found' }));
+    return;
+  }
+  if (method !== 'POST') {
+    sendJson(res, 405, JSON.stringify({ detail: 'Method Not Allowed' }), { Allow: 'POST' });
+    return;
+  }
+  readBody(req, (err, raw) => {
+    const arrivalMs = performance.now();
+    if (err !== null) {
+      sendJson(res, 413, errorBody(err, 'BadRequestError', 413));
+      return;
+    }
+    let parsed: ParsedRequest;
+    try {
+      parsed = parseRequest(api, raw, ctx.blockSize);
+      if (parsed.model !== null && parsed.model !== ctx.modelName) {
+        throw new BadRequest(`The model \`${parsed.model}\` does not exist.`, 404, 'NotFoundError', 'model_not_found');
+      }
+    } catch (e) {
+      if (e instanceof BadRequest) sendJson(res, e.status, errorBody(e.message, e.type, e.code));
+      else throw e;
+      return;
+    }
+    startGeneration(ctx, parsed, res, arrivalMs);
+  });
+}
+
+function readBody(req: IncomingMessage, done: (err: string | null, body: string) => void): void {
+  const parts: Buffer[] = [];
+  let size = 0;
+  let failed = false;
+  req.on('data', (b: Buffer) => {
+    size += b.length;
+    if (size > MAX_BODY_BYTES) failed = true;
+    if (!failed) parts.push(b);
+  });
+  req.on('end', () => done(failed ? `request body larger than ${MAX_BODY_BYTES} bytes` : null, Buffer.concat(parts).toString('utf8')));
+}

@@ -1,0 +1,95 @@
+/**
+ * The simulator's /metrics under vLLM (V1) names and types, so anything that scrapes vLLM
+ * scrapes the simulator. Request-level histograms are observed from server-side times (the
+ * same times the ground truth records); gauges and engine counters come from the backend.
+ *
+ *   vllm:num_requests_running / _waiting            gauge
+ *   vllm:kv_cache_usage_perc (+ legacy gpu_cache_usage_perc)  gauge, 0..1
+ *   vllm:prefix_cache_queries_total / _hits_total   counter, tokens
+ *   vllm:num_preemptions_total                      counter
+ *   vllm:prompt_tokens_total / generation_tokens_total  counter
+ *   vllm:request_success_total{finished_reason}     counter
+ *   vllm:time_to_first_token_seconds, vllm:inter_token_latency_seconds,
+ *   vllm:time_per_output_token_seconds, vllm:e2e_request_latency_seconds,
+ *   vllm:request_queue_time_seconds                 histogram, seconds
+ *   vllm:cache_config_info{block_size,num_gpu_blocks}  gauge = 1
+ */
+import type { BackendStats } from '../backend.js';
+import { Histogram, family, fmtLabels } from './prom.js';
+
+// Bucket bounds as in vLLM's v1/metrics/loggers.py (seconds).
+const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0];
+const ITL_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0];
+const REQUEST_BUCKETS = [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0];
+
+export class SimMetrics {
+  readonly ttft = new Histogram('vllm:time_to_first_token_seconds', 'Histogram of time to first token in seconds.', TTFT_BUCKETS);
+  readonly itl = new Histogram('vllm:inter_token_latency_seconds', 'Histogram of inter-token latency in seconds.', ITL_BUCKETS);
+  readonly tpot = new Histogram('vllm:time_per_output_token_seconds', 'Histogram of time per output token in seconds.', ITL_BUCKETS);
+  readonly e2e = new Histogram('vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', REQUEST_BUCKETS);
+  readonly queue = new Histogram('vllm:request_queue_time_seconds', 'Histogram of time spent in WAITING phase for request.', REQUEST_BUCKETS);
+  promptTokens = 0;
+  generationTokens = 0;
+  readonly success = new Map<string, number>([['stop', 0], ['length', 0], ['abort', 0]]);
+  /** Backend counters at the last reset (restart), subtracted so counters restart at 0. */
+  private base = { preemptions: 0, prefixQueries: 0, prefixHits: 0 };
+  private readonly labels: string;
+
+  constructor(modelName: string) {
+    this.labels = fmtLabels('', { model_name: modelName, engine: '0' });
+  }
+
+  onFirstToken(promptTokens: number, arrivalMs: number, atMs: number): void {
+    this.promptTokens += promptTokens;
+    this.ttft.observe((atMs - arrivalMs) / 1000);
+  }
+
+  onToken(gapMs: number | null): void {
+    this.generationTokens++;
+    if (gapMs !== null) this.itl.observe(gapMs / 1000);
+  }
+
+  /** A finished request: times in ms on one clock; admitMs NaN when never admitted. */
+  onRequestEnd(reason: 'stop' | 'length' | 'abort', arrivalMs: number, admitMs: number, firstMs: number, endMs: number, tokens: number): void {
+    this.success.set(reason, (this.success.get(reason) ?? 0) + 1);
+    if (reason === 'abort') return;
+    this.e2e.observe((endMs - arrivalMs) / 1000);
+    if (!Number.isNaN(admitMs)) this.queue.observe(Math.max(0, admitMs - arrivalMs) / 1000);
+    if (tokens > 1) this.tpot.observe((endMs - firstMs) / (tokens - 1) / 1000);
+  }
+
+  /** Counters back to 0 (a restart). */
+  reset(stats: BackendStats): void {
+    for (const h of [this.ttft, this.itl, this.tpot, this.e2e, this.queue]) h.reset();
+    this.promptTokens = 0;
+    this.generationTokens = 0;
+    for (const k of this.success.keys()) this.success.set(k, 0);
+    this.base = { preemptions: stats.preemptions, prefixQueries: stats.prefixQueries, prefixHits: stats.prefixHits };
+  }
+
+  render(s: BackendStats): string {
+    const L = this.labels;
+    const one = (value: number): { labels: string; value: number }[] => [{ labels: L, value }];
+    let out = '';
+    out += family('vllm:num_requests_running', 'gauge', 'Number of requests in model execution batches.', one(s.running));
+    out += family('vllm:num_requests_waiting', 'gauge', 'Number of requests waiting to be processed.', one(s.waiting));
+    out += family('vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', one(s.kvUsage));
+    out += family('vllm:gpu_cache_usage_perc', 'gauge', 'GPU KV-cache usage. 1 means 100 percent usage (legacy name).', one(s.kvUsage));
+    out += family('vllm:prefix_cache_queries_total', 'counter', 'Prefix cache queries, in terms of number of queried tokens.', one(s.prefixQueries - this.base.prefixQueries));
+    out += family('vllm:prefix_cache_hits_total', 'counter', 'Prefix cache hits, in terms of number of cached tokens.', one(s.prefixHits - this.base.prefixHits));
+    out += family('vllm:num_preemptions_total', 'counter', 'Cumulative number of preemption from the engine.', one(s.preemptions - this.base.preemptions));
+    out += family('vllm:prompt_tokens_total', 'counter', 'Number of prefill tokens processed.', one(this.promptTokens));
+    out += family('vllm:generation_tokens_total', 'counter', 'Number of generation tokens processed.', one(this.generationTokens));
+    out += family(
+      'vllm:request_success_total',
+      'counter',
+      'Count of successfully processed requests.',
+      [...this.success].map(([reason, value]) => ({ labels: fmtLabels(L, { finished_reason: reason }), value })),
+    );
+    out += family('vllm:cache_config_info', 'gauge', 'Information of the LLMEngine CacheConfig', [
+      { labels: fmtLabels(L, { block_size: String(s.blockSize), num_gpu_blocks: String(s.numBlocks) }), value: 1 },
+    ]);
+    for (const h of [this.ttft, this.itl, this.tpot, this.e2e, this.queue]) out += h.render(L);
+    return out;
+  }
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import type { FaultOptions } from '../../src/sim/faults.js';
+import { startSimServer } from '../../src/sim/server.js';
+import type { SimServer } from '../../src/sim/server.js';
+import { chunks, metric, postJson, postSse, scrape, sleep } from './helpers.js';
+
+async function withFaults(faults: FaultOptions, fn: (s: SimServer) => Promise<void>): Promise<void> {
+  const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 5, perTokenMs: 3 }, faults });
+  try {
+    await fn(s);
+  } finally {
+    await s.close();
+  }
+}
+
+const streamBody = { prompt: 'hello', max_tokens: 8, ignore_eos: true, stream: true };
+
+/** Reads a stream to its end or failure; never throws. */
+async function readStream(url: string): Promise<{ status: number; text: string; error: string | null; headersMs: number; endMs: number; lastDataMs: number }> {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/v1/completions`, { method: 'POST', body: JSON.stringify(streamBody) });
+  const headersMs = performance.now() - t0;
+  let text = '';
+  let error: string | null = null;
+  let lastDataMs = 0;
+  try {
+    for await (const c of res.body!) {
+      text += Buffer.from(c as Uint8Array).toString();
+      lastDataMs = performance.now() - t0;
+    }
+  } catch (e) {
+    error = (e as Error).message;
+  }
+  return { status: res.status, text, error, headersMs, endMs: performance.now() - t0, lastDataMs };
+}
+
+describe('fault injection, each visible on the wire', () => {
+  it('429 with Retry-After and an OpenAI rate-limit body', () =>
+    withFaults({ http429Rate: 1, retryAfterS: 3 }, async (s) => {
+      const r = await postJson(`${s.url}/v1/completions`, streamBody);
+      expect(r.status).toBe(429);
+      expect(r.headers.get('retry-after')).toBe('3');
+      expect(r.json).toMatchObject({ error: { type: 'rate_limit_exceeded' } });
+    }));
+
+  it('HTTP 500 before any header', () =>
+    withFaults({ http500Rate: 1 }, async (s) => {
+      const r = await postJson(`${s.url}/v1/chat/completions`, { messages: [{ role: 'user', content: 'x' }], stream: true });
+      expect(r.status).toBe(500);
+      expect(r.json).toMatchObject({ error: { type: 'InternalServerError', code: 500 } });
+    }));
+
+  it('out-of-memory: an error event inside the 200 stream, or a 500 when not streaming', () =>
+    withFaults({ oomRate: 1 }, async (s) => {
+      const r = await postSse(`${s.url}/v1/completions`, streamBody);
+      expect(r.status).toBe(200);
+      const cs = chunks(r);
+      expect(cs[0].choices[0].text).toBeTruthy(); // one token, then the failure
+      expect(cs.at(-1).error.message).toContain('CUDA out of memory');
+      expect(r.data.at(-1)).toBe('[DONE]');
+      const n = await postJson(`${s.url}/v1/completions`, { prompt: 'x', max_tokens: 4 });
+      expect(n.status).toBe(500);
+      expect(JSON.stringify(n.json)).toContain('CUDA out of memory');
+    }));
+
+  it('mid-stream disconnect: some tokens, then the socket is gone without [DONE]', () =>
+    withFaults({ disconnectRate: 1 }, async (s) => {
+      const r = await readStream(s.url);
+      expect(r.status).toBe(200);
+      expect(r.text).toContain('"text":" ');
+      expect(r.text).not.toContain('[DONE]');
+      expect(r.error).not.toBeNull(); // chunked body cut short
+    }));
+
+  it('stall: the stream goes silent longer than a client timeout, then drops', () =>
+    withFaults({ stallRate: 1, stallMs: 300 }, async (s) => {
+      const r = await readStream(s.url);
+      expect(r.text).not.toContain('[DONE]');
+      expect(r.endMs - r.lastDataMs).toBeGreaterThanOrEqual(280);
+    }));
+
+  it('malformed SSE: one data line is not valid JSON', () =>
+    withFaults({ malformedRate: 1 }, async (s) => {
+      const r = await postSse(`${s.url}/v1/completions`, streamBody);
+      const bad = r.data.filter((d) => {
+        if (d === '[DONE]') return false;
+        try {
+          JSON.parse(d);
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      expect(bad).toHaveLength(1);
+      expect(r.data.at(-1)).toBe('[DONE]');
+    }));
+
+  it('slow headers: the response head waits slowHeadersMs', () =>
+    withFaults({ slowHeadersRate: 1, slowHeadersMs: 250 }, async (s) => {
+      const r = await readStream(s.url);
+      expect(r.headersMs).toBeGreaterThanOrEqual(240);
+      expect(r.text).toContain('[DONE]');
+    }));
+
+  it('restart: connections refused for N ms, then served again with counters reset', async () => {
+    const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 1, perTokenMs: 1 } });
+    try {
+      await postSse(`${s.url}/v1/completions`, streamBody);
+      expect(metric(await scrape(s.url), 'vllm:generation_tokens_total')).toBe(8);
+      const back = s.restart(300);
+      await sleep(50);
+      const refused = await fetch(`${s.url}/health`).then(() => null, (e: Error) => e);
+      expect(refused).toBeInstanceOf(Error);
+      expect(String((refused as Error & { cause?: { code?: string } }).cause?.code)).toBe('ECONNREFUSED');
+      await back;
+      expect(metric(await scrape(s.url), 'vllm:generation_tokens_total')).toBe(0);
+      const r = await postSse(`${s.url}/v1/completions`, streamBody);
+      expect(r.data.at(-1)).toBe('[DONE]');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('scheduled restart from the faults option', () =>
+    withFaults({ restart: { atMs: 30, downMs: 200 } }, async (s) => {
+      await sleep(80);
+      await expect(fetch(`${s.url}/health`)).rejects.toThrow();
+      await sleep(250);
+      expect((await fetch(`${s.url}/health`)).status).toBe(200);
+    }));
+
+  it('rates are per request and seeded', () =>
+    withFaults({ http500Rate: 0.5, seed: 42 }, async (s) => {
+      const codes: number[] = [];
+      for (let i = 0; i < 20; i++) codes.push((await postJson(`${s.url}/v1/completions`, { prompt: 'x', max_tokens: 1 })).status);
+      const fails = codes.filter((c) => c === 500).length;
+      expect(fails).toBeGreaterThan(3);
+      expect(fails).toBeLessThan(17);
+      expect(codes.filter((c) => c === 200).length).toBe(20 - fails);
+    }));
+});

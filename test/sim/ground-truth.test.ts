@@ -1,0 +1,40 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { GroundTruthEntry } from '../../src/sim/server.js';
+import { startSimServer } from '../../src/sim/server.js';
+import { postSse } from './helpers.js';
+
+describe('ground truth', () => {
+  it('records admit and emit times per token, in memory and as JSONL; the client sees each token after it was emitted', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'sim-gt-')), 'truth.jsonl');
+    const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 20, perTokenMs: 5 }, collectGroundTruth: true, groundTruthPath: path });
+    const clients = [];
+    try {
+      for (let i = 0; i < 3; i++) clients.push(await postSse(`${s.url}/v1/completions`, { prompt: 'abc', max_tokens: 6, ignore_eos: true, stream: true }));
+    } finally {
+      await s.close();
+    }
+    const mem = s.groundTruth;
+    expect(mem).toHaveLength(3);
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as GroundTruthEntry);
+    expect(lines).toEqual(mem);
+    for (let i = 0; i < 3; i++) {
+      const e = mem[i]!;
+      expect(e).toMatchObject({ completed: true, output_tokens: 6, prompt_tokens: 1 });
+      expect(e.token_ms).toHaveLength(6);
+      expect(e.admitted_ms).toBe(e.arrival_ms);
+      // fixed timing: token k at arrival + 20 + 5k, exactly (scheduled times)
+      e.token_ms.forEach((t, k) => expect(t).toBeCloseTo(e.arrival_ms + 20 + 5 * k, 6));
+      expect(e.end_ms).toBe(e.token_ms[5]);
+      // same process, same clock: each chunk arrives after its emit time and not much later
+      const c = clients[i]!;
+      for (let k = 0; k < 6; k++) {
+        const lag = c.times[k]! - e.token_ms[k]!;
+        expect(lag).toBeGreaterThanOrEqual(0);
+        expect(lag).toBeLessThan(25);
+      }
+    }
+  });
+});

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import type { HardwareProfile } from '../../src/sim/engine/hardware.js';
+import { startSimServer } from '../../src/sim/server.js';
+import { metric, postJson, postSse, scrape, sleep, tokenPrompt } from './helpers.js';
+
+/** A fast imaginary GPU so engine-mode tests finish in well under a second per step batch. */
+const FAST: HardwareProfile = { id: 'fast', name: 'test GPU', peak_flops: 4e15, mem_bandwidth: 40e12, mem_bytes: 80e9, link_bandwidth: 900e9 };
+
+describe('/metrics (Prometheus text, vLLM names)', () => {
+  it('exposes vLLM gauges, counters and histograms with types, counting what was served', async () => {
+    const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 5, perTokenMs: 2 } });
+    try {
+      for (let i = 0; i < 3; i++) await postSse(`${s.url}/v1/completions`, { prompt: 'abcdefgh', max_tokens: 4, ignore_eos: true, stream: true });
+      const res = await fetch(`${s.url}/metrics`);
+      expect(res.headers.get('content-type')).toContain('text/plain');
+      const t = await res.text();
+      for (const [name, type] of [
+        ['vllm:num_requests_running', 'gauge'], ['vllm:num_requests_waiting', 'gauge'], ['vllm:kv_cache_usage_perc', 'gauge'],
+        ['vllm:gpu_cache_usage_perc', 'gauge'], ['vllm:prefix_cache_queries_total', 'counter'], ['vllm:prefix_cache_hits_total', 'counter'],
+        ['vllm:num_preemptions_total', 'counter'], ['vllm:prompt_tokens_total', 'counter'], ['vllm:generation_tokens_total', 'counter'],
+        ['vllm:request_success_total', 'counter'], ['vllm:time_to_first_token_seconds', 'histogram'], ['vllm:inter_token_latency_seconds', 'histogram'],
+        ['vllm:time_per_output_token_seconds', 'histogram'], ['vllm:e2e_request_latency_seconds', 'histogram'], ['vllm:request_queue_time_seconds', 'histogram'],
+      ]) expect(t).toContain(`# TYPE ${name} ${type}\n`);
+      expect(t).toContain('vllm:num_requests_running{model_name="sim-llama-3.1-8b",engine="0"} 0.0');
+      expect(metric(t, 'vllm:prompt_tokens_total')).toBe(3 * 2); // ⌈8/4⌉ = 2 per request
+      expect(metric(t, 'vllm:generation_tokens_total')).toBe(12);
+      expect(metric(t, 'vllm:request_success_total', 'finished_reason="length"')).toBe(3);
+      expect(metric(t, 'vllm:time_to_first_token_seconds_count')).toBe(3);
+      expect(metric(t, 'vllm:inter_token_latency_seconds_count')).toBe(9); // 3 gaps per request
+      expect(metric(t, 'vllm:time_to_first_token_seconds_bucket', 'le="+Inf"')).toBe(3);
+      // TTFT ≈ 5 ms: not in the ≤ 1 ms bucket, all in ≤ 20 ms
+      expect(metric(t, 'vllm:time_to_first_token_seconds_bucket', 'le="0.001"')).toBe(0);
+      expect(metric(t, 'vllm:time_to_first_token_seconds_bucket', 'le="0.02"')).toBe(3);
+      expect(metric(t, 'vllm:time_to_first_token_seconds_sum')).toBeGreaterThan(3 * 0.004);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('stops generating when the client disconnects and counts an abort', async () => {
+    const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 5, perTokenMs: 10 } });
+    try {
+      const ac = new AbortController();
+      const res = await fetch(`${s.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: 'x', max_tokens: 1000, ignore_eos: true, stream: true }), signal: ac.signal });
+      expect(res.status).toBe(200);
+      await sleep(60);
+      expect(s.stats().running).toBe(1);
+      ac.abort();
+      await sleep(50);
+      expect(s.stats().running).toBe(0);
+      const before = metric(await scrape(s.url), 'vllm:generation_tokens_total');
+      await sleep(50);
+      const t = await scrape(s.url);
+      expect(metric(t, 'vllm:generation_tokens_total')).toBe(before);
+      expect(metric(t, 'vllm:request_success_total', 'finished_reason="abort"')).toBe(1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a KV cache too small for the load shows waiting requests, full cache and preemptions', async () => {
+    // 16 blocks × 16 tokens = 256 tokens of KV; each request grows to 40 + 40 = 80 tokens (5 blocks)
+    const s = await startSimServer({ timing: { kind: 'engine', hardware: FAST, model: 'llama-3.1-8b', engine: { num_gpu_blocks: 16, layer_overhead_ms: 0 } } });
+    try {
+      const reqs = Array.from({ length: 12 }, (_, i) => postJson(`${s.url}/v1/completions`, { prompt: tokenPrompt(40, i), max_tokens: 40, ignore_eos: true }));
+      await sleep(15);
+      const during = await scrape(s.url);
+      expect(metric(during, 'vllm:num_requests_waiting')).toBeGreaterThan(0);
+      expect(metric(during, 'vllm:kv_cache_usage_perc')).toBeGreaterThan(0.5);
+      const done = await Promise.all(reqs);
+      expect(done.every((r) => r.status === 200)).toBe(true);
+      const after = await scrape(s.url);
+      expect(metric(after, 'vllm:num_preemptions_total')).toBeGreaterThan(0);
+      expect(metric(after, 'vllm:request_queue_time_seconds_sum')).toBeGreaterThan(0);
+      expect(metric(after, 'vllm:num_requests_running')).toBe(0);
+      expect(metric(after, 'vllm:kv_cache_usage_perc')).toBe(0);
+      expect(after).toContain('num_gpu_blocks="16"');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('shared prompt prefixes raise the prefix-cache hit rate and lower TTFT', async () => {
+    const timing = { kind: 'engine' as const, hardware: 'h100', model: 'llama-3.1-8b' };
+    const run = async (shared: boolean): Promise<{ hitRate: number; ttft: number }> => {
+      const s = await startSimServer({ timing });
+      try {
+        let ttftSum = 0;
+        for (let i = 0; i < 4; i++) {
+          // 8,000 chars ≈ 2,000 tokens: a long system prompt, shared or unique, then a short question
+          const system = (shared ? 'S' : String.fromCharCode(65 + i)).repeat(8000);
+          const r = await postSse(`${s.url}/v1/chat/completions`, { messages: [{ role: 'system', content: system }, { role: 'user', content: `question ${i}` }], max_tokens: 2, ignore_eos: true, stream: true });
+          if (i > 0) ttftSum += (r.times[0] as number) - r.sentMs;
+        }
+        const t = await scrape(s.url);
+        return { hitRate: metric(t, 'vllm:prefix_cache_hits_total') / metric(t, 'vllm:prefix_cache_queries_total'), ttft: ttftSum / 3 };
+      } finally {
+        await s.close();
+      }
+    };
+    const distinct = await run(false);
+    const shared = await run(true);
+    expect(distinct.hitRate).toBe(0);
+    expect(shared.hitRate).toBeGreaterThan(0.7); // 3 of 4 requests find ~1,990 of ~2,010 tokens
+    expect(shared.ttft).toBeLessThan(distinct.ttft * 0.6);
+  });
+});
