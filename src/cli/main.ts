@@ -13,6 +13,7 @@ import { resolveRunSpec } from './resolve-spec.js';
 import { runCommand } from './run-command.js';
 import { RunSpecSchema } from './run-spec.js';
 import { simServeCommand } from './sim-command.js';
+import { simRunCommand } from './sim-run-command.js';
 
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('infermeter')
@@ -54,6 +55,18 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     });
 
   const sim = program.command('sim').description('the simulated inference engine');
+  const simRun = sim
+    .command('run')
+    .description('run a workload through the simulated engine in virtual time (no HTTP): an hour of traffic in seconds')
+    .addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it'))
+    .addOption(new Option('--model <name>', 'simulated model profile (default llama-3.1-8b)'))
+    .addOption(new Option('--endpoint <path>', 'API shape the workload is built for: /v1/completions or /v1/chat/completions'));
+  registerFlags(simRun, LOAD_FLAGS);
+  registerWorkloadOptions(simRun);
+  registerFlags(simRun, SIM_FLAGS.filter((f) => f.flag.startsWith('--hardware')));
+  registerFlags(simRun, OUTPUT_FLAGS);
+  simRun.action(async (opts: Record<string, unknown>) => setExit(await simRunCommand(resolveRunSpec(opts, { simulatorOnly: true }), io)));
+
   sim
     .command('serve')
     .description('serve the simulated engine over HTTP (OpenAI-compatible API, /metrics)')

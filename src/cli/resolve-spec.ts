@@ -22,14 +22,14 @@ function applySimulatorDemoDefaults(merged: PlainObject): void {
   merged.load = load;
 }
 
-export function resolveRunSpec(opts: Record<string, unknown>): RunSpec {
+export function resolveRunSpec(opts: Record<string, unknown>, mode: { simulatorOnly?: boolean } = {}): RunSpec {
   const configPath = typeof opts.config === 'string' ? opts.config : null;
   const fromFile = configPath ? readSpecFile(configPath) : {};
   const { spec: fromFlags, flagPaths } = specFromFlags(opts, [...TARGET_FLAGS, ...LOAD_FLAGS, ...OUTPUT_FLAGS, ...SIM_FLAGS]);
   const workloadFlags = workloadSpecFromFlags(opts);
   if (Object.keys(workloadFlags).length > 0) fromFlags.workload = workloadFlags;
   const merged = deepMerge(fromFile, fromFlags);
-  applySimulatorDemoDefaults(merged);
+  if (!mode.simulatorOnly) applySimulatorDemoDefaults(merged);
   const spec = validateSpec(RunSpecSchema, merged, { flagPaths, configPath });
   const load = spec.load;
   if (load.concurrency !== null && load.max_concurrency !== null) {

@@ -1,0 +1,118 @@
+/**
+ * `infermeter sim run`: the same spec, workload and load models as `run`, driven through the
+ * simulated engine in virtual time — no HTTP, no timers — producing records in the same
+ * schema, so every figure and report works on them. An hour of traffic takes seconds.
+ */
+import { UserError } from '../errors/user-error.js';
+import { arrivalTimes, resolveArrivalKind } from '../load/arrivals.js';
+import { phaseOf, phasePlanProblem, type PhasePlan } from '../load/phases.js';
+import { runVirtual, type VirtualRequest } from '../sim/virtual.js';
+import { RecordsWriter } from '../store/records-file.js';
+import { createRunDir, redactSecrets } from '../store/run-dir.js';
+import { endpointKind } from '../target/openai-body.js';
+import { createWorkload, type WorkItem } from '../workload/index.js';
+import { finishRun } from './finish-run.js';
+import type { CliIo } from './io.js';
+import type { RunSpec } from './run-spec.js';
+
+/** Without a count or a duration, a virtual run would never end. */
+const MAX_VIRTUAL_REQUESTS = 10_000_000;
+
+export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
+  if (spec.target.base_url !== null) throw new UserError('--base-url: sim run drives the simulated engine in virtual time; use `infermeter run` for a server');
+  const load = spec.load;
+  const kind = endpointKind(spec.target.endpoint);
+  const workload = await createWorkload(spec.workload, { seed: load.seed, endpointKind: kind, numPrompts: load.num_prompts ?? undefined });
+  const timed = workload.timed ?? null;
+  const totalRequests = timed ? Math.min(load.num_prompts ?? Infinity, timed.length) : load.num_prompts;
+  const phases: PhasePlan = { warmup: load.warmup, cooldown: load.cooldown, totalRequests, durationMs: load.duration_ms };
+  const problem = phasePlanProblem(phases);
+  if (problem) throw new UserError(problem);
+  const model = spec.target.model ?? spec.sim.model;
+  const arrival = resolveArrivalKind(load.arrival, load.burstiness);
+  const closed = load.concurrency !== null;
+  if (closed && load.duration_ms !== null && load.num_prompts === null) {
+    throw new UserError('--duration with --concurrency: give --num-prompts too (sim run needs the request count up front in closed loop)');
+  }
+  if (load.max_concurrency !== null) throw new UserError('--max-concurrency: not supported by sim run yet; use --concurrency (closed loop) or run against `infermeter sim serve`');
+
+  // Requests are generated lazily: an hour at 20 req/s is 72,000 items.
+  const items: WorkItem[] = [];
+  function* requests(): Generator<VirtualRequest> {
+    const times = timed ? null : arrivalTimes({ rate: load.request_rate, burstiness: load.burstiness, kind: arrival, seed: load.seed });
+    const limit = totalRequests ?? MAX_VIRTUAL_REQUESTS;
+    for (let i = 0; i < limit; i++) {
+      const at = timed ? timed[i]!.at_ms : times!.next().value;
+      if (!closed && load.duration_ms !== null && at >= load.duration_ms) return;
+      const item = timed ? timed[i]!.item : workload.next();
+      items.push(item);
+      yield {
+        id: i,
+        scheduled_ms: closed ? 0 : at,
+        prompt_tokens: item.prompt_tokens ?? 0,
+        max_tokens: item.max_tokens ?? 128,
+        ...(item.prefix_hash_ids ? { prefix_hash_ids: item.prefix_hash_ids } : {}),
+      };
+    }
+  }
+
+  const startedAt = new Date();
+  io.stderr.write(`sim run: ${model} on ${spec.sim.hardware}, virtual time…\n`);
+  let out;
+  try {
+    out = runVirtual({ hardware: spec.sim.hardware, model, requests: requests(), ...(closed ? { closedLoopConcurrency: load.concurrency! } : {}) });
+  } catch (err) {
+    if (err instanceof UserError) throw err;
+    throw new UserError(`sim run: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
+  }
+  for (const rec of out.records) {
+    const item = items[rec.id];
+    if (item) {
+      rec.task = item.task;
+      rec.session = item.session;
+      rec.turn = item.turn;
+      rec.client_prompt_tokens = item.prompt_tokens;
+    }
+    rec.phase = phaseOf(phases, rec.id, rec.scheduled_ms);
+  }
+  const s = out.stats;
+  io.stderr.write(
+    `sim run: ${s.requests} requests, ${(s.sim_duration_ms / 1000).toFixed(1)} s simulated in ${(s.wall_ms / 1000).toFixed(2)} s; ` +
+      `${s.steps} steps, ${s.preemptions} preemptions, prefix hit rate ${(s.prefix_hit_rate * 100).toFixed(1)}%\n`,
+  );
+
+  const dir = spec.output.save ? createRunDir(spec.output.result_dir, spec.name, startedAt) : null;
+  if (dir) {
+    dir.writeJson('spec.json', redactSecrets(spec));
+    const writer = new RecordsWriter(dir.recordsPath);
+    for (const rec of out.records) writer.write(rec);
+    writer.close();
+  }
+  return finishRun({
+    spec,
+    io,
+    dir,
+    records: out.records,
+    run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: false, driver: 'virtual' },
+    target: { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model, engine_stats: { ...s } }, stream: true },
+    load: {
+      mode: closed ? 'closed' : timed ? 'trace' : 'open',
+      request_rate: closed || timed ? null : Number.isFinite(load.request_rate) ? load.request_rate : 'inf',
+      arrival: closed || timed ? null : arrival,
+      burstiness: load.burstiness,
+      max_concurrency: null,
+      concurrency: load.concurrency,
+      num_prompts: out.records.length,
+      duration_ms: load.duration_ms,
+      warmup: load.warmup,
+      cooldown: load.cooldown,
+      seed: load.seed,
+      ignore_eos: true,
+    },
+    workload: workload.describe(),
+    health: null,
+    client: {},
+    ignoreEos: true,
+    clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
+  });
+}

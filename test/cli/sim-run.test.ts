@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import type { RunResult } from '../../src/report/result-json.js';
+import { runCli } from '../helpers/cli.js';
+
+async function simRun(args: string[]): Promise<RunResult> {
+  const out = await runCli(['sim', 'run', '--no-save', '--json', ...args]);
+  expect(out.code, out.stderr).toBe(0);
+  return JSON.parse(out.stdout) as RunResult;
+}
+
+describe('infermeter sim run (virtual time)', () => {
+  it('produces records in the same schema; the seed reproduces every figure', async () => {
+    const args = ['--request-rate', '5', '--num-prompts', '200', '--random-input-len', '256', '--random-output-len', '32', '--seed', '3'];
+    const a = await simRun(args);
+    const b = await simRun(args);
+    expect(a.run.driver).toBe('virtual');
+    expect(a.metrics.requests.total).toBe(200);
+    expect(a.metrics.tokens.output_total).toBe(200 * 32);
+    expect(a.metrics.tokens.input_total).toBe(200 * 256);
+    expect(a.metrics.latency.ttft_ms).toEqual(b.metrics.latency.ttft_ms);
+    expect(a.metrics.throughput).toEqual(b.metrics.throughput);
+    // 200 requests at 5/s: about 40 s of simulated time.
+    expect(a.metrics.duration_s).toBeGreaterThan(30);
+    expect(a.metrics.duration_s).toBeLessThan(50);
+  });
+
+  it('load shape matters: queueing under a closed loop of 256 raises TTFT over a closed loop of 1', async () => {
+    const one = await simRun(['--concurrency', '1', '--num-prompts', '20', '--random-input-len', '512', '--random-output-len', '16']);
+    const many = await simRun(['--concurrency', '256', '--num-prompts', '512', '--random-input-len', '512', '--random-output-len', '16']);
+    expect(many.metrics.latency.ttft_ms.p50!).toBeGreaterThan(2 * one.metrics.latency.ttft_ms.p50!);
+    expect(many.metrics.throughput.output_tokens_per_s!).toBeGreaterThan(5 * one.metrics.throughput.output_tokens_per_s!);
+  });
+
+  it('rejects --base-url', async () => {
+    const out = await runCli(['sim', 'run', '--base-url', 'http://127.0.0.1:8000']);
+    expect(out.code).toBe(2);
+  });
+});
