@@ -7,9 +7,9 @@ import { randomWorkload } from './datasets/random.js';
 import { resolveEmpirical } from './lengths.js';
 import type { SubWorkloadSpec, WorkloadSpec } from './spec.js';
 import { createTextMaker } from './synthetic.js';
+import type { TextMaker } from './synthetic.js';
 import { loadTokenizer } from './tokenizers/load.js';
 import type { Workload, WorkloadOptions } from './types.js';
-import type { Tokenizer } from './tokenizer.js';
 import { Issues, defaultWarn, entriesWorkload } from './datasets/entries.js';
 import type { Entry } from './datasets/entries.js';
 import { readShareGpt } from './datasets/sharegpt.js';
@@ -17,11 +17,10 @@ import { readJsonl } from './datasets/jsonl.js';
 import { readHf } from './datasets/hf.js';
 import { prefixWorkload } from './datasets/prefix.js';
 import { traceWorkload } from './datasets/trace.js';
+import { mixWorkload } from './mix.js';
 
 export async function createWorkload(spec: WorkloadSpec, opts: WorkloadOptions): Promise<Workload> {
-  if (spec.tasks) {
-    throw new UserError('workload.tasks: task mixes are not supported yet');
-  }
+  if (spec.tasks) return mixWorkload(spec, opts, createSubWorkload);
   return createSubWorkload(spec, opts, 'workload');
 }
 
@@ -33,19 +32,22 @@ export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOpt
   const maker = createTextMaker(tokenizer);
   switch (spec.dataset_name) {
     case 'random':
-      return randomWorkload(resolved, opts.seed, maker);
+      return randomWorkload(resolved, opts.seed, maker, opts.endpointKind);
     case 'prefix':
+      if (spec.session_turns) throw new UserError(`${field}.session_turns: the prefix dataset has no sessions (use random with system_prompt_len)`);
       return prefixWorkload(resolved, opts.seed, maker, opts.numPrompts);
     case 'trace':
+      if (spec.session_turns) throw new UserError(`${field}.session_turns: trace replay has no sessions`);
       return traceWorkload(resolved, opts.seed, maker, opts.warn ?? defaultWarn);
     case 'sharegpt':
     case 'jsonl':
     case 'hf':
-      return fileDataset(resolved, opts, tokenizer, field);
+      return fileDataset(resolved, opts, maker, field);
   }
 }
 
-async function fileDataset(spec: SubWorkloadSpec, opts: WorkloadOptions, tok: Tokenizer, field: string): Promise<Workload> {
+async function fileDataset(spec: SubWorkloadSpec, opts: WorkloadOptions, maker: TextMaker, field: string): Promise<Workload> {
+  const tok = maker.tokenizer;
   const path = spec.dataset_path;
   if (path === null) throw new UserError(`${field}.dataset_path: required for --dataset-name ${spec.dataset_name}`);
   const warn = opts.warn ?? defaultWarn;
@@ -61,5 +63,13 @@ async function fileDataset(spec: SubWorkloadSpec, opts: WorkloadOptions, tok: To
     issues = new Issues(path, warn);
     entries = spec.dataset_name === 'sharegpt' ? await readShareGpt(path, tok, issues) : await readJsonl(path, tok, issues);
   }
-  return entriesWorkload(entries, spec, opts.seed, { dataset: spec.dataset_name, path: source, tokenizer: tok, issues, parsed: entries.length });
+  return entriesWorkload(entries, spec, opts.seed, {
+    dataset: spec.dataset_name,
+    path: source,
+    tokenizer: tok,
+    maker,
+    issues,
+    parsed: entries.length,
+    kind: opts.endpointKind,
+  });
 }

@@ -119,18 +119,31 @@ const baseShape = {
 
 const SubWorkloadSchema = z.object(baseShape).strict();
 
+type BaseShape = typeof baseShape;
+/** The same fields without defaults: a task inherits every field it does not set. */
+const inheritShape = Object.fromEntries(Object.entries(baseShape).map(([k, v]) => [k, v.unwrap().optional()])) as {
+  [K in keyof BaseShape]: z.ZodOptional<ReturnType<BaseShape[K]['unwrap']>>;
+};
+
+/** One named sub-workload of a task mix; unset fields come from the enclosing workload. */
 export const TaskSchema = z
   .object({
     name: z.string().min(1),
     weight: z.number().positive(),
-    ...baseShape,
+    ...inheritShape,
   })
   .strict();
 export type TaskSpec = z.infer<typeof TaskSchema>;
 
 export const WorkloadSpecSchema = SubWorkloadSchema.extend({
-  /** A weighted mix of named sub-workloads; when set, each request picks a task by weight. */
-  tasks: z.array(TaskSchema).min(1).nullable().default(null),
+  /** A weighted mix of named sub-workloads; when set, each request picks a task by weight
+   * (weights are relative) and carries the task's name. */
+  tasks: z
+    .array(TaskSchema)
+    .min(1)
+    .refine((ts) => new Set(ts.map((t) => t.name)).size === ts.length, { message: 'task names must be unique' })
+    .nullable()
+    .default(null),
 }).strict();
 
 export type WorkloadSpec = z.infer<typeof WorkloadSpecSchema>;

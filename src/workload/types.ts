@@ -36,9 +36,19 @@ export interface TimedItem {
   item: WorkItem;
 }
 
+/** A multi-turn conversation: turn k+1 is sent `think_time_ms` after turn k completed. */
+export interface Session {
+  id: string;
+  turns: WorkItem[];
+}
+
 export interface Workload {
-  /** Next request; infinite (datasets cycle or resample per spec); deterministic for the seed. */
+  /** Next request; infinite (datasets cycle or resample per spec); deterministic for the seed.
+   * For a session workload: the turns of one session after another. */
   next(): WorkItem;
+  /** Multi-turn workloads: the next whole session (a runner's virtual user plays its turns in
+   * order, waiting for each reply and then the turn's think time). Shares next()'s sequence. */
+  nextSession?(): Session;
   /** Trace replay: every item with its own send time, in time order. */
   readonly timed?: TimedItem[];
   /** Malformed dataset lines skipped while loading. */

@@ -9,6 +9,8 @@ import { createRng, shuffle } from '../rng.js';
 import type { SubWorkloadSpec } from '../spec.js';
 import type { Tokenizer } from '../tokenizer.js';
 import type { ChatMessage, WorkItem, Workload } from '../types.js';
+import type { TextMaker } from '../synthetic.js';
+import { conversationSessions, describeSessions, sessionWorkload } from '../sessions.js';
 
 export interface Entry {
   prompt: string;
@@ -18,6 +20,8 @@ export interface Entry {
   output_tokens: number | null;
   expected: string | null;
   task: string | null;
+  /** The whole conversation (user and assistant turns) when the source has one; sessions replay it. */
+  conversation?: ChatMessage[];
   /** 1-based source line (JSONL line, or the line where a JSON array element starts). */
   line: number;
 }
@@ -122,9 +126,11 @@ export interface DatasetInfo {
   dataset: string;
   path: string;
   tokenizer: Tokenizer;
+  maker: TextMaker;
   issues: Issues;
   /** Entries parsed (before filters). */
   parsed: number;
+  kind: 'completions' | 'chat';
 }
 
 /** A Workload over parsed entries; throws when no usable entry is left. */
@@ -142,6 +148,30 @@ export function entriesWorkload(all: Entry[], spec: SubWorkloadSpec, seed: numbe
   const outDist = spec.output_len;
   const outSample = outDist ? lengthSampler(outDist, rng.fork(), datasetOut) : null;
   const fallbackOut = spec.random_output_len;
+  const describe = (): Record<string, unknown> => ({
+    dataset: info.dataset,
+    path: info.path,
+    tokenizer: info.tokenizer.name,
+    token_counts: info.tokenizer.exact ? 'exact' : 'estimate',
+    entries: kept.length,
+    parsed: info.parsed,
+    skipped: info.issues.skipped,
+    skipped_examples: info.issues.examples,
+    filtered,
+    sampling: spec.sampling,
+    mean_input_tokens: kept.reduce((s, e) => s + e.prompt_tokens, 0) / kept.length,
+    mean_output_tokens: outDist
+      ? nominalMean(outDist, datasetOut)
+      : datasetOut.length > 0
+        ? datasetOut.reduce((a, b) => a + b, 0) / datasetOut.length
+        : fallbackOut,
+    ...(spec.session_turns ? describeSessions(spec) : {}),
+  });
+  const countTokens = (text: string): number => info.tokenizer.count(text);
+  if (spec.session_turns) {
+    const make = conversationSessions(kept, pick, spec, rng.fork(), info.maker, info.kind, outSample);
+    return sessionWorkload(make, { skipped: info.issues.skipped, describe, countTokens });
+  }
   return {
     skipped: info.issues.skipped,
     next(): WorkItem {
@@ -158,20 +188,7 @@ export function entriesWorkload(all: Entry[], spec: SubWorkloadSpec, seed: numbe
         turn: null,
       };
     },
-    describe: () => ({
-      dataset: info.dataset,
-      path: info.path,
-      tokenizer: info.tokenizer.name,
-      token_counts: info.tokenizer.exact ? 'exact' : 'estimate',
-      entries: kept.length,
-      parsed: info.parsed,
-      skipped: info.issues.skipped,
-      skipped_examples: info.issues.examples,
-      filtered,
-      sampling: spec.sampling,
-      mean_input_tokens: kept.reduce((s, e) => s + e.prompt_tokens, 0) / kept.length,
-      mean_output_tokens: outDist ? nominalMean(outDist, datasetOut) : datasetOut.length > 0 ? datasetOut.reduce((a, b) => a + b, 0) / datasetOut.length : fallbackOut,
-    }),
-    countTokens: (text) => info.tokenizer.count(text),
+    describe,
+    countTokens,
   };
 }

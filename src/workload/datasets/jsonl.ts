@@ -7,6 +7,7 @@
  * Blank lines and lines starting with `//` are ignored; any other bad line is skipped and reported.
  */
 import type { Tokenizer } from '../tokenizer.js';
+import type { ChatMessage } from '../types.js';
 import type { Entry, Issues } from './entries.js';
 import { countInput, lastUserText, parseMessages } from './entries.js';
 import { readText } from './sharegpt.js';
@@ -43,10 +44,12 @@ export function objectEntry(v: unknown, tok: Tokenizer, line: number, promptFiel
   const o = v as Record<string, unknown>;
   let prompt: string;
   let messages = null;
+  let conversation: ChatMessage[] | undefined;
   const listField = promptField ?? (['messages', 'conversations'] as const).find((k) => Array.isArray(o[k])) ?? null;
   if (listField !== null && Array.isArray(o[listField])) {
     const m = parseMessages(o[listField]);
     if (typeof m === 'string') return m;
+    conversation = m;
     // A trailing assistant turn is the reference answer, not input.
     messages = m[m.length - 1]?.role === 'assistant' ? m.slice(0, -1) : m;
     prompt = lastUserText(messages);
@@ -75,6 +78,7 @@ export function objectEntry(v: unknown, tok: Tokenizer, line: number, promptFiel
     output_tokens: outRaw,
     expected: exp === null || exp === undefined ? null : typeof exp === 'string' ? exp : JSON.stringify(exp),
     task,
+    ...(conversation ? { conversation } : {}),
     line,
   };
 }

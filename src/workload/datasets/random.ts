@@ -12,6 +12,7 @@ import { createRng } from '../rng.js';
 import type { SubWorkloadSpec } from '../spec.js';
 import type { TextMaker } from '../synthetic.js';
 import type { WorkItem, Workload } from '../types.js';
+import { describeSessions, sessionWorkload, syntheticSessions } from '../sessions.js';
 
 export function inputDist(spec: SubWorkloadSpec) {
   return spec.input_len ?? vllmRange(spec.random_input_len, spec.random_range_ratio);
@@ -27,23 +28,43 @@ export function outputSampler(spec: SubWorkloadSpec, rng: Rng, datasetLengths?: 
   return () => Math.max(1, s());
 }
 
-export function randomWorkload(spec: SubWorkloadSpec, seed: number, maker: TextMaker): Workload {
+export function randomWorkload(spec: SubWorkloadSpec, seed: number, maker: TextMaker, kind: 'completions' | 'chat'): Workload {
   const prefixLen = spec.random_prefix_len;
   const prefix = maker.text(createRng(`${seed}:random:prefix`), prefixLen);
+  const system = maker.text(createRng(`${seed}:random:system`), spec.system_prompt_len);
   const rng = createRng(`${seed}:random`);
   const inLen = lengthSampler(inputDist(spec), rng.fork());
   const outLen = outputSampler(spec, rng.fork());
   const textRng = rng.fork();
   const meanIn = nominalMean(inputDist(spec)) ?? 0;
+  const describe = (): Record<string, unknown> => ({
+    dataset: 'random',
+    tokenizer: maker.tokenizer.name,
+    token_counts: maker.tokenizer.exact ? 'exact' : 'estimate',
+    input_len: inputDist(spec),
+    output_len: outputDist(spec),
+    prefix_len: prefixLen,
+    system_prompt_len: spec.system_prompt_len,
+    expected_shared_prefix_fraction: prefixLen + meanIn > 0 ? prefixLen / (prefixLen + meanIn) : 0,
+    ...(spec.session_turns ? describeSessions(spec) : {}),
+  });
+  const countTokens = (text: string): number => maker.tokenizer.count(text);
+  if (spec.session_turns) {
+    const make = syntheticSessions(spec, rng.fork(), maker, kind, { input: inLen, output: outLen }, system);
+    return sessionWorkload(make, { skipped: 0, describe, countTokens });
+  }
+  const sys = spec.system_prompt_len;
   return {
     skipped: 0,
     next(): WorkItem {
       const total = prefixLen + inLen();
-      const prompt = prefixLen > 0 ? maker.extend(textRng, prefix, total) : maker.text(textRng, total);
+      const user = prefixLen > 0 ? maker.extend(textRng, prefix, total) : maker.text(textRng, total);
+      // A system prompt: its own message for chat; before the text (words, so still exact) for completions.
+      const prompt = sys > 0 && kind === 'completions' ? `${system} ${user}`.trim() : user;
       return {
         prompt,
-        messages: null,
-        prompt_tokens: total,
+        messages: sys > 0 && kind === 'chat' ? [{ role: 'system', content: system }, { role: 'user', content: user }] : null,
+        prompt_tokens: sys + total,
         max_tokens: outLen(),
         task: null,
         expected: null,
@@ -51,15 +72,7 @@ export function randomWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
         turn: null,
       };
     },
-    describe: () => ({
-      dataset: 'random',
-      tokenizer: maker.tokenizer.name,
-      token_counts: maker.tokenizer.exact ? 'exact' : 'estimate',
-      input_len: inputDist(spec),
-      output_len: outputDist(spec),
-      prefix_len: prefixLen,
-      expected_shared_prefix_fraction: prefixLen + meanIn > 0 ? prefixLen / (prefixLen + meanIn) : 0,
-    }),
-    countTokens: (text) => maker.tokenizer.count(text),
+    describe,
+    countTokens,
   };
 }

@@ -89,6 +89,7 @@ export function shareGptEntry(v: unknown, tok: Tokenizer, line: number): Entry |
     output_tokens: tok.count(reply.content),
     expected: null,
     task: null,
+    conversation: turns,
     line,
   };
 }
