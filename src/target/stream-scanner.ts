@@ -10,9 +10,11 @@
  *
  * Hot path (one typical event, `data: {...}\n\n`, entirely inside one read):
  *
- *   bytes ─► 'data:' at line start? ─► classifyLine(): one validating pass over the JSON that
- *            also finds the line end ─► NONE / CONTENT ─► next line blank ─► dispatch:
- *            contentTimes.push(nowMs)
+ *   line start ─► matches the event template (sse/event-template.ts: same bytes as the last
+ *   content event but for the content string)? ─► yes, and "\n\n" follows: record nowMs
+ *              │ no
+ *              └► 'data:'? ─► classifyLine() (sse/json-classify.ts): one validating pass over the
+ *                 JSON that also finds the line end ─► NONE / CONTENT (and learn the template)
  *
  * No string, object or closure is created per event. Everything else — a line split across
  * reads, comments, other fields, multi-line data, and payloads the classifier defers (usage,
@@ -22,7 +24,8 @@
  */
 
 import type { StreamScan, UsageCounts } from './stream-events.js';
-import { CLS_CONTENT, CLS_SLOW, classifyLine, classifyPayload, scanEnd } from './sse/json-classify.js';
+import { CLS_CONTENT, CLS_NONE, CLS_SLOW, classifyLine, classifyPayload, contentInfo, scanEnd } from './sse/json-classify.js';
+import { EventTemplate } from './sse/event-template.js';
 import { applySlowPayload, type EventSink } from './sse/slow-event.js';
 import { ByteBuffer, FloatBuffer } from './sse/byte-buffer.js';
 
@@ -60,6 +63,12 @@ export class OpenAIStreamScanner implements StreamScan {
   private spanE = 0;
   private readonly spanCopy = new ByteBuffer();
   private dataStr = '';
+  /** When the pending fast event has exactly one content string: its bytes relative to spanS. */
+  private hasStr = false;
+  private strRelS = 0;
+  private strRelE = 0;
+  private strEsc = false;
+  private readonly tpl = new EventTemplate();
 
   constructor(opts: StreamScannerOptions = {}) {
     this.keepText = opts.keepText === true;
@@ -138,12 +147,29 @@ export class OpenAIStreamScanner implements StreamScan {
       this.line.length = 0;
       i = this.skipEol(b, eol, n);
     }
+    let view: DataView | null = null; // made on first use: one allocation per read at most
     while (i < n) {
       const c = b[i];
       if (c === LF || c === CR) {
         this.dispatch(now); // blank line
         i = this.skipEol(b, i, n);
         continue;
+      }
+      if (c === this.tpl.first && this.dataLines === 0) {
+        view ??= new DataView(b.buffer, b.byteOffset, b.byteLength);
+        const t = this.tpl;
+        const k = t.match(b, view, i, n);
+        if (k >= 0) {
+          if (b[k] === LF && k + 1 < n && b[k + 1] === LF) {
+            // the whole event, "\n\n" included: no pending state at all
+            if (t.strE > t.strS) this.content(b, t.strS, t.strE, t.strEsc, now);
+            i = k + 2;
+            continue;
+          }
+          this.pend(t.strE > t.strS ? CLS_CONTENT : CLS_NONE, b, i + t.payloadOff, k, t.strS, t.strE, t.strEsc);
+          i = this.skipEol(b, k, n);
+          continue;
+        }
       }
       if (
         c === 0x64 && // 'data:' fast path, first data line of an event only
@@ -161,11 +187,9 @@ export class OpenAIStreamScanner implements StreamScan {
           const q = scanEnd();
           if (q < n) {
             // b[q] is CR or LF: a whole line, classified
-            this.fastCode = code;
-            this.spanBuf = b;
-            this.spanS = vs;
-            this.spanE = q;
-            this.dataLines = 1;
+            const one = contentInfo.strings === 1 && !contentInfo.tools;
+            if (one) this.tpl.learn(b, i, vs, contentInfo.strS, contentInfo.strE, q);
+            this.pend(code, b, vs, q, one ? contentInfo.strS : -1, contentInfo.strE, contentInfo.strEsc);
             i = this.skipEol(b, q, n);
             continue;
           }
@@ -212,16 +236,13 @@ export class OpenAIStreamScanner implements StreamScan {
     if (this.dataLines === 0) {
       const code = classifyPayload(buf, vs, ve);
       if (code !== CLS_SLOW) {
-        this.fastCode = code;
-        if (own) {
-          this.spanBuf = buf;
-          this.spanS = vs;
-          this.spanE = ve;
-        } else this.copySpan(buf, vs, ve);
-      } else {
-        this.fastCode = -1;
-        this.dataStr = this.decoder.decode(buf.subarray(vs, ve));
+        const one = contentInfo.strings === 1 && !contentInfo.tools;
+        this.pend(code, buf, vs, ve, one ? contentInfo.strS : -1, contentInfo.strE, contentInfo.strEsc);
+        if (!own) this.copySpan(buf, vs, ve);
+        return;
       }
+      this.fastCode = -1;
+      this.dataStr = this.decoder.decode(buf.subarray(vs, ve));
     } else {
       if (this.fastCode >= 0) {
         this.dataStr = this.decoder.decode(this.spanBuf.subarray(this.spanS, this.spanE));
@@ -230,6 +251,31 @@ export class OpenAIStreamScanner implements StreamScan {
       this.dataStr += '\n' + this.decoder.decode(buf.subarray(vs, ve));
     }
     this.dataLines++;
+  }
+
+  /**
+   * A first data line classified fast: payload b[s, e); its only content string, if any
+   * (strS ≥ 0), at b[strS, strE).
+   */
+  private pend(code: number, b: Uint8Array, s: number, e: number, strS: number, strE: number, strEsc: boolean): void {
+    this.fastCode = code;
+    this.dataLines = 1;
+    this.spanBuf = b;
+    this.spanS = s;
+    this.spanE = e;
+    this.hasStr = strS >= 0;
+    this.strRelS = strS - s;
+    this.strRelE = strE - s;
+    this.strEsc = strEsc;
+  }
+
+  /** A content event at `now`; its text, when kept, is the JSON string body b[s, e). */
+  private content(b: Uint8Array, s: number, e: number, esc: boolean, now: number): void {
+    this.times.push(now);
+    if (this.keepText) {
+      const raw = this.decoder.decode(b.subarray(s, e));
+      this.sink.text += esc ? (JSON.parse('"' + raw + '"') as string) : raw;
+    }
   }
 
   private copySpan(buf: Uint8Array, s: number, e: number): void {
@@ -243,16 +289,13 @@ export class OpenAIStreamScanner implements StreamScan {
 
   private dispatch(now: number): void {
     if (this.dataLines === 0) return;
-    let content: boolean;
-    if (this.fastCode >= 0) {
-      content = this.fastCode === CLS_CONTENT;
-      if (content && this.keepText) {
-        content = applySlowPayload(this.sink, this.decoder.decode(this.spanBuf.subarray(this.spanS, this.spanE)));
-      }
-    } else {
-      content = applySlowPayload(this.sink, this.dataStr);
+    if (this.fastCode === CLS_CONTENT) {
+      if (!this.keepText) this.times.push(now);
+      else if (this.hasStr) this.content(this.spanBuf, this.spanS + this.strRelS, this.spanS + this.strRelE, this.strEsc, now);
+      else if (applySlowPayload(this.sink, this.decoder.decode(this.spanBuf.subarray(this.spanS, this.spanE)))) this.times.push(now);
+    } else if (this.fastCode !== CLS_NONE && applySlowPayload(this.sink, this.dataStr)) {
+      this.times.push(now);
     }
-    if (content) this.times.push(now);
     this.dataLines = 0;
     this.fastCode = -1;
     this.spanBuf = EMPTY;

@@ -80,6 +80,36 @@ const event = fc.tuple(fc.array(extraLine, { maxLength: 2 }), payload, dataPrefi
 );
 const stream = fc.tuple(fc.boolean(), fc.array(event, { maxLength: 8 }), fc.constantFrom('', 'data: {"choices":[{"text":"tail"}]}', 'data: [DONE]\n', ': x'));
 
+// ---- template-shaped streams: runs of events identical but for the content string ----------
+
+/** Shapes of real servers' content events; BODY is replaced by a raw JSON string body. */
+const shapes = [
+  'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"BODY"},"logprobs":null,"finish_reason":null}]}',
+  'data:{"choices":[{"text":"BODY","index":0,"logprobs":null,"finish_reason":null}],"usage":null}',
+  'data: {"choices":[{"delta":{"reasoning_content":"BODY","content":null},"logprobs":{"content":[{"token":"x"}]}}]} \t',
+  'data: {"choices":[{"delta":{"role":"assistant","content":"BODY"}}]}',
+  'data: {"choices":[{"delta":{"content":"BODY","tool_calls":[]}}]}',
+  'data: {"choices":[{"delta":{"content":"BODY"}}],"object":"chat.completion.chunk"}',
+];
+/** Raw string bodies: valid and invalid escapes, quotes, control characters, multi-byte text. */
+const rawBody = fc
+  .array(fc.constantFrom('a', ' tok', 'é', '🙂', '\\"', '\\\\', '\\n', '\\u00e9', '\\uD83D', '\\u12', '\\u12g4', '\\uz123', '\\u0g00', '\\u00g0', '\\x', '\\', '"', '\u0001', '\t', '\r', '\n', ':', '}', '"content":"x"'), { maxLength: 4 })
+  .map((xs) => xs.join(''));
+const runEvent = fc.tuple(rawBody, fc.option(fc.tuple(fc.nat(), fc.boolean(), fc.constantFrom('"', '\\', '}', ']', ' ', 'x', '0', '\r', '\n', '\u0000', 'é', '')), { freq: 3 }), fc.constantFrom('\n\n', '\n\n', '\r\n\r\n', '\r\r', '\n:c\n\n', '\ndata: [DONE]\n\n', '\ndata: {}\n\n', '\ndata:  \n\n', '\r\ndata\r\n\r\n'));
+const templateStream = fc.tuple(fc.constantFrom(...shapes), fc.array(runEvent, { minLength: 2, maxLength: 10 })).map(([shape, evs]) =>
+  evs
+    .map(([body, mut, end]) => {
+      let line = shape.replace('BODY', body);
+      if (mut) {
+        const [at, insert, ch] = mut;
+        const k = at % (line.length + 1); // insert anywhere (also after the last byte) or replace one byte
+        line = line.slice(0, k) + ch + line.slice(insert ? k : k + 1);
+      }
+      return line + end;
+    })
+    .join(''),
+);
+
 function splitAt(b: Uint8Array, cuts: number[]): Uint8Array[] {
   const pos = [...new Set(cuts.map((c) => c % (b.length + 1)))].sort((x, y) => x - y);
   const out: Uint8Array[] = [];
@@ -132,6 +162,15 @@ describe('OpenAIStreamScanner agrees with the reference parser', () => {
         check(enc.encode(p.split('\n').map((l) => prefix + l + '\n').join('') + '\n'), [], keepText);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('on runs of events that differ only in the content string, or in one byte', () => {
+    fc.assert(
+      fc.property(templateStream, fc.array(fc.nat(), { maxLength: 4 }), fc.boolean(), (str, cuts, keepText) => {
+        check(enc.encode(str), cuts, keepText);
+      }),
+      { numRuns: 1500 },
     );
   });
 

@@ -64,9 +64,8 @@ const K_REASONING_CONTENT = ascii('reasoning_content');
 const K_TOOL_CALLS = ascii('tool_calls');
 
 /**
- * Scanner state lives in module variables rather than an object: the scanner is
- * synchronous and not re-entrant, and V8 keeps these in registers/context slots, which
- * measured faster than instance fields. `b` is released after every call.
+ * Scanner state lives in module variables: the scanner is synchronous and not re-entrant.
+ * `b` is released after every call.
  */
 let b: Uint8Array = new Uint8Array(0);
 let p = 0;
@@ -103,11 +102,22 @@ export function scanEnd(): number {
 
 let lineEnd = 0;
 
+/**
+ * What the last non-SLOW classification saw on the content paths, for the scanner's template
+ * fast path (see stream-scanner.ts): the number of string values at content paths (text,
+ * content, reasoning_content, reasoning; empty ones included), the raw bytes of the last one
+ * (between its quotes, `strEsc` when it has escapes), and whether a non-empty tool_calls array
+ * made it content.
+ */
+export const contentInfo = { strings: 0, strS: 0, strE: 0, strEsc: false, tools: false };
+
 function run(bytes: Uint8Array, start: number, stop: number): number {
   b = bytes;
   p = start;
   end = stop;
   content = false;
+  contentInfo.strings = 0;
+  contentInfo.tools = false;
   let r = CLS_SLOW;
   skipWs();
   if (p < end && b[p] === LBRACE && topObject()) {
@@ -229,8 +239,13 @@ function isNull(): boolean {
 /** A string or null; a non-empty string marks content. */
 function contentString(): boolean {
   if (p < end && b[p] === QUOTE) {
-    if (scanString() < 0) return false;
+    const esc = scanString();
+    if (esc < 0) return false;
     if (tokE > tokS) content = true;
+    contentInfo.strings++;
+    contentInfo.strS = tokS;
+    contentInfo.strE = tokE;
+    contentInfo.strEsc = esc === 1;
     return true;
   }
   return isNull();
@@ -323,7 +338,7 @@ function delta(): boolean {
         const at = p;
         p++;
         skipWs();
-        if (p < end && b[p] !== RBRACK) content = true; // any tool-call delta is content
+        if (p < end && b[p] !== RBRACK) content = contentInfo.tools = true; // any tool-call delta is content
         p = at;
         if (!skipValue(5)) return false;
       } else if (!isNull()) return false;

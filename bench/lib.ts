@@ -1,0 +1,44 @@
+/** Small helpers shared by the benchmarks: machine description, medians, number formatting. */
+import os from 'node:os';
+import { readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export function machine(): string {
+  let cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (m) cpu = m[1]!.trim();
+  } catch {
+    // not Linux
+  }
+  return `${cpu}, ${os.availableParallelism()} cores (nproc), node ${process.version}, ${os.platform()} ${os.release()}`;
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export const fmt = (x: number, digits = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** Start a bench/*.ts script in its own Node process (via tsx) and wait for its "PORT n" line. */
+export function startProcess(script: string): Promise<{ port: number; child: ChildProcess }> {
+  const path = fileURLToPath(new URL(script, import.meta.url));
+  const child = spawn(process.execPath, ['--import', 'tsx', path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const m = /PORT (\d+)/.exec(out);
+      if (m) resolve({ port: Number(m[1]), child });
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+export function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}

@@ -1,0 +1,88 @@
+/**
+ * Pure parse throughput (issue 5): the scanner vs the plain parser on in-memory reads, no
+ * network. The stream is the firehose's (vLLM chat chunks) cut into reads of `--read` bytes.
+ *
+ *   npx tsx bench/parse.ts [--events N] [--read BYTES] [--rounds R]
+ */
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
+import { PlainParser } from './clients.js';
+import { firehoseBlock, firehoseHead, firehoseTail } from './firehose-chunks.js';
+import { fmt, machine, median } from './lib.js';
+
+export interface ParseResult {
+  parser: string;
+  eventsPerS: number;
+  mbPerS: number;
+  ratio: number;
+}
+
+function streamReads(events: number, read: number, keepAlive = false): Uint8Array[] {
+  const body = firehoseBlock(events);
+  const all = new Uint8Array(firehoseHead.length + body.length + firehoseTail(events).length);
+  all.set(firehoseHead);
+  all.set(body, firehoseHead.length);
+  all.set(firehoseTail(events), firehoseHead.length + body.length);
+  const reads: Uint8Array[] = [];
+  for (let i = 0; i < all.length; i += read) reads.push(all.subarray(i, i + read));
+  void keepAlive;
+  return reads;
+}
+
+type Parser = (reads: Uint8Array[]) => number;
+
+const PARSERS: Record<string, Parser> = {
+  plain: (reads) => {
+    const p = new PlainParser();
+    for (let i = 0; i < reads.length; i++) p.push(reads[i]!, i);
+    return p.times.length;
+  },
+  scanner: (reads) => {
+    const s = new OpenAIStreamScanner();
+    for (let i = 0; i < reads.length; i++) s.push(reads[i]!, i);
+    s.end(reads.length);
+    return s.contentEvents;
+  },
+  'scanner keepText': (reads) => {
+    const s = new OpenAIStreamScanner({ keepText: true });
+    for (let i = 0; i < reads.length; i++) s.push(reads[i]!, i);
+    s.end(reads.length);
+    return s.contentEvents;
+  },
+};
+
+export function runParse(opts: { events: number; read: number; rounds: number }): ParseResult[] {
+  const reads = streamReads(opts.events, opts.read);
+  const bytes = reads.reduce((a, r) => a + r.length, 0);
+  const names = Object.keys(PARSERS);
+  const rates: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  for (const n of names) PARSERS[n]!(reads.slice(0, 200)); // warm-up
+  for (let r = 0; r < opts.rounds; r++) {
+    for (const n of names) {
+      const t0 = performance.now();
+      const got = PARSERS[n]!(reads);
+      const dt = performance.now() - t0;
+      if (got !== opts.events) throw new Error(`${n}: ${got} content events, expected ${opts.events}`);
+      rates[n]!.push((got / dt) * 1000);
+    }
+  }
+  const base = median(rates.plain!);
+  return names.map((n) => {
+    const ev = median(rates[n]!);
+    return { parser: n, eventsPerS: ev, mbPerS: (ev * (bytes / opts.events)) / 1e6, ratio: ev / base };
+  });
+}
+
+export function printParse(rows: ParseResult[], opts: { events: number; read: number; rounds: number }): void {
+  console.log(`\n== pure parse: ${fmt(opts.events)} vLLM chat chunks (${firehoseBlock.eventBytes} B each) in ${fmt(opts.read)}-byte reads, median of ${opts.rounds} rounds`);
+  console.log('parser               events/s      MB/s   vs plain');
+  for (const r of rows) console.log(`${r.parser.padEnd(18)} ${fmt(r.eventsPerS).padStart(10)}  ${fmt(r.mbPerS).padStart(8)}   ${fmt(r.ratio, 2).padStart(6)}×`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, read: { type: 'string', default: '65536' }, rounds: { type: 'string', default: '5' } } });
+  const opts = { events: Number(values.events), read: Number(values.read), rounds: Number(values.rounds) };
+  console.log(`machine: ${machine()}`);
+  printParse(runParse(opts), opts);
+}

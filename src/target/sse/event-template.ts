@@ -1,0 +1,101 @@
+/**
+ * Event template: the scanner's fastest path. Within one response, content events differ only
+ * in the content string; everything else (id, created, model, indexes, nulls) repeats byte for
+ * byte:
+ *
+ *   data: {"id":"chatcmpl-7d2f","object":"chat.completion.chunk",…,"delta":{"content":"  tok  "},"logprobs":null,"finish_reason":null}]}
+ *   └──────────────────────────────── pre ──────────────────────────┘└ str ┘└──────────────── suf ──────────────────────┘
+ *
+ * When the full classifier (json-classify.ts) has validated a line whose content flag comes from
+ * exactly one string value at a content path, we keep `pre` (line start through the string's
+ * opening quote) and `suf` (its closing quote through the line end). A later line that is
+ * `pre` + a valid JSON string body + `suf` + CR/LF is valid JSON of the same shape: replacing a
+ * string by a string changes neither validity, keys nor any other value. So it carries content
+ * exactly when the new string is non-empty. Checking that costs two memory compares (4 bytes a
+ * step) and one short scan of the string, instead of a validating pass over ~230 bytes.
+ */
+
+const QUOTE = 0x22;
+const BSLASH = 0x5c;
+
+export class EventTemplate {
+  private pre = new Uint8Array(256);
+  private preView = new DataView(this.pre.buffer);
+  private preLen = 0;
+  private suf = new Uint8Array(128);
+  private sufView = new DataView(this.suf.buffer);
+  private sufLen = 0;
+  /** First byte of `pre` (always 'd' of `data:`), or -1 with no template. */
+  first = -1;
+  /** Where the data payload starts, from the line start (`data: ` = 6, `data:` = 5). */
+  payloadOff = 0;
+  /** After a successful match: the string's raw bytes are b[strS, strE), with escapes if strEsc. */
+  strS = 0;
+  strE = 0;
+  strEsc = false;
+
+  /** Learn from line b[lineS, lineE), payload from `payloadS`, whose only content string is b[strS, strE). */
+  learn(b: Uint8Array, lineS: number, payloadS: number, strS: number, strE: number, lineE: number): void {
+    this.payloadOff = payloadS - lineS;
+    this.preLen = strS - lineS;
+    this.sufLen = lineE - strE;
+    if (this.pre.length < this.preLen) {
+      this.pre = new Uint8Array(this.preLen * 2);
+      this.preView = new DataView(this.pre.buffer);
+    }
+    if (this.suf.length < this.sufLen) {
+      this.suf = new Uint8Array(this.sufLen * 2);
+      this.sufView = new DataView(this.suf.buffer);
+    }
+    this.pre.set(b.subarray(lineS, strS));
+    this.suf.set(b.subarray(strE, lineE));
+    this.first = b[lineS]!;
+  }
+
+  /**
+   * Does the line at b[i…) (`view` is a DataView of all of b) match? Returns the index of the
+   * CR/LF ending it, or -1 (no match, or the line does not end within b).
+   */
+  match(b: Uint8Array, view: DataView, i: number, n: number): number {
+    const preLen = this.preLen;
+    const s = i + preLen;
+    if (s + this.sufLen >= n || !same(view, i, this.preView, preLen)) return -1;
+    // The string body: any byte ≥ 0x20 but '"' and '\'; escapes must be valid JSON escapes.
+    let j = s;
+    let esc = false;
+    for (;;) {
+      if (j >= n) return -1;
+      const c = b[j]!;
+      if (c === QUOTE) break;
+      if (c === BSLASH) {
+        esc = true;
+        if (j + 1 >= n) return -1;
+        const e = b[j + 1]!;
+        if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) j += 2;
+        else if (e === 0x75 && j + 6 <= n && isHex(b[j + 2]!) && isHex(b[j + 3]!) && isHex(b[j + 4]!) && isHex(b[j + 5]!)) j += 6;
+        else return -1;
+      } else if (c < 0x20) return -1;
+      else j++;
+    }
+    const k = j + this.sufLen;
+    if (k >= n || !same(view, j, this.sufView, this.sufLen)) return -1;
+    const t = b[k];
+    if (t !== 0x0a && t !== 0x0d) return -1;
+    this.strS = s;
+    this.strE = j;
+    this.strEsc = esc;
+    return k;
+  }
+}
+
+function isHex(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
+}
+
+/** view[at, at+len) equals t[0, len). Four bytes a step: measured ~2.4× a byte loop. */
+function same(view: DataView, at: number, t: DataView, len: number): boolean {
+  let i = 0;
+  for (; i + 4 <= len; i += 4) if (view.getInt32(at + i) !== t.getInt32(i)) return false;
+  for (; i < len; i++) if (view.getUint8(at + i) !== t.getUint8(i)) return false;
+  return true;
+}
