@@ -6,6 +6,7 @@
  * what was asked for (not trivially cacheable), like vLLM's random dataset.
  */
 import type { Rng } from './rng.js';
+import { createRng } from './rng.js';
 import type { Tokenizer } from './tokenizer.js';
 import { estimateTokenizer } from './tokenizer.js';
 import { WORDS } from './words.js';
@@ -14,8 +15,9 @@ export interface TextMaker {
   readonly tokenizer: Tokenizer;
   /** Random text of exactly `n` tokens (no special tokens), starting without a space. */
   text(rng: Rng, n: number): string;
-  /** `head + continuation` whose token count is exactly `total`; head is kept verbatim. */
-  extend(rng: Rng, head: string, total: number): string;
+  /** `head + continuation` whose token count is exactly `total`; head is kept verbatim.
+   * Pass `headTokens` when head came from this maker (its count is then trusted). */
+  extend(rng: Rng, head: string, total: number, headTokens?: number): string;
   /** `n` random single-token words: joined by single spaces they are exactly `n` tokens. */
   words(rng: Rng, n: number): string[];
 }
@@ -27,12 +29,17 @@ export function createTextMaker(tokenizer: Tokenizer = estimateTokenizer): TextM
     for (let i = 0; i < out.length; i++) out[i] = vocab[rng.int(0, vocab.length - 1)] as string;
     return out;
   };
-  const extend = (rng: Rng, head: string, total: number): string => {
-    const have = head === '' ? 0 : tokenizer.count(head);
+  // Words are single tokens and the pre-tokenizer splits before each space, so N words are N
+  // tokens; checked once here on sample texts. When it holds, text built only from this maker's
+  // words needs no re-count (encoding a 1k-token prompt costs ~1 ms; this keeps next() cheap).
+  const trusted = tokenizer === estimateTokenizer || selfCheck(tokenizer, words);
+  const extend = (rng: Rng, head: string, total: number, headTokens?: number): string => {
+    const own = trusted && (head === '' || headTokens !== undefined);
+    const have = head === '' ? 0 : (headTokens ?? tokenizer.count(head));
     if (total <= have) return head;
     let parts = words(rng, total - have);
     let text = join(head, parts);
-    if (tokenizer === estimateTokenizer) return text;
+    if (own) return text;
     // The words are single tokens, so only a merge across the boundary with `head` (or a
     // tokenizer quirk) can make the count differ; adjust until exact.
     for (let guard = 0; guard < 64; guard++) {
@@ -44,6 +51,16 @@ export function createTextMaker(tokenizer: Tokenizer = estimateTokenizer): TextM
     return text;
   };
   return { tokenizer, text: (rng, n) => extend(rng, '', n), extend, words };
+}
+
+function selfCheck(tokenizer: Tokenizer, words: (rng: Rng, n: number) => string[]): boolean {
+  const rng = createRng('synthetic:self-check');
+  for (let i = 0; i < 4; i++) {
+    const a = words(rng, 200).join(' ');
+    const b = words(rng, 57).join(' ');
+    if (tokenizer.count(a) !== 200 || tokenizer.count(`${a} ${b}`) !== 257) return false;
+  }
+  return true;
 }
 
 function join(head: string, parts: string[]): string {

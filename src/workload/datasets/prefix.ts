@@ -71,7 +71,7 @@ export function prefixWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
       const g = group();
       const total = P + sLen();
       return {
-        prompt: maker.extend(textRng, prefixes[g] as string, total),
+        prompt: maker.extend(textRng, prefixes[g] as string, total, P),
         messages: null,
         prompt_tokens: total,
         max_tokens: outLen(),

@@ -58,7 +58,7 @@ export function randomWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
     skipped: 0,
     next(): WorkItem {
       const total = prefixLen + inLen();
-      const user = prefixLen > 0 ? maker.extend(textRng, prefix, total) : maker.text(textRng, total);
+      const user = prefixLen > 0 ? maker.extend(textRng, prefix, total, prefixLen) : maker.text(textRng, total);
       // A system prompt: its own message for chat; before the text (words, so still exact) for completions.
       const prompt = sys > 0 && kind === 'completions' ? `${system} ${user}`.trim() : user;
       return {
