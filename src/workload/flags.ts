@@ -12,7 +12,7 @@ import { DATASET_NAMES } from './spec.js';
 type Kind = 'string' | 'int' | 'number' | 'dist';
 
 /** flag → [spec field, value kind, help]. */
-const FLAGS: ReadonlyArray<readonly [flag: string, field: keyof WorkloadSpec, kind: Kind, help: string]> = [
+export const WORKLOAD_FLAGS: ReadonlyArray<readonly [flag: string, field: keyof WorkloadSpec, kind: Kind, help: string]> = [
   ['--dataset-name <name>', 'dataset_name', 'string', `dataset: ${DATASET_NAMES.join('|')} (default random; prefix_repetition = prefix)`],
   ['--dataset-path <path>', 'dataset_path', 'string', 'dataset file (sharegpt JSON, JSONL, trace) or HF dataset id/path'],
   ['--tokenizer <name-or-path>', 'tokenizer', 'string', 'tokenizer.json path/dir, llama3|qwen3|cl100k_base|o200k_base…, or HF id (online); default: estimate'],
@@ -55,13 +55,13 @@ function attrName(flag: string): string {
 }
 
 export function registerWorkloadOptions(cmd: Command): Command {
-  for (const [flag, , , help] of FLAGS) cmd.addOption(new Option(flag, help));
+  for (const [flag, , , help] of WORKLOAD_FLAGS) cmd.addOption(new Option(flag, help));
   return cmd;
 }
 
 export function workloadSpecFromFlags(opts: Record<string, unknown>): Partial<WorkloadSpec> {
   const out: Record<string, unknown> = {};
-  for (const [flag, field, kind] of FLAGS) {
+  for (const [flag, field, kind] of WORKLOAD_FLAGS) {
     const raw = opts[attrName(flag)];
     if (raw === undefined || raw === null) continue;
     const name = flag.split(' ')[0] as string;

@@ -39,6 +39,18 @@ describe('synthetic vocabulary', () => {
   });
 });
 
+describe('the estimate on real text', () => {
+  const prose =
+    'It was the best of times, it was the worst of times, it was the age of wisdom, it was the age of foolishness, ' +
+    'it was the epoch of belief, it was the epoch of incredulity, it was the season of Light, it was the season of Darkness. ' +
+    'There were a king with a large jaw and a queen with a plain face, on the throne of England; in both countries it was ' +
+    'clearer than crystal to the lords of the State preserves of loaves and fishes, that things in general were settled for ever.';
+  it.each(Object.keys(refs))('English prose within 5%% of %s', (name) => {
+    const ratio = estimateCount(prose) / refs[name]!(prose);
+    expect(Math.abs(ratio - 1)).toBeLessThan(0.05);
+  });
+});
+
 describe('token-exact synthetic prompts', () => {
   it.each(['llama3', 'qwen3', 'cl100k_base', 'o200k_base'])('%s: prompt_tokens equals the real count', async (name) => {
     const spec = WorkloadSpecSchema.parse({ tokenizer: name, random_input_len: 200, random_range_ratio: 0.9, random_prefix_len: 37 });
