@@ -33,11 +33,14 @@ export interface FinishInput {
 
 export function buildResult(input: FinishInput): RunResult {
   const slos = input.spec.goodput;
-  const metrics = computeMetrics(input.records, { slos });
-  const tasks = new Set(input.records.map((r) => r.task));
-  const byTask = tasks.size > 1 || (tasks.size === 1 && !tasks.has(null)) ? computeMetricsByTask(input.records, { slos }) : null;
+  // Records arrive in completion order (and from several workers); in index order the
+  // floating-point sums, hence every figure, are the same however the run was split.
+  const records = [...input.records].sort((a, b) => a.id - b.id);
+  const metrics = computeMetrics(records, { slos });
+  const tasks = new Set(records.map((r) => r.task));
+  const byTask = tasks.size > 1 || (tasks.size === 1 && !tasks.has(null)) ? computeMetricsByTask(records, { slos }) : null;
   const validity = input.health
-    ? assessValidity(input.records, input.health, { ignoreEos: input.ignoreEos, clientTokenizer: input.clientTokenizer })
+    ? assessValidity(records, input.health, { ignoreEos: input.ignoreEos, clientTokenizer: input.clientTokenizer })
     : (input.priorValidity ?? null);
   return {
     schema: RESULT_SCHEMA,

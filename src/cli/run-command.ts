@@ -1,40 +1,22 @@
 /**
  * `infermeter run`: spec → (simulator) → pre-flight → workload → load → records → report.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { availableParallelism } from 'node:os';
 import { UserError } from '../errors/user-error.js';
-import { arrivalTimes, resolveArrivalKind } from '../load/arrivals.js';
-import type { PhasePlan } from '../load/phases.js';
-import { phasePlanProblem } from '../load/phases.js';
-import { runLoad, type LoadPlan } from '../runner/run-load.js';
+import { resolveArrivalKind } from '../load/arrivals.js';
+import { phasePlanProblem, type PhasePlan } from '../load/phases.js';
+import type { LoadJob } from '../runner/load-job.js';
+import { runPool } from '../runner/worker-pool.js';
 import { startSimServer, type SimServer } from '../sim/index.js';
 import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, redactSecrets, type RunDir } from '../store/run-dir.js';
-import { HttpTarget } from '../target/http-client.js';
 import { endpointKind } from '../target/openai-body.js';
 import { preflight } from '../target/preflight.js';
-import { createWorkload, type Workload, type WorkItem } from '../workload/index.js';
+import { createWorkload } from '../workload/index.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
 import type { RunSpec } from './run-spec.js';
-
-/** Trace replay: arrivals and items both come from the trace's timestamps. */
-function timedPlan(workload: Workload): { arrivals: Iterator<number>; workload: Workload } {
-  const timed = workload.timed!;
-  let i = 0;
-  let j = 0;
-  const arrivals: Iterator<number> = {
-    next: () => (i < timed.length ? { done: false, value: timed[i++]!.at_ms } : { done: true, value: undefined }),
-  };
-  const replay: Workload = {
-    skipped: workload.skipped,
-    describe: () => workload.describe(),
-    next: (): WorkItem => timed[Math.min(j++, timed.length - 1)]!.item,
-    ...(workload.countTokens ? { countTokens: (t: string) => workload.countTokens!(t) } : {}),
-  };
-  return { arrivals, workload: replay };
-}
 
 export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr.write(`${line}\n`);
@@ -48,8 +30,8 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
     const workload = await createWorkload(spec.workload, { seed: spec.load.seed, endpointKind: kind, numPrompts: spec.load.num_prompts ?? undefined });
     if (workload.skipped > 0) log(`workload: skipped ${workload.skipped} malformed dataset entries`);
     const load = spec.load;
-    const replay = workload.timed ? timedPlan(workload) : null;
-    const totalRequests = replay ? Math.min(load.num_prompts ?? Infinity, workload.timed!.length) : load.num_prompts;
+    const replay = workload.timed ?? null;
+    const totalRequests = replay ? Math.min(load.num_prompts ?? Infinity, replay!.length) : load.num_prompts;
     const phases: PhasePlan = {
       warmup: load.warmup,
       cooldown: load.cooldown,
@@ -106,46 +88,37 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       throw new UserError('--model: required with --no-preflight');
     }
 
-    const arrival = resolveArrivalKind(load.arrival, load.burstiness);
-    const plan: LoadPlan =
-      load.concurrency !== null
-        ? { mode: 'closed', concurrency: load.concurrency }
-        : {
-            mode: 'open',
-            arrivals: replay ? replay.arrivals : arrivalTimes({ rate: load.request_rate, burstiness: load.burstiness, kind: arrival, seed: load.seed }),
-            maxConcurrency: load.max_concurrency,
-          };
-
-    const startedAt = new Date();
+    let startedAt = new Date();
     if (spec.output.save) {
       dir = createRunDir(spec.output.result_dir, spec.name, startedAt);
       dir.writeJson('spec.json', redactSecrets({ ...spec, target: { ...spec.target, base_url: baseUrl, model } }));
       writer = new RecordsWriter(dir.recordsPath);
     }
     const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr as NodeJS.WriteStream), io.stderr as NodeJS.WriteStream);
-    const target = new HttpTarget({ ...targetBase, model: model! }, () => performance.now() - origin);
-    const loop = monitorEventLoopDelay({ resolution: 10 });
-    loop.enable();
-    const cpuStart = process.cpuUsage();
-    const origin = performance.now();
-    const outcome = await runLoad({
-      plan,
-      phases,
+    const workers = load.workers ?? availableParallelism();
+    const jobFor = (offset: number, step: number): LoadJob => ({
+      load,
+      target: spec.target,
+      workload: spec.workload,
+      keepText: spec.output.keep_text,
+      baseUrl: baseUrl!,
+      model: model!,
+      apiKey,
+      ignoreEos,
       totalRequests,
-      durationMs: load.duration_ms,
-      graceMs: load.grace_ms,
-      workload: replay ? replay.workload : workload,
-      sender: target,
-      clock: () => performance.now() - origin,
+      phases,
+      shard: { offset, step },
+      warn: false,
+    });
+    const mainElu0 = performance.eventLoopUtilization();
+    const outcome = await runPool(jobFor, workers, {
       onRecord: (rec) => writer?.write(rec),
       onProgress: (p) => progress.update(p),
+      onStart: () => (startedAt = new Date()),
       ...(io.signal ? { signal: io.signal } : {}),
     });
-    const wallMs = performance.now() - origin;
-    const cpu = process.cpuUsage(cpuStart);
-    loop.disable();
+    const mainElu = performance.eventLoopUtilization(mainElu0).utilization;
     progress.finish();
-    target.close();
     writer?.close();
     writer = null;
     if (outcome.interrupted) log('interrupted: in-flight requests cancelled; reporting what was measured');
@@ -158,9 +131,9 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: outcome.interrupted, driver: 'http' },
       target: { base_url: simulated ? null : baseUrl, endpoint: spec.target.endpoint, model: model!, simulated, simulator, stream: spec.target.stream },
       load: {
-        mode: plan.mode === 'closed' ? 'closed' : replay ? 'trace' : 'open',
-        request_rate: plan.mode === 'open' && !replay ? (Number.isFinite(load.request_rate) ? load.request_rate : 'inf') : null,
-        arrival: plan.mode === 'open' && !replay ? arrival : null,
+        mode: load.concurrency !== null ? 'closed' : replay ? 'trace' : 'open',
+        request_rate: load.concurrency === null && !replay ? (Number.isFinite(load.request_rate) ? load.request_rate : 'inf') : null,
+        arrival: load.concurrency === null && !replay ? resolveArrivalKind(load.arrival, load.burstiness) : null,
         burstiness: load.burstiness,
         max_concurrency: load.max_concurrency,
         concurrency: load.concurrency,
@@ -174,11 +147,18 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       workload: workload.describe(),
       health: {
         dispatchLagMs: outcome.dispatchLagMs,
-        eventLoopDelayP99Ms: loop.count > 0 ? loop.percentile(99) / 1e6 : null,
-        cpuFraction: wallMs > 0 ? (cpu.user + cpu.system) / 1000 / wallMs : null,
-        burst: plan.mode === 'open' && !replay && load.request_rate === Infinity,
+        eventLoopDelayP99Ms: outcome.eventLoopDelayP99Ms,
+        // With an in-process simulator and no workers the main thread also serves the simulator, so its busy time is not all the client's.
+        cpuFraction: outcome.eventLoopUtilization,
+        burst: load.concurrency === null && !replay && load.request_rate === Infinity,
       },
-      client: { stale_socket_retries: target.staleSocketRetries, preflight: preflightInfo },
+      client: {
+        workers,
+        stale_socket_retries: outcome.staleSocketRetries,
+        event_loop_utilization: outcome.eventLoopUtilization,
+        main_thread_event_loop_utilization: mainElu,
+        preflight: preflightInfo,
+      },
       ignoreEos,
       clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
     });

@@ -8,6 +8,7 @@ import { emptyRecord, type RequestRecord } from '../record/record.js';
 import { phaseOf, type PhasePlan } from '../load/phases.js';
 import type { Workload, WorkItem } from '../workload/types.js';
 import { GrowableF64 } from './growable.js';
+import { globalIndex, WHOLE, type Shard } from './shard.js';
 import type { ProgressListener, ProgressSnapshot } from './progress.js';
 
 export interface Sender {
@@ -27,7 +28,9 @@ export type LoadPlan =
 export interface RunnerOptions {
   plan: LoadPlan;
   phases: PhasePlan;
-  /** Stop after this many requests (null: by time only). */
+  /** Which requests of the whole run this loop sends (worker threads); default: all. */
+  shard?: Shard;
+  /** Stop after this many requests of this shard (null: by time only). */
   totalRequests: number | null;
   /** Stop sending at this offset (null: by count only). */
   durationMs: number | null;
@@ -110,9 +113,13 @@ export async function runLoad(opts: RunnerOptions): Promise<RunOutcome> {
     return p;
   };
 
-  const newRecord = (index: number, scheduledMs: number): RequestRecord => {
+  const shard = opts.shard ?? WHOLE;
+  // Records carry the run-wide index, so shards merge into the records one loop would make.
+  const newRecord = (local: number, scheduledMs: number): RequestRecord => {
+    const index = globalIndex(shard, local);
     const rec = emptyRecord(index, scheduledMs);
     rec.phase = phaseOf(opts.phases, index, scheduledMs);
+    rec.worker = shard.offset;
     return rec;
   };
 

@@ -1,0 +1,155 @@
+/**
+ * One shard of a run, self-contained and serializable, so it runs the same in the main
+ * thread (`--workers 0`) or in a worker thread: build the workload, the schedule and the
+ * client from the spec, run the dispatch loop, and measure the thread's own health.
+ */
+import { monitorEventLoopDelay, performance as perf } from 'node:perf_hooks';
+import { arrivalTimes, resolveArrivalKind } from '../load/arrivals.js';
+import type { PhasePlan } from '../load/phases.js';
+import type { RequestRecord } from '../record/record.js';
+import type { LoadSpec, TargetSpec } from '../spec/schema.js';
+import { HttpTarget } from '../target/http-client.js';
+import { endpointKind } from '../target/openai-body.js';
+import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
+import type { ProgressListener } from './progress.js';
+import { createRunClock } from './run-clock.js';
+import { runLoad, type LoadPlan } from './run-load.js';
+import { shardCount, shardIterator, shardShare, shardWorkload, type Shard } from './shard.js';
+
+export interface LoadJob {
+  load: LoadSpec;
+  target: TargetSpec;
+  workload: WorkloadSpec;
+  keepText: boolean;
+  /** Resolved by the coordinator (simulator URL, model from pre-flight, key from the environment). */
+  baseUrl: string;
+  model: string;
+  apiKey: string | null;
+  ignoreEos: boolean;
+  /** Requests of the whole run (null: by time), and the phase plan over global indices. */
+  totalRequests: number | null;
+  phases: PhasePlan;
+  shard: Shard;
+  /** Print dataset warnings (only one shard should). */
+  warn: boolean;
+}
+
+export interface JobOutcome {
+  records: RequestRecord[];
+  dispatchLagMs: Float64Array;
+  interrupted: boolean;
+  eventLoopDelayP99Ms: number | null;
+  /** Fraction of wall time this thread's event loop was busy (1 = saturated). */
+  eventLoopUtilization: number;
+  staleSocketRetries: number;
+}
+
+export interface JobHooks {
+  onRecord: (rec: RequestRecord) => void;
+  onProgress?: ProgressListener;
+  signal?: AbortSignal;
+}
+
+/** Arrivals of the whole run: trace timestamps, or the seeded schedule. */
+function arrivalsOf(job: LoadJob, workload: Workload): Iterator<number> {
+  if (workload.timed) {
+    const timed = workload.timed;
+    let i = 0;
+    return { next: () => (i < timed.length ? { done: false, value: timed[i++]!.at_ms } : { done: true, value: undefined }) };
+  }
+  const l = job.load;
+  return arrivalTimes({ rate: l.request_rate, burstiness: l.burstiness, kind: resolveArrivalKind(l.arrival, l.burstiness), seed: l.seed });
+}
+
+/** Trace replay hands out items in trace order; other workloads generate them. */
+function itemsOf(workload: Workload): Workload {
+  if (!workload.timed) return workload;
+  const timed = workload.timed;
+  let j = 0;
+  return { ...workload, skipped: workload.skipped, describe: () => workload.describe(), next: () => timed[Math.min(j++, timed.length - 1)]!.item };
+}
+
+export interface PreparedJob {
+  /** Runs the load with t = 0 at `originNs` (process.hrtime), shared by every shard. */
+  run(originNs: string, hooks: JobHooks): Promise<JobOutcome>;
+}
+
+/** Builds everything slow (workload, tokenizer, schedule) before the clock starts. */
+export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
+  const { load, shard } = job;
+  const kind = endpointKind(job.target.endpoint);
+  const full = await createWorkload(job.workload, {
+    seed: load.seed,
+    endpointKind: kind,
+    numPrompts: job.totalRequests ?? undefined,
+    ...(job.warn ? {} : { warn: () => {} }),
+  });
+  const workload = shardWorkload(itemsOf(full), shard);
+  const plan: LoadPlan =
+    load.concurrency !== null
+      ? { mode: 'closed', concurrency: shardShare(shard, load.concurrency) }
+      : {
+          mode: 'open',
+          arrivals: shardIterator(arrivalsOf(job, full), shard),
+          maxConcurrency: load.max_concurrency === null ? null : Math.max(1, shardShare(shard, load.max_concurrency)),
+        };
+  return { run: (originNs, hooks) => runPrepared(job, originNs, hooks, { workload, plan, countTokens: full.countTokens?.bind(full) }) };
+}
+
+async function runPrepared(
+  job: LoadJob,
+  originNs: string,
+  hooks: JobHooks,
+  built: { workload: Workload; plan: LoadPlan; countTokens: ((text: string) => number) | undefined },
+): Promise<JobOutcome> {
+  const { load, shard } = job;
+  const { workload, plan } = built;
+  const clock = createRunClock(originNs);
+  const target = new HttpTarget(
+    {
+      baseUrl: job.baseUrl,
+      path: job.target.endpoint,
+      model: job.model,
+      apiKey: job.apiKey,
+      headers: job.target.headers,
+      extraBody: job.target.extra_body,
+      stream: job.target.stream,
+      ignoreEos: job.ignoreEos,
+      timeoutMs: job.target.timeout_ms,
+      keepText: job.keepText,
+      countTokens: built.countTokens,
+    },
+    clock,
+  );
+  if (plan.mode === 'closed' && plan.concurrency === 0) {
+    return { records: [], dispatchLagMs: new Float64Array(0), interrupted: false, eventLoopDelayP99Ms: null, eventLoopUtilization: 0, staleSocketRetries: 0 };
+  }
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const elu0 = perf.eventLoopUtilization();
+  try {
+    const out = await runLoad({
+      plan,
+      phases: job.phases,
+      shard,
+      totalRequests: job.totalRequests === null ? null : shardCount(shard, job.totalRequests),
+      durationMs: load.duration_ms,
+      graceMs: load.grace_ms,
+      workload,
+      sender: target,
+      clock,
+      onRecord: hooks.onRecord,
+      ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
+      ...(hooks.signal ? { signal: hooks.signal } : {}),
+    });
+    loopDelay.disable();
+    return {
+      ...out,
+      eventLoopDelayP99Ms: loopDelay.count > 0 ? loopDelay.percentile(99) / 1e6 : null,
+      eventLoopUtilization: perf.eventLoopUtilization(elu0).utilization,
+      staleSocketRetries: target.staleSocketRetries,
+    };
+  } finally {
+    target.close();
+  }
+}

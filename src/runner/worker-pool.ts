@@ -1,0 +1,146 @@
+/**
+ * Runs a load across worker threads: one shard each, one shared clock and schedule. The
+ * calling thread only coordinates: it forwards Ctrl-C, merges progress, and receives the
+ * records as the workers finish them (in completion batches, not index order).
+ */
+import { Worker } from 'node:worker_threads';
+import { UserError } from '../errors/user-error.js';
+import type { RequestRecord } from '../record/record.js';
+import { prepareJob, type JobHooks, type JobOutcome, type LoadJob } from './load-job.js';
+import { hrtimeNowNs } from './run-clock.js';
+import type { ProgressSnapshot } from './progress.js';
+
+export interface PoolOutcome {
+  records: RequestRecord[];
+  dispatchLagMs: Float64Array;
+  interrupted: boolean;
+  /** Worst thread. */
+  eventLoopDelayP99Ms: number | null;
+  eventLoopUtilization: number;
+  staleSocketRetries: number;
+}
+
+/**
+ * Starts the worker script next to this module. Under a TypeScript runner (the tests run
+ * src/ directly) the .ts entry is loaded through tsx's loader, registered inside the worker.
+ */
+function startWorker(workerData: LoadJob): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./load-worker.js', import.meta.url), { workerData });
+  const entry = new URL('./load-worker.ts', import.meta.url).href;
+  const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
+  return new Worker(boot, { eval: true, workerData });
+}
+
+function concat(arrays: Float64Array[]): Float64Array {
+  const out = new Float64Array(arrays.reduce((n, a) => n + a.length, 0));
+  let at = 0;
+  for (const a of arrays) {
+    out.set(a, at);
+    at += a.length;
+  }
+  return out;
+}
+
+function merge(outcomes: JobOutcome[], records: RequestRecord[]): PoolOutcome {
+  let delay: number | null = null;
+  for (const o of outcomes) if (o.eventLoopDelayP99Ms !== null) delay = Math.max(delay ?? 0, o.eventLoopDelayP99Ms);
+  return {
+    records,
+    dispatchLagMs: concat(outcomes.map((o) => o.dispatchLagMs)),
+    interrupted: outcomes.some((o) => o.interrupted),
+    eventLoopDelayP99Ms: delay,
+    eventLoopUtilization: Math.max(0, ...outcomes.map((o) => o.eventLoopUtilization)),
+    staleSocketRetries: outcomes.reduce((n, o) => n + o.staleSocketRetries, 0),
+  };
+}
+
+export interface PoolHooks extends JobHooks {
+  /** Called once every shard is ready, with the run's t = 0 (process.hrtime, ns). */
+  onStart?: (originNs: string) => void;
+}
+
+/**
+ * `workers` = 0 runs the load in this thread; N ≥ 1 runs it in N worker threads. Each
+ * shard first builds its workload; the clock starts when all are ready.
+ */
+export async function runPool(jobFor: (offset: number, step: number) => LoadJob, workers: number, hooks: PoolHooks): Promise<PoolOutcome> {
+  if (workers === 0) {
+    const records: RequestRecord[] = [];
+    const prepared = await prepareJob(jobFor(0, 1));
+    const originNs = hrtimeNowNs();
+    hooks.onStart?.(originNs);
+    const out = await prepared.run(originNs, { ...hooks, onRecord: (r) => (records.push(r), hooks.onRecord(r)) });
+    return merge([out], records);
+  }
+  const records: RequestRecord[] = [];
+  const latest: Array<ProgressSnapshot | null> = Array.from({ length: workers }, () => null);
+  const threads = Array.from({ length: workers }, (_, w) => startWorker(jobFor(w, workers)));
+  const onAbort = () => threads.forEach((t) => t.postMessage({ type: 'cancel' }));
+  hooks.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const progressTimer = hooks.onProgress
+    ? setInterval(() => {
+        const parts = latest.filter((p): p is ProgressSnapshot => p !== null);
+        if (parts.length === 0) return;
+        const sum = (k: keyof ProgressSnapshot) => parts.reduce((n, p) => n + ((p[k] as number | null) ?? 0), 0);
+        hooks.onProgress!({
+          elapsed_ms: Math.max(...parts.map((p) => p.elapsed_ms)),
+          total: parts[0]!.total === null ? null : sum('total'),
+          duration_ms: parts[0]!.duration_ms,
+          sent: sum('sent'),
+          done: sum('done'),
+          ok: sum('ok'),
+          failed: sum('failed'),
+          inflight: sum('inflight'),
+          queued: sum('queued'),
+          output_tokens: sum('output_tokens'),
+        });
+      }, 1000)
+    : null;
+
+  let ready = 0;
+  const onReady = () => {
+    if (++ready < workers) return;
+    const originNs = hrtimeNowNs();
+    hooks.onStart?.(originNs);
+    for (const t of threads) t.postMessage({ type: 'start', originNs });
+  };
+
+  try {
+    const outcomes = await Promise.all(
+      threads.map(
+        (t, w) =>
+          new Promise<JobOutcome>((resolve, reject) => {
+            let settled = false;
+            t.on('message', (msg: { type: string; records?: RequestRecord[]; p?: ProgressSnapshot; outcome?: JobOutcome; message?: string; user?: boolean }) => {
+              if (msg.type === 'ready') onReady();
+              else if (msg.type === 'records') {
+                for (const r of msg.records!) {
+                  records.push(r);
+                  hooks.onRecord(r);
+                }
+              } else if (msg.type === 'progress') latest[w] = msg.p!;
+              else if (msg.type === 'done') {
+                settled = true;
+                resolve(msg.outcome!);
+              } else if (msg.type === 'failed') {
+                settled = true;
+                reject(msg.user ? new UserError(msg.message!) : new Error(`load worker ${w}: ${msg.message}`));
+              }
+            });
+            t.on('error', (err) => {
+              if (!settled) reject(new Error(`load worker ${w} crashed: ${err.message}`));
+            });
+            t.on('exit', (code) => {
+              if (!settled) reject(new Error(`load worker ${w} exited with code ${code} before finishing`));
+            });
+          }),
+      ),
+    );
+    return merge(outcomes, records);
+  } finally {
+    if (progressTimer) clearInterval(progressTimer);
+    hooks.signal?.removeEventListener('abort', onAbort);
+    await Promise.all(threads.map((t) => t.terminate()));
+  }
+}
