@@ -2,7 +2,7 @@
  * Pure parse throughput (issue 5): the scanner vs the plain parser on in-memory reads, no
  * network. The stream is the firehose's (vLLM chat chunks) cut into reads of `--read` bytes.
  *
- *   npx tsx bench/parse.ts [--events N] [--read BYTES] [--rounds R]
+ *   npx tsx bench/parse.ts [--events N] [--read BYTES|0] [--rounds R]     (--read 0: one event per read)
  */
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -18,15 +18,21 @@ export interface ParseResult {
   ratio: number;
 }
 
-function streamReads(events: number, read: number, keepAlive = false): Uint8Array[] {
+/** The firehose stream cut into reads of `read` bytes; `read` = 0: one event per read, as a lightly loaded server sends. */
+function streamReads(events: number, read: number): Uint8Array[] {
   const body = firehoseBlock(events);
   const all = new Uint8Array(firehoseHead.length + body.length + firehoseTail(events).length);
   all.set(firehoseHead);
   all.set(body, firehoseHead.length);
   all.set(firehoseTail(events), firehoseHead.length + body.length);
   const reads: Uint8Array[] = [];
+  if (read === 0) {
+    reads.push(firehoseHead);
+    for (let i = 0; i < body.length; i += firehoseBlock.eventBytes) reads.push(body.subarray(i, i + firehoseBlock.eventBytes));
+    reads.push(firehoseTail(events));
+    return reads;
+  }
   for (let i = 0; i < all.length; i += read) reads.push(all.subarray(i, i + read));
-  void keepAlive;
   return reads;
 }
 
@@ -75,7 +81,7 @@ export function runParse(opts: { events: number; read: number; rounds: number })
 }
 
 export function printParse(rows: ParseResult[], opts: { events: number; read: number; rounds: number }): void {
-  console.log(`\n== pure parse: ${fmt(opts.events)} vLLM chat chunks (${firehoseBlock.eventBytes} B each) in ${fmt(opts.read)}-byte reads, median of ${opts.rounds} rounds`);
+  console.log(`\n== pure parse: ${fmt(opts.events)} vLLM chat chunks (${firehoseBlock.eventBytes} B each) in ${opts.read === 0 ? 'one-event' : `${fmt(opts.read)}-byte`} reads, median of ${opts.rounds} rounds`);
   console.log('parser               events/s      MB/s   vs plain');
   for (const r of rows) console.log(`${r.parser.padEnd(18)} ${fmt(r.eventsPerS).padStart(10)}  ${fmt(r.mbPerS).padStart(8)}   ${fmt(r.ratio, 2).padStart(6)}×`);
 }

@@ -140,10 +140,13 @@ export class OpenAIStreamScanner implements StreamScan {
     }
     if (this.line.length > 0) {
       // finish the line begun in an earlier read
-      const eol = findEol(b, i, n);
-      this.line.append(b, i, eol);
-      if (eol === n) return;
-      this.processLine(this.line.bytes, 0, this.line.length, false, now);
+      const eol = firstEol(b, i, n);
+      if (eol === n) {
+        this.line.append(b, i, n);
+        return;
+      }
+      this.line.append(b, i, eol + 1); // with its terminator, which the template match wants
+      this.carriedLine(now);
       this.line.length = 0;
       i = this.skipEol(b, eol, n);
     }
@@ -159,6 +162,12 @@ export class OpenAIStreamScanner implements StreamScan {
         view ??= new DataView(b.buffer, b.byteOffset, b.byteLength);
         const t = this.tpl;
         const k = t.match(b, view, i, n);
+        if (k === -2) {
+          // Cut by the end of the read. -2 means every byte so far matched pre, a string body
+          // or suf, none of which holds CR or LF: keep the rest for the next read.
+          this.line.append(b, i, n);
+          break;
+        }
         if (k >= 0) {
           if (b[k] === LF && k + 1 < n && b[k + 1] === LF) {
             // the whole event, "\n\n" included: no pending state at all
@@ -207,6 +216,22 @@ export class OpenAIStreamScanner implements StreamScan {
     if (this.dataLines > 0 && this.fastCode >= 0 && this.spanBuf === b) this.copySpan(b, this.spanS, this.spanE);
   }
 
+  /** The line in `line` (ended by its terminator byte) is complete. */
+  private carriedLine(now: number): void {
+    const l = this.line;
+    const lb = l.bytes;
+    const t = this.tpl;
+    if (lb[0] === t.first && this.dataLines === 0) {
+      const k = t.match(lb, l.view, 0, l.length);
+      if (k === l.length - 1) {
+        this.pend(t.strE > t.strS ? CLS_CONTENT : CLS_NONE, lb, t.payloadOff, k, t.strS, t.strE, t.strEsc);
+        this.copySpan(lb, t.payloadOff, k);
+        return;
+      }
+    }
+    this.processLine(lb, 0, l.length - 1, false, now);
+  }
+
   /** Index after the line terminator at `at` (CR, LF or CRLF); notes a CR at the end of the read. */
   private skipEol(b: Uint8Array, at: number, n: number): number {
     if (b[at] === CR) {
@@ -229,14 +254,16 @@ export class OpenAIStreamScanner implements StreamScan {
     if (colon - s !== 4 || buf[s] !== 0x64 || buf[s + 1] !== 0x61 || buf[s + 2] !== 0x74 || buf[s + 3] !== 0x61) return; // not `data`
     let vs = colon < e ? colon + 1 : e;
     if (vs < e && buf[vs] === SPACE) vs++;
-    this.onData(buf, vs, e, own);
+    this.onData(buf, s, vs, e, own);
   }
 
-  private onData(buf: Uint8Array, vs: number, ve: number, own: boolean): void {
+  /** A data line buf[ls, ve) with its value at buf[vs, ve). */
+  private onData(buf: Uint8Array, ls: number, vs: number, ve: number, own: boolean): void {
     if (this.dataLines === 0) {
       const code = classifyPayload(buf, vs, ve);
       if (code !== CLS_SLOW) {
         const one = contentInfo.strings === 1 && !contentInfo.tools;
+        if (one) this.tpl.learn(buf, ls, vs, contentInfo.strS, contentInfo.strE, ve);
         this.pend(code, buf, vs, ve, one ? contentInfo.strS : -1, contentInfo.strE, contentInfo.strEsc);
         if (!own) this.copySpan(buf, vs, ve);
         return;
@@ -328,6 +355,17 @@ export class OpenAIStreamScanner implements StreamScan {
 }
 
 const BOM = [0xef, 0xbb, 0xbf];
+
+/**
+ * First CR or LF in b[i, n), or n: a native search for LF, then a loop for CR before it only.
+ * Used for the one line per read that was cut by the previous read.
+ */
+function firstEol(b: Uint8Array, i: number, n: number): number {
+  const lf = b.indexOf(LF, i);
+  const stop = lf < 0 ? n : lf;
+  for (let j = i; j < stop; j++) if (b[j] === CR) return j;
+  return stop;
+}
 
 /** First CR or LF in b[i, n), or n. */
 function findEol(b: Uint8Array, i: number, n: number): number {

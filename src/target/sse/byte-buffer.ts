@@ -6,16 +6,24 @@
 
 export class ByteBuffer {
   bytes: Uint8Array;
+  /** A DataView of `bytes`, replaced with it. */
+  view: DataView;
   length = 0;
 
   constructor(capacity = 256) {
     this.bytes = new Uint8Array(capacity);
+    this.view = new DataView(this.bytes.buffer);
   }
 
   append(src: Uint8Array, start: number, stop: number): void {
     const n = stop - start;
     this.reserve(this.length + n);
-    this.bytes.set(src.subarray(start, stop), this.length);
+    if (n > 64) this.bytes.set(src.subarray(start, stop), this.length);
+    else {
+      // short copies: a loop beats allocating the subarray view that set() needs
+      const dst = this.bytes;
+      for (let i = 0, o = this.length; i < n; i++) dst[o + i] = src[start + i]!;
+    }
     this.length += n;
   }
 
@@ -31,6 +39,7 @@ export class ByteBuffer {
     const next = new Uint8Array(cap);
     next.set(this.bytes.subarray(0, this.length));
     this.bytes = next;
+    this.view = new DataView(next.buffer);
   }
 }
 

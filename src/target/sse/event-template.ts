@@ -54,31 +54,36 @@ export class EventTemplate {
 
   /**
    * Does the line at b[i…) (`view` is a DataView of all of b) match? Returns the index of the
-   * CR/LF ending it, or -1 (no match, or the line does not end within b).
+   * CR/LF ending it; -1 when it does not match; -2 when b ends before the line does and all of
+   * it so far matched (the line is probably cut by the end of the read).
    */
   match(b: Uint8Array, view: DataView, i: number, n: number): number {
     const preLen = this.preLen;
     const s = i + preLen;
-    if (s + this.sufLen >= n || !same(view, i, this.preView, preLen)) return -1;
+    if (s > n) return n - i <= 0 || same(view, i, this.preView, n - i) ? -2 : -1;
+    if (!same(view, i, this.preView, preLen)) return -1;
     // The string body: any byte ≥ 0x20 but '"' and '\'; escapes must be valid JSON escapes.
     let j = s;
     let esc = false;
     for (;;) {
-      if (j >= n) return -1;
+      if (j >= n) return -2;
       const c = b[j]!;
       if (c === QUOTE) break;
       if (c === BSLASH) {
         esc = true;
-        if (j + 1 >= n) return -1;
+        if (j + 1 >= n) return -2;
         const e = b[j + 1]!;
         if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) j += 2;
-        else if (e === 0x75 && j + 6 <= n && isHex(b[j + 2]!) && isHex(b[j + 3]!) && isHex(b[j + 4]!) && isHex(b[j + 5]!)) j += 6;
+        else if (e !== 0x75) return -1;
+        else if (j + 6 > n) return -2;
+        else if (isHex(b[j + 2]!) && isHex(b[j + 3]!) && isHex(b[j + 4]!) && isHex(b[j + 5]!)) j += 6;
         else return -1;
       } else if (c < 0x20) return -1;
       else j++;
     }
     const k = j + this.sufLen;
-    if (k >= n || !same(view, j, this.sufView, this.sufLen)) return -1;
+    if (k >= n) return same(view, j, this.sufView, n - j) ? -2 : -1;
+    if (!same(view, j, this.sufView, this.sufLen)) return -1;
     const t = b[k];
     if (t !== 0x0a && t !== 0x0d) return -1;
     this.strS = s;
