@@ -26,8 +26,11 @@ export interface WorkItem {
   turn: number | null;
   /** Think time before this turn is sent (ms after the previous turn completed); multi-turn only. */
   think_time_ms?: number;
-  /** Shared-prefix block ids when known (traces, prefix groups), for the simulator's prefix cache. */
+  /** Shared-prefix block ids when known (traces, prefix groups), for the simulator's prefix cache:
+   * one id per block of `prefix_block_tokens` prompt tokens; equal ids = identical block text. */
   prefix_hash_ids?: number[];
+  /** Tokens each prefix_hash_ids entry covers (Mooncake traces: 512; `trace_block_size`). */
+  prefix_block_tokens?: number;
 }
 
 /** A trace item: sent `at_ms` milliseconds after the run start (already time/rate-scaled). */

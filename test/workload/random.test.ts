@@ -64,7 +64,21 @@ describe('random dataset (estimate tokenizer)', () => {
       expect(it.prompt.startsWith(`${prefix} `)).toBe(true);
     }
     expect(new Set(items.map((i) => i.prompt.split(' ').slice(20).join(' '))).size).toBe(10);
-    expect(w.describe()['expected_shared_prefix_fraction']).toBeCloseTo(20 / 50);
+    expect(w.describe()['expected_shared_token_fraction']).toBeCloseTo(20 / 50);
+  });
+
+  it('prefix blocks: the shared prefix has the same block ids in every request, the rest fresh ones', async () => {
+    const w = await createWorkload(spec({ random_input_len: 30, random_prefix_len: 40, trace_block_size: 16 }), { seed: 5, endpointKind: 'chat' });
+    const items = Array.from({ length: 3 }, () => w.next());
+    for (const it of items) {
+      expect(it.prefix_block_tokens).toBe(16);
+      expect(it.prefix_hash_ids!.slice(0, 2)).toEqual([0, 1]); // ⌊40/16⌋ shared blocks
+      expect(it.prefix_hash_ids).toHaveLength(5); // ⌈70/16⌉
+    }
+    const rest = items.flatMap((i) => i.prefix_hash_ids!.slice(2));
+    expect(new Set(rest).size).toBe(rest.length);
+    const none = await createWorkload(spec({ random_input_len: 30 }), { seed: 5, endpointKind: 'chat' });
+    expect(none.next().prefix_hash_ids).toBeUndefined();
   });
 });
 

@@ -43,6 +43,7 @@ describe('Mooncake trace', () => {
     expect(ids[3]!.slice(0, 1536)).toEqual(ids[1]);
     expect(ids[2]!.slice(0, 16)).not.toEqual(ids[0]!.slice(0, 16));
     expect(items[1]!.prefix_hash_ids).toEqual([0, 1, 2]);
+    expect(items[1]!.prefix_block_tokens).toBe(512);
     // Shared: req1 1024 + req3 1536 of 1024+1536+600+2048+512 = 5720 tokens.
     expect(w.describe()['expected_shared_token_fraction']).toBeCloseTo(2560 / 5720, 10);
   });

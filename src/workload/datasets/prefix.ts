@@ -17,6 +17,7 @@ import type { SubWorkloadSpec } from '../spec.js';
 import type { TextMaker } from '../synthetic.js';
 import type { WorkItem, Workload } from '../types.js';
 import { inputDist, outputDist, outputSampler } from './random.js';
+import { blockIds } from './blocks.js';
 
 export function expectedSharedFraction(
   P: number,
@@ -31,15 +32,6 @@ export function expectedSharedFraction(
   if (n === undefined || n <= 0) return steady;
   const distinct = mode === 'random' ? G * (1 - (1 - 1 / G) ** n) : mode === 'round-robin' ? Math.min(n, G) : Math.min(G, Math.ceil(n / repeat));
   return ((n - distinct) / n) * steady;
-}
-
-/** Block ids for a prompt of `total` tokens whose first `shared` tokens are `sharedIds` blocks. */
-export function blockIds(sharedIds: readonly number[], sharedTokens: number, total: number, blockSize: number, fresh: () => number): number[] {
-  const out: number[] = [];
-  const fullShared = Math.floor(sharedTokens / blockSize);
-  const nBlocks = Math.ceil(total / blockSize);
-  for (let k = 0; k < nBlocks; k++) out.push(k < fullShared ? (sharedIds[k] as number) : fresh());
-  return out;
 }
 
 export function prefixWorkload(spec: SubWorkloadSpec, seed: number, maker: TextMaker, numPrompts?: number): Workload {
@@ -80,6 +72,7 @@ export function prefixWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
         session: null,
         turn: null,
         prefix_hash_ids: blockIds(groupBlocks[g] as number[], P, total, B, fresh),
+        prefix_block_tokens: B,
       };
     },
     describe: () => ({

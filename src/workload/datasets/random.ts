@@ -13,6 +13,7 @@ import type { SubWorkloadSpec } from '../spec.js';
 import type { TextMaker } from '../synthetic.js';
 import type { WorkItem, Workload } from '../types.js';
 import { describeSessions, sessionWorkload, syntheticSessions } from '../sessions.js';
+import { blockIds } from './blocks.js';
 
 export function inputDist(spec: SubWorkloadSpec) {
   return spec.input_len ?? vllmRange(spec.random_input_len, spec.random_range_ratio);
@@ -45,7 +46,7 @@ export function randomWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
     output_len: outputDist(spec),
     prefix_len: prefixLen,
     system_prompt_len: spec.system_prompt_len,
-    expected_shared_prefix_fraction: prefixLen + meanIn > 0 ? prefixLen / (prefixLen + meanIn) : 0,
+    expected_shared_token_fraction: prefixLen + meanIn > 0 ? prefixLen / (prefixLen + meanIn) : 0,
     ...(spec.session_turns ? describeSessions(spec) : {}),
   });
   const countTokens = (text: string): number => maker.tokenizer.count(text);
@@ -54,6 +55,10 @@ export function randomWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
     return sessionWorkload(make, { skipped: 0, describe, countTokens });
   }
   const sys = spec.system_prompt_len;
+  // The shared prefix as one group's blocks (ids 0…⌊P/B⌋−1), the rest fresh ids.
+  const B = spec.trace_block_size;
+  const shared = Array.from({ length: Math.floor(prefixLen / B) }, (_, k) => k);
+  let fresh = shared.length;
   return {
     skipped: 0,
     next(): WorkItem {
@@ -70,6 +75,7 @@ export function randomWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
         expected: null,
         session: null,
         turn: null,
+        ...(prefixLen >= B ? { prefix_hash_ids: blockIds(shared, prefixLen, total, B, () => fresh++), prefix_block_tokens: B } : {}),
       };
     },
     describe,

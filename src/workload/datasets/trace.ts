@@ -164,7 +164,10 @@ export async function traceWorkload(spec: SubWorkloadSpec, seed: number, maker: 
       session: null,
       turn: null,
     };
-    if (r.hash_ids) item.prefix_hash_ids = r.hash_ids;
+    if (r.hash_ids) {
+      item.prefix_hash_ids = r.hash_ids;
+      item.prefix_block_tokens = spec.trace_block_size;
+    }
     return { at_ms: (r.t_ms - t0) * scale, item };
   });
   let k = 0;
