@@ -36,3 +36,17 @@ export function firehoseTail(events: number): Uint8Array {
       'data: [DONE]\n\n',
   );
 }
+
+/**
+ * `n` content events that differ in more than the content string, like OpenAI's own API, which
+ * adds an `obfuscation` padding field of varying length to every chunk: the scanner's template
+ * never matches, so every event takes the full validating classifier.
+ */
+export function varyingBlock(n: number): Uint8Array {
+  let s = '';
+  for (let i = 0; i < n; i++) {
+    const pad = 'abcdefghijklmnop'.slice(0, 1 + ((i * 7) % 15));
+    s += `data: {"id":"chatcmpl-7d2f3a9c41b04e6f","object":"chat.completion.chunk","created":1764400000,"model":"gpt-4o-mini","system_fingerprint":"fp_0ba0d124f1","choices":[{"index":0,"delta":{"content":${JSON.stringify(TOKENS[i % TOKENS.length])}},"logprobs":null,"finish_reason":null}],"obfuscation":"${pad}"}\n\n`;
+  }
+  return enc.encode(s);
+}

@@ -2,13 +2,16 @@
  * Pure parse throughput (issue 5): the scanner vs the plain parser on in-memory reads, no
  * network. The stream is the firehose's (vLLM chat chunks) cut into reads of `--read` bytes.
  *
- *   npx tsx bench/parse.ts [--events N] [--read BYTES|0] [--rounds R]     (--read 0: one event per read)
+ *   npx tsx bench/parse.ts [--events N] [--read BYTES|0] [--rounds R] [--varying]
+ *
+ * --read 0: one event per read. --varying: OpenAI-style chunks whose bytes vary beyond the
+ * content string, so the scanner's template never matches (its slowest common case).
  */
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
 import { PlainParser } from './clients.js';
-import { firehoseBlock, firehoseHead, firehoseTail } from './firehose-chunks.js';
+import { firehoseBlock, firehoseHead, firehoseTail, varyingBlock } from './firehose-chunks.js';
 import { fmt, machine, median } from './lib.js';
 
 export interface ParseResult {
@@ -19,14 +22,14 @@ export interface ParseResult {
 }
 
 /** The firehose stream cut into reads of `read` bytes; `read` = 0: one event per read, as a lightly loaded server sends. */
-function streamReads(events: number, read: number): Uint8Array[] {
-  const body = firehoseBlock(events);
+function streamReads(events: number, read: number, varying: boolean): Uint8Array[] {
+  const body = varying ? varyingBlock(events) : firehoseBlock(events);
   const all = new Uint8Array(firehoseHead.length + body.length + firehoseTail(events).length);
   all.set(firehoseHead);
   all.set(body, firehoseHead.length);
   all.set(firehoseTail(events), firehoseHead.length + body.length);
   const reads: Uint8Array[] = [];
-  if (read === 0) {
+  if (read === 0 && !varying) {
     reads.push(firehoseHead);
     for (let i = 0; i < body.length; i += firehoseBlock.eventBytes) reads.push(body.subarray(i, i + firehoseBlock.eventBytes));
     reads.push(firehoseTail(events));
@@ -58,8 +61,17 @@ const PARSERS: Record<string, Parser> = {
   },
 };
 
-export function runParse(opts: { events: number; read: number; rounds: number }): ParseResult[] {
-  const reads = streamReads(opts.events, opts.read);
+export interface ParseOptions {
+  events: number;
+  /** bytes per read; 0: one event per read */
+  read: number;
+  rounds: number;
+  /** OpenAI-style chunks that vary beyond the content string (the template never matches) */
+  varying?: boolean;
+}
+
+export function runParse(opts: ParseOptions): ParseResult[] {
+  const reads = streamReads(opts.events, opts.read, opts.varying === true);
   const bytes = reads.reduce((a, r) => a + r.length, 0);
   const names = Object.keys(PARSERS);
   const rates: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
@@ -80,15 +92,16 @@ export function runParse(opts: { events: number; read: number; rounds: number })
   });
 }
 
-export function printParse(rows: ParseResult[], opts: { events: number; read: number; rounds: number }): void {
-  console.log(`\n== pure parse: ${fmt(opts.events)} vLLM chat chunks (${firehoseBlock.eventBytes} B each) in ${opts.read === 0 ? 'one-event' : `${fmt(opts.read)}-byte`} reads, median of ${opts.rounds} rounds`);
+export function printParse(rows: ParseResult[], opts: ParseOptions): void {
+  const what = opts.varying ? 'OpenAI-style chunks with a varying obfuscation field (~260 B each)' : `vLLM chat chunks (${firehoseBlock.eventBytes} B each)`;
+  console.log(`\n== pure parse: ${fmt(opts.events)} ${what} in ${opts.read === 0 ? 'one-event' : `${fmt(opts.read)}-byte`} reads, median of ${opts.rounds} rounds`);
   console.log('parser               events/s      MB/s   vs plain');
   for (const r of rows) console.log(`${r.parser.padEnd(18)} ${fmt(r.eventsPerS).padStart(10)}  ${fmt(r.mbPerS).padStart(8)}   ${fmt(r.ratio, 2).padStart(6)}×`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, read: { type: 'string', default: '65536' }, rounds: { type: 'string', default: '5' } } });
-  const opts = { events: Number(values.events), read: Number(values.read), rounds: Number(values.rounds) };
+  const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, read: { type: 'string', default: '65536' }, rounds: { type: 'string', default: '5' }, varying: { type: 'boolean', default: false } } });
+  const opts = { events: Number(values.events), read: Number(values.read), rounds: Number(values.rounds), varying: values.varying };
   console.log(`machine: ${machine()}`);
   printParse(runParse(opts), opts);
 }

@@ -213,6 +213,17 @@ describe('OpenAIStreamScanner: SSE framing', () => {
     }
   });
 
+  it('stays correct when events vary beyond the content (template dropped and relearned)', () => {
+    let s = '';
+    for (let i = 0; i < 400; i++) s += ev(chat({ content: i % 5 === 0 ? '' : `t${i}` }, { obfuscation: 'x'.repeat(i % 13) }));
+    for (let i = 0; i < 400; i++) s += ev(chat({ content: i % 7 === 0 ? '' : `u${i}\n"` }));
+    const all = bytes(s);
+    const reads: Uint8Array[] = [];
+    for (let i = 0; i < all.length; i += 1000) reads.push(all.subarray(i, i + 1000));
+    const out = agree(reads, true);
+    expect(out.contentEvents).toBe(800 - 80 - 58);
+  });
+
   it('keeps its own copy of bytes the caller may reuse', () => {
     const f = new OpenAIStreamScanner({ keepText: true });
     const buf = bytes(`data: ${chat({ content: 'keep' })}\n`);

@@ -16,6 +16,14 @@
  */
 
 const QUOTE = 0x22;
+
+/**
+ * Adaptivity: a server whose events vary beyond the content string (OpenAI's `obfuscation`
+ * padding, a per-chunk timestamp) makes every match fail and every event relearn. After
+ * MAX_MISSES misses in a row the template is dropped and not relearned for COOLDOWN events.
+ */
+const MAX_MISSES = 8;
+const COOLDOWN = 256;
 const BSLASH = 0x5c;
 
 export class EventTemplate {
@@ -33,9 +41,15 @@ export class EventTemplate {
   strS = 0;
   strE = 0;
   strEsc = false;
+  private misses = 0;
+  private cooldown = 0;
 
   /** Learn from line b[lineS, lineE), payload from `payloadS`, whose only content string is b[strS, strE). */
   learn(b: Uint8Array, lineS: number, payloadS: number, strS: number, strE: number, lineE: number): void {
+    if (this.cooldown > 0) {
+      this.cooldown--;
+      return;
+    }
     this.payloadOff = payloadS - lineS;
     this.preLen = strS - lineS;
     this.sufLen = lineE - strE;
@@ -58,6 +72,17 @@ export class EventTemplate {
    * it so far matched (the line is probably cut by the end of the read).
    */
   match(b: Uint8Array, view: DataView, i: number, n: number): number {
+    const k = this.tryMatch(b, view, i, n);
+    if (k !== -1) this.misses = 0;
+    else if (++this.misses > MAX_MISSES) {
+      this.first = -1;
+      this.misses = 0;
+      this.cooldown = COOLDOWN;
+    }
+    return k;
+  }
+
+  private tryMatch(b: Uint8Array, view: DataView, i: number, n: number): number {
     const preLen = this.preLen;
     const s = i + preLen;
     if (s > n) return n - i <= 0 || same(view, i, this.preView, n - i) ? -2 : -1;
