@@ -3,7 +3,7 @@
  * Shared by `run`, `sim run` and `analyze`, so every driver reports the same way.
  */
 import { assessValidity, type ClientHealth, type RunValidity } from '../analysis/run-validity.js';
-import { computeMetrics, computeMetricsByTask } from '../metrics/index.js';
+import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from '../metrics/index.js';
 import type { RequestRecord } from '../record/record.js';
 import { renderSummary } from '../report/console-summary.js';
 import { RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
@@ -39,6 +39,15 @@ export function buildResult(input: FinishInput): RunResult {
   const metrics = computeMetrics(records, { slos });
   const tasks = new Set(records.map((r) => r.task));
   const byTask = tasks.size > 1 || (tasks.size === 1 && !tasks.has(null)) ? computeMetricsByTask(records, { slos }) : null;
+  let byTurn: RunResult['by_turn'] = null;
+  if (records.some((r) => r.turn !== null)) {
+    const measure = measureRecords(records);
+    const window = measuredWindow(measure);
+    byTurn = {
+      first_turn: computeOver(measure.filter((r) => (r.turn ?? 0) === 0), window, { slos }),
+      later_turns: computeOver(measure.filter((r) => (r.turn ?? 0) > 0), window, { slos }),
+    };
+  }
   const validity = input.health
     ? assessValidity(records, input.health, { ignoreEos: input.ignoreEos, clientTokenizer: input.clientTokenizer })
     : (input.priorValidity ?? null);
@@ -51,6 +60,7 @@ export function buildResult(input: FinishInput): RunResult {
     workload: input.workload,
     metrics,
     by_task: byTask,
+    by_turn: byTurn,
     validity,
     client: input.client,
   };
@@ -82,7 +92,7 @@ export function finishRun(input: FinishInput): number {
   else {
     const where = input.target.simulated ? `built-in simulator (${input.target.endpoint})` : `${input.target.base_url}${input.target.endpoint}`;
     const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${where}`;
-    input.io.stdout.write(`${renderSummary(result.metrics, { title, validity: result.validity })}\n`);
+    input.io.stdout.write(`${renderSummary(result.metrics, { title, validity: result.validity, byTask: result.by_task, byTurn: result.by_turn })}\n`);
     if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
   }
   return 0;

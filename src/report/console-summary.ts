@@ -30,6 +30,26 @@ function latencyRow(label: string, d: Distribution): string[] {
 export interface SummaryContext {
   title: string;
   validity: RunValidity | null;
+  byTask?: Record<string, RunMetrics> | null;
+  byTurn?: { first_turn: RunMetrics; later_turns: RunMetrics } | null;
+}
+
+/** One row per group (task, turn): the figures people compare across groups. */
+function groupTable(title: string, groups: Array<[string, RunMetrics]>): string {
+  return table(
+    [title, 'requests', 'ok', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'E2EL p50', 'out tok/s'],
+    groups.map(([name, g]) => [
+      name,
+      String(g.requests.total),
+      String(g.requests.ok),
+      fmt(g.latency.ttft_ms.p50),
+      fmt(g.latency.ttft_ms.p99),
+      fmt(g.latency.tpot_ms.p50),
+      fmt(g.latency.tpot_ms.p99),
+      fmt(g.latency.e2el_ms.p50),
+      fmt(g.throughput.output_tokens_per_s, 1),
+    ]),
+  );
 }
 
 export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
@@ -69,6 +89,14 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
     const slos = g.slos.map((s) => `${s.metric.replace(/_ms$/, '')} ≤ ${s.threshold_ms} ms`).join(', ');
     out.push('');
     out.push(`Goodput (${slos}): ${fmt(g.request_per_s, 3)} req/s, ${fmt(g.output_tokens_per_s, 1)} output tok/s; ${g.good}/${r.total} requests met every SLO (${pct(g.attained)})`);
+  }
+  if (ctx.byTask && Object.keys(ctx.byTask).length > 0) {
+    out.push('');
+    out.push(groupTable('Task', Object.entries(ctx.byTask)));
+  }
+  if (ctx.byTurn) {
+    out.push('');
+    out.push(groupTable('Turn', [['first turn', ctx.byTurn.first_turn], ['later turns', ctx.byTurn.later_turns]]));
   }
   if (r.failed > 0) {
     out.push('');

@@ -32,6 +32,8 @@ export interface RunResult {
   metrics: RunMetrics;
   /** Present when the workload labels tasks: the same figures per task. */
   by_task: Record<string, RunMetrics> | null;
+  /** Multi-turn runs: the first turn of each conversation vs. the later ones (over the run's window). */
+  by_turn: { first_turn: RunMetrics; later_turns: RunMetrics } | null;
   validity: RunValidity | null;
   client: Record<string, unknown>;
 }

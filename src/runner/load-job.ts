@@ -85,22 +85,33 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
     ...(job.warn ? {} : { warn: () => {} }),
   });
   const workload = shardWorkload(itemsOf(full), shard);
-  const plan: LoadPlan =
-    load.concurrency !== null
+  const chat = kind === 'chat';
+  const plan: LoadPlan = workload.nextSession
+    ? {
+        mode: 'sessions',
+        users: load.concurrency === null ? null : shardShare(shard, load.concurrency),
+        arrivals: load.concurrency === null ? shardIterator(arrivalsOf(job, full), shard) : null,
+        nextSession: workload.nextSession.bind(workload),
+        substituteReplies: chat,
+        keepText: job.keepText,
+      }
+    : load.concurrency !== null
       ? { mode: 'closed', concurrency: shardShare(shard, load.concurrency) }
       : {
           mode: 'open',
           arrivals: shardIterator(arrivalsOf(job, full), shard),
           maxConcurrency: load.max_concurrency === null ? null : Math.max(1, shardShare(shard, load.max_concurrency)),
         };
-  return { run: (originNs, hooks) => runPrepared(job, originNs, hooks, { workload, plan, countTokens: full.countTokens?.bind(full) }) };
+  // Sessions read each reply to put it into the next turn's history.
+  const keepText = job.keepText || (plan.mode === 'sessions' && plan.substituteReplies);
+  return { run: (originNs, hooks) => runPrepared(job, originNs, hooks, { workload, plan, keepText, countTokens: full.countTokens?.bind(full) }) };
 }
 
 async function runPrepared(
   job: LoadJob,
   originNs: string,
   hooks: JobHooks,
-  built: { workload: Workload; plan: LoadPlan; countTokens: ((text: string) => number) | undefined },
+  built: { workload: Workload; plan: LoadPlan; keepText: boolean; countTokens: ((text: string) => number) | undefined },
 ): Promise<JobOutcome> {
   const { load, shard } = job;
   const { workload, plan } = built;
@@ -116,12 +127,12 @@ async function runPrepared(
       stream: job.target.stream,
       ignoreEos: job.ignoreEos,
       timeoutMs: job.target.timeout_ms,
-      keepText: job.keepText,
+      keepText: built.keepText,
       countTokens: built.countTokens,
     },
     clock,
   );
-  if (plan.mode === 'closed' && plan.concurrency === 0) {
+  if ((plan.mode === 'closed' && plan.concurrency === 0) || (plan.mode === 'sessions' && plan.users === 0)) {
     return { records: [], dispatchLagMs: new Float64Array(0), interrupted: false, eventLoopDelayP99Ms: null, eventLoopUtilization: 0, staleSocketRetries: 0 };
   }
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });

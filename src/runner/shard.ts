@@ -6,7 +6,7 @@
  * index, same prompt, same scheduled time — one worker would, and their records merge into
  * the same set. The price is that each worker generates (and discards) the others' prompts.
  */
-import type { Workload, WorkItem } from '../workload/types.js';
+import type { Session, Workload, WorkItem } from '../workload/types.js';
 
 export interface Shard {
   /** This worker's position, 0 ≤ offset < step. */
@@ -52,10 +52,12 @@ export function shardIterator<T>(inner: Iterator<T>, shard: Shard): Iterator<T> 
 export function shardWorkload(inner: Workload, shard: Shard): Workload {
   if (shard.step === 1) return inner;
   const items = shardIterator<WorkItem>({ next: () => ({ done: false, value: inner.next() }) }, shard);
+  const sessions = inner.nextSession ? shardIterator<Session>({ next: () => ({ done: false, value: inner.nextSession!() }) }, shard) : null;
   return {
     skipped: inner.skipped,
     describe: () => inner.describe(),
     next: () => items.next().value as WorkItem,
+    ...(sessions ? { nextSession: () => sessions.next().value as Session } : {}),
     ...(inner.countTokens ? { countTokens: (t: string) => inner.countTokens!(t) } : {}),
   };
 }

@@ -1,0 +1,87 @@
+/**
+ * Multi-turn sessions: each conversation sends its turns one after another, turn k+1 a
+ * think time after turn k completed, carrying the previous turns. Conversations come from
+ * N concurrent users (`--concurrency`: a user starts a new conversation when one ends) or
+ * arrive at the open-loop schedule (`--request-rate` = conversations per second).
+ *
+ * With a chat workload the server's real reply replaces the workload's stand-in reply in the
+ * history, so later turns carry exactly what a user would resend. A failed turn ends its
+ * conversation: nobody continues a chat whose last answer never came.
+ */
+import type { ChatMessage, Session, WorkItem } from '../../workload/types.js';
+import type { LoopContext } from '../loop-context.js';
+import { globalIndex } from '../shard.js';
+
+export interface SessionPlan {
+  mode: 'sessions';
+  /** Closed loop: concurrent users. */
+  users: number | null;
+  /** Open loop: conversation start times (used when users is null). */
+  arrivals: Iterator<number> | null;
+  nextSession: () => Session;
+  /** Put the server's reply into the next turn's history (chat). */
+  substituteReplies: boolean;
+  /** Keep reply text in the records (--keep-text); otherwise it is dropped once used. */
+  keepText: boolean;
+}
+
+/** The turn with its last assistant message replaced by the server's actual reply. */
+export function withReply(item: WorkItem, reply: string): WorkItem {
+  const m = item.messages;
+  if (!m || m.length < 2 || m[m.length - 2]!.role !== 'assistant') return item;
+  const messages: ChatMessage[] = m.slice();
+  messages[m.length - 2] = { role: 'assistant', content: reply };
+  return { ...item, messages };
+}
+
+export async function runSessions(ctx: LoopContext, plan: SessionPlan): Promise<void> {
+  let i = 0;
+  const nextIndex = (): number | null => (ctx.countReached(i) ? null : globalIndex(ctx.shard, i++));
+
+  const converse = async (session: Session, firstDue: number): Promise<void> => {
+    let reply: string | null = null;
+    let due = firstDue;
+    for (let t = 0; t < session.turns.length; t++) {
+      let item = session.turns[t]!;
+      if (t > 0) {
+        const think = item.think_time_ms ?? 0;
+        due = ctx.clock() + think;
+        await ctx.sleep(think);
+      }
+      if (ctx.stopped || ctx.timeUp()) return;
+      const index = nextIndex();
+      if (index === null) return;
+      if (plan.substituteReplies && reply !== null) item = withReply(item, reply);
+      const rec = ctx.newRecord(index, due);
+      const done = await ctx.launch(rec, item, (r) => {
+        reply = r.output_text;
+        if (!plan.keepText) r.output_text = null;
+      });
+      if (done.status !== 'ok') return;
+    }
+  };
+
+  if (plan.users !== null) {
+    const user = async (): Promise<void> => {
+      while (!ctx.stopped && !ctx.countReached(i) && !ctx.timeUp()) await converse(plan.nextSession(), ctx.clock());
+    };
+    const users = Promise.all(Array.from({ length: plan.users }, user));
+    if (ctx.durationMs === null) await users;
+    else await Promise.race([users, ctx.sleep(ctx.durationMs - ctx.clock())]);
+    return;
+  }
+
+  const conversations = new Set<Promise<void>>();
+  const arrivals = plan.arrivals!;
+  for (let next = arrivals.next(); !next.done && !ctx.stopped && !ctx.countReached(i) && !ctx.timeUp(next.value); next = arrivals.next()) {
+    const now = ctx.clock();
+    if (next.value > now) await ctx.sleep(next.value - now);
+    if (ctx.stopped) break;
+    ctx.dispatchLag.push(ctx.clock() - next.value);
+    const c: Promise<void> = converse(plan.nextSession(), next.value).finally(() => conversations.delete(c));
+    conversations.add(c);
+  }
+  // Conversations already started run to their end (count runs) or to the end of the duration.
+  if (ctx.durationMs === null) await Promise.all(conversations);
+  else await Promise.race([Promise.all(conversations), ctx.sleep(ctx.durationMs - ctx.clock())]);
+}

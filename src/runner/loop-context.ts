@@ -1,0 +1,122 @@
+/**
+ * What every executor (open loop, closed loop, sessions) shares: the clock, stop conditions,
+ * counters for progress, and `launch`, which sends one request and records its completion.
+ * An executor only decides *when* to call launch.
+ */
+import { phaseOf, type PhasePlan } from '../load/phases.js';
+import { emptyRecord, type RequestRecord } from '../record/record.js';
+import type { WorkItem } from '../workload/types.js';
+import { GrowableF64 } from './growable.js';
+import type { ProgressSnapshot } from './progress.js';
+import type { Shard } from './shard.js';
+
+export interface Sender {
+  send(rec: RequestRecord, item: WorkItem): Promise<RequestRecord>;
+  cancelAll(): void;
+}
+
+export class LoopContext {
+  readonly records: RequestRecord[] = [];
+  readonly pending = new Set<Promise<RequestRecord>>();
+  /** Dispatcher lateness: when the loop reached a request minus when it was due. */
+  readonly dispatchLag = new GrowableF64(1024);
+  readonly stats: ProgressSnapshot;
+  private readonly stopper = new AbortController();
+
+  constructor(
+    readonly clock: () => number,
+    readonly sender: Sender,
+    private readonly phases: PhasePlan,
+    readonly shard: Shard,
+    /** Requests of this shard before it stops (null: by time only). */
+    readonly totalRequests: number | null,
+    readonly durationMs: number | null,
+    private readonly onRecord: (rec: RequestRecord) => void,
+    /** Closed loop: a request is due when it is sent. */
+    private readonly dueWhenSent: boolean,
+  ) {
+    this.stats = { elapsed_ms: 0, total: totalRequests, duration_ms: durationMs, sent: 0, done: 0, ok: 0, failed: 0, inflight: 0, queued: 0, output_tokens: 0 };
+  }
+
+  get stopped(): boolean {
+    return this.stopper.signal.aborted;
+  }
+
+  /** Stop dispatching; wakes every executor sleeping in `sleep()`. */
+  stop(): void {
+    this.stopper.abort();
+  }
+
+  /** Sleeps `ms`, or less if the run stops meanwhile. */
+  sleep(ms: number): Promise<void> {
+    const signal = this.stopper.signal;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  countReached(localCount: number): boolean {
+    return this.totalRequests !== null && localCount >= this.totalRequests;
+  }
+
+  timeUp(t = this.clock()): boolean {
+    return this.durationMs !== null && t >= this.durationMs;
+  }
+
+  /** A record for the run-wide `index`, with its phase and worker set. */
+  newRecord(index: number, scheduledMs: number): RequestRecord {
+    const rec = emptyRecord(index, scheduledMs);
+    rec.phase = phaseOf(this.phases, index, scheduledMs);
+    rec.worker = this.shard.offset;
+    return rec;
+  }
+
+  /**
+   * Sends `item`. `beforeRecord` sees the finished record before it is recorded (sessions read
+   * the reply text there, then drop it unless text is kept).
+   */
+  launch(rec: RequestRecord, item: WorkItem, beforeRecord?: (r: RequestRecord) => void): Promise<RequestRecord> {
+    this.stats.sent++;
+    this.stats.inflight++;
+    const p: Promise<RequestRecord> = this.sender.send(rec, item).then((r) => {
+      if (this.dueWhenSent) r.scheduled_ms = r.sent_ms;
+      beforeRecord?.(r);
+      this.complete(r);
+      this.pending.delete(p);
+      return r;
+    });
+    this.pending.add(p);
+    return p;
+  }
+
+  /** Records a finished (or never-sent) request. */
+  complete(rec: RequestRecord): void {
+    const s = this.stats;
+    s.inflight--;
+    s.done++;
+    if (rec.status === 'ok') s.ok++;
+    else s.failed++;
+    s.output_tokens += rec.output_tokens;
+    this.records.push(rec);
+    this.onRecord(rec);
+  }
+
+  /** Records a request that was scheduled but never sent, as cancelled: nothing scheduled disappears. */
+  completeUnsent(rec: RequestRecord, message: string): void {
+    rec.sent_ms = rec.end_ms = this.clock();
+    rec.status = 'cancelled';
+    rec.error_class = 'cancelled';
+    rec.error_message = message;
+    this.stats.inflight++;
+    this.complete(rec);
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
