@@ -1,0 +1,40 @@
+/**
+ * A misbehaving server is recorded and classified, and the run goes on: the CLI against the
+ * simulator with every fault mode switched on.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimServer, type SimServer } from '../../src/sim/index.js';
+import type { RunResult } from '../../src/report/result-json.js';
+import { runCli } from '../helpers/cli.js';
+
+describe('infermeter run against a faulty server', () => {
+  let sim: SimServer;
+  beforeAll(async () => {
+    sim = await startSimServer({
+      timing: { kind: 'fixed', prefillMs: 2, perTokenMs: 1 },
+      faults: { seed: 5, http429Rate: 0.1, http500Rate: 0.1, oomRate: 0.05, disconnectRate: 0.1, stallRate: 0.05, stallMs: 5000, malformedRate: 0.05 },
+    });
+  });
+  afterAll(() => sim.close());
+
+  it('classifies every failure and still reports the requests that succeeded', async () => {
+    const out = await runCli([
+      'run', '--base-url', sim.url, '--no-preflight', '--model', 'sim-llama-3.1-8b', '--ignore-eos',
+      '--num-prompts', '120', '--request-rate', '400', '--random-input-len', '16', '--random-output-len', '12',
+      '--timeout', '0.5s', '--no-save', '--json', '--progress', 'none', '--workers', '1',
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    const m = (JSON.parse(out.stdout) as RunResult).metrics;
+    const classes = m.requests.by_error_class;
+    expect(m.requests.total).toBe(120);
+    expect(m.requests.ok + m.requests.failed).toBe(120);
+    expect(m.requests.ok).toBeGreaterThan(40);
+    for (const cls of ['http_429', 'http_5xx', 'server_error_event', 'disconnect', 'malformed_stream'] as const) {
+      expect(classes[cls] ?? 0, cls).toBeGreaterThan(0);
+    }
+    // Stalled streams outlive the 0.5 s timeout.
+    expect(m.requests.by_status.timeout).toBeGreaterThan(0);
+    expect(m.latency.ttft_ms.count).toBe(m.requests.ok);
+    expect(m.tokens.output_total).toBe(m.requests.ok * 12);
+  });
+});
