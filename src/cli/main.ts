@@ -12,7 +12,7 @@ import { LOAD_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS } from
 import { resolveRunSpec } from './resolve-spec.js';
 import { runCommand } from './run-command.js';
 import { RunSpecSchema } from './run-spec.js';
-import { simServeCommand } from './sim-command.js';
+import { FAULT_FLAGS, simServeCommand } from './sim-command.js';
 import { simRunCommand } from './sim-run-command.js';
 
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
@@ -67,7 +67,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   registerFlags(simRun, OUTPUT_FLAGS);
   simRun.action(async (opts: Record<string, unknown>) => setExit(await simRunCommand(resolveRunSpec(opts, { simulatorOnly: true }), io)));
 
-  sim
+  const serve = sim
     .command('serve')
     .description('serve the simulated engine over HTTP (OpenAI-compatible API, /metrics)')
     .addOption(new Option('--host <host>', 'address to bind').default('127.0.0.1'))
@@ -78,7 +78,9 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .addOption(new Option('--prefill-ms <ms>', 'fixed-delay mode: time to first token'))
     .addOption(new Option('--per-token-ms <ms>', 'fixed-delay mode: time between tokens'))
     .addOption(new Option('--seed <n>', 'seed').default('0'))
-    .action(async (opts: Record<string, string | undefined>) => setExit(await simServeCommand(opts, io)));
+    .addOption(new Option('--ground-truth <file>', 'append server-side admit and token-emit times per request (JSONL)'));
+  for (const [flag, help] of FAULT_FLAGS) serve.addOption(new Option(flag, help));
+  serve.action(async (opts: Record<string, string | undefined>) => setExit(await simServeCommand(opts, io)));
   return program;
 }
 

@@ -1,6 +1,7 @@
 /** `infermeter sim serve`: the simulated engine as a standalone OpenAI-compatible server. */
 import { UserError } from '../errors/user-error.js';
 import { serveSim } from '../sim/index.js';
+import type { FaultOptions } from '../sim/faults.js';
 import type { CliIo } from './io.js';
 
 function int(name: string, v: string | undefined, min = 0): number | undefined {
@@ -17,6 +18,44 @@ function nonNegative(name: string, v: string | undefined): number | undefined {
   return n;
 }
 
+/** Fault-injection flags of `sim serve`: [flag, help, FaultOptions field, kind]. */
+const FAULTS = [
+  ['--fault-429-rate <p>', 'fraction of requests answered 429 with Retry-After', 'http429Rate', 'rate'],
+  ['--fault-500-rate <p>', 'fraction of requests answered HTTP 500', 'http500Rate', 'rate'],
+  ['--fault-oom-rate <p>', 'fraction of streams that fail with an out-of-memory error event', 'oomRate', 'rate'],
+  ['--fault-disconnect-rate <p>', 'fraction of streams cut mid-way (TCP reset)', 'disconnectRate', 'rate'],
+  ['--fault-stall-rate <p>', 'fraction of streams that go silent (see --fault-stall-ms)', 'stallRate', 'rate'],
+  ['--fault-stall-ms <ms>', 'silence of a stalled stream before it is dropped (default 30000)', 'stallMs', 'ms'],
+  ['--fault-malformed-rate <p>', 'fraction of streams with one malformed SSE line', 'malformedRate', 'rate'],
+  ['--fault-slow-headers-rate <p>', 'fraction of requests whose response headers are delayed', 'slowHeadersRate', 'rate'],
+  ['--fault-slow-headers-ms <ms>', 'delay of slow headers (default 2000)', 'slowHeadersMs', 'ms'],
+  ['--fault-retry-after <s>', 'Retry-After seconds of injected 429s (default 1)', 'retryAfterS', 'ms'],
+] as const;
+
+export const FAULT_FLAGS: Array<[string, string]> = [
+  ...FAULTS.map(([flag, help]) => [flag, help] as [string, string]),
+  ['--fault-restart <at:down>', 'restart: refuse connections from AT ms after start for DOWN ms, then reset counters (e.g. 10000:3000)'],
+];
+
+function faultOptions(opts: Record<string, string | undefined>, seed: number): FaultOptions | undefined {
+  const out: Record<string, unknown> = {};
+  for (const [flag, , field, kind] of FAULTS) {
+    const name = flag.split(' ')[0]!;
+    const raw = opts[name.slice(2).replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (kind === 'rate' && !(n >= 0 && n <= 1)) throw new UserError(`${name}: expected a fraction between 0 and 1, got "${raw}"`);
+    if (kind === 'ms' && !(n >= 0 && Number.isFinite(n))) throw new UserError(`${name}: expected a number ≥ 0, got "${raw}"`);
+    out[field] = n;
+  }
+  if (opts.faultRestart !== undefined) {
+    const m = /^(\d+):(\d+)$/.exec(opts.faultRestart);
+    if (!m) throw new UserError(`--fault-restart: expected AT_MS:DOWN_MS such as 10000:3000, got "${opts.faultRestart}"`);
+    out.restart = { atMs: Number(m[1]), downMs: Number(m[2]) };
+  }
+  return Object.keys(out).length > 0 ? { seed, ...out } : undefined;
+}
+
 export async function simServeCommand(opts: Record<string, string | undefined>, io: CliIo): Promise<number> {
   const port = int('--port', opts.port)!;
   if (port > 65535) throw new UserError(`--port: expected 0–65535, got ${port}`);
@@ -26,6 +65,8 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
   const perTokenMs = nonNegative('--per-token-ms', opts.perTokenMs);
   const fixed = prefillMs !== undefined || perTokenMs !== undefined;
   const model = opts.model ?? 'llama-3.1-8b';
+  const seed = int('--seed', opts.seed) ?? 0;
+  const faults = faultOptions(opts, seed);
   let server;
   try {
     server = await serveSim({
@@ -33,7 +74,9 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
       port,
       modelName: model,
       dialect,
-      seed: int('--seed', opts.seed) ?? 0,
+      seed,
+      ...(faults ? { faults } : {}),
+      ...(opts.groundTruth ? { groundTruthPath: opts.groundTruth } : {}),
       timing: fixed ? { kind: 'fixed', prefillMs: prefillMs ?? 0, perTokenMs: perTokenMs ?? 0 } : { kind: 'engine', hardware: opts.hardware ?? 'h100', model },
       log: (line) => io.stdout.write(`${line}\n`),
     });

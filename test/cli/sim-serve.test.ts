@@ -1,0 +1,40 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { runCli } from '../helpers/cli.js';
+
+function capture(): Writable & { text: string } {
+  const w = new Writable({
+    write(chunk: Buffer, _e, cb) {
+      w.text += chunk.toString();
+      cb();
+    },
+  }) as Writable & { text: string };
+  w.text = '';
+  return w;
+}
+
+describe('infermeter sim serve', () => {
+  it('serves the OpenAI API with the requested faults until stopped', async () => {
+    const stdout = capture();
+    const stderr = capture();
+    const ac = new AbortController();
+    const exit = main(['sim', 'serve', '--port', '0', '--prefill-ms', '1', '--per-token-ms', '1', '--fault-500-rate', '1'], { stdout, stderr, env: {}, signal: ac.signal });
+    for (let i = 0; i < 100 && !/http:\/\/[\d.]+:\d+/.test(stdout.text); i++) await new Promise((r) => setTimeout(r, 20));
+    const url = /http:\/\/[\d.]+:\d+/.exec(stdout.text)![0];
+    const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: Array<{ id: string }> };
+    expect(models.data[0]!.id).toBe('llama-3.1-8b');
+    const res = await fetch(`${url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'llama-3.1-8b', prompt: 'hi', max_tokens: 2 }) });
+    expect(res.status).toBe(500);
+    ac.abort();
+    expect(await exit).toBe(0);
+  });
+
+  it('rejects bad flags with one line and exit 2', async () => {
+    const out = await runCli(['sim', 'serve', '--fault-500-rate', '2']);
+    expect(out.code).toBe(2);
+    expect(out.stderr.trim()).toBe('error: --fault-500-rate: expected a fraction between 0 and 1, got "2"');
+    const bad = await runCli(['sim', 'serve', '--dialect', 'tgi']);
+    expect(bad.stderr).toMatch(/--dialect: expected vllm or llamacpp/);
+  });
+});
