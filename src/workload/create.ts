@@ -10,7 +10,8 @@ import { createTextMaker } from './synthetic.js';
 import type { TextMaker } from './synthetic.js';
 import { loadTokenizer } from './tokenizers/load.js';
 import type { Workload, WorkloadOptions } from './types.js';
-import { Issues, defaultWarn, entriesWorkload } from './datasets/entries.js';
+import { Issues, defaultWarn } from './datasets/entries.js';
+import { entriesWorkload } from './datasets/dataset-workload.js';
 import type { Entry } from './datasets/entries.js';
 import { readShareGpt } from './datasets/sharegpt.js';
 import { readJsonl } from './datasets/jsonl.js';
@@ -47,7 +48,6 @@ export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOpt
 }
 
 async function fileDataset(spec: SubWorkloadSpec, opts: WorkloadOptions, maker: TextMaker, field: string): Promise<Workload> {
-  const tok = maker.tokenizer;
   const path = spec.dataset_path;
   if (path === null) throw new UserError(`${field}.dataset_path: required for --dataset-name ${spec.dataset_name}`);
   const warn = opts.warn ?? defaultWarn;
@@ -55,21 +55,16 @@ async function fileDataset(spec: SubWorkloadSpec, opts: WorkloadOptions, maker: 
   let issues: Issues;
   let source = path;
   if (spec.dataset_name === 'hf') {
-    const r = await readHf(spec, tok, warn);
+    const r = await readHf(spec, warn);
     entries = r.entries;
     issues = r.issues;
     source = r.source;
   } else {
     issues = new Issues(path, warn);
-    entries = spec.dataset_name === 'sharegpt' ? await readShareGpt(path, tok, issues) : await readJsonl(path, tok, issues);
+    entries =
+      spec.dataset_name === 'sharegpt'
+        ? await readShareGpt(path, issues, { keepConversation: spec.session_turns !== null })
+        : await readJsonl(path, issues);
   }
-  return entriesWorkload(entries, spec, opts.seed, {
-    dataset: spec.dataset_name,
-    path: source,
-    tokenizer: tok,
-    maker,
-    issues,
-    parsed: entries.length,
-    kind: opts.endpointKind,
-  });
+  return entriesWorkload(entries, spec, opts.seed, { dataset: spec.dataset_name, path: source, maker, issues, kind: opts.endpointKind });
 }

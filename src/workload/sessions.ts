@@ -14,6 +14,7 @@ import type { SubWorkloadSpec } from './spec.js';
 import type { TextMaker } from './synthetic.js';
 import type { ChatMessage, Session, WorkItem, Workload } from './types.js';
 import type { Entry } from './datasets/entries.js';
+import type { Counted } from './datasets/pool.js';
 
 type Kind = 'completions' | 'chat';
 
@@ -111,8 +112,7 @@ export function syntheticSessions(
  * recorded reply's length unless output_len overrides it.
  */
 export function conversationSessions(
-  entries: readonly Entry[],
-  pick: () => number,
+  draw: () => { entry: Entry; counts: Counted },
   spec: SubWorkloadSpec,
   rng: Rng,
   maker: TextMaker,
@@ -122,7 +122,7 @@ export function conversationSessions(
   const s = sessionSamplers(spec, rng);
   const tok = maker.tokenizer;
   return (id) => {
-    const e = entries[pick()] as Entry;
+    const { entry: e, counts } = draw();
     const conv = e.conversation ?? [...(e.messages ?? [{ role: 'user', content: e.prompt }])];
     const maxTurns = s.turns();
     const turns: WorkItem[] = [];
@@ -136,7 +136,7 @@ export function conversationSessions(
         continue;
       }
       const reply = conv[i + 1]?.role === 'assistant' ? (conv[i + 1] as ChatMessage) : null;
-      const recorded = reply ? tok.count(reply.content) : e.output_tokens;
+      const recorded = reply ? tok.count(reply.content) : counts.output_tokens;
       const max = Math.max(1, output ? output() : (recorded ?? spec.random_output_len));
       tokens += tok.count(m.content);
       const k = turns.length;

@@ -8,7 +8,7 @@ import { UserError } from '../../src/errors/user-error.js';
 import { WorkloadSpecSchema, createWorkload, estimateCount, loadTokenizer } from '../../src/workload/index.js';
 import type { WorkItem } from '../../src/workload/index.js';
 import { readHf } from '../../src/workload/datasets/hf.js';
-import { arrayElementLines } from '../../src/workload/datasets/json-text.js';
+import { bufferLines, jsonArrayElements } from '../../src/workload/datasets/json-text.js';
 import { parseCsv } from '../../src/workload/datasets/csv.js';
 
 const FIX = 'test/fixtures/workload';
@@ -38,7 +38,7 @@ describe('sharegpt', () => {
     expect(b!.max_tokens).toBe(estimateCount('Red, yellow and blue.'));
     expect(c!.prompt).toMatch(/^Write a haiku/);
     expect(again).toEqual(a); // sequential wraps around
-    expect(w.describe()).toMatchObject({ dataset: 'sharegpt', entries: 3, skipped: 2, parsed: 3 });
+    expect(w.describe()).toMatchObject({ dataset: 'sharegpt', entries: 3, skipped: 2, counted: 3, filtered: 0 });
   });
 
   it('counts with a real tokenizer when given', async () => {
@@ -49,10 +49,33 @@ describe('sharegpt', () => {
     expect(a.max_tokens).toBe(tok.count('The capital of France is Paris.'));
   });
 
-  it('an invalid JSON file is one error with file:line', async () => {
+  it('a bad element is skipped alone; a truncated array is one error with file:line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'im-sg-'));
-    writeFileSync(join(dir, 'bad.json'), '[\n  {"conversations": []},\n  {oops}\n]\n');
-    await expect(load({ dataset_name: 'sharegpt', dataset_path: join(dir, 'bad.json') })).rejects.toThrow(new RegExp(`bad.json:3: workload.dataset_path: invalid JSON`));
+    const conv = '{"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello there"}]}';
+    writeFileSync(join(dir, 'bad.json'), `[\n  {oops},\n  ${conv}\n]\n`);
+    const { w, warnings } = await load({ dataset_name: 'sharegpt', dataset_path: join(dir, 'bad.json') });
+    expect(w.skipped).toBe(1);
+    expect(warnings[0]).toMatch(/bad.json:2: skipped: entry 0: invalid JSON/);
+    expect(w.next().prompt).toBe('hi');
+    writeFileSync(join(dir, 'cut.json'), `[\n  ${conv},\n  ${conv.slice(0, 30)}`);
+    await expect(load({ dataset_name: 'sharegpt', dataset_path: join(dir, 'cut.json') })).rejects.toThrow(/cut.json:3: workload.dataset_path: invalid JSON: unexpected end of file/);
+  });
+
+  it('reads one conversation per line (JSONL variant) too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'im-sgl-'));
+    const conv = (q: string) => JSON.stringify({ conversations: [{ from: 'human', value: q }, { from: 'gpt', value: 'ok' }] });
+    writeFileSync(join(dir, 'sg.jsonl'), `${conv('one')}\nnot json\n${conv('two')}\n`);
+    const { w, warnings } = await load({ dataset_name: 'sharegpt', dataset_path: join(dir, 'sg.jsonl'), sampling: 'sequential' });
+    expect([w.next().prompt, w.next().prompt]).toEqual(['one', 'two']);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/sg.jsonl:2: skipped: invalid JSON/);
+  });
+
+  it('tokenizes lazily: only drawn entries are counted', async () => {
+    const { w } = await load({ dataset_name: 'sharegpt', dataset_path: `${FIX}/sharegpt-small.json`, sampling: 'sequential' });
+    expect(w.describe()).toMatchObject({ counted: 1 }); // the pre-run check stops at the first usable entry
+    take(w, 2);
+    expect(w.describe()).toMatchObject({ counted: 2 });
   });
 });
 
@@ -90,7 +113,7 @@ describe('jsonl', () => {
     const { w } = await load({ dataset_name: 'jsonl', dataset_path: `${FIX}/chat.jsonl`, max_input_len: 6, output_len: { kind: 'fixed', value: 7 } });
     const items = take(w, 10);
     expect(items.every((i) => (i.prompt_tokens as number) <= 6 && i.max_tokens === 7)).toBe(true);
-    expect(w.describe()).toMatchObject({ filtered: 2, entries: 2 });
+    expect(w.describe()).toMatchObject({ filtered: 2, entries: 4, counted: 4 });
   });
 
   it('no usable line is one error before the run', async () => {
@@ -137,12 +160,12 @@ describe('hf', () => {
       const env = { HF_DATASETS_SERVER: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, HF_HUB_CACHE: '/nonexistent' };
       const spec = WorkloadSpecSchema.parse({ dataset_name: 'hf', dataset_path: 'acme/math' });
       const warnings: string[] = [];
-      const r = await readHf(spec, await loadTokenizer(null), (m) => warnings.push(m), env);
+      const r = await readHf(spec, (m: string) => warnings.push(m), env);
       expect(r.entries).toHaveLength(100);
       expect(r.entries[7]).toMatchObject({ prompt: 'p7', expected: 's7' });
       expect(r.issues.skipped).toBe(1);
       expect(warnings[0]).toMatch(/^hf:acme\/math\/main\/train:101: skipped/);
-      await expect(readHf(spec, await loadTokenizer(null), () => {}, { HF_HUB_OFFLINE: '1', HF_HUB_CACHE: '/nonexistent' })).rejects.toThrow(/offline/);
+      await expect(readHf(spec, () => {}, { HF_HUB_OFFLINE: '1', HF_HUB_CACHE: '/nonexistent' })).rejects.toThrow(/offline/);
     } finally {
       server.close();
     }
@@ -150,9 +173,22 @@ describe('hf', () => {
 });
 
 describe('parsing helpers', () => {
-  it('locates top-level array elements by line, ignoring brackets in strings', () => {
-    expect(arrayElementLines('[\n {"a": "[,{"},\n\n  2,\n  [1,\n2]\n]')).toEqual([2, 4, 5]);
-    expect(arrayElementLines('[]')).toEqual([]);
+  it('splits a top-level JSON array into elements with their lines, ignoring brackets in strings', () => {
+    const els = (t: string) => [...jsonArrayElements(Buffer.from(t))].map((p) => [p.text, p.line]);
+    expect(els('[\n {"a": "[,{\\"}"},\n\n  2,\n  [1,\n2]\n]')).toEqual([
+      ['{"a": "[,{\\"}"}', 2],
+      ['2', 4],
+      ['[1,\n2]', 5],
+    ]);
+    expect(els(' []')).toEqual([]);
+    expect(() => els('[1, 2')).toThrow(/unexpected end of file/);
+    expect(() => els('{"a": 1}')).toThrow(/expected a JSON array/);
+    expect([...bufferLines(Buffer.from('a\r\nb\n\nc'))]).toEqual([
+      { text: 'a', line: 1 },
+      { text: 'b', line: 2 },
+      { text: '', line: 3 },
+      { text: 'c', line: 4 },
+    ]);
   });
   it('parses CSV with quotes, doubled quotes, newlines in quotes and CRLF', () => {
     expect(parseCsv('a,b\r\n"x, y","he said ""hi"""\n"multi\nline",2\n')).toEqual([

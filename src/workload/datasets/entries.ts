@@ -1,23 +1,19 @@
 /**
- * Shared machinery of file datasets: the parsed entry, the malformed-line report, length filters,
- * sampling (with / without replacement, sequential) and the Workload built from entries.
+ * Shared parts of file datasets: the parsed entry, the malformed-line report and message parsing.
+ * Entries are parsed eagerly (so malformed lines are reported before the run) but counted in
+ * tokens lazily, on first draw (pool.ts): a real tokenizer needs ~1 ms per 1k characters, and a
+ * ShareGPT file has ~90k conversations of which a run uses a few hundred.
  */
-import { UserError } from '../../errors/user-error.js';
-import { lengthSampler, nominalMean } from '../lengths.js';
-import type { Rng } from '../rng.js';
-import { createRng, shuffle } from '../rng.js';
-import type { SubWorkloadSpec } from '../spec.js';
 import type { Tokenizer } from '../tokenizer.js';
-import type { ChatMessage, WorkItem, Workload } from '../types.js';
-import type { TextMaker } from '../synthetic.js';
-import { conversationSessions, describeSessions, sessionWorkload } from '../sessions.js';
+import type { ChatMessage } from '../types.js';
 
 export interface Entry {
   prompt: string;
   messages: ChatMessage[] | null;
-  prompt_tokens: number;
-  /** Output length the dataset asks for (its max_tokens or reference completion), if any. */
-  output_tokens: number | null;
+  /** Output length the entry asks for explicitly (its max_tokens field), if any. */
+  max_tokens: number | null;
+  /** The reference reply; its token count is the output length when max_tokens is null. */
+  reply: string | null;
   expected: string | null;
   task: string | null;
   /** The whole conversation (user and assistant turns) when the source has one; sessions replay it. */
@@ -93,102 +89,4 @@ export function normalizeRole(role: unknown): ChatMessage['role'] | null {
 export function lastUserText(messages: ChatMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'user') return messages[i]!.content;
   return '';
-}
-
-/** Keeps the entries inside the spec's length filters; returns them and how many were dropped. */
-export function applyFilters(entries: Entry[], spec: SubWorkloadSpec): { kept: Entry[]; filtered: number } {
-  // An entry without an output length is kept by output filters: there is nothing to judge.
-  const ok = (v: number | null, lo: number | null, hi: number | null): boolean =>
-    v === null || ((lo === null || v >= lo) && (hi === null || v <= hi));
-  const kept = entries.filter(
-    (e) =>
-      ok(e.prompt_tokens, spec.min_input_len, spec.max_input_len) && ok(e.output_tokens, spec.min_output_len, spec.max_output_len),
-  );
-  return { kept, filtered: entries.length - kept.length };
-}
-
-/** An index stream over n entries per `mode`; without-replacement reshuffles after each pass. */
-export function indexSampler(n: number, mode: SubWorkloadSpec['sampling'], rng: Rng): () => number {
-  if (mode === 'with-replacement') return () => rng.int(0, n - 1);
-  const order = Array.from({ length: n }, (_, i) => i);
-  let pos = 0;
-  if (mode === 'without-replacement') shuffle(rng, order);
-  return () => {
-    if (pos === n) {
-      pos = 0;
-      if (mode === 'without-replacement') shuffle(rng, order);
-    }
-    return order[pos++] as number;
-  };
-}
-
-export interface DatasetInfo {
-  dataset: string;
-  path: string;
-  tokenizer: Tokenizer;
-  maker: TextMaker;
-  issues: Issues;
-  /** Entries parsed (before filters). */
-  parsed: number;
-  kind: 'completions' | 'chat';
-}
-
-/** A Workload over parsed entries; throws when no usable entry is left. */
-export function entriesWorkload(all: Entry[], spec: SubWorkloadSpec, seed: number, info: DatasetInfo): Workload {
-  const { kept, filtered } = applyFilters(all, spec);
-  if (kept.length === 0) {
-    throw new UserError(
-      `${info.path}: no usable entry in the ${info.dataset} dataset (${info.issues.skipped} malformed, ${filtered} outside the length filters)` +
-        (info.issues.examples[0] ? `; first problem: ${info.issues.examples[0]}` : ''),
-    );
-  }
-  const rng = createRng(`${seed}:${info.dataset}`);
-  const pick = indexSampler(kept.length, spec.sampling, rng.fork());
-  const datasetOut = kept.map((e) => e.output_tokens).filter((v): v is number => v !== null);
-  const outDist = spec.output_len;
-  const outSample = outDist ? lengthSampler(outDist, rng.fork(), datasetOut) : null;
-  const fallbackOut = spec.random_output_len;
-  const describe = (): Record<string, unknown> => ({
-    dataset: info.dataset,
-    path: info.path,
-    tokenizer: info.tokenizer.name,
-    token_counts: info.tokenizer.exact ? 'exact' : 'estimate',
-    entries: kept.length,
-    parsed: info.parsed,
-    skipped: info.issues.skipped,
-    skipped_examples: info.issues.examples,
-    filtered,
-    sampling: spec.sampling,
-    mean_input_tokens: kept.reduce((s, e) => s + e.prompt_tokens, 0) / kept.length,
-    mean_output_tokens: outDist
-      ? nominalMean(outDist, datasetOut)
-      : datasetOut.length > 0
-        ? datasetOut.reduce((a, b) => a + b, 0) / datasetOut.length
-        : fallbackOut,
-    ...(spec.session_turns ? describeSessions(spec) : {}),
-  });
-  const countTokens = (text: string): number => info.tokenizer.count(text);
-  if (spec.session_turns) {
-    const make = conversationSessions(kept, pick, spec, rng.fork(), info.maker, info.kind, outSample);
-    return sessionWorkload(make, { skipped: info.issues.skipped, describe, countTokens });
-  }
-  return {
-    skipped: info.issues.skipped,
-    next(): WorkItem {
-      const e = kept[pick()] as Entry;
-      const out = outSample ? Math.max(1, outSample()) : e.output_tokens !== null ? Math.max(1, e.output_tokens) : fallbackOut;
-      return {
-        prompt: e.prompt,
-        messages: e.messages,
-        prompt_tokens: e.prompt_tokens,
-        max_tokens: out,
-        task: e.task,
-        expected: e.expected,
-        session: null,
-        turn: null,
-      };
-    },
-    describe,
-    countTokens,
-  };
 }

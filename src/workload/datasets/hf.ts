@@ -14,13 +14,12 @@ import { homedir } from 'node:os';
 import { join, relative } from 'node:path';
 import { UserError } from '../../errors/user-error.js';
 import type { SubWorkloadSpec } from '../spec.js';
-import type { Tokenizer } from '../tokenizer.js';
 import { csvRecords } from './csv.js';
 import type { Entry } from './entries.js';
 import { Issues } from './entries.js';
 import { objectEntry } from './jsonl.js';
-import { arrayElementLines, jsonErrorLine } from './json-text.js';
-import { readText } from './sharegpt.js';
+import { jsonErrorLine } from './json-text.js';
+import { eachJson, readBytes } from './sharegpt.js';
 
 export const HF_MAX_ROWS = 10_000;
 const READABLE = /\.(jsonl|json|csv)$/i;
@@ -31,7 +30,7 @@ export interface HfLoad {
   source: string;
 }
 
-export async function readHf(spec: SubWorkloadSpec, tok: Tokenizer, warn: (m: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<HfLoad> {
+export async function readHf(spec: SubWorkloadSpec, warn: (m: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<HfLoad> {
   const id = spec.dataset_path as string;
   const local = existsSync(id) ? id : hubDatasetCache(id, env);
   if (local) {
@@ -41,12 +40,12 @@ export async function readHf(spec: SubWorkloadSpec, tok: Tokenizer, warn: (m: st
     const issues = new Issues(files[0] as string, warn);
     for (const f of files) {
       issues.file = f;
-      entries.push(...(await readRowsFile(f, tok, issues, spec.hf_prompt_field)));
+      entries.push(...(await readRowsFile(f, issues, spec.hf_prompt_field)));
     }
     return { entries, issues, source: local };
   }
   if (!/^[\w.-]+\/[\w.-]+$/.test(id)) throw new UserError(`workload.dataset_path: ${id} is not a file, directory or hub dataset id`);
-  return readHubRows(id, spec, tok, warn, env);
+  return readHubRows(id, spec, warn, env);
 }
 
 /** Snapshot directory of a hub dataset in the local cache, or null. */
@@ -75,41 +74,34 @@ export function pickFiles(dir: string, split: string, subset: string | null): st
   return forSplit.length > 0 ? forSplit : all;
 }
 
-async function readRowsFile(path: string, tok: Tokenizer, issues: Issues, field: string | null): Promise<Entry[]> {
-  const text = await readText(path, 'workload.dataset_path');
+async function readRowsFile(path: string, issues: Issues, field: string | null): Promise<Entry[]> {
+  const buf = await readBytes(path, 'workload.dataset_path');
   const out: Entry[] = [];
-  const take = (row: unknown, line: number): void => {
-    const r = objectEntry(row, tok, line, field);
-    if (typeof r === 'string') issues.skip(line, r);
-    else out.push(r);
+  const take = (row: unknown, line: number, index: number | null = null): void => {
+    const r = objectEntry(row, line, field);
+    if (typeof r !== 'string') out.push(r);
+    else issues.skip(line, index === null ? r : `entry ${index}: ${r}`);
   };
   if (/\.csv$/i.test(path)) {
-    for (const { line, record } of csvRecords(text).records) take(record, line);
-  } else if (/\.jsonl$/i.test(path) || !text.trimStart().startsWith('[') && !text.trimStart().startsWith('{"rows"')) {
-    text.split('\n').forEach((raw, i) => {
-      if (raw.trim() === '') return;
-      try {
-        take(JSON.parse(raw), i + 1);
-      } catch (e) {
-        issues.skip(i + 1, `invalid JSON (${(e as Error).message})`);
-      }
-    });
-  } else {
-    let data: unknown;
+    for (const { line, record } of csvRecords(buf.toString('utf8')).records) take(record, line);
+  } else if (/^\s*\{\s*"rows"/.test(buf.toString('utf8', 0, 64))) {
+    // A saved rows-API page: {"rows": [{"row_idx": …, "row": {…}}, …]}.
+    const text = buf.toString('utf8');
+    let data: { rows?: Array<{ row_idx?: number; row: unknown }> };
     try {
-      data = JSON.parse(text);
+      data = JSON.parse(text) as typeof data;
     } catch (e) {
       const line = jsonErrorLine(text, e);
       throw new UserError(`${path}${line ? `:${line}` : ''}: workload.dataset_path: invalid JSON: ${(e as Error).message}`);
     }
-    const rows = Array.isArray(data) ? data : ((data as { rows?: Array<{ row: unknown }> }).rows ?? []).map((r) => r.row);
-    const lines = Array.isArray(data) ? arrayElementLines(text) : [];
-    rows.forEach((row, i) => take(row, lines[i] ?? i + 1));
+    (data.rows ?? []).forEach((r, i) => take(r.row, (r.row_idx ?? i) + 1));
+  } else {
+    eachJson(buf, path, issues, take);
   }
   return out;
 }
 
-async function readHubRows(id: string, spec: SubWorkloadSpec, tok: Tokenizer, warn: (m: string) => void, env: NodeJS.ProcessEnv): Promise<HfLoad> {
+async function readHubRows(id: string, spec: SubWorkloadSpec, warn: (m: string) => void, env: NodeJS.ProcessEnv): Promise<HfLoad> {
   if (env['HF_HUB_OFFLINE'] === '1' || env['HF_DATASETS_OFFLINE'] === '1') {
     throw new UserError(`workload.dataset_path: ${id} is not a local path or cached dataset, and the hub is offline (HF_HUB_OFFLINE)`);
   }
@@ -138,7 +130,7 @@ async function readHubRows(id: string, spec: SubWorkloadSpec, tok: Tokenizer, wa
     const page = await get(`${base}/rows?${q}`);
     const rows = (page['rows'] as Array<{ row_idx: number; row: unknown }> | undefined) ?? [];
     for (const r of rows) {
-      const e = objectEntry(r.row, tok, r.row_idx + 1, spec.hf_prompt_field);
+      const e = objectEntry(r.row, r.row_idx + 1, spec.hf_prompt_field);
       if (typeof e === 'string') issues.skip(r.row_idx + 1, e);
       else entries.push(e);
     }

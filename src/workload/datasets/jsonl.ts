@@ -5,53 +5,48 @@
  * - optional `expected` (or `answer`, `reference`): expected answer for quality checks;
  * - optional `task` (or `category`): task label.
  * Blank lines and lines starting with `//` are ignored; any other bad line is skipped and reported.
+ * A file starting with `[` is read as a JSON array of such objects.
  */
-import type { Tokenizer } from '../tokenizer.js';
 import type { ChatMessage } from '../types.js';
 import type { Entry, Issues } from './entries.js';
-import { countInput, lastUserText, parseMessages } from './entries.js';
-import { readText } from './sharegpt.js';
+import { lastUserText, parseMessages } from './entries.js';
+import { eachJson, readBytes } from './sharegpt.js';
 
 const PROMPT_KEYS = ['prompt', 'text', 'question', 'input', 'instruction', 'problem'] as const;
 const OUTPUT_KEYS = ['max_tokens', 'output_len', 'output_tokens'] as const;
 const EXPECTED_KEYS = ['expected', 'answer', 'reference', 'output', 'response', 'completion', 'solution'] as const;
 const TASK_KEYS = ['task', 'category'] as const;
 
-export async function readJsonl(path: string, tok: Tokenizer, issues: Issues): Promise<Entry[]> {
-  const text = await readText(path, 'workload.dataset_path');
+export async function readJsonl(path: string, issues: Issues): Promise<Entry[]> {
+  const buf = await readBytes(path, 'workload.dataset_path');
   const out: Entry[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const raw = (lines[i] as string).trim();
-    if (raw === '' || raw.startsWith('//')) continue;
-    let v: unknown;
-    try {
-      v = JSON.parse(raw);
-    } catch (e) {
-      issues.skip(i + 1, `invalid JSON (${(e as Error).message})`);
-      continue;
-    }
-    const r = objectEntry(v, tok, i + 1);
-    if (typeof r === 'string') issues.skip(i + 1, r);
-    else out.push(r);
-  }
+  eachJson(buf, path, issues, (v, line, index) => {
+    const r = objectEntry(v, line);
+    if (typeof r !== 'string') out.push(r);
+    else issues.skip(line, index === null ? r : `entry ${index}: ${r}`);
+  });
   return out;
 }
 
 /** A record (JSONL line, HF row) → Entry, or why it is malformed. */
-export function objectEntry(v: unknown, tok: Tokenizer, line: number, promptField: string | null = null): Entry | string {
+export function objectEntry(v: unknown, line: number, promptField: string | null = null): Entry | string {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'not a JSON object';
   const o = v as Record<string, unknown>;
   let prompt: string;
   let messages = null;
   let conversation: ChatMessage[] | undefined;
+  let reply: string | null = null;
   const listField = promptField ?? (['messages', 'conversations'] as const).find((k) => Array.isArray(o[k])) ?? null;
   if (listField !== null && Array.isArray(o[listField])) {
     const m = parseMessages(o[listField]);
     if (typeof m === 'string') return m;
     conversation = m;
-    // A trailing assistant turn is the reference answer, not input.
-    messages = m[m.length - 1]?.role === 'assistant' ? m.slice(0, -1) : m;
+    // A trailing assistant turn is the reference reply (its length = the output length), not input.
+    const last = m[m.length - 1] as ChatMessage;
+    if (last.role === 'assistant') {
+      messages = m.slice(0, -1);
+      reply = last.content;
+    } else messages = m;
     prompt = lastUserText(messages);
   } else {
     const key = promptField ?? PROMPT_KEYS.find((k) => o[k] !== undefined);
@@ -74,8 +69,8 @@ export function objectEntry(v: unknown, tok: Tokenizer, line: number, promptFiel
   return {
     prompt,
     messages,
-    prompt_tokens: countInput(tok, prompt, messages),
-    output_tokens: outRaw,
+    max_tokens: outRaw,
+    reply,
     expected: exp === null || exp === undefined ? null : typeof exp === 'string' ? exp : JSON.stringify(exp),
     task,
     ...(conversation ? { conversation } : {}),

@@ -1,0 +1,75 @@
+/**
+ * The Workload over a file dataset's entries (sharegpt, jsonl, hf): draws from an EntryPool,
+ * output length from `output_len` when set, else the entry's (max_tokens or reply length), else
+ * `random_output_len`.
+ */
+import { lengthSampler, nominalMean } from '../lengths.js';
+import { createRng } from '../rng.js';
+import { conversationSessions, describeSessions, sessionWorkload } from '../sessions.js';
+import type { SubWorkloadSpec } from '../spec.js';
+import type { TextMaker } from '../synthetic.js';
+import type { WorkItem, Workload } from '../types.js';
+import type { Entry, Issues } from './entries.js';
+import { EntryPool } from './pool.js';
+
+export interface DatasetInfo {
+  dataset: string;
+  path: string;
+  maker: TextMaker;
+  issues: Issues;
+  kind: 'completions' | 'chat';
+}
+
+/** A Workload over parsed entries; throws when no entry is usable. */
+export function entriesWorkload(entries: readonly Entry[], spec: SubWorkloadSpec, seed: number, info: DatasetInfo): Workload {
+  const tok = info.maker.tokenizer;
+  const rng = createRng(`${seed}:${info.dataset}`);
+  const pool = new EntryPool(entries, spec, tok, rng.fork());
+  pool.check(info.path, info.dataset, info.issues.skipped, info.issues.examples[0]);
+  const outDist = spec.output_len;
+  const fromDataset = outDist?.kind === 'empirical' && outDist.from_dataset === true && !outDist.values;
+  const datasetOut = fromDataset ? pool.allOutputLengths() : undefined;
+  const outSample = outDist ? lengthSampler(outDist, rng.fork(), datasetOut) : null;
+  const fallbackOut = spec.random_output_len;
+  const describe = (): Record<string, unknown> => {
+    const st = pool.stats();
+    return {
+      dataset: info.dataset,
+      path: info.path,
+      tokenizer: tok.name,
+      token_counts: tok.exact ? 'exact' : 'estimate',
+      entries: entries.length,
+      skipped: info.issues.skipped,
+      skipped_examples: info.issues.examples,
+      counted: st.counted,
+      filtered: pool.filtered,
+      sampling: spec.sampling,
+      mean_input_tokens: st.mean_input_tokens,
+      mean_output_tokens: outDist ? nominalMean(outDist, datasetOut) : (st.mean_output_tokens ?? fallbackOut),
+      ...(spec.session_turns ? describeSessions(spec) : {}),
+    };
+  };
+  const countTokens = (text: string): number => tok.count(text);
+  if (spec.session_turns) {
+    const make = conversationSessions(() => pool.next(), spec, rng.fork(), info.maker, info.kind, outSample);
+    return sessionWorkload(make, { skipped: info.issues.skipped, describe, countTokens });
+  }
+  return {
+    skipped: info.issues.skipped,
+    next(): WorkItem {
+      const { entry: e, counts } = pool.next();
+      return {
+        prompt: e.prompt,
+        messages: e.messages,
+        prompt_tokens: counts.prompt_tokens,
+        max_tokens: Math.max(1, outSample ? outSample() : (counts.output_tokens ?? fallbackOut)),
+        task: e.task,
+        expected: e.expected,
+        session: null,
+        turn: null,
+      };
+    },
+    describe,
+    countTokens,
+  };
+}
