@@ -23,10 +23,10 @@ export function median(xs: number[]): number {
 
 export const fmt = (x: number, digits = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** Start a bench/*.ts script in its own Node process (via tsx) and wait for its "PORT n" line. */
-export function startProcess(script: string): Promise<{ port: number; child: ChildProcess }> {
+/** Start a bench/*.ts script in its own Node process (via tsx, with IPC) and wait for its "PORT n" line. */
+export function startProcess(script: string, args: string[] = []): Promise<{ port: number; child: ChildProcess }> {
   const path = fileURLToPath(new URL(script, import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path, ...args], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (b: Buffer) => {
@@ -41,4 +41,13 @@ export function startProcess(script: string): Promise<{ port: number; child: Chi
 export function cpuMs(): number {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
+}
+
+/** Percentile by linear interpolation between closest ranks (numpy's default), p in [0, 100]. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const h = ((sorted.length - 1) * p) / 100;
+  const lo = Math.floor(h);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { machine } from './lib.js';
 import { printIngest, runIngest } from './ingest.js';
 import { printParse, runParse } from './parse.js';
+import { printTiming, runTiming } from './timing-error.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const q = values.quick;
@@ -16,8 +17,19 @@ const q = values.quick;
 console.log(`machine: ${machine()}`);
 console.log(`date: ${new Date().toISOString()}`);
 
-const parseOpts = { events: q ? 200_000 : 1_000_000, read: 65536, rounds: q ? 3 : 5 };
-printParse(runParse(parseOpts), parseOpts);
+for (const [read, varying] of [
+  [65536, false],
+  [0, false],
+  [227, false],
+  [65536, true],
+] as const) {
+  const parseOpts = { events: q ? 200_000 : 1_000_000, read, rounds: q ? 3 : 5, varying };
+  printParse(runParse(parseOpts), parseOpts);
+}
 
 const ingestOpts = { events: q ? 400_000 : 2_000_000, streams: 8, rounds: q ? 2 : 3 };
 printIngest(await runIngest(ingestOpts), ingestOpts);
+
+const timingOpts = { streams: q ? [100, 1000] : [100, 1000, 5000], tokens: 40, perTokenMs: 50 };
+printTiming(await runTiming(timingOpts), timingOpts);
+console.log('\nnot yet benchmarked here: schedule fidelity, memory for 100k × 500 tokens (see docs/performance.md)');

@@ -1,0 +1,181 @@
+/**
+ * Timing error (issue 5): client-measured token arrival times minus the simulator's
+ * ground-truth emit times, at 100, 1,000 and 5,000 concurrent streams.
+ *
+ *   npx tsx bench/timing-error.ts [--streams 100,1000,5000] [--tokens 40] [--per-token-ms 50]
+ *
+ * The simulator runs in its own process (bench/timing-server.ts) with fixed timing and keeps
+ * ground truth: for every request the performance.now() of each token it wrote, plus its
+ * performance.timeOrigin, so both processes' times convert to one epoch clock. Requests are
+ * paired by the response id (`chatcmpl-sim<N>`). Reported, p50 / p99 over all requests:
+ *  - first-token error: client's first content arrival − server's first token emit (what the
+ *    client adds to TTFT: loopback, kernel, event-loop delay, parsing);
+ *  - ITL error: |client gap − server gap| over every consecutive token pair.
+ * The processes' epoch clocks are aligned by an IPC ping (offset from the fastest round trip).
+ * Caveat: the simulator's ground truth is each token's *due* time (fixed-backend.ts), not the
+ * moment it was written, so these errors include the simulator's own timer lateness (printed
+ * alongside, p99) on top of what the client adds.
+ * Both for our client (node:http + OpenAIStreamScanner, the hot path of src/target/http-client.ts)
+ * and for the plain client (fetch + TextDecoder + JSON.parse), measured in the same run.
+ */
+import http from 'node:http';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
+import { PlainParser } from './clients.js';
+import { fmt, machine, percentile, startProcess } from './lib.js';
+
+interface StreamTimes {
+  id: number;
+  /** epoch ms of each content chunk's arrival */
+  times: number[];
+}
+
+const ID_RE = /"id":"(?:chat)?cmpl-sim(\d+)"/;
+const origin = performance.timeOrigin;
+
+function body(model: string, tokens: number): string {
+  return JSON.stringify({ model, messages: [{ role: 'user', content: 'Tell me a story.' }], stream: true, max_tokens: tokens, ignore_eos: true });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+function scannerStream(port: number, payload: string): Promise<StreamTimes> {
+  return new Promise((resolve, reject) => {
+    const s = new OpenAIStreamScanner();
+    let id = -1;
+    const req = http.request({ host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.on('data', (b: Buffer) => {
+        s.push(b, performance.now());
+        if (id < 0) id = Number(ID_RE.exec(b.latin1Slice(0, Math.min(b.length, 512)))?.[1] ?? -1);
+      });
+      res.on('end', () => {
+        s.end(performance.now());
+        resolve({ id, times: Array.from(s.contentTimes(), (t) => t + origin) });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function plainStream(port: number, payload: string): Promise<StreamTimes> {
+  const res = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } });
+  const p = new PlainParser();
+  const reader = res.body!.getReader();
+  let id = -1;
+  for (;;) {
+    const r = await reader.read();
+    if (r.done) break;
+    p.push(r.value, performance.now());
+    if (id < 0) id = Number(ID_RE.exec(Buffer.from(r.value.buffer, r.value.byteOffset, Math.min(r.value.length, 512)).latin1Slice())?.[1] ?? -1);
+  }
+  return { id, times: p.times.map((t) => t + origin) };
+}
+
+interface GtEntry {
+  id: number;
+  time_origin_ms: number;
+  token_ms: number[];
+}
+
+export interface TimingRow {
+  client: string;
+  streams: number;
+  paired: number;
+  firstP50: number;
+  firstP99: number;
+  itlP50: number;
+  itlP99: number;
+  simLateP99: number;
+}
+
+/**
+ * Offset of the server process's epoch clock (timeOrigin + now) from ours, in ms, by IPC ping:
+ * the reply with the shortest round trip, assuming the answer was taken at its midpoint.
+ */
+async function clockOffset(child: ChildProcess): Promise<{ offset: number; rtt: number }> {
+  let best = { offset: 0, rtt: Infinity };
+  for (let i = 0; i < 50; i++) {
+    const t0 = performance.now();
+    child.send('clock');
+    const [m] = (await once(child, 'message')) as [{ epoch: number }];
+    const t1 = performance.now();
+    if (t1 - t0 < best.rtt) best = { offset: m.epoch - (origin + (t0 + t1) / 2), rtt: t1 - t0 };
+  }
+  return best;
+}
+
+export async function runTiming(opts: { streams: number[]; tokens: number; perTokenMs: number }): Promise<TimingRow[]> {
+  const gtPath = join(tmpdir(), `infermeter-gt-${process.pid}.jsonl`);
+  const { port, child } = await startProcess('./timing-server.ts', [gtPath, String(opts.perTokenMs)]);
+  const rows: TimingRow[] = [];
+  try {
+    const models = (await (await fetch(`http://127.0.0.1:${port}/v1/models`)).json()) as { data: { id: string }[] };
+    const payload = body(models.data[0]!.id, opts.tokens);
+    // warm-up both clients
+    await Promise.all(Array.from({ length: 20 }, () => scannerStream(port, payload)));
+    await Promise.all(Array.from({ length: 20 }, () => plainStream(port, payload)));
+    for (const n of opts.streams) {
+      for (const [client, fn] of [
+        ['http+scanner', scannerStream],
+        ['plain', plainStream],
+      ] as const) {
+        child.send('dump');
+        await once(child, 'message');
+        // spread the connects over 1 s so a 5,000-stream start does not overflow the listen backlog
+        const spread = 1000 / n;
+        const streams = await Promise.all(Array.from({ length: n }, (_, i) => new Promise<StreamTimes>((r, j) => setTimeout(() => fn(port, payload).then(r, j), i * spread))));
+        child.send('dump');
+        const [msg] = (await once(child, 'message')) as [{ lateness: { p99_ms: number } }];
+        const { offset } = await clockOffset(child);
+        const gt = new Map<number, GtEntry>();
+        for (const line of readFileSync(gtPath, 'utf8').split('\n')) {
+          if (!line) continue;
+          const e = JSON.parse(line) as GtEntry;
+          gt.set(e.id, e);
+        }
+        const first: number[] = [];
+        const itl: number[] = [];
+        let paired = 0;
+        for (const s of streams) {
+          const g = gt.get(s.id);
+          if (!g || g.token_ms.length !== s.times.length || s.times.length === 0) continue;
+          paired++;
+          const emit = g.token_ms.map((t) => t + g.time_origin_ms - offset);
+          first.push(s.times[0]! - emit[0]!);
+          for (let i = 1; i < emit.length; i++) itl.push(Math.abs(s.times[i]! - s.times[i - 1]! - (emit[i]! - emit[i - 1]!)));
+        }
+        first.sort((a, b) => a - b);
+        itl.sort((a, b) => a - b);
+        rows.push({ client, streams: n, paired, firstP50: percentile(first, 50), firstP99: percentile(first, 99), itlP50: percentile(itl, 50), itlP99: percentile(itl, 99), simLateP99: msg.lateness.p99_ms });
+      }
+    }
+  } finally {
+    child.kill('SIGTERM');
+  }
+  return rows;
+}
+
+export function printTiming(rows: TimingRow[], opts: { tokens: number; perTokenMs: number }): void {
+  console.log(`\n== timing error vs simulator ground truth (separate process; ${opts.tokens} tokens per stream, ${opts.perTokenMs} ms/token), ms`);
+  console.log('client         streams  paired   first-token p50    p99   ITL |err| p50    p99   (sim timer lateness p99)');
+  for (const r of rows) {
+    console.log(
+      `${r.client.padEnd(13)} ${fmt(r.streams).padStart(8)} ${fmt(r.paired).padStart(7)}   ${fmt(r.firstP50, 3).padStart(15)} ${fmt(r.firstP99, 3).padStart(6)}   ${fmt(r.itlP50, 3).padStart(13)} ${fmt(r.itlP99, 3).padStart(6)}   ${fmt(r.simLateP99, 3).padStart(8)}`,
+    );
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,1000,5000' }, tokens: { type: 'string', default: '40' }, 'per-token-ms': { type: 'string', default: '50' } } });
+  const opts = { streams: values.streams.split(',').map(Number), tokens: Number(values.tokens), perTokenMs: Number(values['per-token-ms']) };
+  console.log(`machine: ${machine()}`);
+  printTiming(await runTiming(opts), opts);
+}
