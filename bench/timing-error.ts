@@ -52,7 +52,7 @@ function scannerStream(port: number, payload: string): Promise<StreamTimes> {
     const req = http.request({ host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
       res.on('data', (b: Buffer) => {
         s.push(b, performance.now());
-        if (id < 0) id = Number(ID_RE.exec(b.latin1Slice(0, Math.min(b.length, 512)))?.[1] ?? -1);
+        if (id < 0) id = Number(ID_RE.exec(b.toString('latin1', 0, Math.min(b.length, 512)))?.[1] ?? -1);
       });
       res.on('end', () => {
         s.end(performance.now());
@@ -74,7 +74,7 @@ async function plainStream(port: number, payload: string): Promise<StreamTimes> 
     const r = await reader.read();
     if (r.done) break;
     p.push(r.value, performance.now());
-    if (id < 0) id = Number(ID_RE.exec(Buffer.from(r.value.buffer, r.value.byteOffset, Math.min(r.value.length, 512)).latin1Slice())?.[1] ?? -1);
+    if (id < 0) id = Number(ID_RE.exec(Buffer.from(r.value.buffer, r.value.byteOffset, Math.min(r.value.length, 512)).toString('latin1'))?.[1] ?? -1);
   }
   return { id, times: p.times.map((t) => t + origin) };
 }
