@@ -3,22 +3,22 @@
  * (bad file, malformed dataset, unknown tokenizer) surfaces before the run starts.
  */
 import { UserError } from '../errors/user-error.js';
-import { randomWorkload } from './datasets/random.js';
-import { resolveEmpirical } from './lengths.js';
-import type { SubWorkloadSpec, WorkloadSpec } from './spec.js';
-import { createTextMaker } from './synthetic.js';
-import type { TextMaker } from './synthetic.js';
-import { loadTokenizer } from './tokenizers/load.js';
-import type { Workload, WorkloadOptions } from './types.js';
-import { Issues, defaultWarn } from './datasets/entries.js';
 import { entriesWorkload } from './datasets/dataset-workload.js';
 import type { Entry } from './datasets/entries.js';
-import { readShareGpt } from './datasets/sharegpt.js';
-import { readJsonl } from './datasets/jsonl.js';
+import { Issues, defaultWarn } from './datasets/entries.js';
 import { readHf } from './datasets/hf.js';
+import { readJsonl } from './datasets/jsonl.js';
 import { prefixWorkload } from './datasets/prefix.js';
+import { randomWorkload } from './datasets/random.js';
+import { readShareGpt } from './datasets/sharegpt.js';
 import { traceWorkload } from './datasets/trace.js';
+import { resolveEmpirical } from './lengths.js';
 import { mixWorkload } from './mix.js';
+import type { SubWorkloadSpec, WorkloadSpec } from './spec.js';
+import type { TextMaker } from './synthetic.js';
+import { createTextMaker } from './synthetic.js';
+import { loadTokenizer } from './tokenizers/load.js';
+import type { Workload, WorkloadOptions } from './types.js';
 
 export async function createWorkload(spec: WorkloadSpec, opts: WorkloadOptions): Promise<Workload> {
   if (spec.tasks) return mixWorkload(spec, opts, createSubWorkload);
@@ -39,7 +39,7 @@ export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOpt
       return prefixWorkload(resolved, opts.seed, maker, opts.numPrompts);
     case 'trace':
       if (spec.session_turns) throw new UserError(`${field}.session_turns: trace replay has no sessions`);
-      return traceWorkload(resolved, opts.seed, maker, opts.warn ?? defaultWarn);
+      return traceWorkload(resolved, opts.seed, maker, opts.warn ?? defaultWarn, field);
     case 'sharegpt':
     case 'jsonl':
     case 'hf':

@@ -137,10 +137,16 @@ export function traceSharedFraction(rows: readonly TraceRow[], blockSize: number
   return total > 0 ? shared / total : 0;
 }
 
-export async function traceWorkload(spec: SubWorkloadSpec, seed: number, maker: TextMaker, warn: (m: string) => void): Promise<Workload> {
+export async function traceWorkload(
+  spec: SubWorkloadSpec,
+  seed: number,
+  maker: TextMaker,
+  warn: (m: string) => void,
+  field = 'workload',
+): Promise<Workload> {
   const path = spec.dataset_path;
-  if (path === null) throw new UserError('workload.dataset_path: required for --dataset-name trace');
-  const text = await readText(path, 'workload.dataset_path');
+  if (path === null) throw new UserError(`${field}.dataset_path: required for --dataset-name trace`);
+  const text = await readText(path, `${field}.dataset_path`);
   const format = spec.trace_format === 'auto' ? detectFormat(path, text) : spec.trace_format;
   const issues = new Issues(path, warn);
   const rows = (format === 'mooncake' ? parseMooncake(text, issues) : parseAzure(text, issues)).sort((a, b) => a.t_ms - b.t_ms);
