@@ -8,7 +8,8 @@
  *
  * Each response: a role-only delta, `events` content chunks (vLLM's byte layout, pre-encoded in
  * ~64 KiB blocks so the server costs almost nothing per chunk), a finish chunk, a usage chunk
- * and [DONE]. Query `events` sets the count (default 100000).
+ * and [DONE]. GET: query `events` sets the count (default 100000). POST (what infermeter sends):
+ * the body's `max_tokens` sets it. GET /v1/models lists the model `firehose`.
  */
 import http from 'node:http';
 import { firehoseBlock, firehoseHead, firehoseTail } from './firehose-chunks.js';
@@ -16,10 +17,34 @@ import { firehoseBlock, firehoseHead, firehoseTail } from './firehose-chunks.js'
 const blockEvents = 256;
 const block = firehoseBlock(blockEvents);
 
+const MODELS = JSON.stringify({ object: 'list', data: [{ id: 'firehose', object: 'model', owned_by: 'bench' }] });
+
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://x');
-  const events = Math.max(0, Number(url.searchParams.get('events') ?? 100000));
+  if (url.pathname === '/v1/models') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(MODELS);
+    return;
+  }
+  if (req.method === 'POST') {
+    const parts: Buffer[] = [];
+    req.on('data', (b: Buffer) => parts.push(b));
+    req.on('end', () => {
+      let n = 16;
+      try {
+        n = Number((JSON.parse(Buffer.concat(parts).toString()) as { max_tokens?: number }).max_tokens ?? 16);
+      } catch {
+        // keep the default
+      }
+      stream(res, n);
+    });
+    return;
+  }
   req.resume();
+  stream(res, Math.max(0, Number(url.searchParams.get('events') ?? 100000)));
+});
+
+function stream(res: http.ServerResponse, events: number): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   res.socket?.setNoDelay(true);
   res.write(firehoseHead);
@@ -42,7 +67,7 @@ const server = http.createServer((req, res) => {
     res.end(firehoseTail(events));
   };
   pump();
-});
+}
 
 server.listen(0, '127.0.0.1', () => {
   const addr = server.address();

@@ -3,13 +3,17 @@
  * Figures and how to read them: docs/performance.md.
  *
  *   npm run bench                      # all
- *   npx tsx bench/run-all.ts --quick   # smaller loads, for a smoke run
+ *   npx tsx bench/run-all.ts --quick   # smaller loads, for a smoke run (~2 min)
+ *
+ * Each part also runs alone: bench/parse.ts, ingest.ts, timing-error.ts, schedule.ts, memory.ts.
  */
 import { parseArgs } from 'node:util';
 import { machine } from './lib.js';
 import { printIngest, runIngest } from './ingest.js';
 import { printParse, runParse } from './parse.js';
 import { printTiming, runTiming } from './timing-error.js';
+import { printSchedule, runSchedule } from './schedule.js';
+import { printMemory, runMemory } from './memory.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const q = values.quick;
@@ -32,4 +36,9 @@ printIngest(await runIngest(ingestOpts), ingestOpts);
 
 const timingOpts = { streams: q ? [100, 1000] : [100, 1000, 5000], tokens: 40, perTokenMs: 50 };
 printTiming(await runTiming(timingOpts), timingOpts);
-console.log('\nnot yet benchmarked here: schedule fidelity, memory for 100k × 500 tokens (see docs/performance.md)');
+
+const scheduleOpts = { rates: [100, 1000], seconds: q ? 5 : 20 };
+printSchedule(await runSchedule(scheduleOpts), scheduleOpts);
+
+const memoryOpts = { requests: q ? 10_000 : 100_000, tokens: 500, concurrency: 256 };
+printMemory(await runMemory(memoryOpts), memoryOpts);
