@@ -34,6 +34,12 @@ const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const EMPTY = new Uint8Array(0);
+/**
+ * One decoder for all scanners: only ever used without `stream: true`, so it keeps no state
+ * between calls. `ignoreBOM`: a U+FEFF inside a payload is text, not a BOM (the stream's
+ * leading BOM is dropped from the bytes, see stripBom).
+ */
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export interface StreamScannerOptions {
   /** Keep the concatenated output text (content + reasoning); costs a JSON.parse per content event. */
@@ -44,10 +50,9 @@ export class OpenAIStreamScanner implements StreamScan {
   private readonly times = new FloatBuffer();
   private readonly sink: EventSink;
   private readonly keepText: boolean;
-  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
   /** Bytes of a line not yet ended by CR/LF at the end of the last read. */
-  private readonly line = new ByteBuffer();
+  private readonly line = new ByteBuffer(0);
   /** The last read ended in CR: an LF at the start of the next read belongs to it. */
   private pendingCR = false;
   /** The leading BOM check is done; until then up to 2 bytes wait in `head`. */
@@ -61,7 +66,7 @@ export class OpenAIStreamScanner implements StreamScan {
   private spanBuf: Uint8Array = EMPTY;
   private spanS = 0;
   private spanE = 0;
-  private readonly spanCopy = new ByteBuffer();
+  private readonly spanCopy = new ByteBuffer(0);
   private dataStr = '';
   /** When the pending fast event has exactly one content string: its bytes relative to spanS. */
   private hasStr = false;
@@ -269,13 +274,13 @@ export class OpenAIStreamScanner implements StreamScan {
         return;
       }
       this.fastCode = -1;
-      this.dataStr = this.decoder.decode(buf.subarray(vs, ve));
+      this.dataStr = decoder.decode(buf.subarray(vs, ve));
     } else {
       if (this.fastCode >= 0) {
-        this.dataStr = this.decoder.decode(this.spanBuf.subarray(this.spanS, this.spanE));
+        this.dataStr = decoder.decode(this.spanBuf.subarray(this.spanS, this.spanE));
         this.fastCode = -1;
       }
-      this.dataStr += '\n' + this.decoder.decode(buf.subarray(vs, ve));
+      this.dataStr += '\n' + decoder.decode(buf.subarray(vs, ve));
     }
     this.dataLines++;
   }
@@ -300,7 +305,7 @@ export class OpenAIStreamScanner implements StreamScan {
   private content(b: Uint8Array, s: number, e: number, esc: boolean, now: number): void {
     this.times.push(now);
     if (this.keepText) {
-      const raw = this.decoder.decode(b.subarray(s, e));
+      const raw = decoder.decode(b.subarray(s, e));
       this.sink.text += esc ? (JSON.parse('"' + raw + '"') as string) : raw;
     }
   }
@@ -319,7 +324,7 @@ export class OpenAIStreamScanner implements StreamScan {
     if (this.fastCode === CLS_CONTENT) {
       if (!this.keepText) this.times.push(now);
       else if (this.hasStr) this.content(this.spanBuf, this.spanS + this.strRelS, this.spanS + this.strRelE, this.strEsc, now);
-      else if (applySlowPayload(this.sink, this.decoder.decode(this.spanBuf.subarray(this.spanS, this.spanE)))) this.times.push(now);
+      else if (applySlowPayload(this.sink, decoder.decode(this.spanBuf.subarray(this.spanS, this.spanE)))) this.times.push(now);
     } else if (this.fastCode !== CLS_NONE && applySlowPayload(this.sink, this.dataStr)) {
       this.times.push(now);
     }

@@ -1,6 +1,6 @@
 /**
  * Growable byte and float buffers for the SSE hot path: amortized O(1) append, no per-chunk
- * allocation once warm. `length` is the used part; the backing array may be replaced on growth,
+ * allocation once warm. A ByteBuffer may start empty (capacity 0) and allocate on first use. `length` is the used part; the backing array may be replaced on growth,
  * so never keep a view across appends.
  */
 
@@ -34,7 +34,7 @@ export class ByteBuffer {
 
   private reserve(need: number): void {
     if (need <= this.bytes.length) return;
-    let cap = this.bytes.length * 2;
+    let cap = Math.max(256, this.bytes.length * 2);
     while (cap < need) cap *= 2;
     const next = new Uint8Array(cap);
     next.set(this.bytes.subarray(0, this.length));

@@ -16,6 +16,8 @@
  */
 
 const QUOTE = 0x22;
+const EMPTY = new Uint8Array(0);
+const EMPTY_VIEW = new DataView(EMPTY.buffer);
 
 /**
  * Adaptivity: a server whose events vary beyond the content string (OpenAI's `obfuscation`
@@ -27,11 +29,12 @@ const COOLDOWN = 256;
 const BSLASH = 0x5c;
 
 export class EventTemplate {
-  private pre = new Uint8Array(256);
-  private preView = new DataView(this.pre.buffer);
+  // allocated on first learn(): many short requests never need them
+  private pre = EMPTY;
+  private preView = EMPTY_VIEW;
   private preLen = 0;
-  private suf = new Uint8Array(128);
-  private sufView = new DataView(this.suf.buffer);
+  private suf = EMPTY;
+  private sufView = EMPTY_VIEW;
   private sufLen = 0;
   /** First byte of `pre` (always 'd' of `data:`), or -1 with no template. */
   first = -1;
@@ -54,11 +57,11 @@ export class EventTemplate {
     this.preLen = strS - lineS;
     this.sufLen = lineE - strE;
     if (this.pre.length < this.preLen) {
-      this.pre = new Uint8Array(this.preLen * 2);
+      this.pre = new Uint8Array(Math.max(256, this.preLen * 2));
       this.preView = new DataView(this.pre.buffer);
     }
     if (this.suf.length < this.sufLen) {
-      this.suf = new Uint8Array(this.sufLen * 2);
+      this.suf = new Uint8Array(Math.max(128, this.sufLen * 2));
       this.sufView = new DataView(this.suf.buffer);
     }
     this.pre.set(b.subarray(lineS, strS));
