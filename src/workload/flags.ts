@@ -28,6 +28,7 @@ export const WORKLOAD_FLAGS: ReadonlyArray<readonly [flag: string, field: keyof 
   ['--max-input-len <n>', 'max_input_len', 'int', 'drop dataset entries with more input tokens'],
   ['--min-output-len <n>', 'min_output_len', 'int', 'drop dataset entries with fewer output tokens'],
   ['--max-output-len <n>', 'max_output_len', 'int', 'drop dataset entries with more output tokens'],
+  ['--max-total-len <n>', 'max_total_len', 'int', 'drop dataset entries with more input + output tokens'],
   ['--prefix-num-groups <g>', 'prefix_num_groups', 'int', 'prefix dataset: number of distinct shared prefixes (default 8)'],
   ['--prefix-len <p>', 'prefix_len', 'int', 'prefix dataset: tokens per shared prefix (default 512)'],
   ['--prefix-mode <mode>', 'prefix_mode', 'string', 'prefix dataset: random|round-robin|repeat'],

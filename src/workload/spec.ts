@@ -86,6 +86,8 @@ const baseShape = {
   max_input_len: nonNegInt.nullable().default(null),
   min_output_len: nonNegInt.nullable().default(null),
   max_output_len: nonNegInt.nullable().default(null),
+  /** Drop entries whose input + output tokens exceed this (vLLM's ShareGPT uses 2048). */
+  max_total_len: nonNegInt.nullable().default(null),
 
   /** Prefix dataset: G groups, each with its own P-token prefix; suffixes are distinct per
    * request (length: input_len distribution, else random_input_len/range_ratio). */

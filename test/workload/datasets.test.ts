@@ -116,6 +116,15 @@ describe('jsonl', () => {
     expect(w.describe()).toMatchObject({ filtered: 2, entries: 4, counted: 4 });
   });
 
+  it('max_total_len drops entries whose input + output is too long', async () => {
+    // chat.jsonl: "What is 2 + 2?" = 6 tokens + max_tokens 8 = 14; the summary line: 12 + 32 = 44.
+    const { w } = await load({ dataset_name: 'jsonl', dataset_path: `${FIX}/chat.jsonl`, max_total_len: 14 });
+    const prompts = new Set(take(w, 20).map((i) => i.prompt));
+    expect(prompts.has('What is 2 + 2?')).toBe(true);
+    expect([...prompts].some((p) => p.startsWith('Summarize'))).toBe(false);
+    expect(prompts.size).toBe(3); // the other two have no output length: kept
+  });
+
   it('no usable line is one error before the run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'im-jl-'));
     writeFileSync(join(dir, 'bad.jsonl'), 'nope\n{"x": 1}\n');

@@ -65,7 +65,11 @@ export class EntryPool {
     const ok = (v: number | null, lo: number | null, hi: number | null): boolean =>
       v === null || ((lo === null || v >= lo) && (hi === null || v <= hi));
     // An entry without an output length passes output filters: there is nothing to judge.
-    const keep = ok(c.prompt_tokens, s.min_input_len, s.max_input_len) && ok(c.output_tokens, s.min_output_len, s.max_output_len);
+    const total = c.output_tokens === null ? null : c.prompt_tokens + c.output_tokens;
+    const keep =
+      ok(c.prompt_tokens, s.min_input_len, s.max_input_len) &&
+      ok(c.output_tokens, s.min_output_len, s.max_output_len) &&
+      ok(total, null, s.max_total_len);
     this.counts[i] = keep ? c : null;
     if (!keep) this.filtered++;
     else {
