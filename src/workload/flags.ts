@@ -41,6 +41,7 @@ export const WORKLOAD_FLAGS: ReadonlyArray<readonly [flag: string, field: keyof 
   ['--trace-time-scale <x>', 'trace_time_scale', 'number', 'multiply trace timestamps (2 = twice as slow)'],
   ['--trace-rate-scale <x>', 'trace_rate_scale', 'number', 'multiply trace arrival rate (2 = twice as fast)'],
   ['--trace-block-size <n>', 'trace_block_size', 'int', 'tokens per Mooncake hash block (default 512)'],
+  ['--prefix-block-size <n>', 'prefix_block_size', 'int', 'tokens per emitted prefix_hash_ids block, the KV block size (default 16)'],
   ['--hf-subset <name>', 'hf_subset', 'string', 'HF dataset subset (config)'],
   ['--hf-split <name>', 'hf_split', 'string', 'HF dataset split (default train)'],
   ['--hf-prompt-field <name>', 'hf_prompt_field', 'string', 'HF dataset column with the prompt (default: auto)'],

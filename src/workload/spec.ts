@@ -105,6 +105,8 @@ const baseShape = {
   trace_rate_scale: z.number().positive().default(1),
   /** Tokens per Mooncake hash block (the trace's block size). */
   trace_block_size: positiveInt.default(512),
+  /** Tokens per id of the emitted `prefix_hash_ids` (the engine's KV block size; vLLM's is 16). */
+  prefix_block_size: positiveInt.default(16),
 
   /** Hugging Face dataset: subset (config), split, and the column holding the prompt. */
   hf_subset: z.string().min(1).nullable().default(null),

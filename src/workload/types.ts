@@ -29,7 +29,7 @@ export interface WorkItem {
   /** Shared-prefix block ids when known (traces, prefix groups), for the simulator's prefix cache:
    * one id per block of `prefix_block_tokens` prompt tokens; equal ids = identical block text. */
   prefix_hash_ids?: number[];
-  /** Tokens each prefix_hash_ids entry covers (Mooncake traces: 512; `trace_block_size`). */
+  /** Tokens each prefix_hash_ids entry covers: `prefix_block_size` (16), the KV block size. */
   prefix_block_tokens?: number;
 }
 

@@ -68,7 +68,7 @@ describe('prefix groups', () => {
   });
 
   it('prefix_hash_ids: shared full blocks carry the group ids, the rest are fresh', async () => {
-    const { items } = await prompts({ prefix_num_groups: 2, prefix_len: 40, random_input_len: 30, prefix_mode: 'round-robin', trace_block_size: 16 }, 4);
+    const { items } = await prompts({ prefix_num_groups: 2, prefix_len: 40, random_input_len: 30, prefix_mode: 'round-robin', prefix_block_size: 16 }, 4);
     // 70 tokens → 5 blocks; ⌊40/16⌋ = 2 shared blocks per group.
     expect(items.map((i) => i.prefix_hash_ids!.slice(0, 2))).toEqual([[0, 1], [2, 3], [0, 1], [2, 3]]);
     const rest = items.flatMap((i) => i.prefix_hash_ids!.slice(2));

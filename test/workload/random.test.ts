@@ -68,7 +68,7 @@ describe('random dataset (estimate tokenizer)', () => {
   });
 
   it('prefix blocks: the shared prefix has the same block ids in every request, the rest fresh ones', async () => {
-    const w = await createWorkload(spec({ random_input_len: 30, random_prefix_len: 40, trace_block_size: 16 }), { seed: 5, endpointKind: 'chat' });
+    const w = await createWorkload(spec({ random_input_len: 30, random_prefix_len: 40, prefix_block_size: 16 }), { seed: 5, endpointKind: 'chat' });
     const items = Array.from({ length: 3 }, () => w.next());
     for (const it of items) {
       expect(it.prefix_block_tokens).toBe(16);

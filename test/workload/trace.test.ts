@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WorkloadSpecSchema, createWorkload, loadTokenizer } from '../../src/workload/index.js';
 import { parseTimestamp, traceSharedFraction } from '../../src/workload/datasets/trace.js';
+import { subdivideIds } from '../../src/workload/datasets/blocks.js';
 
 const FIX = 'test/fixtures/workload';
 
@@ -42,8 +43,14 @@ describe('Mooncake trace', () => {
     expect(ids[1]!.slice(0, 1024)).toEqual(ids[0]);
     expect(ids[3]!.slice(0, 1536)).toEqual(ids[1]);
     expect(ids[2]!.slice(0, 16)).not.toEqual(ids[0]!.slice(0, 16));
-    expect(items[1]!.prefix_hash_ids).toEqual([0, 1, 2]);
-    expect(items[1]!.prefix_block_tokens).toBe(512);
+    // Trace ids (512-token blocks) become 16-token KV block ids: id k, sub-block j ↦ 32k + j.
+    expect(items[1]!.prefix_block_tokens).toBe(16);
+    expect(items[1]!.prefix_hash_ids).toEqual(Array.from({ length: 96 }, (_, j) => j));
+    // 600 tokens on ids [3, 4]: 32 sub-blocks of id 3, 5 full of id 4, then an 8-token tail (fresh id).
+    const third = items[2]!.prefix_hash_ids!;
+    expect(third).toHaveLength(38);
+    expect(third.slice(0, 37)).toEqual([...Array.from({ length: 32 }, (_, j) => 96 + j), 128, 129, 130, 131, 132]);
+    expect(third[37]).toBeGreaterThanOrEqual(7 * 32); // above every subdivided id (max trace id 6)
     // Shared: req1 1024 + req3 1536 of 1024+1536+600+2048+512 = 5720 tokens.
     expect(w.describe()['expected_shared_token_fraction']).toBeCloseTo(2560 / 5720, 10);
   });
@@ -94,6 +101,12 @@ describe('Azure LLM inference trace', () => {
 });
 
 describe('trace helpers', () => {
+  it('subdivideIds keeps 512-token ids when the KV block does not divide them', () => {
+    let f = 1000;
+    expect(subdivideIds([7, 8], 700, 512, 24, () => f++)).toEqual({ ids: [7, 8], block_tokens: 512 });
+    // 40 tokens on id 2 with B = 32, b = 16: sub-blocks 4, 5, then 8 tokens beyond the ids → fresh.
+    expect(subdivideIds([2], 40, 32, 16, () => f++)).toEqual({ ids: [4, 5, 1000], block_tokens: 16 });
+  });
   it('parseTimestamp', () => {
     expect(parseTimestamp('2024-05-10 00:00:01.5')).toBe(Date.UTC(2024, 4, 10, 0, 0, 1) + 500);
     expect(parseTimestamp('2024-05-10T00:00:01Z')).toBe(Date.UTC(2024, 4, 10, 0, 0, 1));

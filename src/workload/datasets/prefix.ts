@@ -38,7 +38,7 @@ export function prefixWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
   const G = spec.prefix_num_groups;
   const P = spec.prefix_len;
   const R = spec.prefix_repeat;
-  const B = spec.trace_block_size;
+  const B = spec.prefix_block_size;
   const prefixes = Array.from({ length: G }, (_, g) => maker.text(createRng(`${seed}:prefix:${g}`), P));
   const perGroup = Math.floor(P / B);
   const groupBlocks = Array.from({ length: G }, (_, g) => Array.from({ length: perGroup }, (_, k) => g * perGroup + k));

@@ -56,7 +56,7 @@ export function randomWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
   }
   const sys = spec.system_prompt_len;
   // The shared prefix as one group's blocks (ids 0…⌊P/B⌋−1), the rest fresh ids.
-  const B = spec.trace_block_size;
+  const B = spec.prefix_block_size;
   const shared = Array.from({ length: Math.floor(prefixLen / B) }, (_, k) => k);
   let fresh = shared.length;
   return {

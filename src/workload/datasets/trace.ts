@@ -15,6 +15,7 @@ import type { TextMaker } from '../synthetic.js';
 import type { TimedItem, WorkItem, Workload } from '../types.js';
 import { lengthSampler } from '../lengths.js';
 import { csvRecords } from './csv.js';
+import { subdivideIds } from './blocks.js';
 import { Issues } from './entries.js';
 import { readText } from './sharegpt.js';
 
@@ -159,6 +160,10 @@ export async function traceWorkload(
   const rng = createRng(`${seed}:trace`);
   const outOverride = spec.output_len ? lengthSampler(spec.output_len, rng.fork(), rows.map((r) => r.output)) : null;
   const textRng = rng.fork();
+  // Fresh sub-block ids start above every subdivided trace id.
+  const ratio = spec.trace_block_size % spec.prefix_block_size === 0 ? spec.trace_block_size / spec.prefix_block_size : 1;
+  let nextFresh = (rows.reduce((m, r) => Math.max(m, ...(r.hash_ids ?? [0])), 0) + 1) * ratio;
+  const fresh = (): number => nextFresh++;
   const timed: TimedItem[] = rows.map((r) => {
     const item: WorkItem = {
       prompt: promptFor(r, spec.trace_block_size, block, maker, textRng),
@@ -171,8 +176,9 @@ export async function traceWorkload(
       turn: null,
     };
     if (r.hash_ids) {
-      item.prefix_hash_ids = r.hash_ids;
-      item.prefix_block_tokens = spec.trace_block_size;
+      const sub = subdivideIds(r.hash_ids, r.input, spec.trace_block_size, spec.prefix_block_size, fresh);
+      item.prefix_hash_ids = sub.ids;
+      item.prefix_block_tokens = sub.block_tokens;
     }
     return { at_ms: (r.t_ms - t0) * scale, item };
   });
