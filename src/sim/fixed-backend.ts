@@ -22,6 +22,8 @@ export class FixedBackend implements Backend {
   private timerDue = Infinity;
   private closed = false;
   readonly lateness = new LatenessStats();
+  /** Entries served in the current pass, re-queued after it. */
+  private readonly again: Entry[] = [];
 
   constructor(
     private readonly prefillMs: number,
@@ -71,7 +73,11 @@ export class FixedBackend implements Backend {
     this.timer = setTimeout(this.tick, Math.max(0, top.due - this.now()));
   }
 
-  /** One pass: every entry with due ≤ now emits its token, then is re-queued at due + perTokenMs. */
+  /**
+   * One pass: every entry with due ≤ now emits one token and is re-queued at due + perTokenMs.
+   * An entry emits at most one token per pass, so a server that fell behind catches up over
+   * several passes with I/O in between instead of blocking the event loop with a burst.
+   */
   private readonly tick = (): void => {
     this.timer = null;
     this.timerDue = Infinity;
@@ -79,6 +85,7 @@ export class FixedBackend implements Backend {
     const heap = this.heap;
     const first = heap.peek();
     if (first && first.due <= now) this.lateness.record(now - first.due);
+    const again = this.again;
     let e = heap.peek();
     while (e && e.due <= now) {
       heap.pop();
@@ -92,11 +99,13 @@ export class FixedBackend implements Backend {
           e.sink.onDone(e.due);
         } else {
           e.due += this.perTokenMs;
-          heap.push(e);
+          again.push(e);
         }
       }
       e = heap.peek();
     }
+    for (let i = 0; i < again.length; i++) heap.push(again[i] as Entry);
+    again.length = 0;
     this.arm();
   };
 }

@@ -1,5 +1,23 @@
-/** Public API of the simulated inference engine. */
+/**
+ * Public API of the simulated inference engine.
+ * - startSimServer / serveSim: the OpenAI-compatible HTTP server (real time)
+ * - runVirtual: the same engine in virtual time, producing RequestRecords
+ * - profiles and the clock-free Engine, for "what if" tools
+ */
 export { startSimServer } from './server.js';
-export type { SimServer, SimServerOptions, TimingOptions } from './server.js';
+export type { FaultOptions, GroundTruthEntry, LatenessSummary, SimServer, SimServerOptions, TimingOptions } from './server.js';
 export { serveSim } from './serve-cli.js';
 export type { ServeOptions, ServingSim } from './serve-cli.js';
+export { runVirtual } from './virtual.js';
+export type { VirtualOptions, VirtualRequest, VirtualStats } from './virtual.js';
+export { DEFAULT_ENGINE_CONFIG, engineConfig, numGpuBlocks } from './engine/config.js';
+export type { EngineConfig } from './engine/config.js';
+export { Engine } from './engine/engine.js';
+export type { EngineRequest, StepResult } from './engine/engine.js';
+export { HARDWARE } from './engine/hardware.js';
+export type { HardwareProfile } from './engine/hardware.js';
+export { MODELS, kvBytesPerToken, weightBytes } from './engine/models.js';
+export type { ModelProfile } from './engine/models.js';
+export { hardwareProfile, modelProfile } from './engine/profiles.js';
+export { Roofline } from './engine/roofline.js';
+export type { EngineTiming } from './engine-backend.js';

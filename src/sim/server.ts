@@ -19,7 +19,7 @@ import type { SimStream } from './http/sim-stream.js';
 import type { Dialect } from './http/wire.js';
 import type { LatenessStats } from './lateness.js';
 import { SimMetrics } from './metrics/sim-metrics.js';
-import { mulberry32 } from './text.js';
+import { estimateTokens, mulberry32 } from './text.js';
 
 export type { TimingOptions } from './create-backend.js';
 export type { FaultOptions } from './faults.js';
@@ -49,6 +49,8 @@ export interface SimServerOptions {
   groundTruthPath?: string;
   /** Keep ground truth in memory (SimServer.groundTruth). */
   collectGroundTruth?: boolean;
+  /** A real tokenizer's count for prompt text; default ⌈chars / 4⌉ (text.ts). */
+  countTokens?: (text: string) => number;
 }
 
 export interface LatenessSummary {
@@ -71,6 +73,8 @@ export interface SimServer {
   stats(): BackendStats;
   /** How late the timers fired against the schedule. */
   lateness(): LatenessSummary;
+  /** Starts a new lateness measurement window. */
+  resetLateness(): void;
 }
 
 export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServer> {
@@ -87,6 +91,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     rand: mulberry32(opts.seed ?? 0),
     backend: first.backend,
     blockSize: first.blockSize,
+    countTokens: opts.countTokens ?? estimateTokens,
     nextId: 1,
     metrics: new SimMetrics(modelName),
     faults: opts.faults ? new FaultInjector(opts.faults) : null,
@@ -144,6 +149,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     },
     stats: () => ctx.backend.stats(),
     lateness: () => summarize((ctx.backend as { lateness?: LatenessStats }).lateness),
+    resetLateness: () => (ctx.backend as { lateness?: LatenessStats }).lateness?.reset(),
     close() {
       closing ??= (async () => {
         if (restartTimer) clearTimeout(restartTimer);

@@ -3,6 +3,7 @@ import type { Backend } from '../backend.js';
 import type { FaultInjector } from '../faults.js';
 import type { GroundTruth } from '../ground-truth.js';
 import type { SimMetrics } from '../metrics/sim-metrics.js';
+import type { TokenCounter } from './request-parse.js';
 import type { StreamListener } from './sim-stream.js';
 import type { Dialect } from './wire.js';
 
@@ -15,6 +16,7 @@ export interface ServerContext {
   rand: () => number;
   backend: Backend;
   blockSize: number;
+  countTokens: TokenCounter;
   nextId: number;
   metrics: SimMetrics;
   faults: FaultInjector | null;

@@ -46,7 +46,7 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
     }
     let parsed: ParsedRequest;
     try {
-      parsed = parseRequest(api, raw, ctx.blockSize);
+      parsed = parseRequest(api, raw, ctx.blockSize, ctx.countTokens);
       if (parsed.model !== null && parsed.model !== ctx.modelName) {
         throw new BadRequest(`The model \`${parsed.model}\` does not exist.`, 404, 'NotFoundError', 'model_not_found');
       }

@@ -52,6 +52,8 @@ export class ChunkFormat {
   private readonly pre: string;
   private readonly mid: string;
   private readonly meta: string;
+  /** True when every event is pure ASCII (byte length = string length). */
+  readonly ascii: boolean;
 
   constructor(
     readonly dialect: Dialect,
@@ -63,6 +65,8 @@ export class ChunkFormat {
     const m = JSON.stringify(model);
     const obj = api === 'chat' ? 'chat.completion.chunk' : 'text_completion';
     this.meta = `"id":"${id}","object":"${obj}","created":${created},"model":${m}`;
+    // eslint-disable-next-line no-control-regex
+    this.ascii = /^[\x00-\x7f]*$/.test(this.meta);
     if (api === 'chat') {
       this.pre = `data: {${this.meta},"choices":[{"index":0,"delta":{"content":"`;
       this.mid = `"},"logprobs":null,"finish_reason":`;

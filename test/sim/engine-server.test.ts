@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { startSimServer } from '../../src/sim/server.js';
+import { chunks, postJson, postSse, tokenPrompt } from './helpers.js';
+
+describe('sim server with engine timing', () => {
+  it('streams tokens at the roofline decode pace of the chosen GPU', async () => {
+    const run = async (hardware: string): Promise<number> => {
+      const s = await startSimServer({ timing: { kind: 'engine', hardware, model: 'llama-3.1-8b' }, collectGroundTruth: true });
+      try {
+        await postSse(`${s.url}/v1/completions`, { prompt: tokenPrompt(32, 1), max_tokens: 6, ignore_eos: true, stream: true });
+        const t = s.groundTruth[0]!.token_ms;
+        return (t[5]! - t[1]!) / 4;
+      } finally {
+        await s.close();
+      }
+    };
+    const h100 = await run('h100');
+    const h200 = await run('h200');
+    // batch-1 decode: 16.06 GB / (3.35 TB/s × 0.75) + 1.154 ms ≈ 7.55 ms; H200: 16.06 / (4.8 × 0.75) + 1.154 ≈ 5.62 ms
+    expect(h100).toBeCloseTo(7.55, 1);
+    expect(h200).toBeCloseTo(5.62, 1);
+  });
+
+  it('answers 400 when prompt + max_tokens exceed the context, before any stream starts', async () => {
+    const s = await startSimServer({ timing: { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b', engine: { max_model_len: 2048 } } });
+    try {
+      const r = await postJson(`${s.url}/v1/completions`, { prompt: tokenPrompt(2000, 1), max_tokens: 100, stream: true });
+      expect(r.status).toBe(400);
+      expect((r.json.error as { message: string }).message).toContain('maximum context length is 2048');
+      const ok = await postSse(`${s.url}/v1/completions`, { prompt: tokenPrompt(100, 2), max_tokens: 3, ignore_eos: true, stream: true, stream_options: { include_usage: true } });
+      expect(chunks(ok).at(-1).usage).toEqual({ prompt_tokens: 100, completion_tokens: 3, total_tokens: 103 });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('counts prompt tokens with a configured tokenizer', async () => {
+    const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 1, perTokenMs: 1 }, countTokens: (t) => t.split(/\s+/).filter(Boolean).length });
+    try {
+      const r = await postJson(`${s.url}/v1/completions`, { prompt: 'one two three four five', max_tokens: 1 });
+      expect((r.json.usage as { prompt_tokens: number }).prompt_tokens).toBe(5);
+    } finally {
+      await s.close();
+    }
+  });
+});
