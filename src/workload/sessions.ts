@@ -7,6 +7,10 @@
  *
  * prompt_tokens counts what the turn sends: Σ message contents for chat (chat-template tokens not
  * included), the joined text for /v1/completions (`messages` joined by blank lines as `prompt`).
+ *
+ * prefix_hash_ids model the conversation as one growing token stream cut into blocks of b tokens:
+ * a block that was full in an earlier turn's prompt keeps its id (turn k+1 starts with turn k's
+ * prompt), the others get fresh ids; the system prompt's full blocks share ids across sessions.
  */
 import { lengthSampler, nominalMean } from './lengths.js';
 import type { Rng } from './rng.js';
@@ -41,26 +45,51 @@ export function sessionWorkload(
   };
 }
 
+/** Block ids of one session's token stream; `turn(T)` gives the ids of a T-token prompt. */
+export class StreamBlocks {
+  private readonly ids: number[];
+  private fixed: number;
+  constructor(
+    readonly blockTokens: number,
+    private readonly fresh: () => number,
+    shared: readonly number[] = [],
+  ) {
+    this.ids = [...shared];
+    this.fixed = shared.length;
+  }
+  turn(tokens: number): number[] {
+    const n = Math.ceil(tokens / this.blockTokens);
+    this.ids.length = Math.min(this.ids.length, this.fixed);
+    while (this.ids.length < n) this.ids.push(this.fresh());
+    this.fixed = Math.min(n, Math.floor(tokens / this.blockTokens));
+    return this.ids.slice(0, n);
+  }
+}
+
 /** A turn's WorkItem from its messages (history + new user message). */
 function turnItem(
   messages: ChatMessage[],
   chatTokens: number,
   kind: Kind,
   maker: TextMaker,
+  blocks: StreamBlocks,
   fields: { max_tokens: number; session: string; turn: number; think_time_ms: number; expected?: string | null; task?: string | null },
 ): WorkItem {
   const user = messages[messages.length - 1] as ChatMessage;
   const prompt = kind === 'chat' ? user.content : messages.map((m) => m.content).join('\n\n');
+  const prompt_tokens = kind === 'chat' ? chatTokens : maker.tokenizer.count(prompt);
   return {
     prompt,
     messages: kind === 'chat' ? messages : null,
-    prompt_tokens: kind === 'chat' ? chatTokens : maker.tokenizer.count(prompt),
+    prompt_tokens,
     max_tokens: fields.max_tokens,
     task: fields.task ?? null,
     expected: fields.expected ?? null,
     session: fields.session,
     turn: fields.turn,
     think_time_ms: fields.think_time_ms,
+    prefix_hash_ids: blocks.turn(prompt_tokens),
+    prefix_block_tokens: blocks.blockTokens,
   };
 }
 
@@ -87,7 +116,12 @@ export function syntheticSessions(
   const s = sessionSamplers(spec, rng);
   const textRng = rng.fork();
   const sysTokens = system === '' ? 0 : spec.system_prompt_len;
+  const b = spec.prefix_block_size;
+  const sysBlocks = Array.from({ length: Math.floor(sysTokens / b) }, (_, k) => k);
+  let nextId = sysBlocks.length;
+  const fresh = (): number => nextId++;
   return (id) => {
+    const blocks = new StreamBlocks(b, fresh, sysBlocks);
     const T = s.turns();
     const history: ChatMessage[] = system === '' ? [] : [{ role: 'system', content: system }];
     let tokens = sysTokens;
@@ -98,7 +132,7 @@ export function syntheticSessions(
       const user: ChatMessage = { role: 'user', content: maker.text(textRng, u) };
       const messages = [...history, user];
       tokens += u;
-      turns.push(turnItem(messages, tokens, kind, maker, { max_tokens: out, session: id, turn: k, think_time_ms: k === 0 ? 0 : s.think() }));
+      turns.push(turnItem(messages, tokens, kind, maker, blocks, { max_tokens: out, session: id, turn: k, think_time_ms: k === 0 ? 0 : s.think() }));
       history.push(user, { role: 'assistant', content: maker.text(textRng, out) });
       tokens += out;
     }
@@ -121,7 +155,10 @@ export function conversationSessions(
 ): (id: string) => Session {
   const s = sessionSamplers(spec, rng);
   const tok = maker.tokenizer;
+  let nextId = 0;
+  const fresh = (): number => nextId++;
   return (id) => {
+    const blocks = new StreamBlocks(spec.prefix_block_size, fresh);
     const { entry: e, counts } = draw();
     const conv = e.conversation ?? [...(e.messages ?? [{ role: 'user', content: e.prompt }])];
     const maxTurns = s.turns();
@@ -141,7 +178,7 @@ export function conversationSessions(
       tokens += tok.count(m.content);
       const k = turns.length;
       turns.push(
-        turnItem([...history, m], tokens, kind, maker, {
+        turnItem([...history, m], tokens, kind, maker, blocks, {
           max_tokens: max,
           session: id,
           turn: k,

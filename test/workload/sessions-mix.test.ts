@@ -45,6 +45,29 @@ describe('multi-turn sessions (synthetic)', () => {
     expect(w.describe()).toMatchObject({ sessions: true, mean_turns: 3.5 });
   });
 
+  it('prefix_hash_ids: a turn reuses the blocks that were full in the previous turn; the system prompt is shared', async () => {
+    const w = await mk({
+      session_turns: { kind: 'fixed', value: 3 },
+      system_prompt_len: 40,
+      random_input_len: 20,
+      random_output_len: 10,
+      prefix_block_size: 16,
+    });
+    const [a, b] = [w.nextSession!(), w.nextSession!()];
+    const ids = a.turns.map((t) => t.prefix_hash_ids!);
+    // turn 0: 40 + 20 = 60 tokens → 4 blocks, ⌊60/16⌋ = 3 full; turn 1: 60 + 10 + 20 = 90 → 6 blocks.
+    expect(a.turns.map((t) => t.prompt_tokens)).toEqual([60, 90, 120]);
+    expect(ids.map((x) => x.length)).toEqual([4, 6, 8]);
+    expect(ids[0]!.slice(0, 2)).toEqual([0, 1]); // ⌊40/16⌋ system blocks, shared by every session
+    expect(ids[1]!.slice(0, 3)).toEqual(ids[0]!.slice(0, 3));
+    expect(ids[1]![3]).not.toBe(ids[0]![3]); // was partial at turn 0: its content changed
+    expect(ids[2]!.slice(0, 5)).toEqual(ids[1]!.slice(0, 5)); // ⌊90/16⌋ = 5
+    const other = b.turns[0]!.prefix_hash_ids!;
+    expect(other.slice(0, 2)).toEqual([0, 1]);
+    expect(new Set([...other.slice(2), ...ids.flat().slice(2)]).size).toBe(new Set(other.slice(2)).size + new Set(ids.flat().slice(2)).size);
+    expect(a.turns.every((t) => t.prefix_block_tokens === 16)).toBe(true);
+  });
+
   it('next() yields the turns of one session after another', async () => {
     const w = await mk({ session_turns: { kind: 'fixed', value: 3 }, random_input_len: 5, random_output_len: 4 });
     const items = Array.from({ length: 7 }, () => w.next());
