@@ -36,9 +36,13 @@ export async function mixWorkload(spec: WorkloadSpec, opts: WorkloadOptions, cre
     const i = cumulative.findIndex((c) => u < c);
     return i < 0 ? tasks.length - 1 : i;
   };
+  // Block ids are per task; interleave them (id·T + task index) so two tasks never share one.
+  const T = tasks.length;
   const label = (item: WorkItem, i: number): WorkItem => {
     const name = (tasks[i] as TaskSpec).name;
-    return { ...item, task: name, session: item.session === null ? null : `${name}/${item.session}` };
+    const out: WorkItem = { ...item, task: name, session: item.session === null ? null : `${name}/${item.session}` };
+    if (item.prefix_hash_ids) out.prefix_hash_ids = item.prefix_hash_ids.map((id) => id * T + i);
+    return out;
   };
   const timedCount = subs.filter((w) => w.timed).length;
   if (timedCount > 0 && timedCount < subs.length) {

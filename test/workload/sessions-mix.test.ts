@@ -152,6 +152,18 @@ describe('task mixes', () => {
     expect(pb.slice(0, 10)).toEqual(pa.slice(0, 10));
   });
 
+  it("tasks' prefix block ids never collide", async () => {
+    const w = await mk({ random_prefix_len: 32, random_input_len: 16, tasks: [{ name: 'a', weight: 1 }, { name: 'b', weight: 1 }] }, 'chat', 2);
+    const items = Array.from({ length: 40 }, () => w.next());
+    const idsOf = (t: string) => new Set(items.filter((i) => i.task === t).flatMap((i) => i.prefix_hash_ids!));
+    const [a, b] = [idsOf('a'), idsOf('b')];
+    expect(a.size).toBeGreaterThan(2);
+    expect([...a].filter((id) => b.has(id))).toEqual([]);
+    // Within a task the shared prefix still has one id set: 32 tokens = 2 blocks of 16.
+    const firsts = new Set(items.filter((i) => i.task === 'a').map((i) => i.prefix_hash_ids!.slice(0, 2).join()));
+    expect(firsts.size).toBe(1);
+  });
+
   it('bad mixes fail the spec or before the run', async () => {
     expect(() => WorkloadSpecSchema.parse({ tasks: [{ name: 'a', weight: 1 }, { name: 'a', weight: 2 }] })).toThrow(/unique/);
     expect(() => WorkloadSpecSchema.parse({ tasks: [{ name: 'a', weight: 0 }] })).toThrow();
