@@ -69,7 +69,10 @@ function stream(res: http.ServerResponse, events: number): void {
   pump();
 }
 
-server.listen(0, '127.0.0.1', () => {
+// Clients reuse keep-alive sockets across rounds; Node's 5 s default would close them between
+// rounds and make a reused socket fail with ECONNRESET.
+server.keepAliveTimeout = 600_000;
+server.listen(0, '127.0.0.1', 1024, () => {
   const addr = server.address();
   if (addr && typeof addr === 'object') process.stdout.write(`PORT ${addr.port}\n`);
 });
