@@ -27,7 +27,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
   try {
     // Everything the user could have got wrong is checked before anything starts.
     const kind = endpointKind(spec.target.endpoint);
-    const workload = await createWorkload(spec.workload, { seed: spec.load.seed, endpointKind: kind, numPrompts: spec.load.num_prompts ?? undefined });
+    const workload = await createWorkload(spec.workload, { seed: spec.load.seed, endpointKind: kind, numPrompts: spec.load.num_prompts ?? undefined, warn: log });
     if (workload.skipped > 0) log(`workload: skipped ${workload.skipped} malformed dataset entries`);
     const load = spec.load;
     const replay = workload.timed ?? null;

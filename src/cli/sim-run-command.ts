@@ -22,7 +22,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   if (spec.target.base_url !== null) throw new UserError('--base-url: sim run drives the simulated engine in virtual time; use `infermeter run` for a server');
   const load = spec.load;
   const kind = endpointKind(spec.target.endpoint);
-  const workload = await createWorkload(spec.workload, { seed: load.seed, endpointKind: kind, numPrompts: load.num_prompts ?? undefined });
+  const workload = await createWorkload(spec.workload, { seed: load.seed, endpointKind: kind, numPrompts: load.num_prompts ?? undefined, warn: (m) => io.stderr.write(`${m}\n`) });
   const timed = workload.timed ?? null;
   const totalRequests = timed ? Math.min(load.num_prompts ?? Infinity, timed.length) : load.num_prompts;
   const phases: PhasePlan = { warmup: load.warmup, cooldown: load.cooldown, totalRequests, durationMs: load.duration_ms };

@@ -1,0 +1,91 @@
+/**
+ * Multi-turn sessions over real HTTP: turns of a conversation go one after another with the
+ * think time between them, each carrying the history with the server's actual replies.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withReply } from '../../src/runner/executors/sessions.js';
+import type { RunResult } from '../../src/report/result-json.js';
+import { readRecordsFile } from '../../src/store/records-file.js';
+import { runCli } from '../helpers/cli.js';
+import { sseHeaders, startTestServer, type TestServer } from '../helpers/servers.js';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+interface ChatBody {
+  messages: Array<{ role: string; content: string }>;
+}
+
+describe('multi-turn sessions', () => {
+  let server: TestServer;
+  const bodies: ChatBody[] = [];
+  let n = 0;
+  beforeAll(async () => {
+    // A chat server whose every reply is unique, so the next turn's history can be traced to it.
+    server = await startTestServer((req, res, body) => {
+      if (req.url === '/v1/models') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }));
+        return;
+      }
+      const parsed = JSON.parse(body) as ChatBody;
+      bodies.push(parsed);
+      const reply = [`reply-${n++}`, ' and', ' more'];
+      sseHeaders(res);
+      const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+      let out = ev({ choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+      for (const piece of reply) out += ev({ choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] });
+      out += ev({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+      out += ev({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 } });
+      res.end(`${out}data: [DONE]\n\n`);
+    });
+  });
+  afterAll(() => server.close());
+
+  it('sends turns in order after the think time, with the real replies in the history', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'infermeter-sessions-'));
+    const out = await runCli([
+      'run', '--base-url', server.url, '--endpoint', '/v1/chat/completions', '--no-preflight', '--model', 'm',
+      '--session-turns', '3', '--think-time', '40', '--concurrency', '2', '--num-prompts', '12',
+      '--random-input-len', '20', '--random-output-len', '3', '--workers', '0', '--result-dir', dir, '--progress', 'none', '--json',
+    ]);
+    expect(out.code, out.stderr).toBe(0);
+    const result = JSON.parse(out.stdout) as RunResult;
+    expect(result.metrics.requests.total).toBe(12);
+    expect(result.by_turn!.first_turn.requests.total).toBe(4);
+    expect(result.by_turn!.later_turns.requests.total).toBe(8);
+
+    const { records } = readRecordsFile(join(dir, readdirSync(dir)[0]!, 'records.jsonl'));
+    const bySession = new Map<string, typeof records>();
+    for (const r of records) bySession.set(r.session!, [...(bySession.get(r.session!) ?? []), r]);
+    expect(bySession.size).toBe(4);
+    for (const turns of bySession.values()) {
+      turns.sort((a, b) => a.turn! - b.turn!);
+      expect(turns.map((t) => t.turn)).toEqual([0, 1, 2]);
+      for (let k = 1; k < turns.length; k++) expect(turns[k]!.sent_ms - turns[k - 1]!.end_ms).toBeGreaterThanOrEqual(39);
+      // Reply text is used for the history but not kept in the records without --keep-text.
+      for (const t of turns) expect(t.output_text).toBeNull();
+    }
+    // Every later turn resends the reply the server actually gave to the previous turn.
+    const laterTurns = bodies.filter((b) => b.messages.length > 1);
+    expect(laterTurns).toHaveLength(8);
+    for (const b of laterTurns) {
+      const assistant = b.messages[b.messages.length - 2]!;
+      expect(assistant.role).toBe('assistant');
+      expect(assistant.content).toMatch(/^reply-\d+ and more$/);
+    }
+  });
+
+  it('withReply replaces only the last assistant message', () => {
+    const item = {
+      prompt: 'q2', prompt_tokens: 5, max_tokens: 3, task: null, expected: null, session: 's', turn: 1,
+      messages: [
+        { role: 'user' as const, content: 'q1' },
+        { role: 'assistant' as const, content: 'stand-in' },
+        { role: 'user' as const, content: 'q2' },
+      ],
+    };
+    expect(withReply(item, 'real').messages!.map((m) => m.content)).toEqual(['q1', 'real', 'q2']);
+    expect(item.messages[1]!.content).toBe('stand-in');
+  });
+});
