@@ -8,6 +8,7 @@
  * Prints a JSON summary; targets are reported, not asserted.
  */
 import { fork } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startSimServer } from '../src/sim/server.js';
 import { mulberry32 } from '../src/sim/text.js';
@@ -52,6 +53,9 @@ async function realTime(streams: number, perTokenMs: number, maxTokens: number):
     concurrent_streams_in_window: peakRunning,
     tokens_per_s: Math.round(tokensPerS),
     server_cpu_fraction: Number(((cpu.user + cpu.system) / 1000 / wall).toFixed(3)),
+    // CPU time (user + system, so the kernel's TCP work is included) per emitted token
+    server_cpu_us_per_token: Number(((cpu.user + cpu.system) / Math.max(1, after - before)).toFixed(2)),
+    load_average_1m: Number(loadavg()[0]!.toFixed(2)),
     lateness_p50_ms: lat.p50_ms,
     lateness_p99_ms: lat.p99_ms,
     lateness_max_ms: Number(lat.max_ms.toFixed(2)),

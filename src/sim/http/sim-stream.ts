@@ -106,8 +106,8 @@ export class SimStream implements TokenSink {
     const res = this.res;
     const sock = res.socket;
     if (sock && (res as { chunkedEncoding?: boolean }).chunkedEncoding === true) {
-      const len = this.fmt.ascii ? ev.length : Buffer.byteLength(ev);
-      sock.write(len.toString(16) + '\r\n' + ev + '\r\n');
+      if (this.fmt.ascii) sock.write(ev.length.toString(16) + '\r\n' + ev + '\r\n', 'latin1');
+      else sock.write(Buffer.byteLength(ev).toString(16) + '\r\n' + ev + '\r\n');
     } else {
       res.write(ev);
     }
