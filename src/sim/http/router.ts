@@ -52,10 +52,15 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
       }
     } catch (e) {
       if (e instanceof BadRequest) sendJson(res, e.status, errorBody(e.message, e.type, e.code));
-      else throw e;
+      else internalError(res, e);
       return;
     }
-    startGeneration(ctx, parsed, res, arrivalMs);
+    try {
+      startGeneration(ctx, parsed, res, arrivalMs);
+    } catch (e) {
+      // A bug must cost one request, never the server (and every other stream on it).
+      internalError(res, e);
+    }
   });
 }
 
@@ -69,4 +74,10 @@ function readBody(req: IncomingMessage, done: (err: string | null, body: string)
     if (!failed) parts.push(b);
   });
   req.on('end', () => done(failed ? `request body larger than ${MAX_BODY_BYTES} bytes` : null, Buffer.concat(parts).toString('utf8')));
+}
+
+function internalError(res: ServerResponse, e: unknown): void {
+  const msg = `simulator error: ${e instanceof Error ? e.message : String(e)}`;
+  if (!res.headersSent) sendJson(res, 500, errorBody(msg, 'InternalServerError', 500));
+  else res.destroy();
 }
