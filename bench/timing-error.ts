@@ -15,6 +15,8 @@
  * Caveat: the simulator's ground truth is each token's *due* time (fixed-backend.ts), not the
  * moment it was written, so these errors include the simulator's own timer lateness (printed
  * alongside, p99) on top of what the client adds.
+ * Also the client's CPU time per chunk (each chunk is mostly its own socket read here) and its
+ * share of one core over the run, which shows when the client, not the server, is the limit.
  * Both for our client (node:http + OpenAIStreamScanner, the hot path of src/target/http-client.ts)
  * and for the plain client (fetch + TextDecoder + JSON.parse), measured in the same run.
  */
@@ -94,6 +96,9 @@ export interface TimingRow {
   itlP50: number;
   itlP99: number;
   simLateP99: number;
+  /** client CPU (user + system) per content chunk received, µs; and as a share of one core */
+  cpuUsPerChunk: number;
+  cpuShare: number;
 }
 
 /**
@@ -131,7 +136,13 @@ export async function runTiming(opts: { streams: number[]; tokens: number; perTo
         await once(child, 'message');
         // spread the connects over 1 s so a 5,000-stream start does not overflow the listen backlog
         const spread = 1000 / n;
+        const cpu0 = process.cpuUsage();
+        const t0 = performance.now();
         const streams = await Promise.all(Array.from({ length: n }, (_, i) => new Promise<StreamTimes>((r, j) => setTimeout(() => fn(port, payload).then(r, j), i * spread))));
+        const cpu = process.cpuUsage(cpu0);
+        const cpuUs = cpu.user + cpu.system;
+        const wallUs = (performance.now() - t0) * 1000;
+        const chunks = streams.reduce((a, s) => a + s.times.length, 0);
         child.send('dump');
         const [msg] = (await once(child, 'message')) as [{ lateness: { p99_ms: number } }];
         const { offset } = await clockOffset(child);
@@ -154,7 +165,7 @@ export async function runTiming(opts: { streams: number[]; tokens: number; perTo
         }
         first.sort((a, b) => a - b);
         itl.sort((a, b) => a - b);
-        rows.push({ client, streams: n, paired, firstP50: percentile(first, 50), firstP99: percentile(first, 99), itlP50: percentile(itl, 50), itlP99: percentile(itl, 99), simLateP99: msg.lateness.p99_ms });
+        rows.push({ client, streams: n, paired, firstP50: percentile(first, 50), firstP99: percentile(first, 99), itlP50: percentile(itl, 50), itlP99: percentile(itl, 99), simLateP99: msg.lateness.p99_ms, cpuUsPerChunk: cpuUs / chunks, cpuShare: cpuUs / wallUs });
       }
     }
   } finally {
@@ -165,10 +176,10 @@ export async function runTiming(opts: { streams: number[]; tokens: number; perTo
 
 export function printTiming(rows: TimingRow[], opts: { tokens: number; perTokenMs: number }): void {
   console.log(`\n== timing error vs simulator ground truth (separate process; ${opts.tokens} tokens per stream, ${opts.perTokenMs} ms/token), ms`);
-  console.log('client         streams  paired   first-token p50    p99   ITL |err| p50    p99   (sim timer lateness p99)');
+  console.log('client         streams  paired   first-token p50    p99   ITL |err| p50    p99   (sim lateness p99)   client CPU/chunk   CPU share');
   for (const r of rows) {
     console.log(
-      `${r.client.padEnd(13)} ${fmt(r.streams).padStart(8)} ${fmt(r.paired).padStart(7)}   ${fmt(r.firstP50, 3).padStart(15)} ${fmt(r.firstP99, 3).padStart(6)}   ${fmt(r.itlP50, 3).padStart(13)} ${fmt(r.itlP99, 3).padStart(6)}   ${fmt(r.simLateP99, 3).padStart(8)}`,
+      `${r.client.padEnd(13)} ${fmt(r.streams).padStart(8)} ${fmt(r.paired).padStart(7)}   ${fmt(r.firstP50, 3).padStart(15)} ${fmt(r.firstP99, 3).padStart(6)}   ${fmt(r.itlP50, 3).padStart(13)} ${fmt(r.itlP99, 3).padStart(6)}   ${fmt(r.simLateP99, 3).padStart(8)}   ${fmt(r.cpuUsPerChunk, 2).padStart(12)} µs   ${fmt(r.cpuShare * 100, 0).padStart(6)}%`,
     );
   }
 }
