@@ -42,7 +42,10 @@ const EMPTY = new Uint8Array(0);
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export interface StreamScannerOptions {
-  /** Keep the concatenated output text (content + reasoning); costs a JSON.parse per content event. */
+  /**
+   * Keep the concatenated output text (content + reasoning). Costs decoding each content string
+   * (about a third of the scanner's speed; still ~3× a plain JSON.parse client).
+   */
   keepText?: boolean;
 }
 
@@ -90,7 +93,7 @@ export class OpenAIStreamScanner implements StreamScan {
   get contentEvents(): number {
     return this.times.length;
   }
-  /** A view of the recorded times (shares memory with the scanner; call after end()). */
+  /** Arrival times of the content events (exact size; may share memory with the scanner: call after end()). */
   contentTimes(): Float64Array {
     return this.times.view();
   }

@@ -224,6 +224,16 @@ describe('OpenAIStreamScanner: SSE framing', () => {
     expect(out.contentEvents).toBe(800 - 80 - 58);
   });
 
+  it('returns content times without much slack (records keep them for the whole run)', () => {
+    const f = new OpenAIStreamScanner();
+    for (let i = 0; i < 300; i++) f.push(bytes(ev(chat({ content: 'x' }))), i);
+    f.end(999);
+    const t = f.contentTimes();
+    expect(t.length).toBe(300);
+    expect(t[299]).toBe(299);
+    expect(t.buffer.byteLength).toBeLessThanOrEqual(300 * 8 * 1.125);
+  });
+
   it('keeps its own copy of bytes the caller may reuse', () => {
     const f = new OpenAIStreamScanner({ keepText: true });
     const buf = bytes(`data: ${chat({ content: 'keep' })}\n`);

@@ -53,15 +53,20 @@ export class FloatBuffer {
 
   push(v: number): void {
     if (this.length === this.values.length) {
-      const next = new Float64Array(this.values.length * 2);
+      const next = new Float64Array(Math.max(64, this.values.length * 2));
       next.set(this.values);
       this.values = next;
     }
     this.values[this.length++] = v;
   }
 
-  /** A view of the used part (shares memory until the next growth). */
+  /**
+   * The used part. Records keep this array for the whole run, so it carries no more than 1/8
+   * slack: with more, the buffer is first shrunk to fit (one copy; later pushes grow it again).
+   * Otherwise a view sharing memory with the buffer until its next growth.
+   */
   view(): Float64Array {
+    if (this.values.length - this.length > this.length >> 3) this.values = this.values.slice(0, this.length);
     return this.values.subarray(0, this.length);
   }
 }
