@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { assessValidity, type ClientHealth } from '../../src/analysis/run-validity.js';
+import { emptyRecord, type RequestRecord } from '../../src/record/record.js';
+
+const healthy: ClientHealth = { dispatchLagMs: Float64Array.from([0.2, 0.5, 1, 1.5]), eventLoopDelayP99Ms: 11, cpuFraction: 0.3, burst: false };
+
+function rec(over: Partial<RequestRecord>): RequestRecord {
+  return { ...emptyRecord(0, 0), status: 'ok', token_source: 'usage', output_tokens: 10, requested_output_tokens: 10, prompt_tokens: 100, client_prompt_tokens: 100, ...over };
+}
+
+describe('run validity', () => {
+  it('a client that kept up is valid', () => {
+    const v = assessValidity([rec({})], healthy, { ignoreEos: true, clientTokenizer: 'tokenizer' });
+    expect(v).toMatchObject({ valid: true, reasons: [], warnings: [] });
+    expect(v.checks.dispatch_lag_p99_ms).toBeCloseTo(1.485, 6); // h = 3·0.99 = 2.97 → 1 + 0.97·0.5
+  });
+
+  it('names each way the client failed to keep up', () => {
+    const lagging: ClientHealth = { dispatchLagMs: Float64Array.from({ length: 100 }, (_, i) => (i < 95 ? 1 : 40)), eventLoopDelayP99Ms: 80, cpuFraction: 0.97, burst: false };
+    const v = assessValidity([rec({})], lagging, { ignoreEos: false, clientTokenizer: 'estimate' });
+    expect(v.valid).toBe(false);
+    expect(v.reasons).toHaveLength(3);
+    expect(v.reasons[0]).toMatch(/fell behind its schedule: dispatch lag p99 40\.0 ms > 10 ms/);
+    expect(v.reasons[1]).toMatch(/event loop saturated/);
+    expect(v.reasons[2]).toMatch(/CPU saturated: 97%/);
+  });
+
+  it('does not blame the schedule in a burst (rate = inf), where lateness is inherent', () => {
+    const burst: ClientHealth = { ...healthy, dispatchLagMs: Float64Array.from([0, 50, 100, 150]), burst: true };
+    expect(assessValidity([rec({})], burst, { ignoreEos: false, clientTokenizer: 'estimate' }).valid).toBe(true);
+  });
+
+  it('warns when the server ignored ignore_eos, sent no usage, or counts prompts differently', () => {
+    const records = [
+      rec({ output_tokens: 7 }), // asked 10 with ignore_eos
+      rec({ token_source: 'chunks' }),
+      rec({ prompt_tokens: 120 }), // 20% off the client's tokenizer
+      rec({ phase: 'warmup', output_tokens: 1 }), // warmup is not judged
+    ];
+    const v = assessValidity(records, healthy, { ignoreEos: true, clientTokenizer: 'tokenizer' });
+    expect(v.valid).toBe(true);
+    expect(v.checks.output_tokens_mismatched).toBe(1);
+    expect(v.checks.output_counted_from_chunks).toBe(1);
+    expect(v.checks.prompt_tokens_ratio).toBeCloseTo((1 + 1.2) / 2, 9); // two usage records with a client count
+    expect(v.warnings).toHaveLength(3);
+    // With only an estimate on the client side, a prompt-count difference is expected, not a warning.
+    expect(assessValidity(records, healthy, { ignoreEos: true, clientTokenizer: 'estimate' }).warnings).toHaveLength(2);
+  });
+});
