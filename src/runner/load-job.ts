@@ -150,6 +150,7 @@ async function runPrepared(
       sender: target,
       clock,
       onRecord: hooks.onRecord,
+      keepRecords: false,
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.signal ? { signal: hooks.signal } : {}),
     });

@@ -34,6 +34,8 @@ export class LoopContext {
     private readonly onRecord: (rec: RequestRecord) => void,
     /** Closed loop: a request is due when it is sent. */
     private readonly dueWhenSent: boolean,
+    /** Keep finished records in `records` (callers that stream them elsewhere say no, to save memory). */
+    private readonly keepRecords = true,
   ) {
     this.stats = { elapsed_ms: 0, total: totalRequests, duration_ms: durationMs, sent: 0, done: 0, ok: 0, failed: 0, inflight: 0, queued: 0, output_tokens: 0 };
   }
@@ -104,7 +106,7 @@ export class LoopContext {
     if (rec.status === 'ok') s.ok++;
     else s.failed++;
     s.output_tokens += rec.output_tokens;
-    this.records.push(rec);
+    if (this.keepRecords) this.records.push(rec);
     this.onRecord(rec);
   }
 

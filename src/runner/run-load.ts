@@ -35,9 +35,12 @@ export interface RunnerOptions {
   onProgress?: ProgressListener;
   /** Aborting it ends the run early (Ctrl-C): in-flight requests are cancelled. */
   signal?: AbortSignal;
+  /** Return the records in the outcome (default true); false when onRecord already keeps them. */
+  keepRecords?: boolean;
 }
 
 export interface RunOutcome {
+  /** Every finished record, unless keepRecords was false. */
   records: RequestRecord[];
   /** Dispatcher lateness: when the loop got to each request minus when it was due (open loop). */
   dispatchLagMs: Float64Array;
@@ -47,7 +50,7 @@ export interface RunOutcome {
 export async function runLoad(opts: RunnerOptions): Promise<RunOutcome> {
   const { plan, clock, sender } = opts;
   const dueWhenSent = plan.mode === 'closed' || (plan.mode === 'sessions' && plan.users !== null);
-  const ctx = new LoopContext(clock, sender, opts.phases, opts.shard ?? WHOLE, opts.totalRequests, opts.durationMs, opts.onRecord, dueWhenSent);
+  const ctx = new LoopContext(clock, sender, opts.phases, opts.shard ?? WHOLE, opts.totalRequests, opts.durationMs, opts.onRecord, dueWhenSent, opts.keepRecords ?? true);
   let interrupted = false;
   const onAbort = () => {
     interrupted = true;
