@@ -34,8 +34,10 @@ for (const [read, varying] of [
 const ingestOpts = { events: q ? 400_000 : 2_000_000, streams: 8, rounds: q ? 2 : 3 };
 printIngest(await runIngest(ingestOpts), ingestOpts);
 
-const timingOpts = { streams: q ? [100, 1000] : [100, 1000, 5000], tokens: 40, perTokenMs: 50 };
-printTiming(await runTiming(timingOpts), timingOpts);
+for (const server of ['paced', 'sim'] as const) {
+  const timingOpts = { streams: q || server === 'sim' ? [100, 1000] : [100, 1000, 5000], tokens: 40, perTokenMs: 50, server };
+  printTiming(await runTiming(timingOpts), timingOpts);
+}
 
 const scheduleOpts = { rates: [100, 1000], seconds: q ? 5 : 20 };
 printSchedule(await runSchedule(scheduleOpts), scheduleOpts);

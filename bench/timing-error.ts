@@ -2,19 +2,20 @@
  * Timing error (issue 5): client-measured token arrival times minus the simulator's
  * ground-truth emit times, at 100, 1,000 and 5,000 concurrent streams.
  *
- *   npx tsx bench/timing-error.ts [--streams 100,1000,5000] [--tokens 40] [--per-token-ms 50]
+ *   npx tsx bench/timing-error.ts [--streams 100,1000,5000] [--tokens 40] [--per-token-ms 50] [--server paced|sim]
  *
- * The simulator runs in its own process (bench/timing-server.ts) with fixed timing and keeps
- * ground truth: for every request the performance.now() of each token it wrote, plus its
- * performance.timeOrigin, so both processes' times convert to one epoch clock. Requests are
+ * The server runs in its own process and keeps ground truth: for every request a
+ * performance.now() per token, plus its performance.timeOrigin, so both processes' times
+ * convert to one epoch clock. `paced` (default, bench/paced-server.ts) records when each token
+ * was handed to the socket: the error is then the client's (and the kernel's) alone. `sim`
+ * (bench/timing-server.ts, the simulator) records each token's due time. Requests are
  * paired by the response id (`chatcmpl-sim<N>`). Reported, p50 / p99 over all requests:
  *  - first-token error: client's first content arrival − server's first token emit (what the
  *    client adds to TTFT: loopback, kernel, event-loop delay, parsing);
  *  - ITL error: |client gap − server gap| over every consecutive token pair.
  * The processes' epoch clocks are aligned by an IPC ping (offset from the fastest round trip).
- * Caveat: the simulator's ground truth is each token's *due* time (fixed-backend.ts), not the
- * moment it was written, so these errors include the simulator's own timer lateness (printed
- * alongside, p99) on top of what the client adds.
+ * With `sim`, the ground truth is each token's *due* time (fixed-backend.ts), not the moment it
+ * was written, so errors include the simulator's timer lateness (printed alongside, p99).
  * Also the client's CPU time per chunk (each chunk is mostly its own socket read here) and its
  * share of one core over the run, which shows when the client, not the server, is the limit.
  * Both for our client (node:http + OpenAIStreamScanner, the hot path of src/target/http-client.ts)
@@ -117,9 +118,18 @@ async function clockOffset(child: ChildProcess): Promise<{ offset: number; rtt: 
   return best;
 }
 
-export async function runTiming(opts: { streams: number[]; tokens: number; perTokenMs: number }): Promise<TimingRow[]> {
+export interface TimingOptions {
+  streams: number[];
+  tokens: number;
+  perTokenMs: number;
+  /** paced: bench/paced-server.ts (ground truth = write times); sim: the simulator (due times) */
+  server: 'paced' | 'sim';
+}
+
+export async function runTiming(opts: TimingOptions): Promise<TimingRow[]> {
   const gtPath = join(tmpdir(), `infermeter-gt-${process.pid}.jsonl`);
-  const { port, child } = await startProcess('./timing-server.ts', [gtPath, String(opts.perTokenMs)]);
+  const script = opts.server === 'paced' ? './paced-server.ts' : './timing-server.ts';
+  const { port, child } = await startProcess(script, [gtPath, String(opts.perTokenMs)]);
   const rows: TimingRow[] = [];
   try {
     const models = (await (await fetch(`http://127.0.0.1:${port}/v1/models`)).json()) as { data: { id: string }[] };
@@ -174,9 +184,10 @@ export async function runTiming(opts: { streams: number[]; tokens: number; perTo
   return rows;
 }
 
-export function printTiming(rows: TimingRow[], opts: { tokens: number; perTokenMs: number }): void {
-  console.log(`\n== timing error vs simulator ground truth (separate process; ${opts.tokens} tokens per stream, ${opts.perTokenMs} ms/token), ms`);
-  console.log('client         streams  paired   first-token p50    p99   ITL |err| p50    p99   (sim lateness p99)   client CPU/chunk   CPU share');
+export function printTiming(rows: TimingRow[], opts: TimingOptions): void {
+  const what = opts.server === 'paced' ? 'paced server, ground truth = socket write times' : 'simulator, ground truth = token due times';
+  console.log(`\n== timing error vs ${what} (separate process; ${opts.tokens} tokens per stream, ${opts.perTokenMs} ms/token), ms`);
+  console.log('client         streams  paired   first-token p50    p99   ITL |err| p50    p99   (server lateness p99)   client CPU/chunk   CPU share');
   for (const r of rows) {
     console.log(
       `${r.client.padEnd(13)} ${fmt(r.streams).padStart(8)} ${fmt(r.paired).padStart(7)}   ${fmt(r.firstP50, 3).padStart(15)} ${fmt(r.firstP99, 3).padStart(6)}   ${fmt(r.itlP50, 3).padStart(13)} ${fmt(r.itlP99, 3).padStart(6)}   ${fmt(r.simLateP99, 3).padStart(8)}   ${fmt(r.cpuUsPerChunk, 2).padStart(12)} µs   ${fmt(r.cpuShare * 100, 0).padStart(6)}%`,
@@ -185,8 +196,9 @@ export function printTiming(rows: TimingRow[], opts: { tokens: number; perTokenM
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,1000,5000' }, tokens: { type: 'string', default: '40' }, 'per-token-ms': { type: 'string', default: '50' } } });
-  const opts = { streams: values.streams.split(',').map(Number), tokens: Number(values.tokens), perTokenMs: Number(values['per-token-ms']) };
+  const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,1000,5000' }, tokens: { type: 'string', default: '40' }, 'per-token-ms': { type: 'string', default: '50' }, server: { type: 'string', default: 'paced' } } });
+  const server = values.server === 'sim' ? 'sim' : 'paced';
+  const opts = { streams: values.streams.split(',').map(Number), tokens: Number(values.tokens), perTokenMs: Number(values['per-token-ms']), server } as const;
   console.log(`machine: ${machine()}`);
   printTiming(await runTiming(opts), opts);
 }
