@@ -18,8 +18,9 @@
  * was written, so errors include the simulator's timer lateness (printed alongside, p99).
  * Also the client's CPU time per chunk (each chunk is mostly its own socket read here) and its
  * share of one core over the run, which shows when the client, not the server, is the limit.
- * Both for our client (node:http + OpenAIStreamScanner, the hot path of src/target/http-client.ts)
- * and for the plain client (fetch + TextDecoder + JSON.parse), measured in the same run.
+ * For our client (node:http + OpenAIStreamScanner, the hot path of src/target/http-client.ts),
+ * the scanner on a raw socket (bench/raw-client.ts, a prototype without node:http) and the plain
+ * client (fetch + TextDecoder + JSON.parse), measured in the same run.
  */
 import http from 'node:http';
 import type { ChildProcess } from 'node:child_process';
@@ -31,6 +32,7 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
 import { PlainParser } from './clients.js';
+import { rawPost } from './raw-client.js';
 import { fmt, machine, percentile, startProcess } from './lib.js';
 
 interface StreamTimes {
@@ -66,6 +68,18 @@ function scannerStream(port: number, payload: string): Promise<StreamTimes> {
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** The scanner on a raw socket (bench/raw-client.ts): what a client without node:http could do. */
+async function rawStream(port: number, payload: string): Promise<StreamTimes> {
+  const s = new OpenAIStreamScanner();
+  let id = -1;
+  await rawPost(port, '/v1/chat/completions', payload, (b, now) => {
+    s.push(b, now);
+    if (id < 0) id = Number(ID_RE.exec(Buffer.from(b.buffer, b.byteOffset, Math.min(b.length, 512)).toString('latin1'))?.[1] ?? -1);
+  });
+  s.end(performance.now());
+  return { id, times: Array.from(s.contentTimes(), (t) => t + origin) };
 }
 
 async function plainStream(port: number, payload: string): Promise<StreamTimes> {
@@ -137,9 +151,11 @@ export async function runTiming(opts: TimingOptions): Promise<TimingRow[]> {
     // warm-up both clients
     await Promise.all(Array.from({ length: 20 }, () => scannerStream(port, payload)));
     await Promise.all(Array.from({ length: 20 }, () => plainStream(port, payload)));
+    await Promise.all(Array.from({ length: 20 }, () => rawStream(port, payload)));
     for (const n of opts.streams) {
       for (const [client, fn] of [
         ['http+scanner', scannerStream],
+        ['raw+scanner', rawStream],
         ['plain', plainStream],
       ] as const) {
         child.send('dump');
