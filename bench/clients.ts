@@ -7,11 +7,14 @@
  *                  baseline named in issue 5; written the way one would, not made slow)
  * - fetch+scanner: fetch (undici) + OpenAIStreamScanner
  * - http+scanner:  node:http + OpenAIStreamScanner (what src/target/http-client.ts does)
- * - http+count:    node:http + a byte loop counting blank lines: no classification, the ceiling
+ * - raw+scanner:   a raw net socket with a minimal HTTP/1.1 parser (bench/raw-client.ts,
+ *                  benchmark-only prototype) + OpenAIStreamScanner
+ * - http+count:    node:http + a byte loop counting blank lines: no classification
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
+import { rawPost } from './raw-client.js';
 
 /** Content events seen by one stream. */
 export type StreamClient = (url: string) => Promise<number>;
@@ -107,9 +110,18 @@ export const countHttp: StreamClient = async (url) => {
   return events - 4; // role delta, finish, usage, [DONE]
 };
 
+export const scannerRaw: StreamClient = async (url) => {
+  const u = new URL(url);
+  const s = new OpenAIStreamScanner();
+  await rawPost(Number(u.port), u.pathname, JSON.stringify({ max_tokens: Number(u.searchParams.get('events')) }), (b, now) => s.push(b, now));
+  s.end(performance.now());
+  return s.contentEvents;
+};
+
 export const CLIENTS: Record<string, StreamClient> = {
   plain: plainFetch,
   'fetch+scanner': scannerFetch,
   'http+scanner': scannerHttp,
+  'raw+scanner': scannerRaw,
   'http+count': countHttp,
 };
