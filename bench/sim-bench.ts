@@ -45,7 +45,7 @@ async function realTime(streams: number, perTokenMs: number, maxTokens: number):
   const cpu = process.cpuUsage(cpu0);
   const lat = server.lateness();
   await new Promise<void>((r) => client.on('exit', () => r()));
-  const c = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { ended: number; errors: number; events: number };
+  const c = JSON.parse(out.trim().split('\n').pop() ?? '{}') as { ended: number; errors: number; bytes: number; cpu_ms: number };
   await server.close();
   const tokensPerS = ((after - before) * 1000) / wall;
   return {
@@ -62,7 +62,8 @@ async function realTime(streams: number, perTokenMs: number, maxTokens: number):
     ticks: lat.count,
     client_streams_ended: c.ended,
     client_errors: c.errors,
-    client_events: c.events,
+    client_bytes: c.bytes,
+    client_cpu_s: Number((c.cpu_ms / 1000).toFixed(2)),
     meets_target: peakRunning >= 5000 && tokensPerS >= 100_000 && lat.p99_ms <= 2,
   };
 }

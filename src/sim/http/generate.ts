@@ -76,11 +76,11 @@ function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: nu
   ctx.backend.submit(gen, stream);
   // Headers after submit: a request the backend refuses at once gets a plain 400 instead.
   if (p.stream && !res.headersSent && !res.writableEnded) {
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache',
-      Connection: 'keep-alive',
-    });
+    // llama.cpp advertises keep-alive and then closes anyway (sim-stream.ts); otherwise Node
+    // decides, honouring a client's `Connection: close`.
+    const headers: Record<string, string> = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' };
+    if (llama) headers['Connection'] = 'keep-alive';
+    res.writeHead(200, headers);
     res.flushHeaders();
   }
 }
