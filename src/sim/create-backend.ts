@@ -12,10 +12,12 @@ export interface CreatedBackend {
   backend: Backend;
   /** KV block size in tokens (prefix-cache hashing granularity). */
   blockSize: number;
+  /** Context limit served in /v1/models (engine timing only). */
+  maxModelLen: number | null;
 }
 
 export function createBackend(t: TimingOptions): CreatedBackend {
-  if (t.kind === 'fixed') return { backend: new FixedBackend(t.prefillMs, t.perTokenMs), blockSize: 16 };
+  if (t.kind === 'fixed') return { backend: new FixedBackend(t.prefillMs, t.perTokenMs), blockSize: 16, maxModelLen: null };
   const backend = new EngineBackend(t);
-  return { backend, blockSize: backend.engine.kv.blockSize };
+  return { backend, blockSize: backend.engine.kv.blockSize, maxModelLen: backend.engine.maxLen };
 }

@@ -91,6 +91,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     rand: mulberry32(opts.seed ?? 0),
     backend: first.backend,
     blockSize: first.blockSize,
+    maxModelLen: first.maxModelLen,
     countTokens: opts.countTokens ?? estimateTokens,
     nextId: 1,
     metrics: new SimMetrics(modelName),

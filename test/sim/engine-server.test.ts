@@ -24,6 +24,8 @@ describe('sim server with engine timing', () => {
   it('answers 400 when prompt + max_tokens exceed the context, before any stream starts', async () => {
     const s = await startSimServer({ timing: { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b', engine: { max_model_len: 2048 } } });
     try {
+      const models = (await (await fetch(`${s.url}/v1/models`)).json()) as { data: { max_model_len: number }[] };
+      expect(models.data[0]?.max_model_len).toBe(2048);
       const r = await postJson(`${s.url}/v1/completions`, { prompt: tokenPrompt(2000, 1), max_tokens: 100, stream: true });
       expect(r.status).toBe(400);
       expect((r.json.error as { message: string }).message).toContain('maximum context length is 2048');

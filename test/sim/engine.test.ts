@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { VirtualRequest } from '../../src/sim/virtual.js';
+import { UserError } from '../../src/errors/user-error.js';
 import { runVirtual } from '../../src/sim/virtual.js';
 
 const ttft = (r: { first_token_ms: number | null; sent_ms: number }): number => (r.first_token_ms as number) - r.sent_ms;
@@ -94,5 +95,16 @@ describe('engine (virtual time)', () => {
     const { stats } = runVirtual({ requests: Array.from({ length: 20 }, (_, i) => ({ id: i, scheduled_ms: 0, prompt_tokens: 32, max_tokens: 8 })), engine: { max_num_seqs: 4 } });
     expect(stats.mean_step_seqs).toBeLessThanOrEqual(4);
     expect(stats.max_waiting).toBe(20);
+  });
+
+  it('says plainly when a model does not fit, and runs it with tensor parallelism', () => {
+    const one = { id: 0, scheduled_ms: 0, prompt_tokens: 64, max_tokens: 4 };
+    expect(() => runVirtual({ model: 'llama-3.1-70b', requests: [one] })).toThrow(UserError);
+    expect(() => runVirtual({ model: 'llama-3.1-70b', requests: [one] })).toThrow(/tensor_parallel/);
+    const tp4 = runVirtual({ model: 'llama-3.1-70b', engine: { tensor_parallel: 4 }, requests: [one] });
+    const gap = tp4.records[0]!.chunk_ms[3]! - tp4.records[0]!.chunk_ms[2]!;
+    // 141.2 GB / (4 × 3.35 TB/s × 0.75) = 14.05 ms + overhead 2.69 ms + all-reduces 80 × 2 × ~8 µs ≈ 18 ms
+    expect(gap).toBeGreaterThan(16);
+    expect(gap).toBeLessThan(19);
   });
 });

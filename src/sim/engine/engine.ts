@@ -9,6 +9,7 @@
  *      tokens samples one output token, emitted at the end of the step.
  * The engine never reads a clock: drivers (real time, virtual time) place steps on a timeline.
  */
+import { UserError } from '../../errors/user-error.js';
 import type { EngineConfig } from './config.js';
 import { maxModelLen, numGpuBlocks } from './config.js';
 import { Deque } from './deque.js';
@@ -16,6 +17,7 @@ import type { HardwareProfile } from './hardware.js';
 import { KvCache } from './kv-cache.js';
 import type { BlockOwner } from './kv-cache.js';
 import type { ModelProfile } from './models.js';
+import { weightBytes } from './models.js';
 import { Roofline } from './roofline.js';
 import type { StepShape } from './roofline.js';
 
@@ -93,7 +95,16 @@ export class Engine {
     readonly model: ModelProfile,
     readonly cfg: EngineConfig,
   ) {
-    this.kv = new KvCache(numGpuBlocks(hw, model, cfg), cfg.block_size, cfg.enable_prefix_caching);
+    const blocks = numGpuBlocks(hw, model, cfg);
+    if (blocks < 1) {
+      // e.g. Llama-3.1-70B (141 GB of bf16 weights) on one 80 GB GPU: a user error, said plainly.
+      const gb = (x: number): string => (x / 1e9).toFixed(1);
+      throw new UserError(
+        `${model.id} does not fit on ${hw.id} with tensor_parallel=${cfg.tensor_parallel}: ${gb(weightBytes(model))} GB of weights, ` +
+          `${gb(cfg.tensor_parallel * hw.mem_bytes * cfg.gpu_memory_utilization)} GB usable; raise tensor_parallel or gpu_memory_utilization`,
+      );
+    }
+    this.kv = new KvCache(blocks, cfg.block_size, cfg.enable_prefix_caching);
     this.roofline = new Roofline(hw, model, cfg);
     this.maxLen = maxModelLen(model, cfg);
   }

@@ -16,6 +16,7 @@ export interface ServerContext {
   rand: () => number;
   backend: Backend;
   blockSize: number;
+  maxModelLen: number | null;
   countTokens: TokenCounter;
   nextId: number;
   metrics: SimMetrics;

@@ -19,7 +19,9 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
   }
   if (method === 'GET' && path === '/v1/models') {
     const owned = ctx.dialect === 'vllm' ? 'vllm' : 'llamacpp';
-    const data = [{ id: ctx.modelName, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: owned, root: ctx.modelName }];
+    const model: Record<string, unknown> = { id: ctx.modelName, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: owned, root: ctx.modelName };
+    if (ctx.maxModelLen !== null) model['max_model_len'] = ctx.maxModelLen;
+    const data = [model];
     sendJson(res, 200, JSON.stringify({ object: 'list', data }));
     return;
   }
