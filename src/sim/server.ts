@@ -94,7 +94,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     maxModelLen: first.maxModelLen,
     countTokens: opts.countTokens ?? estimateTokens,
     nextId: 1,
-    metrics: new SimMetrics(modelName),
+    metrics: new SimMetrics(modelName, opts.dialect ?? 'vllm'),
     faults: opts.faults ? new FaultInjector(opts.faults) : null,
     groundTruth: gt,
     listener: { onStreamEnd: (s, completed) => gt?.add(entryOf(s, completed)) },

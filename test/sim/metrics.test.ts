@@ -105,3 +105,24 @@ describe('/metrics (Prometheus text, vLLM names)', () => {
     expect(shared.ttft).toBeLessThan(distinct.ttft * 0.6);
   });
 });
+
+describe('/metrics in the llama.cpp dialect', () => {
+  it("uses llama-server's names, without labels", async () => {
+    const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 10, perTokenMs: 5 }, dialect: 'llamacpp' });
+    try {
+      await postSse(`${s.url}/v1/completions`, { prompt: 'abcdefgh', max_tokens: 5, ignore_eos: true, stream: true });
+      const t = await scrape(s.url);
+      expect(t).toContain('# TYPE llamacpp:prompt_tokens_total counter\nllamacpp:prompt_tokens_total 2.0\n');
+      expect(t).toContain('llamacpp:tokens_predicted_total 5.0\n');
+      expect(t).toContain('llamacpp:requests_processing 0.0\n');
+      expect(t).not.toContain('vllm:');
+      // 4 gaps of 5 ms → ≈ 200 tokens/s of generation; prefill 2 tokens in ≈ 10 ms
+      const predicted = metric(t, 'llamacpp:predicted_tokens_seconds');
+      expect(predicted).toBeGreaterThan(100);
+      expect(predicted).toBeLessThanOrEqual(200.01);
+      expect(metric(t, 'llamacpp:prompt_seconds_total')).toBeGreaterThan(0.009);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -62,7 +62,7 @@ export class Histogram {
 /** One sample family (gauge or counter) written from current values. */
 export function family(name: string, type: 'gauge' | 'counter', help: string, samples: { labels: string; value: number }[]): string {
   let out = `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n`;
-  for (const s of samples) out += `${name}{${s.labels}} ${num(s.value)}\n`;
+  for (const s of samples) out += `${name}${s.labels ? `{${s.labels}}` : ''} ${num(s.value)}\n`;
   return out;
 }
 

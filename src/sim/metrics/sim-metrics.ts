@@ -13,6 +13,11 @@
  *   vllm:time_per_output_token_seconds, vllm:e2e_request_latency_seconds,
  *   vllm:request_queue_time_seconds                 histogram, seconds
  *   vllm:cache_config_info{block_size,num_gpu_blocks}  gauge = 1
+ *
+ * In the llama.cpp dialect the names are llama-server's (no labels): llamacpp:prompt_tokens_total,
+ * prompt_seconds_total, tokens_predicted_total, tokens_predicted_seconds_total (counters),
+ * prompt_tokens_seconds, predicted_tokens_seconds (average tokens/s), requests_processing,
+ * requests_deferred, kv_cache_usage_ratio (gauges).
  */
 import type { BackendStats } from '../backend.js';
 import { Histogram, family, fmtLabels } from './prom.js';
@@ -30,17 +35,25 @@ export class SimMetrics {
   readonly queue = new Histogram('vllm:request_queue_time_seconds', 'Histogram of time spent in WAITING phase for request.', REQUEST_BUCKETS);
   promptTokens = 0;
   generationTokens = 0;
+  /** Σ prefill time (arrival → first token) and Σ decode time (first → last token), seconds. */
+  promptSeconds = 0;
+  predictedSeconds = 0;
+  predictedTokens = 0;
   readonly success = new Map<string, number>([['stop', 0], ['length', 0], ['abort', 0]]);
   /** Backend counters at the last reset (restart), subtracted so counters restart at 0. */
   private base = { preemptions: 0, prefixQueries: 0, prefixHits: 0 };
   private readonly labels: string;
 
-  constructor(modelName: string) {
+  constructor(
+    modelName: string,
+    private readonly dialect: 'vllm' | 'llamacpp' = 'vllm',
+  ) {
     this.labels = fmtLabels('', { model_name: modelName, engine: '0' });
   }
 
   onFirstToken(promptTokens: number, arrivalMs: number, atMs: number): void {
     this.promptTokens += promptTokens;
+    this.promptSeconds += (atMs - arrivalMs) / 1000;
     this.ttft.observe((atMs - arrivalMs) / 1000);
   }
 
@@ -53,6 +66,10 @@ export class SimMetrics {
   onRequestEnd(reason: 'stop' | 'length' | 'abort', arrivalMs: number, admitMs: number, firstMs: number, endMs: number, tokens: number): void {
     this.success.set(reason, (this.success.get(reason) ?? 0) + 1);
     if (reason === 'abort') return;
+    if (tokens > 0) {
+      this.predictedSeconds += (endMs - firstMs) / 1000;
+      this.predictedTokens += tokens - 1;
+    }
     this.e2e.observe((endMs - arrivalMs) / 1000);
     if (!Number.isNaN(admitMs)) this.queue.observe(Math.max(0, admitMs - arrivalMs) / 1000);
     if (tokens > 1) this.tpot.observe((endMs - firstMs) / (tokens - 1) / 1000);
@@ -63,11 +80,15 @@ export class SimMetrics {
     for (const h of [this.ttft, this.itl, this.tpot, this.e2e, this.queue]) h.reset();
     this.promptTokens = 0;
     this.generationTokens = 0;
+    this.promptSeconds = 0;
+    this.predictedSeconds = 0;
+    this.predictedTokens = 0;
     for (const k of this.success.keys()) this.success.set(k, 0);
     this.base = { preemptions: stats.preemptions, prefixQueries: stats.prefixQueries, prefixHits: stats.prefixHits };
   }
 
   render(s: BackendStats): string {
+    if (this.dialect === 'llamacpp') return this.renderLlama(s);
     const L = this.labels;
     const one = (value: number): { labels: string; value: number }[] => [{ labels: L, value }];
     let out = '';
@@ -90,6 +111,22 @@ export class SimMetrics {
       { labels: fmtLabels(L, { block_size: String(s.blockSize), num_gpu_blocks: String(s.numBlocks) }), value: 1 },
     ]);
     for (const h of [this.ttft, this.itl, this.tpot, this.e2e, this.queue]) out += h.render(L);
+    return out;
+  }
+
+  private renderLlama(s: BackendStats): string {
+    const one = (value: number): { labels: string; value: number }[] => [{ labels: '', value }];
+    const rate = (tokens: number, secs: number): number => (secs > 0 ? tokens / secs : 0);
+    let out = '';
+    out += family('llamacpp:prompt_tokens_total', 'counter', 'Number of prompt tokens processed.', one(this.promptTokens));
+    out += family('llamacpp:prompt_seconds_total', 'counter', 'Prompt process time', one(this.promptSeconds));
+    out += family('llamacpp:tokens_predicted_total', 'counter', 'Number of generation tokens processed.', one(this.generationTokens));
+    out += family('llamacpp:tokens_predicted_seconds_total', 'counter', 'Predict process time', one(this.predictedSeconds));
+    out += family('llamacpp:prompt_tokens_seconds', 'gauge', 'Average prompt throughput in tokens/s.', one(rate(this.promptTokens, this.promptSeconds)));
+    out += family('llamacpp:predicted_tokens_seconds', 'gauge', 'Average generation throughput in tokens/s.', one(rate(this.predictedTokens, this.predictedSeconds)));
+    out += family('llamacpp:kv_cache_usage_ratio', 'gauge', 'KV-cache usage. 1 means 100 percent usage.', one(s.kvUsage));
+    out += family('llamacpp:requests_processing', 'gauge', 'Number of requests processing.', one(s.running));
+    out += family('llamacpp:requests_deferred', 'gauge', 'Number of requests deferred.', one(s.waiting));
     return out;
   }
 }
