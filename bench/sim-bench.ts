@@ -5,7 +5,8 @@
  *     separate process (bench/sim-load-client.js) so it does not share the server's core;
  *  2. virtual time: one hour of 20 requests/s (Poisson, ≈ 72,000 requests) on H100 /
  *     Llama-3.1-8B in ≤ 10 s of wall time.
- * `--engine` runs part 1 on the engine model (step lateness of real engine steps).
+ * `--engine [--hardware h200]` runs part 1 on the engine model (step lateness of real engine
+ * steps); `--max-tokens N` sets each stream's length.
  * Prints a JSON summary; targets are reported, not asserted.
  */
 import { fork } from 'node:child_process';
@@ -17,6 +18,7 @@ import { runVirtual } from '../src/sim/virtual.js';
 import type { VirtualRequest } from '../src/sim/virtual.js';
 
 const quick = process.argv.includes('--quick');
+const hardwareArg = process.argv.includes('--hardware') ? (process.argv[process.argv.indexOf('--hardware') + 1] as string) : 'h100';
 /** `--streams N` and `--per-token-ms X` override the real-time load (defaults 5,000 and 50). */
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf(name);
@@ -28,7 +30,7 @@ async function realTime(streams: number, perTokenMs: number, maxTokens: number):
   const engine = process.argv.includes('--engine');
   const server = await startSimServer({
     timing: engine
-      ? { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b', engine: { max_num_seqs: streams } }
+      ? { kind: 'engine', hardware: hardwareArg, model: 'llama-3.1-8b', engine: { max_num_seqs: streams } }
       : { kind: 'fixed', prefillMs: 20, perTokenMs },
   });
   const rampMs = 2000;
@@ -56,7 +58,7 @@ async function realTime(streams: number, perTokenMs: number, maxTokens: number):
   await server.close();
   const tokensPerS = ((after - before) * 1000) / wall;
   return {
-    timing: engine ? 'engine h100 llama-3.1-8b' : `fixed ${perTokenMs} ms/token`,
+    timing: engine ? `engine ${hardwareArg} llama-3.1-8b` : `fixed ${perTokenMs} ms/token`,
     streams,
     concurrent_streams_in_window: peakRunning,
     tokens_per_s: Math.round(tokensPerS),
@@ -110,7 +112,7 @@ function virtualHour(rate: number, seconds: number): Record<string, number | boo
 const only = process.argv.find((a) => a === '--real' || a === '--virtual');
 const result = {
   node: process.version,
-  real_time: only === '--virtual' ? null : await realTime(arg('--streams', quick ? 1000 : 5000), arg('--per-token-ms', 50), quick ? 120 : 240),
+  real_time: only === '--virtual' ? null : await realTime(arg('--streams', quick ? 1000 : 5000), arg('--per-token-ms', 50), arg('--max-tokens', quick ? 120 : 240)),
   virtual_time: only === '--real' ? null : virtualHour(20, quick ? 600 : 3600),
 };
 console.log(JSON.stringify(result, null, 2));
