@@ -11,14 +11,14 @@ import { postSse, sleep, tokenPrompt } from './helpers.js';
  *   - server side (ground truth) vs virtual: every token time within 0.01 ms — the two drivers
  *     place the same steps on the same timeline;
  *   - client side vs virtual: the median over requests of |TTFT − TTFT_virtual| − 10% of
- *     TTFT_virtual is ≤ 25 ms, and the same for E2E (HTTP, the client's event loop and the
+ *     TTFT_virtual is ≤ 50 ms, and the same for E2E (HTTP, the client's event loop and the
  *     machine's load are added in real time only; a median keeps one descheduled test process
  *     from failing the check).
  */
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 describe('real time vs virtual time', () => {
-  it('agree: identical step timeline server-side, median within 25 ms + 10% client-side', async () => {
+  it('agree: identical step timeline server-side, median within 50 ms + 10% client-side', async () => {
     const n = 16;
     const prompts = Array.from({ length: n }, (_, i) => 64 * (1 + (i % 16)));
     const s = await startSimServer({ timing: { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b' }, collectGroundTruth: true });
@@ -59,7 +59,7 @@ describe('real time vs virtual time', () => {
       e2eExcess.push(Math.abs(c.e2e - ve) - 0.1 * ve);
       expect(c.ttft).toBeGreaterThan(0);
     }
-    expect(median(ttftExcess)).toBeLessThanOrEqual(25);
-    expect(median(e2eExcess)).toBeLessThanOrEqual(25);
+    expect(median(ttftExcess)).toBeLessThanOrEqual(50);
+    expect(median(e2eExcess)).toBeLessThanOrEqual(50);
   });
 });

