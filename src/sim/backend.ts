@@ -21,8 +21,13 @@ export interface GenRequest {
 export interface TokenSink {
   /** The backend admitted the request (engine: first scheduled in a step). */
   onAdmit(atMs: number): void;
-  /** Token k (0-based) is ready at atMs. */
+  /** Token k (0-based) is ready at atMs. The sink may hold it until flush(). */
   onToken(k: number, atMs: number): void;
+  /**
+   * Write what onToken produced since the last flush, as one socket write. Backends call it
+   * after each sink's tokens of a pass, so a stream that fell behind catches up with one write.
+   */
+  flush(): void;
   /** All tokens emitted (called right after the last onToken). */
   onDone(atMs: number): void;
   /** The backend refused the request (e.g. longer than the model or the whole KV cache). */

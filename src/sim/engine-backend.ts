@@ -118,7 +118,13 @@ export class EngineBackend implements Backend {
     this.lateness.record(this.now() - end);
     const sinks = this.sinks;
     for (const s of r.admitted) sinks.get(s.id)?.onAdmit(this.stepStart);
-    for (const s of r.emitted) sinks.get(s.id)?.onToken(s.output - 1, end);
+    for (const s of r.emitted) {
+      const sink = sinks.get(s.id);
+      if (sink) {
+        sink.onToken(s.output - 1, end);
+        sink.flush();
+      }
+    }
     for (const s of r.finished) {
       const sink = sinks.get(s.id);
       if (sink) {

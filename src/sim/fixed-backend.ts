@@ -22,8 +22,6 @@ export class FixedBackend implements Backend {
   private timerDue = Infinity;
   private closed = false;
   readonly lateness = new LatenessStats();
-  /** Entries served in the current pass, re-queued after it. */
-  private readonly again: Entry[] = [];
 
   constructor(
     private readonly prefillMs: number,
@@ -74,9 +72,8 @@ export class FixedBackend implements Backend {
   }
 
   /**
-   * One pass: every entry with due ≤ now emits one token and is re-queued at due + perTokenMs.
-   * An entry emits at most one token per pass, so a server that fell behind catches up over
-   * several passes with I/O in between instead of blocking the event loop with a burst.
+   * One pass: every entry with due ≤ now emits its due tokens (normally one; several when the
+   * server fell behind, then written together by one flush) and is re-queued at its next due.
    */
   private readonly tick = (): void => {
     this.timer = null;
@@ -85,27 +82,29 @@ export class FixedBackend implements Backend {
     const heap = this.heap;
     const first = heap.peek();
     if (first && first.due <= now) this.lateness.record(now - first.due);
-    const again = this.again;
+    const n = this.perTokenMs;
     let e = heap.peek();
     while (e && e.due <= now) {
       heap.pop();
-      if (!e.cancelled) {
-        e.sink.onToken(e.k, e.due);
+      const sink = e.sink;
+      const last = e.req.outputTokens;
+      while (!e.cancelled && e.k < last && e.due <= now) {
+        sink.onToken(e.k, e.due);
         e.k++;
-        if (e.cancelled) {
-          // the sink cancelled itself (fault injection, write error): drop it
-        } else if (e.k >= e.req.outputTokens) {
+        if (e.k < last) e.due += n;
+      }
+      // (a sink may cancel itself during onToken: fault injection, write error)
+      if (!e.cancelled) {
+        sink.flush();
+        if (e.k >= last) {
           this.live.delete(e.req.id);
-          e.sink.onDone(e.due);
+          sink.onDone(e.due);
         } else {
-          e.due += this.perTokenMs;
-          again.push(e);
+          heap.push(e);
         }
       }
       e = heap.peek();
     }
-    for (let i = 0; i < again.length; i++) heap.push(again[i] as Entry);
-    again.length = 0;
     this.arm();
   };
 }

@@ -1,6 +1,7 @@
 /**
  * One HTTP response being generated. It is the TokenSink the backend drives: each onToken
- * writes one SSE event (streaming) or nothing (non-streaming, the body is written at onDone).
+ * adds one SSE event (streaming; written at flush) or nothing (non-streaming, the body is
+ * written at onDone).
  * It feeds the server's metrics and, when asked, keeps the ground truth (emit time per token).
  */
 import type { ServerResponse } from 'node:http';
@@ -47,6 +48,8 @@ export class SimStream implements TokenSink {
   /** Emit time of each token (ms, scheduled), only with keepGroundTruth. */
   readonly tokenMs: Float64Array | null;
   private finished = false;
+  /** SSE events produced since the last flush. */
+  private pending = '';
 
   constructor(
     readonly res: ServerResponse,
@@ -92,7 +95,14 @@ export class SimStream implements TokenSink {
     const last = k === this.req.outputTokens - 1;
     const word = outputWord(this.opts.wordSeed, k);
     const ev = this.fmt.token(word, last ? this.opts.finishReason : null);
-    this.writeEvent(k === 0 ? this.fmt.head() + ev : ev);
+    this.pending += k === 0 ? this.fmt.head() + ev : ev;
+  }
+
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const out = this.pending;
+    this.pending = '';
+    this.writeEvent(out);
   }
 
   /**
@@ -115,6 +125,7 @@ export class SimStream implements TokenSink {
 
   onDone(atMs: number): void {
     if (this.finished) return;
+    this.flush();
     this.finished = true;
     this.endMs = atMs;
     const n = this.emitted;
@@ -160,6 +171,8 @@ export class SimStream implements TokenSink {
 
   /** Applies a mid-stream fault at token k; true when the token must not be written. */
   private faultAt(f: StreamFaultPlan, k: number): boolean {
+    if (k !== f.disconnectAtToken && k !== f.errorAtToken && k !== f.stallAtToken && k !== f.malformedAtToken) return false;
+    this.flush(); // what came before the fault reaches the wire first
     if (k === f.disconnectAtToken) {
       this.res.socket?.destroy();
       this.onClose();
