@@ -110,7 +110,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const listen = (port: number): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, host, () => {
+      // A deep accept backlog (Node's default is 511): thousands of clients may connect at once.
+      server.listen({ port, host, backlog: 4096 }, () => {
         server.off('error', reject);
         resolve();
       });
