@@ -28,6 +28,11 @@ describe('/metrics (Prometheus text, vLLM names)', () => {
       expect(metric(t, 'vllm:time_to_first_token_seconds_bucket', 'le="0.001"')).toBe(0);
       expect(metric(t, 'vllm:time_to_first_token_seconds_bucket', 'le="0.02"')).toBe(3);
       expect(metric(t, 'vllm:time_to_first_token_seconds_sum')).toBeGreaterThan(3 * 0.004);
+      expect(metric(t, 'vllm:request_generation_tokens_sum')).toBe(12);
+      expect(metric(t, 'vllm:request_prompt_tokens_bucket', 'le="2.0"')).toBe(3);
+      expect(metric(t, 'vllm:request_prompt_tokens_bucket', 'le="1.0"')).toBe(0);
+      // decode: 3 gaps × 2 ms per request
+      expect(metric(t, 'vllm:request_decode_time_seconds_sum')).toBeCloseTo(3 * 0.006, 6);
     } finally {
       await s.close();
     }

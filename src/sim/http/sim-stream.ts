@@ -129,7 +129,7 @@ export class SimStream implements TokenSink {
     this.finished = true;
     this.endMs = atMs;
     const n = this.emitted;
-    this.metrics.onRequestEnd(this.opts.finishReason, this.req.arrivalMs, this.admitMs, this.firstTokenMs, atMs, n);
+    this.metrics.onRequestEnd(this.opts.finishReason, this.req.arrivalMs, this.admitMs, this.firstTokenMs, atMs, n, this.req.promptTokens);
     const usage = { prompt_tokens: this.req.promptTokens, completion_tokens: n, total_tokens: this.req.promptTokens + n };
     const timings =
       this.fmt.dialect === 'llamacpp'

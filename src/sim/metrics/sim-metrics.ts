@@ -11,7 +11,9 @@
  *   vllm:request_success_total{finished_reason}     counter
  *   vllm:time_to_first_token_seconds, vllm:inter_token_latency_seconds,
  *   vllm:time_per_output_token_seconds, vllm:e2e_request_latency_seconds,
- *   vllm:request_queue_time_seconds                 histogram, seconds
+ *   vllm:request_queue_time_seconds, vllm:request_prefill_time_seconds,
+ *   vllm:request_decode_time_seconds                histogram, seconds
+ *   vllm:request_prompt_tokens, vllm:request_generation_tokens  histogram, tokens
  *   vllm:cache_config_info{block_size,num_gpu_blocks}  gauge = 1
  *
  * In the llama.cpp dialect the names are llama-server's (no labels): llamacpp:prompt_tokens_total,
@@ -25,6 +27,8 @@ import { Histogram, family, fmtLabels } from './prom.js';
 // Bucket bounds as in vLLM's v1/metrics/loggers.py (seconds).
 const TTFT_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0];
 const ITL_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0];
+/** vLLM's 1-2-5 series for token counts (it stops at max_model_len; we stop at 100k). */
+const TOKEN_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000];
 const REQUEST_BUCKETS = [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0];
 
 export class SimMetrics {
@@ -33,6 +37,11 @@ export class SimMetrics {
   readonly tpot = new Histogram('vllm:time_per_output_token_seconds', 'Histogram of time per output token in seconds.', ITL_BUCKETS);
   readonly e2e = new Histogram('vllm:e2e_request_latency_seconds', 'Histogram of e2e request latency in seconds.', REQUEST_BUCKETS);
   readonly queue = new Histogram('vllm:request_queue_time_seconds', 'Histogram of time spent in WAITING phase for request.', REQUEST_BUCKETS);
+  readonly prefill = new Histogram('vllm:request_prefill_time_seconds', 'Histogram of time spent in PREFILL phase for request.', REQUEST_BUCKETS);
+  readonly decode = new Histogram('vllm:request_decode_time_seconds', 'Histogram of time spent in DECODE phase for request.', REQUEST_BUCKETS);
+  readonly promptLen = new Histogram('vllm:request_prompt_tokens', 'Number of prefill tokens processed.', TOKEN_BUCKETS);
+  readonly genLen = new Histogram('vllm:request_generation_tokens', 'Number of generation tokens processed.', TOKEN_BUCKETS);
+  private readonly all = [this.ttft, this.itl, this.tpot, this.e2e, this.queue, this.prefill, this.decode, this.promptLen, this.genLen];
   promptTokens = 0;
   generationTokens = 0;
   /** Σ prefill time (arrival → first token) and Σ decode time (first → last token), seconds. */
@@ -63,9 +72,15 @@ export class SimMetrics {
   }
 
   /** A finished request: times in ms on one clock; admitMs NaN when never admitted. */
-  onRequestEnd(reason: 'stop' | 'length' | 'abort', arrivalMs: number, admitMs: number, firstMs: number, endMs: number, tokens: number): void {
+  onRequestEnd(reason: 'stop' | 'length' | 'abort', arrivalMs: number, admitMs: number, firstMs: number, endMs: number, tokens: number, promptTokens = 0): void {
     this.success.set(reason, (this.success.get(reason) ?? 0) + 1);
     if (reason === 'abort') return;
+    this.promptLen.observe(promptTokens);
+    this.genLen.observe(tokens);
+    // prefill: first scheduled → first token; decode: first → last token (seconds)
+    const start = Number.isNaN(admitMs) ? arrivalMs : admitMs;
+    this.prefill.observe(Math.max(0, firstMs - start) / 1000);
+    this.decode.observe(Math.max(0, endMs - firstMs) / 1000);
     if (tokens > 0) {
       this.predictedSeconds += (endMs - firstMs) / 1000;
       this.predictedTokens += tokens - 1;
@@ -77,7 +92,7 @@ export class SimMetrics {
 
   /** Counters back to 0 (a restart). */
   reset(stats: BackendStats): void {
-    for (const h of [this.ttft, this.itl, this.tpot, this.e2e, this.queue]) h.reset();
+    for (const h of this.all) h.reset();
     this.promptTokens = 0;
     this.generationTokens = 0;
     this.promptSeconds = 0;
@@ -110,7 +125,7 @@ export class SimMetrics {
     out += family('vllm:cache_config_info', 'gauge', 'Information of the LLMEngine CacheConfig', [
       { labels: fmtLabels(L, { block_size: String(s.blockSize), num_gpu_blocks: String(s.numBlocks) }), value: 1 },
     ]);
-    for (const h of [this.ttft, this.itl, this.tpot, this.e2e, this.queue]) out += h.render(L);
+    for (const h of this.all) out += h.render(L);
     return out;
   }
 
