@@ -16,6 +16,7 @@ import {
 } from './defs/throughput.js';
 import { checkSlos, isGood } from './goodput.js';
 import type { PooledMetricDef, RequestMetricDef, RunTotals } from './metric-def.js';
+import { summarizeVisited } from './stream-summary.js';
 import { peak, secondBuckets } from './peaks.js';
 import { LATENCY_METRICS } from './registry.js';
 import { DEFAULT_LATE_THRESHOLD_MS, type MetricsOptions, type RunMetrics } from './run-metrics.js';
@@ -200,12 +201,16 @@ export function computeOver(
 /** Values of one metric over `population`, summarized (undefined values left out). */
 function distributionOf(def: RequestMetricDef | PooledMetricDef, population: readonly RequestRecord[]): Distribution {
   if (def.kind === 'pooled') {
-    let n = 0;
-    for (const r of population) n += def.count(r);
-    const out = new Float64Array(n);
-    let at = 0;
-    for (const r of population) at += def.fill(r, out, at);
-    return summarizeOwned(out);
+    // Pooled values (every ITL gap) can be tens of millions: summarized without a copy.
+    let buf = new Float64Array(64);
+    return summarizeVisited((emit) => {
+      for (const r of population) {
+        const k = def.count(r);
+        if (k > buf.length) buf = new Float64Array(k * 2);
+        def.fill(r, buf, 0);
+        for (let i = 0; i < k; i++) emit(buf[i]!);
+      }
+    });
   }
   const out = new Float64Array(population.length);
   let k = 0;

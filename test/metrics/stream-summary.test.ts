@@ -1,0 +1,36 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { summarize } from '../../src/metrics/stats.js';
+import { summarizeVisited } from '../../src/metrics/stream-summary.js';
+
+const visit = (xs: number[]) => (emit: (v: number) => void) => xs.forEach(emit);
+
+describe('summarizeVisited (two-pass, no pooled copy)', () => {
+  it('gives exactly the percentiles, min and max of summarize; mean and std to rounding', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 400 }), (xs) => {
+        const want = summarize(xs);
+        const got = summarizeVisited(visit(xs));
+        expect(got.count).toBe(want.count);
+        for (const k of ['min', 'max', 'p50', 'p90', 'p95', 'p99', 'p99_9'] as const) expect(got[k]).toBe(want[k]);
+        expect(got.mean!).toBeCloseTo(want.mean!, 6);
+        expect(got.std!).toBeCloseTo(want.std!, 6);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('handles heavy ties and values within one histogram bucket', () => {
+    const xs = Array.from({ length: 10_000 }, (_, i) => 10 + (i % 7) * 1e-9);
+    expect(summarizeVisited(visit(xs))).toMatchObject({ p50: summarize(xs).p50, p99_9: summarize(xs).p99_9 });
+  });
+
+  it('numpy values on a known vector, and the empty case', () => {
+    // np.percentile([1,2,3,4], [50, 90]) = [2.5, 3.7]
+    const d = summarizeVisited(visit([4, 1, 3, 2]));
+    expect(d.p50).toBe(2.5);
+    expect(d.p90).toBeCloseTo(3.7, 12);
+    expect(summarizeVisited(visit([])).count).toBe(0);
+    expect(summarizeVisited(visit([])).p50).toBeNull();
+  });
+});
