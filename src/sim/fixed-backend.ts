@@ -7,6 +7,9 @@ import type { Backend, BackendStats, GenRequest, TokenSink } from './backend.js'
 import { DueHeap } from './due-heap.js';
 import { LatenessStats } from './lateness.js';
 
+/** Longest pass before yielding to I/O (ms): bounds how long accepts and reads can wait. */
+const MAX_PASS_MS = 5;
+
 interface Entry {
   due: number;
   k: number;
@@ -19,6 +22,7 @@ export class FixedBackend implements Backend {
   private readonly heap = new DueHeap<Entry>();
   private readonly live = new Map<number, Entry>();
   private timer: NodeJS.Timeout | null = null;
+  private immediate: NodeJS.Immediate | null = null;
   private timerDue = Infinity;
   private closed = false;
   readonly lateness = new LatenessStats();
@@ -57,35 +61,51 @@ export class FixedBackend implements Backend {
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
     this.timer = null;
+    this.immediate = null;
     this.heap.clear();
     this.live.clear();
   }
 
+  /** Wakes at the earliest due time; at once (setImmediate, no 1 ms timer floor) when overdue. */
   private arm(): void {
     const top = this.heap.peek();
-    if (!top || this.closed) return;
+    if (!top || this.closed || this.immediate) return;
+    const delay = top.due - this.now();
+    if (delay <= 0) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      this.timerDue = Infinity;
+      this.immediate = setImmediate(this.tick);
+      return;
+    }
     if (this.timer && this.timerDue <= top.due) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerDue = top.due;
-    this.timer = setTimeout(this.tick, Math.max(0, top.due - this.now()));
+    this.timer = setTimeout(this.tick, delay);
   }
 
   /**
-   * One pass: every entry with due ≤ now emits its due tokens (normally one; several when the
+   * One pass: every entry due by now emits its due tokens (normally one; several when the
    * server fell behind, then written together by one flush) and is re-queued at its next due.
+   * `now` is refreshed as the pass goes, so tokens falling due during a long pass are served
+   * in it rather than after another timer; a pass yields to I/O after MAX_PASS_MS.
+   * Lateness is recorded per stream served: (time served − due time).
    */
   private readonly tick = (): void => {
     this.timer = null;
     this.timerDue = Infinity;
-    const now = this.now();
+    this.immediate = null;
     const heap = this.heap;
-    const first = heap.peek();
-    if (first && first.due <= now) this.lateness.record(now - first.due);
     const n = this.perTokenMs;
+    const start = this.now();
+    let now = start;
+    let served = 0;
     let e = heap.peek();
     while (e && e.due <= now) {
       heap.pop();
+      this.lateness.record(now - e.due);
       const sink = e.sink;
       const last = e.req.outputTokens;
       while (!e.cancelled && e.k < last && e.due <= now) {
@@ -102,6 +122,10 @@ export class FixedBackend implements Backend {
         } else {
           heap.push(e);
         }
+      }
+      if ((++served & 15) === 0) {
+        now = this.now();
+        if (now - start > MAX_PASS_MS) break;
       }
       e = heap.peek();
     }
