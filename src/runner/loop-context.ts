@@ -10,10 +10,15 @@ import { GrowableF64 } from './growable.js';
 import type { ProgressSnapshot } from './progress.js';
 import type { Shard } from './shard.js';
 
-export interface Sender {
-  send(rec: RequestRecord, item: WorkItem): Promise<RequestRecord>;
+/** What the loop needs of a target: prepare a request ahead of time, send it, cancel all. */
+export interface Sender<P = unknown> {
+  prepare(item: WorkItem): P;
+  send(rec: RequestRecord, prepared: P): Promise<RequestRecord>;
   cancelAll(): void;
 }
+
+/** How long before a due time the timer wakes the loop (see sleepUntil). */
+const TIMER_SLACK_MS = 1.5;
 
 export class LoopContext {
   readonly records: RequestRecord[] = [];
@@ -64,6 +69,17 @@ export class LoopContext {
     });
   }
 
+  /**
+   * Sleeps until the clock reads `due`. A timer fires on a millisecond tick, up to ~1 ms late,
+   * so it is set to wake just before and the last stretch is waited out in setImmediate turns,
+   * which still let responses be read and timestamped meanwhile.
+   */
+  async sleepUntil(due: number): Promise<void> {
+    const early = due - this.clock() - TIMER_SLACK_MS;
+    if (early > 0) await this.sleep(early);
+    while (!this.stopped && this.clock() < due) await new Promise<void>((r) => setImmediate(r));
+  }
+
   countReached(localCount: number): boolean {
     return this.totalRequests !== null && localCount >= this.totalRequests;
   }
@@ -85,9 +101,14 @@ export class LoopContext {
    * the reply text there, then drop it unless text is kept).
    */
   launch(rec: RequestRecord, item: WorkItem, beforeRecord?: (r: RequestRecord) => void): Promise<RequestRecord> {
+    return this.launchPrepared(rec, this.sender.prepare(item), beforeRecord);
+  }
+
+  /** As launch, for a request prepared ahead of its due time. */
+  launchPrepared(rec: RequestRecord, prepared: unknown, beforeRecord?: (r: RequestRecord) => void): Promise<RequestRecord> {
     this.stats.sent++;
     this.stats.inflight++;
-    const p: Promise<RequestRecord> = this.sender.send(rec, item).then((r) => {
+    const p: Promise<RequestRecord> = this.sender.send(rec, prepared).then((r) => {
       if (this.dueWhenSent) r.scheduled_ms = r.sent_ms;
       beforeRecord?.(r);
       this.complete(r);

@@ -29,6 +29,12 @@ export interface TargetConfig {
   countTokens?: ((text: string) => number) | undefined;
 }
 
+export interface PreparedRequest {
+  item: WorkItem;
+  /** The serialized JSON body. */
+  body: Buffer;
+}
+
 /** Monotonic milliseconds since the run's start. */
 export type Clock = () => number;
 
@@ -77,8 +83,11 @@ export class HttpTarget {
     return this.policy.staleRetries;
   }
 
-  /** Sends `item`, filling `rec` (sent_ms, first_token_ms, chunk_ms, end_ms, tokens, status). */
-  send(rec: RequestRecord, item: WorkItem): Promise<RequestRecord> {
+  /**
+   * Serializes the request body ahead of time, so the moment of sending costs only the
+   * write (the open loop prepares the next request while it waits for its due time).
+   */
+  prepare(item: WorkItem): PreparedRequest {
     const body = Buffer.from(
       JSON.stringify(
         buildRequestBody(this.kind, item, {
@@ -89,6 +98,12 @@ export class HttpTarget {
         }),
       ),
     );
+    return { item, body };
+  }
+
+  /** Sends a prepared request, filling `rec` (sent_ms, first_token_ms, chunk_ms, end_ms, tokens, status). */
+  send(rec: RequestRecord, prepared: PreparedRequest): Promise<RequestRecord> {
+    const { item, body } = prepared;
     rec.requested_output_tokens = item.max_tokens;
     rec.client_prompt_tokens = item.prompt_tokens;
     rec.task = item.task;

@@ -53,7 +53,7 @@ export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: stri
   const start = performance.now();
   const target = new HttpTarget({ ...cfg, model, timeoutMs: probeTimeout, keepText: false }, () => performance.now() - start);
   try {
-    const rec = await target.send(emptyRecord(0, 0), {
+    const rec = await target.send(emptyRecord(0, 0), target.prepare({
       prompt: 'Say hello.',
       messages: null,
       prompt_tokens: null,
@@ -62,7 +62,7 @@ export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: stri
       expected: null,
       session: null,
       turn: null,
-    });
+    }));
     if (rec.status !== 'ok') {
       const where = `${cfg.baseUrl}${cfg.path}`;
       throw new UserError(`pre-flight request to ${where} failed: ${rec.error_message ?? rec.error_class ?? rec.status}`);

@@ -56,7 +56,7 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
     expect(stdout).toMatch(/Output tokens\/s/);
     expect(stdout).toMatch(/Goodput/);
     // VALID on a quiet machine; a loaded one (parallel test files) may rightly say INVALID with reasons.
-    expect(stdout).toMatch(/Run validity: (VALID|INVALID — [^\n]*\n  - client)/);
+    expect(stdout).toMatch(/Run validity: (VALID|INVALID — [^\n]*\n {2}- client)/);
     if (process.env.SHOW_VALIDITY) console.log(stdout);
   });
 

@@ -17,6 +17,9 @@ class FakeSender implements Sender {
   private cancelled = false;
   private readonly waiting = new Set<() => void>();
   constructor(private readonly latencyMs: number, private readonly clock: () => number) {}
+  prepare(item: WorkItem): WorkItem {
+    return item;
+  }
   async send(rec: RequestRecord): Promise<RequestRecord> {
     rec.sent_ms = this.clock();
     this.inflight++;

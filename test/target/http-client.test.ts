@@ -36,7 +36,7 @@ function target(baseUrl: string, over: Partial<TargetConfig> = {}): HttpTarget {
   );
 }
 
-const send = (t: HttpTarget, n = 8, id = 0): Promise<RequestRecord> => t.send(emptyRecord(id, 0), item(n));
+const send = (t: HttpTarget, n = 8, id = 0): Promise<RequestRecord> => t.send(emptyRecord(id, 0), t.prepare(item(n)));
 
 describe('HttpTarget against the simulator', () => {
   let vllm: SimServer;

@@ -4,7 +4,7 @@
  * in flight; they go out late, and the lag stays visible as sent_ms − scheduled_ms.
  */
 import type { RequestRecord } from '../../record/record.js';
-import type { WorkItem, Workload } from '../../workload/types.js';
+import type { Workload } from '../../workload/types.js';
 import type { LoopContext } from '../loop-context.js';
 import { globalIndex } from '../shard.js';
 
@@ -16,35 +16,35 @@ export interface OpenLoopPlan {
 }
 
 export async function runOpenLoop(ctx: LoopContext, plan: OpenLoopPlan, workload: Workload): Promise<void> {
-  const queue: Array<{ rec: RequestRecord; item: WorkItem }> = [];
+  const queue: Array<{ rec: RequestRecord; prepared: unknown }> = [];
   const max = plan.maxConcurrency ?? Infinity;
   const stats = ctx.stats;
   const drainQueue = (): void => {
     while (queue.length > 0 && stats.inflight < max && !ctx.stopped) {
       const next = queue.shift()!;
       stats.queued = queue.length;
-      void ctx.launch(next.rec, next.item).then(drainQueue);
+      void ctx.launchPrepared(next.rec, next.prepared).then(drainQueue);
     }
   };
   let i = 0;
   let next = plan.arrivals.next();
+  // The next request is built (prompt, JSON body) before its due time, so sending it costs only the write.
+  let prepared = next.done ? null : ctx.sender.prepare(workload.next());
   while (!ctx.stopped && !next.done && !ctx.countReached(i) && !ctx.timeUp(next.value)) {
     const due = next.value;
-    const now = ctx.clock();
-    if (due > now) {
-      // A timer can fire up to ~1 ms late; that lateness is measured as dispatch lag.
-      await ctx.sleep(due - now);
+    if (due > ctx.clock()) {
+      await ctx.sleepUntil(due);
       continue;
     }
-    ctx.dispatchLag.push(now - due);
+    ctx.dispatchLag.push(ctx.clock() - due);
     const rec = ctx.newRecord(globalIndex(ctx.shard, i++), due);
-    const item = workload.next();
-    if (stats.inflight < max) void ctx.launch(rec, item).then(drainQueue);
+    if (stats.inflight < max) void ctx.launchPrepared(rec, prepared).then(drainQueue);
     else {
-      queue.push({ rec, item });
+      queue.push({ rec, prepared });
       stats.queued = queue.length;
     }
     next = plan.arrivals.next();
+    if (!next.done && !ctx.countReached(i)) prepared = ctx.sender.prepare(workload.next());
     // Yield to I/O between bursts so responses are timestamped while we dispatch.
     if ((i & 63) === 0) await new Promise<void>((r) => setImmediate(r));
   }

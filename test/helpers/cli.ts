@@ -1,0 +1,27 @@
+/** Runs the CLI in-process with captured output. */
+import { Writable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function sink(): Writable & { text: string } {
+  const w = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      w.text += chunk.toString();
+      cb();
+    },
+  }) as Writable & { text: string };
+  w.text = '';
+  return w;
+}
+
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const stdout = sink();
+  const stderr = sink();
+  const code = await main(argv, { stdout, stderr, env, signal: new AbortController().signal });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
