@@ -10,7 +10,7 @@
  * Prints a JSON summary; targets are reported, not asserted.
  */
 import { fork } from 'node:child_process';
-import { loadavg } from 'node:os';
+import { loadavg, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startSimServer } from '../src/sim/server.js';
 import { mulberry32 } from '../src/sim/text.js';
@@ -35,6 +35,8 @@ async function realTime(streams: number, perTokenMs: number, maxTokens: number):
   });
   const rampMs = 2000;
   const client = fork(fileURLToPath(new URL('./sim-load-client.js', import.meta.url)), [String(server.port), String(streams), String(maxTokens), String(rampMs)], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv: [] });
+  // The load generator runs at a lower priority, so it does not take the server's core.
+  if (client.pid !== undefined) setPriority(client.pid, 10);
   let out = '';
   client.stdout?.on('data', (b: Buffer) => (out += b.toString()));
   // Measure a 4 s window while (nearly) all streams are open: wait for the ramp (the client
