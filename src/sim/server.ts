@@ -71,7 +71,7 @@ export interface SimServer {
   readonly groundTruth: GroundTruthEntry[];
   /** Scheduler state now (running, waiting, KV usage, cumulative counters). */
   stats(): BackendStats;
-  /** How late the timers fired against the schedule. */
+  /** Lateness against the schedule: per stream served (fixed timing) or per step end (engine). */
   lateness(): LatenessSummary;
   /** Starts a new lateness measurement window. */
   resetLateness(): void;
