@@ -51,7 +51,8 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
         ? { kind: 'fixed' as const, prefillMs: spec.sim.prefill_ms ?? 0, perTokenMs: spec.sim.per_token_ms ?? 0 }
         : { kind: 'engine' as const, hardware: spec.sim.hardware, model: profile };
       try {
-        sim = await startSimServer({ timing, modelName: profile, seed: spec.load.seed });
+        // The simulator counts prompts the way the client does (its tokenizer, or the shared estimate).
+        sim = await startSimServer({ timing, modelName: profile, seed: spec.load.seed, ...(workload.countTokens ? { countTokens: workload.countTokens.bind(workload) } : {}) });
       } catch (err) {
         throw new UserError(`simulator: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
       }

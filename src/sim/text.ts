@@ -3,14 +3,15 @@
  * "generates", and a small seeded RNG. No real tokenizer is needed: the simulator only has
  * to be self-consistent (its `usage` is the truth the client is checked against).
  */
+import { estimateCount } from '../util/token-estimate.js';
 
 /**
- * Prompt tokens of a string: ⌈chars / 4⌉, at least 1 for a non-empty string.
- * 4 characters per token is the usual rule of thumb for English BPE vocabularies
- * (OpenAI's tokenizer guide; Llama 3's 128k vocabulary is close to it).
+ * Prompt tokens of a string: the project's tokenizer-free estimate (src/util/token-estimate.ts),
+ * the same one the client uses without --tokenizer, so the simulator's usage agrees with the
+ * client's count. A real tokenizer can be plugged in with SimServerOptions.countTokens.
  */
 export function estimateTokens(text: string): number {
-  return text.length === 0 ? 0 : Math.max(1, Math.ceil(text.length / 4));
+  return estimateCount(text);
 }
 
 /**

@@ -2,6 +2,7 @@
  * Token counting. A `Tokenizer` is anything that turns text into token ids; the estimate needs
  * no vocabulary (see `estimateTokenizer`).
  */
+import { estimateCount } from '../util/token-estimate.js';
 
 export interface Tokenizer {
   /** Name for result.json: `estimate`, `llama3`, `cl100k_base`, a path, … */
@@ -25,6 +26,8 @@ export interface Tokenizer {
  * Exact for synthetic prompts (built from `WORDS`, all ≤ 10 letters); accuracy on real text is
  * measured in test/workload/tokenizer.test.ts and docs/workloads.md.
  */
+export { estimateCount };
+
 export const estimateTokenizer: Tokenizer = {
   name: 'estimate',
   exact: false,
@@ -32,21 +35,3 @@ export const estimateTokenizer: Tokenizer = {
   count: (text) => estimateCount(text),
 };
 
-const PIECE = / ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+/gu;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-const NON_LATIN = /[^\p{Script=Latin}]/u;
-
-export function estimateCount(text: string): number {
-  let n = 0;
-  for (const m of text.matchAll(PIECE)) {
-    const piece = m[0];
-    const body = piece.length > 1 && piece.charCodeAt(0) === 32 ? piece.slice(1) : piece;
-    const c = body.codePointAt(0) ?? 0;
-    if (body.length === 0 || /\s/u.test(body[0] as string)) n += 1;
-    else if (!/\p{L}/u.test(String.fromCodePoint(c))) n += 1;
-    else if (CJK.test(body)) n += Math.ceil([...body].length * 0.7);
-    else if (NON_LATIN.test(body)) n += Math.ceil([...body].length / 5);
-    else n += Math.ceil(body.length / 10);
-  }
-  return n;
-}

@@ -6,7 +6,7 @@ describe('/metrics (Prometheus text, vLLM names)', () => {
   it('exposes vLLM gauges, counters and histograms with types, counting what was served', async () => {
     const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 5, perTokenMs: 2 } });
     try {
-      for (let i = 0; i < 3; i++) await postSse(`${s.url}/v1/completions`, { prompt: 'abcdefgh', max_tokens: 4, ignore_eos: true, stream: true });
+      for (let i = 0; i < 3; i++) await postSse(`${s.url}/v1/completions`, { prompt: 'abcdefgh ijklmnop', max_tokens: 4, ignore_eos: true, stream: true });
       const res = await fetch(`${s.url}/metrics`);
       expect(res.headers.get('content-type')).toContain('text/plain');
       const t = await res.text();
@@ -18,7 +18,7 @@ describe('/metrics (Prometheus text, vLLM names)', () => {
         ['vllm:time_per_output_token_seconds', 'histogram'], ['vllm:e2e_request_latency_seconds', 'histogram'], ['vllm:request_queue_time_seconds', 'histogram'],
       ]) expect(t).toContain(`# TYPE ${name} ${type}\n`);
       expect(t).toContain('vllm:num_requests_running{model_name="sim-llama-3.1-8b",engine="0"} 0.0');
-      expect(metric(t, 'vllm:prompt_tokens_total')).toBe(3 * 2); // ⌈8/4⌉ = 2 per request
+      expect(metric(t, 'vllm:prompt_tokens_total')).toBe(3 * 2); // 'abcdefgh' ' ijklmnop': 2 per request
       expect(metric(t, 'vllm:generation_tokens_total')).toBe(12);
       expect(metric(t, 'vllm:request_success_total', 'finished_reason="length"')).toBe(3);
       expect(metric(t, 'vllm:time_to_first_token_seconds_count')).toBe(3);
@@ -122,7 +122,7 @@ describe('/metrics in the llama.cpp dialect', () => {
     try {
       await postSse(`${s.url}/v1/completions`, { prompt: 'abcdefgh', max_tokens: 5, ignore_eos: true, stream: true });
       const t = await scrape(s.url);
-      expect(t).toContain('# TYPE llamacpp:prompt_tokens_total counter\nllamacpp:prompt_tokens_total 2.0\n');
+      expect(t).toContain('# TYPE llamacpp:prompt_tokens_total counter\nllamacpp:prompt_tokens_total 1.0\n');
       expect(t).toContain('llamacpp:tokens_predicted_total 5.0\n');
       expect(t).toContain('llamacpp:requests_processing 0.0\n');
       expect(t).not.toContain('vllm:');
