@@ -96,7 +96,9 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       writer = new RecordsWriter(dir.recordsPath);
     }
     const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr as NodeJS.WriteStream), io.stderr as NodeJS.WriteStream);
-    const workers = load.workers ?? availableParallelism();
+    // One core stays with the coordinator (records, progress, an in-process simulator): on 2 cores,
+    // 1 worker kept send lag p99 at 0.2 ms at 1,000 req/s where 2 workers gave 2 ms (docs/performance.md).
+    const workers = load.workers ?? Math.max(1, availableParallelism() - 1);
     const jobFor = (offset: number, step: number): LoadJob => ({
       load,
       target: spec.target,

@@ -41,7 +41,7 @@ export const LOAD_FLAGS: FlagDef[] = [
   { flag: '--warmup <n|duration>', path: ['load', 'warmup'], kind: 'string', help: 'excluded from figures at the start: a request count (20) or a duration (30s)' },
   { flag: '--cooldown <n|duration>', path: ['load', 'cooldown'], kind: 'string', help: 'excluded from figures at the end: a request count, or a duration with --duration' },
   { flag: '--grace <duration>', path: ['load', 'grace_ms'], kind: 'string', help: 'after --duration, how long in-flight requests may finish before they are cancelled (default 30s)' },
-  { flag: '--workers <n>', path: ['load', 'workers'], kind: 'int', help: 'worker threads sending the load (default: one per core; 0 = main thread)' },
+  { flag: '--workers <n>', path: ['load', 'workers'], kind: 'int', help: 'worker threads sending the load (default: cores − 1, at least 1; 0 = main thread)' },
   { flag: '--seed <n>', path: ['load', 'seed'], kind: 'int', help: 'seed of the schedule and the prompts (default 0)' },
   { flag: '--goodput <slo...>', path: ['goodput'], kind: 'list', help: 'per-request SLOs for goodput, e.g. ttft:500 tpot:50 e2el:10s (bare numbers: ms)' },
 ];

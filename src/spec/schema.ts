@@ -52,7 +52,7 @@ export const LoadSpecSchema = z
     cooldown: countOrDuration('Excluded from figures at the end: a request count or a duration.').prefault(0),
     grace_ms: durationMs('s', 'After --duration, how long in-flight requests may finish before they are cancelled.').default(30_000),
     seed: z.number().int().default(0),
-    workers: z.number().int().nonnegative().nullable().default(null).describe('Worker threads sending the load (null: one per available core; 0: the main thread).'),
+    workers: z.number().int().nonnegative().nullable().default(null).describe('Worker threads sending the load (null: available cores − 1, at least 1; 0: the main thread).'),
   })
   .strict();
 
