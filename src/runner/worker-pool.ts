@@ -10,15 +10,8 @@ import { prepareJob, type JobHooks, type JobOutcome, type LoadJob } from './load
 import { hrtimeNowNs } from './run-clock.js';
 import type { ProgressSnapshot } from './progress.js';
 
-export interface PoolOutcome {
-  records: RequestRecord[];
-  dispatchLagMs: Float64Array;
-  interrupted: boolean;
-  /** Worst thread. */
-  eventLoopDelayP99Ms: number | null;
-  eventLoopUtilization: number;
-  staleSocketRetries: number;
-}
+/** The merged outcome of every shard: records of all, the worst thread's health. */
+export type PoolOutcome = JobOutcome;
 
 /**
  * Starts the worker script next to this module. Under a TypeScript runner (the tests run

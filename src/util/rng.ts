@@ -1,11 +1,17 @@
 /**
- * Seeded pseudo-random numbers. sfc32 (Small Fast Counting, 128-bit state) seeded by
- * splitmix32: fast, passes PractRand to 2^40+, and reproducible across platforms because
- * it uses only 32-bit integer arithmetic. Not for cryptography.
+ * A small seeded PRNG (sfc32, seeded through splitmix32) and the samplers built on it.
+ * Deterministic across platforms: only 32-bit integer arithmetic and Math.imul.
  */
+
 export interface Rng {
-  /** Uniform in [0, 1). */
+  /** Uniform float in [0, 1). */
   next(): number;
+  /** Uniform integer in [lo, hi] (both inclusive). */
+  int(lo: number, hi: number): number;
+  /** Standard normal N(0, 1) (Box–Muller). */
+  normal(): number;
+  /** A new independent generator derived from this one's stream. */
+  fork(): Rng;
 }
 
 function splitmix32(seed: number): () => number {
@@ -13,42 +19,82 @@ function splitmix32(seed: number): () => number {
   return () => {
     s = (s + 0x9e3779b9) >>> 0;
     let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
     return (z ^ (z >>> 16)) >>> 0;
   };
 }
 
-export function createRng(seed: number): Rng {
-  const init = splitmix32(Math.floor(seed));
+/** Seed may be any finite number; strings are hashed (FNV-1a) so labels can derive sub-seeds. */
+export function createRng(seed: number | string): Rng {
+  const s = typeof seed === 'string' ? fnv1a(seed) : hashNumber(seed);
+  const init = splitmix32(s);
   let a = init();
   let b = init();
   let c = init();
   let d = init();
-  return {
-    next(): number {
-      const t = (((a + b) >>> 0) + d) >>> 0;
-      d = (d + 1) >>> 0;
-      a = b ^ (b >>> 9);
-      b = (c + (c << 3)) >>> 0;
-      c = (c << 21) | (c >>> 11);
-      c = (c + t) >>> 0;
-      return t / 4294967296;
-    },
+  const u32 = (): number => {
+    const t = (((a + b) >>> 0) + d) >>> 0;
+    d = (d + 1) >>> 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) >>> 0;
+    c = ((c << 21) | (c >>> 11)) >>> 0;
+    c = (c + t) >>> 0;
+    return t;
   };
+  for (let i = 0; i < 12; i++) u32();
+  let spare: number | null = null;
+  const rng: Rng = {
+    next: () => u32() / 4294967296,
+    int: (lo, hi) => lo + Math.floor((u32() / 4294967296) * (hi - lo + 1)),
+    normal: () => {
+      if (spare !== null) {
+        const v = spare;
+        spare = null;
+        return v;
+      }
+      let u = 0;
+      while (u === 0) u = u32() / 4294967296;
+      const v = u32() / 4294967296;
+      const r = Math.sqrt(-2 * Math.log(u));
+      spare = r * Math.sin(2 * Math.PI * v);
+      return r * Math.cos(2 * Math.PI * v);
+    },
+    fork: () => createRng(u32() ^ (u32() << 1)),
+  };
+  return rng;
+}
+
+export function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+function hashNumber(seed: number): number {
+  if (!Number.isFinite(seed)) return 0;
+  const lo = seed >>> 0;
+  const hi = Math.floor(seed / 4294967296) >>> 0;
+  return (lo ^ Math.imul(hi, 0x9e3779b1)) >>> 0;
+}
+
+/** Fisher–Yates shuffle in place. */
+export function shuffle<T>(rng: Rng, items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    const t = items[i] as T;
+    items[i] = items[j] as T;
+    items[j] = t;
+  }
+  return items;
 }
 
 /** Exponential with the given mean (inverse CDF). */
 export function sampleExponential(rng: Rng, mean: number): number {
   return -Math.log(1 - rng.next()) * mean;
-}
-
-/** Standard normal by Box–Muller (one of the pair; simplicity over speed). */
-export function sampleStandardNormal(rng: Rng): number {
-  let u = rng.next();
-  while (u === 0) u = rng.next();
-  const v = rng.next();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 
 /**
@@ -66,7 +112,7 @@ export function sampleGamma(rng: Rng, shape: number, scale: number): number {
     let x: number;
     let v: number;
     do {
-      x = sampleStandardNormal(rng);
+      x = rng.normal();
       v = 1 + c * x;
     } while (v <= 0);
     v = v * v * v;

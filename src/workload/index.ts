@@ -9,5 +9,5 @@ export { createWorkload } from './create.js';
 export type { Tokenizer } from './tokenizer.js';
 export { estimateCount, estimateTokenizer } from './tokenizer.js';
 export { loadTokenizer } from './tokenizers/load.js';
-export type { Rng } from './rng.js';
-export { createRng } from './rng.js';
+export type { Rng } from '../util/rng.js';
+export { createRng } from '../util/rng.js';

@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { UserError } from '../errors/user-error.js';
-import type { Rng } from './rng.js';
-import { createRng } from './rng.js';
+import type { Rng } from '../util/rng.js';
+import { createRng } from '../util/rng.js';
 import type { LengthDist } from './spec.js';
 
 export type LengthSampler = () => number;

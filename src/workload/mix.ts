@@ -6,7 +6,7 @@
  * another task's prompts.
  */
 import { UserError } from '../errors/user-error.js';
-import { createRng, fnv1a } from './rng.js';
+import { createRng, fnv1a } from '../util/rng.js';
 import type { SubWorkloadSpec, TaskSpec, WorkloadSpec } from './spec.js';
 import type { Session, TimedItem, WorkItem, Workload, WorkloadOptions } from './types.js';
 

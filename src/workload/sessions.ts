@@ -13,7 +13,7 @@
  * prompt), the others get fresh ids; the system prompt's full blocks share ids across sessions.
  */
 import { lengthSampler, nominalMean } from './lengths.js';
-import type { Rng } from './rng.js';
+import type { Rng } from '../util/rng.js';
 import type { SubWorkloadSpec } from './spec.js';
 import type { TextMaker } from './synthetic.js';
 import type { ChatMessage, Session, WorkItem, Workload } from './types.js';

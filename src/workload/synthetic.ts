@@ -5,8 +5,8 @@
  * result is token-exact. Each call draws fresh words: distinct requests share no prefix beyond
  * what was asked for (not trivially cacheable), like vLLM's random dataset.
  */
-import type { Rng } from './rng.js';
-import { createRng } from './rng.js';
+import type { Rng } from '../util/rng.js';
+import { createRng } from '../util/rng.js';
 import type { Tokenizer } from './tokenizer.js';
 import { estimateTokenizer } from './tokenizer.js';
 import { WORDS } from './words.js';

@@ -1,23 +1,11 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { runCli } from '../helpers/cli.js';
-
-function capture(): Writable & { text: string } {
-  const w = new Writable({
-    write(chunk: Buffer, _e, cb) {
-      w.text += chunk.toString();
-      cb();
-    },
-  }) as Writable & { text: string };
-  w.text = '';
-  return w;
-}
+import { runCli, sink } from '../helpers/cli.js';
 
 describe('infermeter sim serve', () => {
   it('serves the OpenAI API with the requested faults until stopped', async () => {
-    const stdout = capture();
-    const stderr = capture();
+    const stdout = sink();
+    const stderr = sink();
     const ac = new AbortController();
     const exit = main(['sim', 'serve', '--port', '0', '--prefill-ms', '1', '--per-token-ms', '1', '--fault-500-rate', '1'], { stdout, stderr, env: {}, signal: ac.signal });
     for (let i = 0; i < 100 && !/http:\/\/[\d.]+:\d+/.test(stdout.text); i++) await new Promise((r) => setTimeout(r, 20));

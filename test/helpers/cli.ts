@@ -8,7 +8,8 @@ export interface CliResult {
   stderr: string;
 }
 
-function sink(): Writable & { text: string } {
+/** A writable that collects what is written to it. */
+export function sink(): Writable & { text: string } {
   const w = new Writable({
     write(chunk: Buffer, _enc, cb) {
       w.text += chunk.toString();

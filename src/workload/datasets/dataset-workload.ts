@@ -4,7 +4,7 @@
  * `random_output_len`.
  */
 import { lengthSampler, nominalMean } from '../lengths.js';
-import { createRng } from '../rng.js';
+import { createRng } from '../../util/rng.js';
 import { conversationSessions, describeSessions, sessionWorkload } from '../sessions.js';
 import type { SubWorkloadSpec } from '../spec.js';
 import type { TextMaker } from '../synthetic.js';

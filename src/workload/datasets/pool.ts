@@ -4,8 +4,8 @@
  * outside the filters is dropped from then on and counted in `filtered`.
  */
 import { UserError } from '../../errors/user-error.js';
-import type { Rng } from '../rng.js';
-import { shuffle } from '../rng.js';
+import type { Rng } from '../../util/rng.js';
+import { shuffle } from '../../util/rng.js';
 import type { SubWorkloadSpec } from '../spec.js';
 import type { Tokenizer } from '../tokenizer.js';
 import type { Entry } from './entries.js';

@@ -12,7 +12,7 @@
  * A cache with block size b can reuse only ⌊P/b⌋·b prefix tokens per hit.
  */
 import { lengthSampler, nominalMean } from '../lengths.js';
-import { createRng } from '../rng.js';
+import { createRng } from '../../util/rng.js';
 import type { SubWorkloadSpec } from '../spec.js';
 import type { TextMaker } from '../synthetic.js';
 import type { WorkItem, Workload } from '../types.js';

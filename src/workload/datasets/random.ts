@@ -7,8 +7,8 @@
  * prompt tokens = random_prefix_len + sampled input length, as in vLLM.
  */
 import { lengthSampler, nominalMean, vllmRange } from '../lengths.js';
-import type { Rng } from '../rng.js';
-import { createRng } from '../rng.js';
+import type { Rng } from '../../util/rng.js';
+import { createRng } from '../../util/rng.js';
 import type { SubWorkloadSpec } from '../spec.js';
 import type { TextMaker } from '../synthetic.js';
 import type { WorkItem, Workload } from '../types.js';

@@ -8,8 +8,8 @@
  * Send time: at_ms = (t − t₀) · trace_time_scale / trace_rate_scale, t₀ the earliest timestamp.
  */
 import { UserError } from '../../errors/user-error.js';
-import { createRng } from '../rng.js';
-import type { Rng } from '../rng.js';
+import { createRng } from '../../util/rng.js';
+import type { Rng } from '../../util/rng.js';
 import type { SubWorkloadSpec } from '../spec.js';
 import type { TextMaker } from '../synthetic.js';
 import type { TimedItem, WorkItem, Workload } from '../types.js';
