@@ -33,6 +33,8 @@ import { performance } from 'node:perf_hooks';
 import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
 import { PlainParser } from './clients.js';
 import { rawPost } from './raw-client.js';
+import { ConnectionPool } from '../src/target/http1/connection-pool.js';
+import { ResponseParser } from '../src/target/http1/response-parser.js';
 import { fmt, machine, percentile, startProcess } from './lib.js';
 
 interface StreamTimes {
@@ -67,6 +69,45 @@ function scannerStream(port: number, payload: string): Promise<StreamTimes> {
     });
     req.on('error', reject);
     req.end(payload);
+  });
+}
+
+/**
+ * The transport of src/target/http-client.ts: pooled keep-alive connections and the HTTP/1.1
+ * response parser of src/target/http1/, one clock read per network read, the scanner.
+ */
+const pools = new Map<number, ConnectionPool>();
+function http1Stream(port: number, payload: string): Promise<StreamTimes> {
+  let pool = pools.get(port);
+  if (!pool) pools.set(port, (pool = new ConnectionPool(new URL(`http://127.0.0.1:${port}/`))));
+  const p = pool;
+  return new Promise((resolve, reject) => {
+    const s = new OpenAIStreamScanner();
+    let id = -1;
+    let readAt = 0;
+    const { conn } = p.acquire(true);
+    const parser = new ResponseParser({
+      onHead: () => {},
+      onBody: (b) => {
+        s.push(b, readAt);
+        if (id < 0) id = Number(ID_RE.exec(Buffer.from(b.buffer, b.byteOffset, Math.min(b.length, 512)).toString('latin1'))?.[1] ?? -1);
+      },
+      onComplete: () => {
+        if (parser.reusable) p.release(conn);
+        else conn.destroy();
+        s.end(readAt);
+        resolve({ id, times: Array.from(s.contentTimes(), (t) => t + origin) });
+      },
+    });
+    conn.owner = {
+      onData: (b) => {
+        readAt = performance.now();
+        parser.push(b);
+      },
+      onClose: (err) => reject(err ?? new Error('closed')),
+    };
+    const body = Buffer.from(payload);
+    conn.socket.write(Buffer.concat([Buffer.from(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`, 'latin1'), body]));
   });
 }
 
@@ -152,8 +193,10 @@ export async function runTiming(opts: TimingOptions): Promise<TimingRow[]> {
     await Promise.all(Array.from({ length: 20 }, () => scannerStream(port, payload)));
     await Promise.all(Array.from({ length: 20 }, () => plainStream(port, payload)));
     await Promise.all(Array.from({ length: 20 }, () => rawStream(port, payload)));
+    await Promise.all(Array.from({ length: 20 }, () => http1Stream(port, payload)));
     for (const n of opts.streams) {
       for (const [client, fn] of [
+        ['infermeter', http1Stream],
         ['http+scanner', scannerStream],
         ['raw+scanner', rawStream],
         ['plain', plainStream],

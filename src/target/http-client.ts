@@ -3,13 +3,15 @@
  * fills its RequestRecord. It never throws for anything the server does: HTTP errors,
  * disconnects, malformed streams and timeouts become a status and an error class.
  *
- * Hot path per network read: one clock read and one scanner push; nothing else.
+ * HTTP/1.1 is spoken directly over pooled sockets (http1/): per network read the hot path is one
+ * clock read, the response parser's framing step, and one scanner push — no node:http
+ * IncomingMessage stream in between (why: docs/performance.md, section 3).
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { RequestRecord, ErrorClass, RequestStatus } from '../record/record.js';
 import type { WorkItem } from '../workload/types.js';
 import { ConnectionPolicy } from './connection-policy.js';
+import { ConnectionPool } from './http1/connection-pool.js';
+import { HttpParseError, ResponseParser } from './http1/response-parser.js';
 import { buildRequestBody, endpointKind, errorMessageOf, parseCompleteResponse, type EndpointKind } from './openai-body.js';
 import { OpenAIStreamScanner } from './stream-scanner.js';
 
@@ -40,47 +42,52 @@ export type Clock = () => number;
 
 const MAX_ERROR_BODY = 8192;
 
-class AbortReason extends Error {
-  constructor(readonly status: RequestStatus, readonly errorClass: ErrorClass) {
-    super(errorClass);
-  }
-}
-
-/** Why we aborted a request, set before destroy() so every event handler sees it whatever their order. */
-const abortReasons = new WeakMap<http.ClientRequest, AbortReason>();
-
-function abort(req: http.ClientRequest, reason: AbortReason): void {
-  if (!abortReasons.has(req)) abortReasons.set(req, reason);
-  req.destroy(reason);
+/** One request attempt on one connection; `abort` ends it with the given outcome. */
+interface InFlight {
+  abort(status: RequestStatus, errorClass: ErrorClass): void;
 }
 
 export class HttpTarget {
   readonly kind: EndpointKind;
   private readonly url: URL;
-  private readonly mod: typeof http | typeof https;
-  private readonly agent: http.Agent;
+  private readonly pool: ConnectionPool;
   private readonly policy = new ConnectionPolicy();
-  private readonly baseHeaders: Record<string, string>;
-  private readonly inflight = new Set<http.ClientRequest>();
+  /** Request line and headers up to (not including) content-length. */
+  private readonly headPrefix: string;
+  private readonly inflight = new Set<InFlight>();
   private cancelled = false;
 
   constructor(readonly config: TargetConfig, private readonly clock: Clock) {
     this.url = new URL(config.path.replace(/^\//, ''), config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`);
+    if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new Error(`unsupported protocol ${this.url.protocol}`);
     this.kind = endpointKind(config.path);
-    this.mod = this.url.protocol === 'https:' ? https : http;
-    this.agent = new this.mod.Agent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' });
-    this.baseHeaders = {
+    this.pool = new ConnectionPool(this.url);
+    const headers: Record<string, string> = {
+      host: this.url.host,
       'content-type': 'application/json',
       accept: config.stream ? 'text/event-stream' : 'application/json',
       'user-agent': 'infermeter',
-      ...config.headers,
     };
-    if (config.apiKey) this.baseHeaders.authorization = `Bearer ${config.apiKey}`;
+    for (const [k, v] of Object.entries(config.headers)) headers[k.toLowerCase()] = v;
+    if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
+    delete headers['content-length'];
+    delete headers['transfer-encoding'];
+    let head = `POST ${this.url.pathname}${this.url.search} HTTP/1.1\r\n`;
+    for (const [k, v] of Object.entries(headers)) {
+      if (/[\r\n]/.test(k + v)) throw new Error(`header ${k} contains a line break`);
+      head += `${k}: ${v}\r\n`;
+    }
+    this.headPrefix = head;
   }
 
   /** Requests retried after meeting a server-closed socket (a diagnostic for result.json). */
   get staleSocketRetries(): number {
     return this.policy.staleRetries;
+  }
+
+  /** Whether connections are still pooled (false once the server was seen closing each one). */
+  get poolsConnections(): boolean {
+    return this.policy.pooling(this.pool);
   }
 
   /**
@@ -119,92 +126,113 @@ export class HttpTarget {
       resolve(rec);
       return;
     }
-    const pooled = this.policy.poolConnections;
-    const headers: Record<string, string | number> = { ...this.baseHeaders, 'content-length': body.length };
-    if (!pooled) headers.connection = 'close';
+    const pooled = this.policy.pooling(this.pool);
+    const { conn, reused } = this.pool.acquire(pooled);
     const scanner = this.config.stream ? new OpenAIStreamScanner({ keepText: this.config.keepText || !!this.config.countTokens }) : null;
-    let gotResponse = false;
+    let ok = false;
+    let gotBytes = false;
     let settled = false;
-    const finish = () => {
-      if (settled) return;
+    let readAt = 0;
+    const other: Buffer[] = [];
+    let otherBytes = 0;
+    let aborted: { status: RequestStatus; errorClass: ErrorClass } | null = null;
+
+    const settle = (): void => {
       settled = true;
       clearTimeout(timer);
-      this.inflight.delete(req);
+      this.inflight.delete(handle);
+    };
+    const finish = (): void => {
+      settle();
       resolve(rec);
     };
-
-    const req = this.mod.request(this.url, { method: 'POST', headers, agent: pooled ? this.agent : false });
-    this.inflight.add(req);
-    const timer = setTimeout(() => abort(req, new AbortReason('timeout', 'timeout')), this.config.timeoutMs);
-
-    req.on('response', (res) => {
-      gotResponse = true;
-      rec.http_status = res.statusCode ?? null;
-      const ok = res.statusCode === 200;
-      const errChunks: Buffer[] = [];
-      let errBytes = 0;
-      res.on('data', (buf: Buffer) => {
-        if (ok && scanner) scanner.push(buf, this.clock());
-        else if (errBytes < MAX_ERROR_BODY || ok) {
-          errChunks.push(buf);
-          errBytes += buf.length;
+    const parser = new ResponseParser({
+      onHead: (h) => {
+        rec.http_status = h.status;
+        ok = h.status === 200;
+      },
+      onBody: (b) => {
+        if (ok && scanner) scanner.push(b, readAt);
+        else if (otherBytes < MAX_ERROR_BODY || (ok && !scanner)) {
+          other.push(Buffer.from(b));
+          otherBytes += b.length;
         }
-      });
-      res.on('end', () => {
+      },
+      onComplete: () => {
+        if (settled) return;
+        rec.end_ms = readAt;
+        if (parser.reusable && pooled) this.pool.release(conn);
+        else {
+          conn.owner = null;
+          conn.destroy();
+        }
+        this.completed(rec, ok, scanner, Buffer.concat(other).toString('utf8'), readAt);
+        finish();
+      },
+    });
+    const handle: InFlight = {
+      abort: (status, errorClass) => {
+        if (settled || aborted) return;
+        aborted = { status, errorClass };
+        conn.destroy(); // onClose records it, with what arrived
+      },
+    };
+    conn.owner = {
+      onData: (b) => {
+        if (settled) return;
+        readAt = this.clock();
+        gotBytes = true;
+        try {
+          parser.push(b);
+        } catch (err) {
+          if (!(err instanceof HttpParseError)) throw err;
+          rec.end_ms = readAt;
+          fail(rec, 'error', 'malformed_stream', `invalid HTTP response: ${err.message}`);
+          conn.owner = null;
+          conn.destroy();
+          finish();
+        }
+      },
+      onClose: (err) => {
+        if (settled) return;
         const now = this.clock();
+        if (!aborted && !gotBytes && reused && attemptNo === 0) {
+          // The server had closed this pooled connection: it never saw the request. Retry once, fresh.
+          settle();
+          this.policy.staleRetries++;
+          this.attempt(rec, body, attemptNo + 1, resolve);
+          return;
+        }
+        if (!aborted && parser.started && parser.end()) return; // close-delimited body: onComplete ran
         rec.end_ms = now;
-        this.policy.responseDone(req.socket);
-        const text = Buffer.concat(errChunks).toString('utf8');
-        if (!ok) failHttp(rec, res.statusCode ?? 0, text);
-        else if (scanner) {
+        if (scanner && parser.started && ok) {
           scanner.end(now);
           this.finishStream(rec, scanner);
-        } else this.finishComplete(rec, text, now);
-        finish();
-      });
-      // Premature close surfaces as 'error' on res too; 'close' below records it.
-      res.on('error', () => {});
-      res.on('close', () => {
-        if (settled || res.complete) return;
-        // The body did not complete: the server dropped the connection, or we aborted it.
-        const reason = abortReasons.get(req);
-        rec.end_ms = this.clock();
-        if (scanner) {
-          scanner.end(rec.end_ms);
-          this.finishStream(rec, scanner);
         }
-        if (reason) fail(rec, reason.status, reason.errorClass, `${reason.errorClass} after ${Math.round(rec.end_ms - rec.sent_ms)} ms`);
-        else fail(rec, 'error', 'disconnect', 'connection closed before the response completed');
+        if (aborted) {
+          const what = parser.started ? '' : ', before any response';
+          fail(rec, aborted.status, aborted.errorClass, `${aborted.errorClass} after ${Math.round(now - rec.sent_ms)} ms${what}`);
+        } else if (!parser.started) {
+          fail(rec, 'error', gotBytes ? 'disconnect' : 'connect', `${err?.code ?? 'closed'}: ${err?.message ?? 'connection closed before any response'}`);
+        } else fail(rec, 'error', 'disconnect', 'connection closed before the response completed');
         finish();
-      });
-    });
-
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      if (settled) return;
-      if (err instanceof AbortReason) {
-        if (gotResponse) return; // the response's 'close' handler records it with what arrived
-        rec.end_ms = this.clock();
-        fail(rec, err.status, err.errorClass, `${err.errorClass} after ${Math.round(rec.end_ms - rec.sent_ms)} ms, before any response`);
-        finish();
-        return;
-      }
-      if (this.policy.shouldRetry(req.reusedSocket, gotResponse, err, attemptNo)) {
-        settled = true;
-        clearTimeout(timer);
-        this.inflight.delete(req);
-        this.policy.staleRetries++;
-        this.attempt(rec, body, attemptNo + 1, resolve);
-        return;
-      }
-      if (gotResponse) return; // reported by the response's 'close'
-      rec.end_ms = this.clock();
-      fail(rec, 'error', 'connect', `${err.code ?? 'error'}: ${err.message}`);
-      finish();
-    });
-
+      },
+    };
+    this.inflight.add(handle);
+    const timer = setTimeout(() => handle.abort('timeout', 'timeout'), this.config.timeoutMs);
+    const head = `${this.headPrefix}${pooled ? '' : 'connection: close\r\n'}content-length: ${body.length}\r\n\r\n`;
     // sent_ms: just before the request is written (after any concurrency gate upstream).
     rec.sent_ms = this.clock();
-    req.end(body);
+    conn.socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+  }
+
+  /** A complete response: a stream, a non-streaming body, or an HTTP error. */
+  private completed(rec: RequestRecord, ok: boolean, scanner: OpenAIStreamScanner | null, bodyText: string, now: number): void {
+    if (!ok) failHttp(rec, rec.http_status ?? 0, bodyText);
+    else if (scanner) {
+      scanner.end(now);
+      this.finishStream(rec, scanner);
+    } else this.finishComplete(rec, bodyText, now);
   }
 
   private finishStream(rec: RequestRecord, scan: OpenAIStreamScanner): void {
@@ -258,11 +286,11 @@ export class HttpTarget {
   /** Aborts every request in flight (status `cancelled`) and refuses new ones. */
   cancelAll(): void {
     this.cancelled = true;
-    for (const req of this.inflight) abort(req, new AbortReason('cancelled', 'cancelled'));
+    for (const f of [...this.inflight]) f.abort('cancelled', 'cancelled');
   }
 
   close(): void {
-    this.agent.destroy();
+    this.pool.close();
   }
 }
 

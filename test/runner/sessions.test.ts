@@ -52,23 +52,26 @@ describe('multi-turn sessions', () => {
     expect(out.code, out.stderr).toBe(0);
     const result = JSON.parse(out.stdout) as RunResult;
     expect(result.metrics.requests.total).toBe(12);
-    expect(result.by_turn!.first_turn.requests.total).toBe(4);
-    expect(result.by_turn!.later_turns.requests.total).toBe(8);
+    expect(result.metrics.requests.ok).toBe(12);
 
     const { records } = readRecordsFile(join(dir, readdirSync(dir)[0]!, 'records.jsonl'));
     const bySession = new Map<string, typeof records>();
     for (const r of records) bySession.set(r.session!, [...(bySession.get(r.session!) ?? []), r]);
-    expect(bySession.size).toBe(4);
+    // 12 requests over conversations of 3 turns: 4 whole ones, or a 5th cut short by the count
+    // when a user starts a conversation just before the other reserves the last requests.
+    expect(bySession.size).toBeGreaterThanOrEqual(4);
+    expect(result.by_turn!.first_turn.requests.total).toBe(bySession.size);
+    expect(result.by_turn!.later_turns.requests.total).toBe(12 - bySession.size);
     for (const turns of bySession.values()) {
       turns.sort((a, b) => a.turn! - b.turn!);
-      expect(turns.map((t) => t.turn)).toEqual([0, 1, 2]);
+      expect(turns.map((t) => t.turn)).toEqual([0, 1, 2].slice(0, turns.length));
       for (let k = 1; k < turns.length; k++) expect(turns[k]!.sent_ms - turns[k - 1]!.end_ms).toBeGreaterThanOrEqual(39);
       // Reply text is used for the history but not kept in the records without --keep-text.
       for (const t of turns) expect(t.output_text).toBeNull();
     }
     // Every later turn resends the reply the server actually gave to the previous turn.
     const laterTurns = bodies.filter((b) => b.messages.length > 1);
-    expect(laterTurns).toHaveLength(8);
+    expect(laterTurns).toHaveLength(12 - bySession.size);
     for (const b of laterTurns) {
       const assistant = b.messages[b.messages.length - 2]!;
       expect(assistant.role).toBe('assistant');

@@ -95,6 +95,60 @@ describe('HttpTarget against the simulator', () => {
       expect(r.output_tokens).toBe(3);
       expect(r.token_source).toBe('usage');
     }
+    // Having seen every connection closed after one response, the client stopped pooling.
+    expect(t.poolsConnections).toBe(false);
+  });
+});
+
+describe('HttpTarget connection reuse', () => {
+  it('keeps connections alive across requests to a well-behaved server', async () => {
+    let connections = 0;
+    const srv = await startTestServer((_req, res) => {
+      sseHeaders(res);
+      res.end(`${chunk('x', 'stop')}data: [DONE]\n\n`);
+    });
+    srv.server.on('connection', () => connections++);
+    const t = target(srv.url);
+    for (let i = 0; i < 20; i++) expect((await send(t, 1, i)).status).toBe('ok');
+    const parallel = await Promise.all(Array.from({ length: 5 }, (_, i) => send(t, 1, 100 + i)));
+    t.close();
+    await srv.close();
+    for (const r of parallel) expect(r.status).toBe('ok');
+    expect(connections).toBeLessThanOrEqual(5);
+    expect(t.poolsConnections).toBe(true);
+    expect(t.staleSocketRetries).toBe(0);
+  });
+
+  it('reads close-delimited and content-length bodies, and HTTP/1.0 servers', async () => {
+    const srv = await startTestServer((req, res) => {
+      const events = `${chunk('a')}${chunk('b', 'stop')}data: [DONE]\n\n`;
+      if (req.headers['x-mode'] === 'length') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'content-length': Buffer.byteLength(events) });
+        res.end(events);
+      } else {
+        // No length, no chunking: the body ends when the server closes the connection.
+        res.socket!.end(`HTTP/1.0 200 OK\r\ncontent-type: text/event-stream\r\n\r\n${events}`);
+      }
+    });
+    const t1 = target(srv.url, { headers: { 'x-mode': 'length' } });
+    const t2 = target(srv.url, { headers: { 'x-mode': 'close' } });
+    const [byLength, byClose] = await Promise.all([send(t1), send(t2)]);
+    t1.close();
+    t2.close();
+    await srv.close();
+    expect(byLength).toMatchObject({ status: 'ok', output_tokens: 2, finish_reason: 'stop' });
+    expect(byClose).toMatchObject({ status: 'ok', output_tokens: 2, finish_reason: 'stop' });
+  });
+
+  it('a response that is not HTTP is a malformed_stream error', async () => {
+    const srv = await startTestServer((_req, res) => {
+      res.socket!.end('SSH-2.0-OpenSSH_9.2\r\n\r\n');
+    });
+    const t = target(srv.url);
+    const rec = await send(t);
+    t.close();
+    await srv.close();
+    expect(rec).toMatchObject({ status: 'error', error_class: 'malformed_stream' });
   });
 });
 
