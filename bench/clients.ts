@@ -15,6 +15,8 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
 import { rawPost } from './raw-client.js';
+import { ConnectionPool } from '../src/target/http1/connection-pool.js';
+import { ResponseParser } from '../src/target/http1/response-parser.js';
 
 /** Content events seen by one stream. */
 export type StreamClient = (url: string) => Promise<number>;
@@ -118,8 +120,42 @@ export const scannerRaw: StreamClient = async (url) => {
   return s.contentEvents;
 };
 
+const http1Pools = new Map<string, ConnectionPool>();
+
+/** The transport of src/target/http-client.ts (src/target/http1/) + the scanner. */
+export const scannerHttp1: StreamClient = (url) => {
+  const u = new URL(url);
+  let pool = http1Pools.get(u.host);
+  if (!pool) http1Pools.set(u.host, (pool = new ConnectionPool(u)));
+  const p = pool;
+  return new Promise((resolve, reject) => {
+    const s = new OpenAIStreamScanner();
+    let readAt = 0;
+    const { conn } = p.acquire(true);
+    const parser = new ResponseParser({
+      onHead: () => {},
+      onBody: (b) => s.push(b, readAt),
+      onComplete: () => {
+        if (parser.reusable) p.release(conn);
+        else conn.destroy();
+        s.end(readAt);
+        resolve(s.contentEvents);
+      },
+    });
+    conn.owner = {
+      onData: (b) => {
+        readAt = performance.now();
+        parser.push(b);
+      },
+      onClose: (err) => reject(err ?? new Error('closed')),
+    };
+    conn.socket.write(`GET ${u.pathname}${u.search} HTTP/1.1\r\nhost: ${u.host}\r\n\r\n`);
+  });
+};
+
 export const CLIENTS: Record<string, StreamClient> = {
   plain: plainFetch,
+  infermeter: scannerHttp1,
   'fetch+scanner': scannerFetch,
   'http+scanner': scannerHttp,
   'raw+scanner': scannerRaw,
