@@ -78,6 +78,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       timeoutMs: spec.target.timeout_ms,
       keepText: spec.output.keep_text,
       countTokens: workload.countTokens?.bind(workload),
+      insecureTls: spec.target.tls_insecure,
     };
     let preflightInfo: Record<string, unknown> | null = null;
     if (spec.target.preflight) {

@@ -28,6 +28,7 @@ export const TARGET_FLAGS: FlagDef[] = [
   { flag: '--header <name:value...>', path: ['target', 'headers'], kind: 'headers', help: 'extra HTTP header (repeatable)' },
   { flag: '--timeout <duration>', path: ['target', 'timeout_ms'], kind: 'string', help: 'per-request timeout, e.g. 60s or 10m (bare number: seconds; default 10m)' },
   { flag: '--no-preflight', path: ['target', 'preflight'], kind: 'bool', help: 'skip the pre-flight check' },
+  { flag: '--insecure', path: ['target', 'tls_insecure'], kind: 'bool', help: 'skip TLS certificate verification (self-signed https endpoints)' },
 ];
 
 export const LOAD_FLAGS: FlagDef[] = [

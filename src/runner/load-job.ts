@@ -129,6 +129,7 @@ async function runPrepared(
       timeoutMs: job.target.timeout_ms,
       keepText: built.keepText,
       countTokens: built.countTokens,
+      insecureTls: job.target.tls_insecure,
     },
     clock,
   );

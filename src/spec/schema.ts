@@ -36,6 +36,7 @@ export const TargetSpecSchema = z
     headers: z.record(z.string(), z.string()).default({}),
     timeout_ms: durationMs('s', 'Per-request timeout (bare number: seconds).').default(600_000),
     preflight: z.boolean().default(true),
+    tls_insecure: z.boolean().default(false).describe('Skip TLS certificate verification (self-signed endpoints).'),
   })
   .strict();
 

@@ -10,10 +10,10 @@ export interface GetJsonResult {
   json: unknown;
 }
 
-export function getJson(url: URL, headers: Record<string, string>, timeoutMs: number): Promise<GetJsonResult> {
+export function getJson(url: URL, headers: Record<string, string>, timeoutMs: number, insecureTls = false): Promise<GetJsonResult> {
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = mod.get(url, { headers: { accept: 'application/json', ...headers }, agent: false }, (res) => {
+    const req = mod.get(url, { headers: { accept: 'application/json', ...headers }, agent: false, rejectUnauthorized: !insecureTls }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);

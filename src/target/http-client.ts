@@ -29,6 +29,8 @@ export interface TargetConfig {
   keepText: boolean;
   /** Re-tokenizes output text when the server sends no usage. */
   countTokens?: ((text: string) => number) | undefined;
+  /** Skip TLS certificate verification (--insecure). */
+  insecureTls?: boolean;
 }
 
 export interface PreparedRequest {
@@ -61,7 +63,7 @@ export class HttpTarget {
     this.url = new URL(config.path.replace(/^\//, ''), config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`);
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new Error(`unsupported protocol ${this.url.protocol}`);
     this.kind = endpointKind(config.path);
-    this.pool = new ConnectionPool(this.url);
+    this.pool = new ConnectionPool(this.url, config.insecureTls ?? false);
     const headers: Record<string, string> = {
       host: this.url.host,
       'content-type': 'application/json',

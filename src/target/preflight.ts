@@ -18,11 +18,11 @@ export interface PreflightResult {
   usage_in_stream: boolean;
 }
 
-async function listModels(baseUrl: string, headers: Record<string, string>, timeoutMs: number): Promise<string[] | null> {
+async function listModels(baseUrl: string, headers: Record<string, string>, timeoutMs: number, insecureTls: boolean): Promise<string[] | null> {
   const url = new URL('v1/models', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   let res: GetJsonResult;
   try {
-    res = await getJson(url, headers, timeoutMs);
+    res = await getJson(url, headers, timeoutMs, insecureTls);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     throw new UserError(`--base-url ${baseUrl}: cannot reach the server (${e.code ?? e.message}); is it running?`);
@@ -41,7 +41,7 @@ export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: stri
   const authHeaders: Record<string, string> = { ...cfg.headers };
   if (cfg.apiKey) authHeaders.authorization = `Bearer ${cfg.apiKey}`;
   const probeTimeout = Math.min(cfg.timeoutMs, 60_000);
-  const models = await listModels(cfg.baseUrl, authHeaders, Math.min(probeTimeout, 15_000));
+  const models = await listModels(cfg.baseUrl, authHeaders, Math.min(probeTimeout, 15_000), cfg.insecureTls ?? false);
   let model = cfg.model;
   if (model === null) {
     if (!models || models.length === 0) throw new UserError(`--model: not given and ${cfg.baseUrl}/v1/models lists no model; pass --model NAME`);

@@ -60,7 +60,11 @@ export class ConnectionPool {
   oneShotCloses = 0;
   multiUse = 0;
 
-  constructor(private readonly url: URL) {}
+  constructor(
+    private readonly url: URL,
+    /** Skip TLS certificate verification (self-signed internal endpoints; --insecure). */
+    private readonly insecureTls = false,
+  ) {}
 
   /** A connection for one request: an idle one (reused) or a new one. */
   acquire(allowReuse: boolean): { conn: Connection; reused: boolean } {
@@ -99,7 +103,13 @@ export class ConnectionPool {
     const u = this.url;
     const host = u.hostname.replace(/^\[|\]$/g, '');
     if (u.protocol === 'https:') {
-      return tls.connect({ host, port: Number(u.port || 443), servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'] });
+      return tls.connect({
+        host,
+        port: Number(u.port || 443),
+        servername: net.isIP(host) ? undefined : host,
+        ALPNProtocols: ['http/1.1'],
+        rejectUnauthorized: !this.insecureTls,
+      });
     }
     return net.connect({ host, port: Number(u.port || 80) });
   }
