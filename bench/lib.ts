@@ -1,7 +1,7 @@
 /** Small helpers shared by the benchmarks: machine description, medians, number formatting. */
 import os from 'node:os';
 import { readFileSync } from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export function machine(): string {
@@ -24,9 +24,20 @@ export function median(xs: number[]): number {
 export const fmt = (x: number, digits = 0): string => x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** Start a bench/*.ts script in its own Node process (via tsx, with IPC) and wait for its "PORT n" line. */
+/**
+ * BENCH_PIN=1 (Linux, ≥ 2 cores): the server process runs on CPU 0 and the measuring process on
+ * CPU 1, so the two do not take turns on one core — on a 2-core machine that scheduling noise is
+ * otherwise of the same size as the p99 figures being measured.
+ */
+export const PIN = process.env.BENCH_PIN === '1';
+if (PIN) execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
+
 export function startProcess(script: string, args: string[] = []): Promise<{ port: number; child: ChildProcess }> {
   const path = fileURLToPath(new URL(script, import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', path, ...args], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const argv = ['--import', 'tsx', path, ...args];
+  const child = PIN
+    ? spawn('taskset', ['-c', '0', process.execPath, ...argv], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] })
+    : spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (b: Buffer) => {
