@@ -20,9 +20,10 @@ export function sink(): Writable & { text: string } {
   return w;
 }
 
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+/** `signal` stands for Ctrl-C: aborting it interrupts the command as SIGINT would. */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv = {}, signal: AbortSignal = new AbortController().signal): Promise<CliResult> {
   const stdout = sink();
   const stderr = sink();
-  const code = await main(argv, { stdout, stderr, env, signal: new AbortController().signal });
+  const code = await main(argv, { stdout, stderr, env, signal });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
