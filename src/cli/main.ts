@@ -78,7 +78,8 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .addOption(new Option('--prefill-ms <ms>', 'fixed-delay mode: time to first token'))
     .addOption(new Option('--per-token-ms <ms>', 'fixed-delay mode: time between tokens'))
     .addOption(new Option('--seed <n>', 'seed').default('0'))
-    .addOption(new Option('--ground-truth <file>', 'append server-side admit and token-emit times per request (JSONL)'));
+    .addOption(new Option('--ground-truth <file>', 'append server-side admit and token-emit times per request (JSONL)'))
+    .addOption(new Option('--tokenizer <name-or-path>', 'count prompt tokens with a real tokenizer (llama3, qwen3, cl100k_base, a tokenizer.json); default: the tokenizer-free estimate'));
   for (const [flag, help] of FAULT_FLAGS) serve.addOption(new Option(flag, help));
   serve.action(async (opts: Record<string, string | undefined>) => setExit(await simServeCommand(opts, io)));
   return program;

@@ -2,6 +2,7 @@
 import { UserError } from '../errors/user-error.js';
 import { serveSim } from '../sim/index.js';
 import type { FaultOptions } from '../sim/faults.js';
+import { loadTokenizer } from '../workload/index.js';
 import type { CliIo } from './io.js';
 
 function int(name: string, v: string | undefined, min = 0): number | undefined {
@@ -66,6 +67,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
   const fixed = prefillMs !== undefined || perTokenMs !== undefined;
   const model = opts.model ?? 'llama-3.1-8b';
   const seed = int('--seed', opts.seed) ?? 0;
+  const tokenizer = opts.tokenizer ? await loadTokenizer(opts.tokenizer, '--tokenizer') : null;
   const faults = faultOptions(opts, seed);
   let server;
   try {
@@ -77,6 +79,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
       seed,
       ...(faults ? { faults } : {}),
       ...(opts.groundTruth ? { groundTruthPath: opts.groundTruth } : {}),
+      ...(tokenizer ? { countTokens: (text: string) => tokenizer.count(text) } : {}),
       timing: fixed ? { kind: 'fixed', prefillMs: prefillMs ?? 0, perTokenMs: perTokenMs ?? 0 } : { kind: 'engine', hardware: opts.hardware ?? 'h100', model },
       log: (line) => io.stdout.write(`${line}\n`),
     });
