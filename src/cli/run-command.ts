@@ -77,7 +77,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       ignoreEos,
       timeoutMs: spec.target.timeout_ms,
       keepText: spec.output.keep_text,
-      countTokens: workload.countTokens?.bind(workload),
+      countTokens: spec.workload.tokenizer ? workload.countTokens?.bind(workload) : undefined,
       insecureTls: spec.target.tls_insecure,
     };
     let preflightInfo: Record<string, unknown> | null = null;

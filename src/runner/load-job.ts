@@ -104,7 +104,10 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
         };
   // Sessions read each reply to put it into the next turn's history.
   const keepText = job.keepText || (plan.mode === 'sessions' && plan.substituteReplies);
-  return { run: (originNs, hooks) => runPrepared(job, originNs, hooks, { workload, plan, keepText, countTokens: full.countTokens?.bind(full) }) };
+  // Output text is re-tokenized (when the server sends no usage) only with a real tokenizer; the
+  // tokenizer-free estimate is no better than counting content chunks, and costs the text.
+  const countTokens = job.workload.tokenizer ? full.countTokens?.bind(full) : undefined;
+  return { run: (originNs, hooks) => runPrepared(job, originNs, hooks, { workload, plan, keepText, countTokens }) };
 }
 
 async function runPrepared(
