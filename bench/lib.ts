@@ -30,7 +30,7 @@ export const fmt = (x: number, digits = 0): string => x.toLocaleString('en-US', 
  * otherwise of the same size as the p99 figures being measured.
  */
 export const PIN = process.env.BENCH_PIN === '1';
-if (PIN) execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
+if (PIN) execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
 
 export function startProcess(script: string, args: string[] = []): Promise<{ port: number; child: ChildProcess }> {
   const path = fileURLToPath(new URL(script, import.meta.url));
