@@ -122,24 +122,24 @@ export const scannerRaw: StreamClient = async (url) => {
 
 const http1Pools = new Map<string, ConnectionPool>();
 
-/** The transport of src/target/http-client.ts (src/target/http1/) + the scanner. */
-export const scannerHttp1: StreamClient = (url) => {
-  const u = new URL(url);
-  let pool = http1Pools.get(u.host);
-  if (!pool) http1Pools.set(u.host, (pool = new ConnectionPool(u)));
+/**
+ * One request over the transport of src/target/http-client.ts (src/target/http1/): pooled
+ * keep-alive connections, the incremental response parser, one clock read per network read.
+ */
+export function http1Request(url: URL, method: 'GET' | 'POST', body: string | null, onBody: (b: Uint8Array, now: number) => void): Promise<void> {
+  let pool = http1Pools.get(url.host);
+  if (!pool) http1Pools.set(url.host, (pool = new ConnectionPool(url)));
   const p = pool;
   return new Promise((resolve, reject) => {
-    const s = new OpenAIStreamScanner();
     let readAt = 0;
     const { conn } = p.acquire(true);
     const parser = new ResponseParser({
       onHead: () => {},
-      onBody: (b) => s.push(b, readAt),
+      onBody: (b) => onBody(b, readAt),
       onComplete: () => {
         if (parser.reusable) p.release(conn);
         else conn.destroy();
-        s.end(readAt);
-        resolve(s.contentEvents);
+        resolve();
       },
     });
     conn.owner = {
@@ -149,8 +149,18 @@ export const scannerHttp1: StreamClient = (url) => {
       },
       onClose: (err) => reject(err ?? new Error('closed')),
     };
-    conn.socket.write(`GET ${u.pathname}${u.search} HTTP/1.1\r\nhost: ${u.host}\r\n\r\n`);
+    const payload = body === null ? Buffer.alloc(0) : Buffer.from(body);
+    const head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n${body === null ? '' : `content-type: application/json\r\ncontent-length: ${payload.length}\r\n`}\r\n`;
+    conn.socket.write(Buffer.concat([Buffer.from(head, 'latin1'), payload]));
   });
+}
+
+/** infermeter's transport + the scanner. */
+export const scannerHttp1: StreamClient = async (url) => {
+  const s = new OpenAIStreamScanner();
+  await http1Request(new URL(url), 'GET', null, (b, now) => s.push(b, now));
+  s.end(performance.now());
+  return s.contentEvents;
 };
 
 export const CLIENTS: Record<string, StreamClient> = {

@@ -31,10 +31,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
-import { PlainParser } from './clients.js';
+import { http1Request, PlainParser } from './clients.js';
 import { rawPost } from './raw-client.js';
-import { ConnectionPool } from '../src/target/http1/connection-pool.js';
-import { ResponseParser } from '../src/target/http1/response-parser.js';
 import { fmt, machine, percentile, startProcess } from './lib.js';
 
 interface StreamTimes {
@@ -72,43 +70,16 @@ function scannerStream(port: number, payload: string): Promise<StreamTimes> {
   });
 }
 
-/**
- * The transport of src/target/http-client.ts: pooled keep-alive connections and the HTTP/1.1
- * response parser of src/target/http1/, one clock read per network read, the scanner.
- */
-const pools = new Map<number, ConnectionPool>();
-function http1Stream(port: number, payload: string): Promise<StreamTimes> {
-  let pool = pools.get(port);
-  if (!pool) pools.set(port, (pool = new ConnectionPool(new URL(`http://127.0.0.1:${port}/`))));
-  const p = pool;
-  return new Promise((resolve, reject) => {
-    const s = new OpenAIStreamScanner();
-    let id = -1;
-    let readAt = 0;
-    const { conn } = p.acquire(true);
-    const parser = new ResponseParser({
-      onHead: () => {},
-      onBody: (b) => {
-        s.push(b, readAt);
-        if (id < 0) id = Number(ID_RE.exec(Buffer.from(b.buffer, b.byteOffset, Math.min(b.length, 512)).toString('latin1'))?.[1] ?? -1);
-      },
-      onComplete: () => {
-        if (parser.reusable) p.release(conn);
-        else conn.destroy();
-        s.end(readAt);
-        resolve({ id, times: Array.from(s.contentTimes(), (t) => t + origin) });
-      },
-    });
-    conn.owner = {
-      onData: (b) => {
-        readAt = performance.now();
-        parser.push(b);
-      },
-      onClose: (err) => reject(err ?? new Error('closed')),
-    };
-    const body = Buffer.from(payload);
-    conn.socket.write(Buffer.concat([Buffer.from(`POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`, 'latin1'), body]));
+/** infermeter's own transport (src/target/http1/, via bench/clients.ts) + the scanner. */
+async function http1Stream(port: number, payload: string): Promise<StreamTimes> {
+  const s = new OpenAIStreamScanner();
+  let id = -1;
+  await http1Request(new URL(`http://127.0.0.1:${port}/v1/chat/completions`), 'POST', payload, (b, now) => {
+    s.push(b, now);
+    if (id < 0) id = Number(ID_RE.exec(Buffer.from(b.buffer, b.byteOffset, Math.min(b.length, 512)).toString('latin1'))?.[1] ?? -1);
   });
+  s.end(performance.now());
+  return { id, times: Array.from(s.contentTimes(), (t) => t + origin) };
 }
 
 /** The scanner on a raw socket (bench/raw-client.ts): what a client without node:http could do. */
@@ -190,10 +161,10 @@ export async function runTiming(opts: TimingOptions): Promise<TimingRow[]> {
     const models = (await (await fetch(`http://127.0.0.1:${port}/v1/models`)).json()) as { data: { id: string }[] };
     const payload = body(models.data[0]!.id, opts.tokens);
     // warm-up both clients
-    await Promise.all(Array.from({ length: 20 }, () => scannerStream(port, payload)));
-    await Promise.all(Array.from({ length: 20 }, () => plainStream(port, payload)));
-    await Promise.all(Array.from({ length: 20 }, () => rawStream(port, payload)));
-    await Promise.all(Array.from({ length: 20 }, () => http1Stream(port, payload)));
+    await Promise.all(Array.from({ length: 200 }, () => scannerStream(port, payload)));
+    await Promise.all(Array.from({ length: 200 }, () => plainStream(port, payload)));
+    await Promise.all(Array.from({ length: 200 }, () => rawStream(port, payload)));
+    await Promise.all(Array.from({ length: 200 }, () => http1Stream(port, payload)));
     for (const n of opts.streams) {
       for (const [client, fn] of [
         ['infermeter', http1Stream],
