@@ -7,7 +7,8 @@ import { resolveArrivalKind } from '../load/arrivals.js';
 import { phasePlanProblem, type PhasePlan } from '../load/phases.js';
 import type { LoadJob } from '../runner/load-job.js';
 import { runPool } from '../runner/worker-pool.js';
-import { startSimServer, type SimServer } from '../sim/index.js';
+import type { SimServer } from '../sim/index.js';
+import { startBuiltInSimulator } from './builtin-sim.js';
 import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, redactSecrets, type RunDir } from '../store/run-dir.js';
 import { endpointKind } from '../target/openai-body.js';
@@ -31,7 +32,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
     if (workload.skipped > 0) log(`workload: skipped ${workload.skipped} malformed dataset entries`);
     const load = spec.load;
     const replay = workload.timed ?? null;
-    const totalRequests = replay ? Math.min(load.num_prompts ?? Infinity, replay!.length) : load.num_prompts;
+    const totalRequests = replay ? Math.min(load.num_prompts ?? Infinity, replay.length) : load.num_prompts;
     const phases: PhasePlan = {
       warmup: load.warmup,
       cooldown: load.cooldown,
@@ -45,23 +46,13 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
     let model = spec.target.model;
     let simulator: Record<string, unknown> | null = null;
     if (simulated) {
-      const profile = spec.target.model ?? spec.sim.model;
-      const fixed = spec.sim.prefill_ms !== null || spec.sim.per_token_ms !== null;
-      const timing = fixed
-        ? { kind: 'fixed' as const, prefillMs: spec.sim.prefill_ms ?? 0, perTokenMs: spec.sim.per_token_ms ?? 0 }
-        : { kind: 'engine' as const, hardware: spec.sim.hardware, model: profile };
-      try {
-        // The simulator counts prompts the way the client does (its tokenizer, or the shared estimate).
-        sim = await startSimServer({ timing, modelName: profile, seed: spec.load.seed, ...(workload.countTokens ? { countTokens: workload.countTokens.bind(workload) } : {}) });
-      } catch (err) {
-        throw new UserError(`simulator: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
-      }
+      const started = await startBuiltInSimulator(spec, workload);
+      sim = started.server;
       baseUrl = sim.url;
-      model = profile;
-      simulator = { ...timing };
-      const engine = timing.kind === 'fixed' ? `fixed delays: ${timing.prefillMs} ms prefill, ${timing.perTokenMs} ms/token` : `${profile} on ${spec.sim.hardware}`;
+      model = started.model;
+      simulator = started.timing;
       const shape = load.concurrency !== null ? `concurrency ${load.concurrency}` : `${Number.isFinite(load.request_rate) ? `${load.request_rate} req/s` : 'all at once'}`;
-      log(`No --base-url: benchmarking the built-in simulated engine (${engine}) at ${sim.url}`);
+      log(`No --base-url: benchmarking the built-in simulated engine (${started.description}) at ${sim.url}`);
       log(`load: ${totalRequests ?? 'unbounded'} requests${load.duration_ms !== null ? ` for ${load.duration_ms / 1000} s` : ''}, ${shape} (change with --num-prompts, --request-rate, --concurrency, --duration)`);
     }
     const ignoreEos = spec.target.ignore_eos ?? simulated;

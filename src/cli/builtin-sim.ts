@@ -1,0 +1,32 @@
+/** The simulated engine `infermeter run` starts in-process when no --base-url is given. */
+import { UserError } from '../errors/user-error.js';
+import { startSimServer, type SimServer } from '../sim/index.js';
+import type { Workload } from '../workload/index.js';
+import type { RunSpec } from './run-spec.js';
+
+export interface BuiltInSimulator {
+  server: SimServer;
+  /** The served model id (= the model profile). */
+  model: string;
+  /** The timing settings, for result.json. */
+  timing: Record<string, unknown>;
+  /** One phrase for the log line. */
+  description: string;
+}
+
+export async function startBuiltInSimulator(spec: RunSpec, workload: Workload): Promise<BuiltInSimulator> {
+  const profile = spec.target.model ?? spec.sim.model;
+  const fixed = spec.sim.prefill_ms !== null || spec.sim.per_token_ms !== null;
+  const timing = fixed
+    ? { kind: 'fixed' as const, prefillMs: spec.sim.prefill_ms ?? 0, perTokenMs: spec.sim.per_token_ms ?? 0 }
+    : { kind: 'engine' as const, hardware: spec.sim.hardware, model: profile };
+  let server: SimServer;
+  try {
+    // The simulator counts prompts the way the client does (its tokenizer, or the shared estimate).
+    server = await startSimServer({ timing, modelName: profile, seed: spec.load.seed, ...(workload.countTokens ? { countTokens: workload.countTokens.bind(workload) } : {}) });
+  } catch (err) {
+    throw new UserError(`simulator: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
+  }
+  const description = timing.kind === 'fixed' ? `fixed delays: ${timing.prefillMs} ms prefill, ${timing.perTokenMs} ms/token` : `${profile} on ${spec.sim.hardware}`;
+  return { server, model: profile, timing: { ...timing }, description };
+}
