@@ -2,6 +2,7 @@
 import { UserError } from '../errors/user-error.js';
 import { startSimServer, type SimServer } from '../sim/index.js';
 import type { Workload } from '../workload/index.js';
+import { simEngineOverrides } from '../spec/schema.js';
 import type { RunSpec } from './run-spec.js';
 
 export interface BuiltInSimulator {
@@ -19,7 +20,7 @@ export async function startBuiltInSimulator(spec: RunSpec, workload: Workload): 
   const fixed = spec.sim.prefill_ms !== null || spec.sim.per_token_ms !== null;
   const timing = fixed
     ? { kind: 'fixed' as const, prefillMs: spec.sim.prefill_ms ?? 0, perTokenMs: spec.sim.per_token_ms ?? 0 }
-    : { kind: 'engine' as const, hardware: spec.sim.hardware, model: profile };
+    : { kind: 'engine' as const, hardware: spec.sim.hardware, model: profile, engine: simEngineOverrides(spec.sim) };
   let server: SimServer;
   try {
     // The simulator counts prompts the way the client does (its tokenizer, or the shared estimate).

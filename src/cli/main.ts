@@ -8,7 +8,7 @@ import { EXIT_USER_ERROR, UserError } from '../errors/user-error.js';
 import { registerWorkloadOptions } from '../workload/index.js';
 import { analyzeCommand } from './analyze-command.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
-import { LOAD_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS } from './run-flags.js';
+import { ENGINE_FLAGS, LOAD_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS } from './run-flags.js';
 import { resolveRunSpec } from './resolve-spec.js';
 import { runCommand } from './run-command.js';
 import { RunSpecSchema } from './run-spec.js';
@@ -63,7 +63,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .addOption(new Option('--endpoint <path>', 'API shape the workload is built for: /v1/completions or /v1/chat/completions'));
   registerFlags(simRun, LOAD_FLAGS);
   registerWorkloadOptions(simRun);
-  registerFlags(simRun, SIM_FLAGS.filter((f) => f.flag.startsWith('--hardware')));
+  registerFlags(simRun, SIM_FLAGS.filter((f) => !f.flag.startsWith('--sim-')));
   registerFlags(simRun, OUTPUT_FLAGS);
   simRun.action(async (opts: Record<string, unknown>) => setExit(await simRunCommand(resolveRunSpec(opts, { simulatorOnly: true }), io)));
 
@@ -81,6 +81,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .addOption(new Option('--ground-truth <file>', 'append server-side admit and token-emit times per request (JSONL)'))
     .addOption(new Option('--tokenizer <name-or-path>', 'count prompt tokens with a real tokenizer (llama3, qwen3, cl100k_base, a tokenizer.json); default: the tokenizer-free estimate'));
   for (const [flag, help] of FAULT_FLAGS) serve.addOption(new Option(flag, help));
+  registerFlags(serve, ENGINE_FLAGS);
   serve.action(async (opts: Record<string, string | undefined>) => setExit(await simServeCommand(opts, io)));
   return program;
 }

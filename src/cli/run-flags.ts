@@ -57,10 +57,21 @@ export const OUTPUT_FLAGS: FlagDef[] = [
   { flag: '--progress <mode>', path: ['output', 'progress'], kind: 'string', help: 'auto|bar|lines|none (default auto: bar on a terminal)' },
 ];
 
+/** The simulated engine's settings, named as vLLM's `serve` names them. */
+export const ENGINE_FLAGS: FlagDef[] = [
+  { flag: '--tensor-parallel-size <n>', path: ['sim', 'tensor_parallel_size'], kind: 'int', help: 'simulated engine: GPUs per replica (default 1)' },
+  { flag: '--max-num-seqs <n>', path: ['sim', 'max_num_seqs'], kind: 'int', help: 'simulated engine: max running sequences (default 256)' },
+  { flag: '--max-num-batched-tokens <n>', path: ['sim', 'max_num_batched_tokens'], kind: 'int', help: 'simulated engine: token budget per step (default 8192)' },
+  { flag: '--gpu-memory-utilization <f>', path: ['sim', 'gpu_memory_utilization'], kind: 'number', help: 'simulated engine: fraction of GPU memory used (default 0.9)' },
+  { flag: '--block-size <n>', path: ['sim', 'block_size'], kind: 'int', help: 'simulated engine: KV-cache block size in tokens (default 16)' },
+  { flag: '--no-enable-prefix-caching', path: ['sim', 'enable_prefix_caching'], kind: 'bool', help: 'simulated engine: turn prefix caching off' },
+];
+
 export const SIM_FLAGS: FlagDef[] = [
   { flag: '--hardware <name>', path: ['sim', 'hardware'], kind: 'string', help: 'simulated GPU profile when no --base-url (default h100)' },
   { flag: '--sim-prefill-ms <ms>', path: ['sim', 'prefill_ms'], kind: 'number', help: 'simulator fixed-delay mode: time to first token' },
   { flag: '--sim-per-token-ms <ms>', path: ['sim', 'per_token_ms'], kind: 'number', help: 'simulator fixed-delay mode: time between tokens' },
+  ...ENGINE_FLAGS,
 ];
 
 function attrName(flag: string): string {

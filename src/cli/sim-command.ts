@@ -4,6 +4,10 @@ import { serveSim } from '../sim/index.js';
 import type { FaultOptions } from '../sim/faults.js';
 import { loadTokenizer } from '../workload/index.js';
 import type { CliIo } from './io.js';
+import { z } from 'zod';
+import { SimSpecSchema, simEngineOverrides } from '../spec/schema.js';
+import { validateSpec } from '../spec/load-spec.js';
+import { ENGINE_FLAGS, specFromFlags } from './run-flags.js';
 
 function int(name: string, v: string | undefined, min = 0): number | undefined {
   if (v === undefined) return undefined;
@@ -67,6 +71,9 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
   const fixed = prefillMs !== undefined || perTokenMs !== undefined;
   const model = opts.model ?? 'llama-3.1-8b';
   const seed = int('--seed', opts.seed) ?? 0;
+  const engineFlags = specFromFlags(opts, ENGINE_FLAGS);
+  const { sim } = validateSpec(z.object({ sim: SimSpecSchema.prefault({}) }), engineFlags.spec, { flagPaths: engineFlags.flagPaths, configPath: null });
+  const engine = simEngineOverrides(sim);
   const tokenizer = opts.tokenizer ? await loadTokenizer(opts.tokenizer, '--tokenizer') : null;
   const faults = faultOptions(opts, seed);
   let server;
@@ -80,7 +87,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
       ...(faults ? { faults } : {}),
       ...(opts.groundTruth ? { groundTruthPath: opts.groundTruth } : {}),
       ...(tokenizer ? { countTokens: (text: string) => tokenizer.count(text) } : {}),
-      timing: fixed ? { kind: 'fixed', prefillMs: prefillMs ?? 0, perTokenMs: perTokenMs ?? 0 } : { kind: 'engine', hardware: opts.hardware ?? 'h100', model },
+      timing: fixed ? { kind: 'fixed', prefillMs: prefillMs ?? 0, perTokenMs: perTokenMs ?? 0 } : { kind: 'engine', hardware: opts.hardware ?? 'h100', model, engine },
       log: (line) => io.stdout.write(`${line}\n`),
     });
   } catch (err) {

@@ -13,6 +13,7 @@ import { endpointKind } from '../target/openai-body.js';
 import { createWorkload, type WorkItem } from '../workload/index.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
+import { simEngineOverrides } from '../spec/schema.js';
 import type { RunSpec } from './run-spec.js';
 
 /** Without a count or a duration, a virtual run would never end. */
@@ -60,7 +61,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   io.stderr.write(`sim run: ${model} on ${spec.sim.hardware}, virtual time…\n`);
   let out;
   try {
-    out = runVirtual({ hardware: spec.sim.hardware, model, requests: requests(), ...(closed ? { closedLoopConcurrency: load.concurrency! } : {}) });
+    out = runVirtual({ hardware: spec.sim.hardware, model, engine: simEngineOverrides(spec.sim), requests: requests(), ...(closed ? { closedLoopConcurrency: load.concurrency! } : {}) });
   } catch (err) {
     if (err instanceof UserError) throw err;
     throw new UserError(`sim run: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);

@@ -74,8 +74,29 @@ export const SimSpecSchema = z
     model: z.string().default('llama-3.1-8b'),
     prefill_ms: z.number().nonnegative().nullable().default(null).describe('Fixed-delay mode: time to first token (overrides the engine model).'),
     per_token_ms: z.number().nonnegative().nullable().default(null).describe('Fixed-delay mode: time between tokens.'),
+    // Engine settings under vLLM's names (null: the simulator's defaults, docs/simulator.md).
+    tensor_parallel_size: z.number().int().positive().nullable().default(null),
+    max_num_seqs: z.number().int().positive().nullable().default(null),
+    max_num_batched_tokens: z.number().int().positive().nullable().default(null),
+    gpu_memory_utilization: z.number().positive().max(1).nullable().default(null),
+    block_size: z.number().int().positive().nullable().default(null),
+    enable_prefix_caching: z.boolean().nullable().default(null),
   })
   .strict();
+
+export type SimSpec = z.output<typeof SimSpecSchema>;
+
+/** The engine settings a spec gives, under the simulator's own field names. */
+export function simEngineOverrides(s: SimSpec): Record<string, number | boolean> {
+  const out: Record<string, number | boolean> = {};
+  if (s.tensor_parallel_size !== null) out.tensor_parallel = s.tensor_parallel_size;
+  if (s.max_num_seqs !== null) out.max_num_seqs = s.max_num_seqs;
+  if (s.max_num_batched_tokens !== null) out.max_num_batched_tokens = s.max_num_batched_tokens;
+  if (s.gpu_memory_utilization !== null) out.gpu_memory_utilization = s.gpu_memory_utilization;
+  if (s.block_size !== null) out.block_size = s.block_size;
+  if (s.enable_prefix_caching !== null) out.enable_prefix_caching = s.enable_prefix_caching;
+  return out;
+}
 
 const SloObject = z.object({ metric: z.enum(SLO_METRICS), threshold_ms: z.number().positive() }).strict();
 

@@ -31,6 +31,20 @@ describe('infermeter sim run (virtual time)', () => {
     expect(many.metrics.throughput.output_tokens_per_s!).toBeGreaterThan(5 * one.metrics.throughput.output_tokens_per_s!);
   });
 
+  it('engine flags under vLLM names: a 70B model needs --tensor-parallel-size, and more GPUs serve it faster', async () => {
+    const common = ['--model', 'llama-3.1-70b', '--request-rate', '2', '--num-prompts', '40', '--random-input-len', '512', '--random-output-len', '32'];
+    const tp1 = await runCli(['sim', 'run', ...common, '--no-save']);
+    expect(tp1.code).toBe(2);
+    expect(tp1.stderr).toMatch(/does not fit on h100 with tensor_parallel=1/);
+    const tp4 = await simRun([...common, '--tensor-parallel-size', '4']);
+    const tp8 = await simRun([...common, '--tensor-parallel-size', '8']);
+    expect(tp4.metrics.requests.ok).toBe(40);
+    expect(tp8.metrics.latency.tpot_ms.p50!).toBeLessThan(tp4.metrics.latency.tpot_ms.p50!);
+    const bad = await runCli(['sim', 'run', '--gpu-memory-utilization', '1.5']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--gpu-memory-utilization/);
+  });
+
   it('rejects --base-url', async () => {
     const out = await runCli(['sim', 'run', '--base-url', 'http://127.0.0.1:8000']);
     expect(out.code).toBe(2);
