@@ -30,11 +30,30 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .command('run')
     .description('benchmark an OpenAI-compatible endpoint (or the built-in simulator) and report latency, throughput and goodput')
     .addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it; see `infermeter schema`'));
+  run.optionsGroup('Target:');
   registerFlags(run, TARGET_FLAGS);
+  run.optionsGroup('Load:');
   registerFlags(run, LOAD_FLAGS);
+  run.optionsGroup('Workload:');
   registerWorkloadOptions(run);
+  run.optionsGroup('Built-in simulator (no --base-url):');
   registerFlags(run, SIM_FLAGS);
+  run.optionsGroup('Output:');
   registerFlags(run, OUTPUT_FLAGS);
+  run.addHelpText(
+    'after',
+    `
+Examples:
+  infermeter run                                         # the built-in simulator, demo load
+  infermeter run --base-url http://localhost:8000 --request-rate 10 --num-prompts 500 \\
+      --random-input-len 512 --random-output-len 256 --goodput ttft:500 tpot:50
+  infermeter run --base-url http://localhost:8000 --endpoint /v1/chat/completions \\
+      --concurrency 32 --duration 5m --warmup 30s --dataset-name sharegpt --dataset-path sg.json
+  infermeter run --config run.yaml --request-rate 20     # a spec file, one value overridden
+
+Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl);
+\`infermeter analyze\` recomputes them. Exit code 2 means bad input, named in one line.`,
+  );
   run.action(async (opts: Record<string, unknown>) => setExit(await runCommand(resolveRunSpec(opts), io)));
 
   program
@@ -61,9 +80,13 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it'))
     .addOption(new Option('--model <name>', 'simulated model profile (default llama-3.1-8b)'))
     .addOption(new Option('--endpoint <path>', 'API shape the workload is built for: /v1/completions or /v1/chat/completions'));
+  simRun.optionsGroup('Load:');
   registerFlags(simRun, LOAD_FLAGS);
+  simRun.optionsGroup('Workload:');
   registerWorkloadOptions(simRun);
+  simRun.optionsGroup('Engine:');
   registerFlags(simRun, SIM_FLAGS.filter((f) => !f.flag.startsWith('--sim-')));
+  simRun.optionsGroup('Output:');
   registerFlags(simRun, OUTPUT_FLAGS);
   simRun.action(async (opts: Record<string, unknown>) => setExit(await simRunCommand(resolveRunSpec(opts, { simulatorOnly: true }), io)));
 
@@ -80,8 +103,10 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .addOption(new Option('--seed <n>', 'seed').default('0'))
     .addOption(new Option('--ground-truth <file>', 'append server-side admit and token-emit times per request (JSONL)'))
     .addOption(new Option('--tokenizer <name-or-path>', 'count prompt tokens with a real tokenizer (llama3, qwen3, cl100k_base, a tokenizer.json); default: the tokenizer-free estimate'));
-  for (const [flag, help] of FAULT_FLAGS) serve.addOption(new Option(flag, help));
+  serve.optionsGroup('Engine:');
   registerFlags(serve, ENGINE_FLAGS);
+  serve.optionsGroup('Fault injection:');
+  for (const [flag, help] of FAULT_FLAGS) serve.addOption(new Option(flag, help));
   serve.action(async (opts: Record<string, string | undefined>) => setExit(await simServeCommand(opts, io)));
   return program;
 }
