@@ -140,6 +140,22 @@ describe('HttpTarget connection reuse', () => {
     expect(byClose).toMatchObject({ status: 'ok', output_tokens: 2, finish_reason: 'stop' });
   });
 
+  it('a base URL with a path prefix keeps it, and the Host header names the server', async () => {
+    let seen: { url?: string; host?: string } = {};
+    const srv = await startTestServer((req, res) => {
+      seen = { url: req.url, host: req.headers.host };
+      sseHeaders(res);
+      res.end(`${chunk('x', 'stop')}data: [DONE]\n\n`);
+    });
+    const t = target(`${srv.url}/gateway/llm`);
+    const rec = await send(t);
+    t.close();
+    await srv.close();
+    expect(rec.status).toBe('ok');
+    expect(seen.url).toBe('/gateway/llm/v1/completions');
+    expect(seen.host).toBe(new URL(srv.url).host);
+  });
+
   it('a response that is not HTTP is a malformed_stream error', async () => {
     const srv = await startTestServer((_req, res) => {
       res.socket!.end('SSH-2.0-OpenSSH_9.2\r\n\r\n');
