@@ -11,6 +11,10 @@ import { readRecordsFile } from '../store/records-file.js';
 import type { RunResult } from '../report/result-json.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
+import { z } from 'zod';
+import { OutputSpecSchema } from '../spec/schema.js';
+import { validateSpec } from '../spec/load-spec.js';
+import { specFromFlags, VLLM_JSON_FLAGS } from './run-flags.js';
 
 function parseGoodput(values: unknown): SloSpec[] {
   if (values === undefined) return [];
@@ -42,9 +46,11 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
     }
   }
   const slos = opts.goodput !== undefined ? parseGoodput(opts.goodput) : (prior?.metrics?.goodput?.slos ?? []);
+  const shape = specFromFlags(opts, VLLM_JSON_FLAGS);
+  const { output } = validateSpec(z.object({ output: OutputSpecSchema.prefault({}) }), shape.spec, { flagPaths: shape.flagPaths, configPath: null });
   const now = new Date().toISOString();
   return finishRun({
-    spec: { goodput: slos, output: { json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },
+    spec: { goodput: slos, output: { ...output, json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },
     io,
     dir: null,
     records,

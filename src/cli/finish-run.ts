@@ -7,14 +7,23 @@ import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, meas
 import type { RequestRecord } from '../record/record.js';
 import { renderSummary } from '../report/console-summary.js';
 import { RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
-import { toVllmJson } from '../report/vllm-json.js';
+import { toVllmJson, type VllmPercentile } from '../report/vllm-json.js';
 import type { RunDir } from '../store/run-dir.js';
 import { writeJsonFile } from '../store/run-dir.js';
 import { infermeterVersion, type CliIo } from './io.js';
 import type { SloSpec } from '../spec/slo.js';
 
 export interface FinishInput {
-  spec: { goodput: SloSpec[]; output: { json: boolean; vllm_json: string | null } };
+  spec: {
+    goodput: SloSpec[];
+    output: {
+      json: boolean;
+      vllm_json: string | null;
+      percentile_metrics?: Array<'ttft' | 'tpot' | 'itl' | 'e2el'> | null;
+      metric_percentiles?: number[] | null;
+      label?: string | null;
+    };
+  };
   io: CliIo;
   dir: RunDir | null;
   records: RequestRecord[];
@@ -84,6 +93,10 @@ export function finishRun(input: FinishInput): number {
         request_rate: typeof rate === 'number' ? rate : 'inf',
         burstiness: typeof load.burstiness === 'number' ? load.burstiness : 1,
         max_concurrency: typeof load.max_concurrency === 'number' ? load.max_concurrency : typeof load.concurrency === 'number' ? load.concurrency : null,
+        label: input.spec.output.label ?? null,
+        ...(input.spec.output.percentile_metrics ? { percentile_metrics: input.spec.output.percentile_metrics } : {}),
+        // The schema admits only the percentiles the metrics keep.
+        ...(input.spec.output.metric_percentiles ? { metric_percentiles: input.spec.output.metric_percentiles as VllmPercentile[] } : {}),
       }),
       '--vllm-json',
     );

@@ -8,7 +8,7 @@ import { EXIT_USER_ERROR, UserError } from '../errors/user-error.js';
 import { registerWorkloadOptions } from '../workload/index.js';
 import { analyzeCommand } from './analyze-command.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
-import { ENGINE_FLAGS, LOAD_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS } from './run-flags.js';
+import { ENGINE_FLAGS, LOAD_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { resolveRunSpec } from './resolve-spec.js';
 import { runCommand } from './run-command.js';
 import { RunSpecSchema } from './run-spec.js';
@@ -56,14 +56,15 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   );
   run.action(async (opts: Record<string, unknown>) => setExit(await runCommand(resolveRunSpec(opts), io)));
 
-  program
+  const analyze = program
     .command('analyze')
     .description('recompute every figure from a saved run directory or records.jsonl')
     .argument('<run>', 'run directory or records.jsonl')
     .addOption(new Option('--goodput <slo...>', 'per-request SLOs, e.g. ttft:500 tpot:50 (bare numbers: ms)'))
     .addOption(new Option('--vllm-json <file>', 'also write the figures under vllm bench serve --save-result keys'))
-    .addOption(new Option('--json', 'print the result JSON instead of the summary table'))
-    .action(async (path: string, opts: Record<string, unknown>) => setExit(await analyzeCommand(path, opts, io)));
+    .addOption(new Option('--json', 'print the result JSON instead of the summary table'));
+  registerFlags(analyze, VLLM_JSON_FLAGS);
+  analyze.action(async (path: string, opts: Record<string, unknown>) => setExit(await analyzeCommand(path, opts, io)));
 
   program
     .command('schema')

@@ -47,11 +47,19 @@ export const LOAD_FLAGS: FlagDef[] = [
   { flag: '--goodput <slo...>', path: ['goodput'], kind: 'list', help: 'per-request SLOs for goodput, e.g. ttft:500 tpot:50 e2el:10s (bare numbers: ms)' },
 ];
 
+/** How the vLLM-compatible JSON is shaped, as vLLM's flags shape it (run and analyze). */
+export const VLLM_JSON_FLAGS: FlagDef[] = [
+  { flag: '--percentile-metrics <list>', path: ['output', 'percentile_metrics'], kind: 'string', help: 'vLLM JSON: metrics with percentile keys, e.g. ttft,tpot,itl (default all four)' },
+  { flag: '--metric-percentiles <list>', path: ['output', 'metric_percentiles'], kind: 'string', help: 'vLLM JSON: percentiles to write, e.g. 50,90,99 (of 50,90,95,99,99.9; default all)' },
+  { flag: '--label <label>', path: ['output', 'label'], kind: 'string', help: 'vLLM JSON: label field' },
+];
+
 export const OUTPUT_FLAGS: FlagDef[] = [
   { flag: '--name <name>', path: ['name'], kind: 'string', help: 'run name, used in the run directory name (default run)' },
   { flag: '--result-dir <dir>', path: ['output', 'result_dir'], kind: 'string', help: 'where run directories go (default results)' },
   { flag: '--no-save', path: ['output', 'save'], kind: 'bool', help: 'do not write a run directory' },
   { flag: '--vllm-json <file>', path: ['output', 'vllm_json'], kind: 'string', help: 'also write the figures under the keys of vllm bench serve --save-result' },
+  ...VLLM_JSON_FLAGS,
   { flag: '--keep-text', path: ['output', 'keep_text'], kind: 'bool', help: 'keep generated text in records.jsonl' },
   { flag: '--json', path: ['output', 'json'], kind: 'bool', help: 'print result.json to stdout instead of the summary table' },
   { flag: '--progress <mode>', path: ['output', 'progress'], kind: 'string', help: 'auto|bar|lines|none (default auto: bar on a terminal)' },

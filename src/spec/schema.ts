@@ -7,6 +7,27 @@ import { z } from 'zod';
 import { parseCountOrDuration, parseDurationMs, parseRate, UnitError } from './units.js';
 import { parseSlo, SLO_METRICS } from './slo.js';
 
+/** A list given as an array or as one comma-separated string (as vLLM's flags take it). */
+function commaList<O>(item: z.ZodType<O, unknown>, example: string) {
+  return z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).transform((v, ctx): O[] => {
+    const parts = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter((x) => x !== '') : v;
+    if (parts.length === 0) {
+      ctx.addIssue({ code: 'custom', message: `give at least one, e.g. ${example}` });
+      return z.NEVER;
+    }
+    const out: O[] = [];
+    for (const part of parts) {
+      const r = item.safeParse(part);
+      if (!r.success) {
+        ctx.addIssue({ code: 'custom', message: `"${part}": ${r.error.issues[0]?.message ?? 'invalid'} (e.g. ${example})` });
+        return z.NEVER;
+      }
+      out.push(r.data);
+    }
+    return out;
+  });
+}
+
 function unit<T>(parse: (v: string | number) => T, description: string) {
   return z
     .union([z.string(), z.number()])
@@ -62,6 +83,15 @@ export const OutputSpecSchema = z
     result_dir: z.string().default('results'),
     save: z.boolean().default(true).describe('Write the run directory (spec.json, result.json, records.jsonl).'),
     vllm_json: z.string().nullable().default(null).describe('Also write the figures under vLLM bench serve --save-result keys.'),
+    percentile_metrics: commaList(z.enum(['ttft', 'tpot', 'itl', 'e2el']), 'ttft,tpot,itl,e2el').nullable().default(null).describe('vLLM JSON: metrics with percentile keys (vLLM --percentile-metrics).'),
+    metric_percentiles: commaList(
+      z.coerce.number().refine((p) => [50, 90, 95, 99, 99.9].includes(p), 'percentiles kept are 50, 90, 95, 99 and 99.9'),
+      '50,90,99',
+    )
+      .nullable()
+      .default(null)
+      .describe('vLLM JSON: which percentiles get keys (vLLM --metric-percentiles; a subset of 50,90,95,99,99.9).'),
+    label: z.string().nullable().default(null).describe('vLLM JSON: the label field (vLLM --label).'),
     keep_text: z.boolean().default(false),
     json: z.boolean().default(false).describe('Print result.json to stdout instead of the table.'),
     progress: z.enum(['auto', 'bar', 'lines', 'none']).default('auto'),

@@ -106,6 +106,22 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
     expect(v.request_throughput).toBeCloseTo(result.metrics.throughput.request_per_s!, 6);
   });
 
+  it('--percentile-metrics / --metric-percentiles / --label shape the vLLM JSON as vLLM would', async () => {
+    const dir = onlyRunDir(resultDir);
+    const path = join(mkdtempSync(join(tmpdir(), 'infermeter-vllm2-')), 'v.json');
+    const out = await runCli(['analyze', dir, '--vllm-json', path, '--percentile-metrics', 'ttft,e2el', '--metric-percentiles', '90,99', '--label', 'nightly']);
+    expect(out.code, out.stderr).toBe(0);
+    const v = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    expect(v.label).toBe('nightly');
+    expect(v).toHaveProperty('p90_ttft_ms');
+    expect(v).toHaveProperty('p99_e2el_ms');
+    expect(v).not.toHaveProperty('p99_tpot_ms');
+    expect(v).not.toHaveProperty('p50_ttft_ms');
+    const bad = await runCli(['analyze', dir, '--vllm-json', path, '--metric-percentiles', '25']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--metric-percentiles: .*50, 90, 95, 99 and 99\.9/);
+  });
+
   it('analyze recomputes the same figures from the records alone, and takes new SLOs', async () => {
     const dir = onlyRunDir(resultDir);
     const again = await runCli(['analyze', dir, '--json']);
