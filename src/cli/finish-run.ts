@@ -11,6 +11,7 @@ import { toVllmJson, type VllmPercentile } from '../report/vllm-json.js';
 import type { RunDir } from '../store/run-dir.js';
 import { writeJsonFile } from '../store/run-dir.js';
 import { infermeterVersion, type CliIo } from './io.js';
+import { EXIT_INTERRUPTED } from '../errors/user-error.js';
 import type { SloSpec } from '../spec/slo.js';
 
 export interface FinishInput {
@@ -108,5 +109,5 @@ export function finishRun(input: FinishInput): number {
     input.io.stdout.write(`${renderSummary(result.metrics, { title, validity: result.validity, byTask: result.by_task, byTurn: result.by_turn })}\n`);
     if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
   }
-  return 0;
+  return input.run.interrupted && input.health !== null ? EXIT_INTERRUPTED : 0;
 }

@@ -89,7 +89,7 @@ describe('--workers', () => {
       {},
       ac.signal,
     );
-    expect(out.code, out.stderr).toBe(0);
+    expect(out.code, out.stderr).toBe(130); // 128 + SIGINT, after writing what was measured
     expect(out.stderr).toContain('interrupted');
     const r = JSON.parse(out.stdout) as { run: { interrupted: boolean }; metrics: { requests: { ok: number; by_status: { cancelled: number }; total: number } } };
     expect(r.run.interrupted).toBe(true);
