@@ -60,7 +60,8 @@ export type DatasetName = (typeof DATASET_NAMES)[number];
 
 const baseShape = {
   /** Which generator or dataset (vLLM `--dataset-name`). */
-  dataset_name: z.enum(DATASET_NAMES).default('random'),
+  // vLLM's name for the prefix dataset is accepted in spec files too, as it is on the command line.
+  dataset_name: z.preprocess((v) => (v === 'prefix_repetition' ? 'prefix' : v), z.enum(DATASET_NAMES)).default('random'),
   /** File (or hub id for `hf`) the dataset is read from (vLLM `--dataset-path`). */
   dataset_path: z.string().min(1).nullable().default(null),
   /** Tokenizer: local tokenizer.json path or directory, a bundled name (llama3, qwen3, cl100k_base,
