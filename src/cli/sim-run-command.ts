@@ -45,7 +45,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     for (let i = 0; i < limit; i++) {
       const at = timed ? timed[i]!.at_ms : times!.next().value;
       if (!closed && load.duration_ms !== null && at >= load.duration_ms) return;
-      const item = timed ? timed[i]!.item : workload.next();
+      const item = workload.next();
       items.push(item);
       yield {
         id: i,

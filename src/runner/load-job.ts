@@ -61,14 +61,6 @@ function arrivalsOf(job: LoadJob, workload: Workload): Iterator<number> {
   return arrivalTimes({ rate: l.request_rate, burstiness: l.burstiness, kind: resolveArrivalKind(l.arrival, l.burstiness), seed: l.seed });
 }
 
-/** Trace replay hands out items in trace order; other workloads generate them. */
-function itemsOf(workload: Workload): Workload {
-  if (!workload.timed) return workload;
-  const timed = workload.timed;
-  let j = 0;
-  return { ...workload, skipped: workload.skipped, describe: () => workload.describe(), next: () => timed[Math.min(j++, timed.length - 1)]!.item };
-}
-
 export interface PreparedJob {
   /** Runs the load with t = 0 at `originNs` (process.hrtime), shared by every shard. */
   run(originNs: string, hooks: JobHooks): Promise<JobOutcome>;
@@ -84,7 +76,7 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
     numPrompts: job.totalRequests ?? undefined,
     ...(job.warn ? {} : { warn: () => {} }),
   });
-  const workload = shardWorkload(itemsOf(full), shard);
+  const workload = shardWorkload(full, shard);
   const chat = kind === 'chat';
   const plan: LoadPlan = workload.nextSession
     ? {

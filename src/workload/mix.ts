@@ -54,12 +54,16 @@ export async function mixWorkload(spec: WorkloadSpec, opts: WorkloadOptions, cre
     timed = subs.flatMap((w, i) => (w.timed as TimedItem[]).map((t) => ({ at_ms: t.at_ms, item: label(t.item, i) }))).sort((a, b) => a.at_ms - b.at_ms);
   }
   const counter = subs.find((w) => w.countTokens)?.countTokens;
+  let k = 0;
   const mix: Workload = {
     skipped: subs.reduce((s, w) => s + w.skipped, 0),
-    next: () => {
-      const i = pick();
-      return label((subs[i] as Workload).next(), i);
-    },
+    // A timed mix hands out its merged timeline in order (the Workload contract); otherwise by weight.
+    next: timed
+      ? () => (timed[k++ % timed.length] as TimedItem).item
+      : () => {
+          const i = pick();
+          return label((subs[i] as Workload).next(), i);
+        },
     describe: () => ({
       dataset: 'mix',
       tasks: tasks.map((t, i) => ({ name: t.name, weight: t.weight, share: t.weight / total, ...(subs[i] as Workload).describe() })),

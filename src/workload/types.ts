@@ -52,7 +52,8 @@ export interface Workload {
   /** Multi-turn workloads: the next whole session (a runner's virtual user plays its turns in
    * order, waiting for each reply and then the turn's think time). Shares next()'s sequence. */
   nextSession?(): Session;
-  /** Trace replay: every item with its own send time, in time order. */
+  /** Trace replay: every item with its own send time, in time order; next() then returns exactly
+   * these items in this order, so a runner sends next()'s i-th item at timed[i].at_ms. */
   readonly timed?: TimedItem[];
   /** Malformed dataset lines skipped while loading. */
   readonly skipped: number;

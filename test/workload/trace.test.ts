@@ -119,3 +119,22 @@ describe('trace helpers', () => {
     expect(traceSharedFraction([row([0, 1], 20), row([0, 9, 1], 30)], 10)).toBeCloseTo(10 / 50);
   });
 });
+
+describe('timed workloads keep the Workload contract', () => {
+  it('next() returns the timed items in timeline order, for one trace and for a mix of traces', async () => {
+    const { w } = await load({ dataset_path: `${FIX}/mooncake-sample.jsonl` });
+    expect(w.timed!.map(() => w.next())).toEqual(w.timed!.map((t) => t.item));
+    const mix = await createWorkload(
+      WorkloadSpecSchema.parse({
+        tasks: [
+          { name: 'a', weight: 1, dataset_name: 'trace', dataset_path: `${FIX}/mooncake-sample.jsonl` },
+          { name: 'b', weight: 5, dataset_name: 'trace', dataset_path: `${FIX}/azure-sample.csv` },
+        ],
+      }),
+      { seed: 1, endpointKind: 'completions', warn: () => {} },
+    );
+    const timeline = mix.timed!;
+    expect(new Set(timeline.map((t) => t.item.task))).toEqual(new Set(['a', 'b']));
+    expect(timeline.map(() => mix.next())).toEqual(timeline.map((t) => t.item));
+  });
+});
