@@ -3,20 +3,17 @@
  */
 import { availableParallelism } from 'node:os';
 import { UserError } from '../errors/user-error.js';
-import { resolveArrivalKind } from '../load/arrivals.js';
-import { phasePlanProblem, type PhasePlan } from '../load/phases.js';
 import type { LoadJob } from '../runner/load-job.js';
 import { runPool } from '../runner/worker-pool.js';
 import type { SimServer } from '../sim/index.js';
 import { startBuiltInSimulator } from './builtin-sim.js';
 import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, redactSecrets, type RunDir } from '../store/run-dir.js';
-import { endpointKind } from '../target/openai-body.js';
 import { preflight } from '../target/preflight.js';
-import { createWorkload } from '../workload/index.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
+import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 
 export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
@@ -27,20 +24,9 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
   let writer: RecordsWriter | null = null;
   try {
     // Everything the user could have got wrong is checked before anything starts.
-    const kind = endpointKind(spec.target.endpoint);
-    const workload = await createWorkload(spec.workload, { seed: spec.load.seed, endpointKind: kind, numPrompts: spec.load.num_prompts ?? undefined, warn: log });
-    if (workload.skipped > 0) log(`workload: skipped ${workload.skipped} malformed dataset entries`);
+    const { workload, totalRequests, phases } = await planRun(spec, log);
     const load = spec.load;
     const replay = workload.timed ?? null;
-    const totalRequests = replay ? Math.min(load.num_prompts ?? Infinity, replay.length) : load.num_prompts;
-    const phases: PhasePlan = {
-      warmup: load.warmup,
-      cooldown: load.cooldown,
-      totalRequests,
-      durationMs: load.duration_ms,
-    };
-    const problem = phasePlanProblem(phases);
-    if (problem) throw new UserError(problem);
 
     let baseUrl = spec.target.base_url;
     let model = spec.target.model;
@@ -125,20 +111,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       records: outcome.records,
       run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: outcome.interrupted, driver: 'http' },
       target: { base_url: simulated ? null : baseUrl, endpoint: spec.target.endpoint, model: model!, simulated, simulator, stream: spec.target.stream },
-      load: {
-        mode: load.concurrency !== null ? 'closed' : replay ? 'trace' : 'open',
-        request_rate: load.concurrency === null && !replay ? (Number.isFinite(load.request_rate) ? load.request_rate : 'inf') : null,
-        arrival: load.concurrency === null && !replay ? resolveArrivalKind(load.arrival, load.burstiness) : null,
-        burstiness: load.burstiness,
-        max_concurrency: load.max_concurrency,
-        concurrency: load.concurrency,
-        num_prompts: totalRequests,
-        duration_ms: load.duration_ms,
-        warmup: load.warmup,
-        cooldown: load.cooldown,
-        seed: load.seed,
-        ignore_eos: ignoreEos,
-      },
+      load: describeLoad(load, { trace: replay !== null, numPrompts: totalRequests, ignoreEos }),
       workload: workload.describe(),
       health: {
         dispatchLagMs: outcome.dispatchLagMs,

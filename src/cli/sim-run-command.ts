@@ -4,16 +4,16 @@
  * schema, so every figure and report works on them. An hour of traffic takes seconds.
  */
 import { UserError } from '../errors/user-error.js';
-import { arrivalTimes, resolveArrivalKind } from '../load/arrivals.js';
-import { phaseOf, phasePlanProblem, type PhasePlan } from '../load/phases.js';
+import { phaseOf } from '../load/phases.js';
+import { sendTimes } from '../load/send-times.js';
 import { runVirtual, type VirtualRequest } from '../sim/virtual.js';
 import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, redactSecrets } from '../store/run-dir.js';
-import { endpointKind } from '../target/openai-body.js';
-import { createWorkload, type WorkItem } from '../workload/index.js';
+import type { WorkItem } from '../workload/index.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
 import { simEngineOverrides } from '../spec/schema.js';
+import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 
 /** Without a count or a duration, a virtual run would never end. */
@@ -22,15 +22,9 @@ const MAX_VIRTUAL_REQUESTS = 10_000_000;
 export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   if (spec.target.base_url !== null) throw new UserError('--base-url: sim run drives the simulated engine in virtual time; use `infermeter run` for a server');
   const load = spec.load;
-  const kind = endpointKind(spec.target.endpoint);
-  const workload = await createWorkload(spec.workload, { seed: load.seed, endpointKind: kind, numPrompts: load.num_prompts ?? undefined, warn: (m) => io.stderr.write(`${m}\n`) });
+  const { workload, totalRequests, phases } = await planRun(spec, (m: string) => io.stderr.write(`${m}\n`));
   const timed = workload.timed ?? null;
-  const totalRequests = timed ? Math.min(load.num_prompts ?? Infinity, timed.length) : load.num_prompts;
-  const phases: PhasePlan = { warmup: load.warmup, cooldown: load.cooldown, totalRequests, durationMs: load.duration_ms };
-  const problem = phasePlanProblem(phases);
-  if (problem) throw new UserError(problem);
   const model = spec.target.model ?? spec.sim.model;
-  const arrival = resolveArrivalKind(load.arrival, load.burstiness);
   const closed = load.concurrency !== null;
   if (closed && load.duration_ms !== null && load.num_prompts === null) {
     throw new UserError('--duration with --concurrency: give --num-prompts too (sim run needs the request count up front in closed loop)');
@@ -40,10 +34,12 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   // Requests are generated lazily: an hour at 20 req/s is 72,000 items.
   const items: WorkItem[] = [];
   function* requests(): Generator<VirtualRequest> {
-    const times = timed ? null : arrivalTimes({ rate: load.request_rate, burstiness: load.burstiness, kind: arrival, seed: load.seed });
+    const times = sendTimes(load, workload.timed);
     const limit = totalRequests ?? MAX_VIRTUAL_REQUESTS;
     for (let i = 0; i < limit; i++) {
-      const at = timed ? timed[i]!.at_ms : times!.next().value;
+      const next = times.next();
+      if (next.done) return;
+      const at = next.value;
       if (!closed && load.duration_ms !== null && at >= load.duration_ms) return;
       const item = workload.next();
       items.push(item);
@@ -96,20 +92,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     records: out.records,
     run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: false, driver: 'virtual' },
     target: { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model, engine_stats: { ...s } }, stream: true },
-    load: {
-      mode: closed ? 'closed' : timed ? 'trace' : 'open',
-      request_rate: closed || timed ? null : Number.isFinite(load.request_rate) ? load.request_rate : 'inf',
-      arrival: closed || timed ? null : arrival,
-      burstiness: load.burstiness,
-      max_concurrency: null,
-      concurrency: load.concurrency,
-      num_prompts: out.records.length,
-      duration_ms: load.duration_ms,
-      warmup: load.warmup,
-      cooldown: load.cooldown,
-      seed: load.seed,
-      ignore_eos: true,
-    },
+    load: describeLoad(load, { trace: timed !== null, numPrompts: out.records.length, ignoreEos: true }),
     workload: workload.describe(),
     health: null,
     client: {},

@@ -4,7 +4,7 @@
  * client from the spec, run the dispatch loop, and measure the thread's own health.
  */
 import { monitorEventLoopDelay, performance as perf } from 'node:perf_hooks';
-import { arrivalTimes, resolveArrivalKind } from '../load/arrivals.js';
+import { sendTimes } from '../load/send-times.js';
 import type { PhasePlan } from '../load/phases.js';
 import type { RequestRecord } from '../record/record.js';
 import type { LoadSpec, TargetSpec } from '../spec/schema.js';
@@ -50,17 +50,6 @@ export interface JobHooks {
   signal?: AbortSignal;
 }
 
-/** Arrivals of the whole run: trace timestamps, or the seeded schedule. */
-function arrivalsOf(job: LoadJob, workload: Workload): Iterator<number> {
-  if (workload.timed) {
-    const timed = workload.timed;
-    let i = 0;
-    return { next: () => (i < timed.length ? { done: false, value: timed[i++]!.at_ms } : { done: true, value: undefined }) };
-  }
-  const l = job.load;
-  return arrivalTimes({ rate: l.request_rate, burstiness: l.burstiness, kind: resolveArrivalKind(l.arrival, l.burstiness), seed: l.seed });
-}
-
 export interface PreparedJob {
   /** Runs the load with t = 0 at `originNs` (process.hrtime), shared by every shard. */
   run(originNs: string, hooks: JobHooks): Promise<JobOutcome>;
@@ -82,7 +71,7 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
     ? {
         mode: 'sessions',
         users: load.concurrency === null ? null : shardShare(shard, load.concurrency),
-        arrivals: load.concurrency === null ? shardIterator(arrivalsOf(job, full), shard) : null,
+        arrivals: load.concurrency === null ? shardIterator(sendTimes(load, full.timed), shard) : null,
         nextSession: workload.nextSession.bind(workload),
         substituteReplies: chat,
         keepText: job.keepText,
@@ -91,7 +80,7 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
       ? { mode: 'closed', concurrency: shardShare(shard, load.concurrency) }
       : {
           mode: 'open',
-          arrivals: shardIterator(arrivalsOf(job, full), shard),
+          arrivals: shardIterator(sendTimes(load, full.timed), shard),
           maxConcurrency: load.max_concurrency === null ? null : Math.max(1, shardShare(shard, load.max_concurrency)),
         };
   // Sessions read each reply to put it into the next turn's history.

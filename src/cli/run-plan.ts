@@ -1,0 +1,55 @@
+/**
+ * What `run` and `sim run` share before and after their drivers: the workload built from the
+ * spec, how many requests the run has and which are warm-up or cool-down, and the load as
+ * result.json describes it.
+ */
+import { UserError } from '../errors/user-error.js';
+import { resolveArrivalKind } from '../load/arrivals.js';
+import { phasePlanProblem, type PhasePlan } from '../load/phases.js';
+import type { LoadSpec } from '../spec/schema.js';
+import { endpointKind } from '../target/openai-body.js';
+import { createWorkload, type Workload } from '../workload/index.js';
+import type { RunSpec } from './run-spec.js';
+
+export interface RunPlan {
+  workload: Workload;
+  /** Requests of the whole run (a trace bounds it); null when the run stops by time. */
+  totalRequests: number | null;
+  phases: PhasePlan;
+}
+
+/** Builds the workload and checks the phases, so every user error surfaces before anything starts. */
+export async function planRun(spec: RunSpec, warn: (line: string) => void): Promise<RunPlan> {
+  const load = spec.load;
+  const workload = await createWorkload(spec.workload, {
+    seed: load.seed,
+    endpointKind: endpointKind(spec.target.endpoint),
+    numPrompts: load.num_prompts ?? undefined,
+    warn,
+  });
+  if (workload.skipped > 0) warn(`workload: skipped ${workload.skipped} malformed dataset entries`);
+  const totalRequests = workload.timed ? Math.min(load.num_prompts ?? Infinity, workload.timed.length) : load.num_prompts;
+  const phases: PhasePlan = { warmup: load.warmup, cooldown: load.cooldown, totalRequests, durationMs: load.duration_ms };
+  const problem = phasePlanProblem(phases);
+  if (problem) throw new UserError(problem);
+  return { workload, totalRequests, phases };
+}
+
+/** The `load` section of result.json. */
+export function describeLoad(load: LoadSpec, o: { trace: boolean; numPrompts: number | null; ignoreEos: boolean }): Record<string, unknown> {
+  const open = load.concurrency === null && !o.trace;
+  return {
+    mode: load.concurrency !== null ? 'closed' : o.trace ? 'trace' : 'open',
+    request_rate: open ? (Number.isFinite(load.request_rate) ? load.request_rate : 'inf') : null,
+    arrival: open ? resolveArrivalKind(load.arrival, load.burstiness) : null,
+    burstiness: load.burstiness,
+    max_concurrency: load.max_concurrency,
+    concurrency: load.concurrency,
+    num_prompts: o.numPrompts,
+    duration_ms: load.duration_ms,
+    warmup: load.warmup,
+    cooldown: load.cooldown,
+    seed: load.seed,
+    ignore_eos: o.ignoreEos,
+  };
+}
