@@ -10,6 +10,7 @@ import { startBuiltInSimulator } from './builtin-sim.js';
 import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, redactSecrets, type RunDir } from '../store/run-dir.js';
 import { preflight } from '../target/preflight.js';
+import { targetConfig } from '../target/target-config.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
@@ -44,22 +45,9 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
     const ignoreEos = spec.target.ignore_eos ?? simulated;
     const apiKey = io.env[spec.target.api_key_env] || null;
 
-    const targetBase = {
-      baseUrl: baseUrl!,
-      path: spec.target.endpoint,
-      apiKey,
-      headers: spec.target.headers,
-      extraBody: spec.target.extra_body,
-      stream: spec.target.stream,
-      ignoreEos,
-      timeoutMs: spec.target.timeout_ms,
-      keepText: spec.output.keep_text,
-      countTokens: spec.workload.tokenizer ? workload.countTokens?.bind(workload) : undefined,
-      insecureTls: spec.target.tls_insecure,
-    };
     let preflightInfo: Record<string, unknown> | null = null;
     if (spec.target.preflight) {
-      const pf = await preflight({ ...targetBase, model });
+      const pf = await preflight({ ...targetConfig(spec.target, { baseUrl: baseUrl!, apiKey, ignoreEos, keepText: false, countTokens: undefined }), model });
       model = pf.model;
       preflightInfo = { ...pf };
       log(`pre-flight ok: ${baseUrl}${spec.target.endpoint} serves ${pf.model}; probe TTFT ${pf.probe_ttft_ms?.toFixed(1) ?? '—'} ms; usage in stream: ${pf.usage_in_stream ? 'yes' : 'no'}`);

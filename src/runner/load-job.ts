@@ -9,6 +9,7 @@ import type { PhasePlan } from '../load/phases.js';
 import type { RequestRecord } from '../record/record.js';
 import type { LoadSpec, TargetSpec } from '../spec/schema.js';
 import { HttpTarget } from '../target/http-client.js';
+import { targetConfig } from '../target/target-config.js';
 import { endpointKind } from '../target/openai-body.js';
 import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
 import type { ProgressListener } from './progress.js';
@@ -99,27 +100,15 @@ async function runPrepared(
 ): Promise<JobOutcome> {
   const { load, shard } = job;
   const { workload, plan } = built;
-  const clock = createRunClock(originNs);
-  const target = new HttpTarget(
-    {
-      baseUrl: job.baseUrl,
-      path: job.target.endpoint,
-      model: job.model,
-      apiKey: job.apiKey,
-      headers: job.target.headers,
-      extraBody: job.target.extra_body,
-      stream: job.target.stream,
-      ignoreEos: job.ignoreEos,
-      timeoutMs: job.target.timeout_ms,
-      keepText: built.keepText,
-      countTokens: built.countTokens,
-      insecureTls: job.target.tls_insecure,
-    },
-    clock,
-  );
+  // A shard with no users (more workers than --concurrency) has nothing to send.
   if ((plan.mode === 'closed' && plan.concurrency === 0) || (plan.mode === 'sessions' && plan.users === 0)) {
     return { records: [], dispatchLagMs: new Float64Array(0), interrupted: false, eventLoopDelayP99Ms: null, eventLoopUtilization: 0, staleSocketRetries: 0 };
   }
+  const clock = createRunClock(originNs);
+  const target = new HttpTarget(
+    { ...targetConfig(job.target, { baseUrl: job.baseUrl, apiKey: job.apiKey, ignoreEos: job.ignoreEos, keepText: built.keepText, countTokens: built.countTokens }), model: job.model },
+    clock,
+  );
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const elu0 = perf.eventLoopUtilization();

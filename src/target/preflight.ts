@@ -37,6 +37,7 @@ async function listModels(baseUrl: string, headers: Record<string, string>, time
   return data.map((m: { id?: unknown }) => m?.id).filter((id): id is string => typeof id === 'string');
 }
 
+/** `cfg.model` null: take the first model the server lists. */
 export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: string | null }): Promise<PreflightResult> {
   const authHeaders: Record<string, string> = { ...cfg.headers };
   if (cfg.apiKey) authHeaders.authorization = `Bearer ${cfg.apiKey}`;

@@ -1,0 +1,30 @@
+/** The one mapping from the run spec's `target` section to the client's TargetConfig. */
+import type { TargetSpec } from '../spec/schema.js';
+import type { TargetConfig } from './http-client.js';
+
+export interface ResolvedTarget {
+  /** The server (or the built-in simulator's URL). */
+  baseUrl: string;
+  /** Read from the environment variable the spec names. */
+  apiKey: string | null;
+  ignoreEos: boolean;
+  keepText: boolean;
+  countTokens: ((text: string) => number) | undefined;
+}
+
+/** Everything but the model, which pre-flight may still have to choose. */
+export function targetConfig(t: TargetSpec, r: ResolvedTarget): Omit<TargetConfig, 'model'> {
+  return {
+    baseUrl: r.baseUrl,
+    path: t.endpoint,
+    apiKey: r.apiKey,
+    headers: t.headers,
+    extraBody: t.extra_body,
+    stream: t.stream,
+    ignoreEos: r.ignoreEos,
+    timeoutMs: t.timeout_ms,
+    keepText: r.keepText,
+    countTokens: r.countTokens,
+    insecureTls: t.tls_insecure,
+  };
+}
