@@ -1,8 +1,11 @@
 /**
  * The request record: one per request attempt. Everything infermeter reports is derived
  * from these. Times are milliseconds (float, µs resolution) on one monotonic clock,
- * relative to the run's start (`RunClock.origin`). See docs/records.md.
+ * relative to the run's start (`createRunClock` in src/runner/run-clock.ts). See docs/records.md.
  */
+
+/** Reads the run's clock: monotonic milliseconds since the run's t = 0, the time base of every record. */
+export type Clock = () => number;
 
 export type Phase = 'warmup' | 'measure' | 'cooldown';
 

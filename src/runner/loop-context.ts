@@ -4,7 +4,7 @@
  * An executor only decides *when* to call launch.
  */
 import { phaseOf, type PhasePlan } from '../load/phases.js';
-import { emptyRecord, type RequestRecord } from '../record/record.js';
+import { emptyRecord, type Clock, type RequestRecord } from '../record/record.js';
 import type { WorkItem } from '../workload/types.js';
 import { GrowableF64 } from './growable.js';
 import type { ProgressSnapshot } from './progress.js';
@@ -29,7 +29,7 @@ export class LoopContext {
   private readonly stopper = new AbortController();
 
   constructor(
-    readonly clock: () => number,
+    readonly clock: Clock,
     readonly sender: Sender,
     private readonly phases: PhasePlan,
     readonly shard: Shard,

@@ -5,7 +5,7 @@
  * origin; process.hrtime is one monotonic clock for the whole process. A thread reads both
  * once to learn its offset, then pays only performance.now() per timestamp.
  */
-export type Clock = () => number;
+import type { Clock } from '../record/record.js';
 
 /** Now on the process-wide monotonic clock, as a string (bigints do not cross postMessage in every runtime). */
 export function hrtimeNowNs(): string {

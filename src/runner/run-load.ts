@@ -5,7 +5,7 @@
  * wanted (`scheduled_ms`) and the time it was sent (`sent_ms`).
  */
 import type { PhasePlan } from '../load/phases.js';
-import type { RequestRecord } from '../record/record.js';
+import type { Clock, RequestRecord } from '../record/record.js';
 import type { Workload } from '../workload/types.js';
 import { runClosedLoop, type ClosedLoopPlan } from './executors/closed-loop.js';
 import { runOpenLoop, type OpenLoopPlan } from './executors/open-loop.js';
@@ -30,7 +30,7 @@ export interface RunnerOptions {
   graceMs: number;
   workload: Workload;
   sender: Sender;
-  clock: () => number;
+  clock: Clock;
   onRecord: (rec: RequestRecord) => void;
   onProgress?: ProgressListener;
   /** Aborting it ends the run early (Ctrl-C): in-flight requests are cancelled. */

@@ -7,7 +7,7 @@
  * clock read, the response parser's framing step, and one scanner push — no node:http
  * IncomingMessage stream in between (why: docs/performance.md, section 3).
  */
-import type { RequestRecord, ErrorClass, RequestStatus } from '../record/record.js';
+import type { Clock, RequestRecord, ErrorClass, RequestStatus } from '../record/record.js';
 import type { WorkItem } from '../workload/types.js';
 import { ConnectionPolicy } from './connection-policy.js';
 import { ConnectionPool } from './http1/connection-pool.js';
@@ -38,9 +38,6 @@ export interface PreparedRequest {
   /** The serialized JSON body. */
   body: Buffer;
 }
-
-/** Monotonic milliseconds since the run's start. */
-export type Clock = () => number;
 
 const MAX_ERROR_BODY = 8192;
 
