@@ -12,6 +12,7 @@
  * the body's `max_tokens` sets it. GET /v1/models lists the model `firehose`.
  */
 import http from 'node:http';
+import { requestedTokens } from './server-lib.js';
 import { firehoseBlock, firehoseHead, firehoseTail } from './firehose-chunks.js';
 
 const blockEvents = 256;
@@ -27,17 +28,7 @@ const server = http.createServer((req, res) => {
     return;
   }
   if (req.method === 'POST') {
-    const parts: Buffer[] = [];
-    req.on('data', (b: Buffer) => parts.push(b));
-    req.on('end', () => {
-      let n = 16;
-      try {
-        n = Number((JSON.parse(Buffer.concat(parts).toString()) as { max_tokens?: number }).max_tokens ?? 16);
-      } catch {
-        // keep the default
-      }
-      stream(res, n);
-    });
+    void requestedTokens(req).then((n) => stream(res, n));
     return;
   }
   req.resume();

@@ -12,6 +12,7 @@
  * lateness is how late its timers fired (information only).
  */
 import http from 'node:http';
+import { requestedTokens } from './server-lib.js';
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
@@ -68,17 +69,7 @@ const server = http.createServer((req, res) => {
     res.end(JSON.stringify({ object: 'list', data: [{ id: 'paced', object: 'model' }] }));
     return;
   }
-  const parts: Buffer[] = [];
-  req.on('data', (b: Buffer) => parts.push(b));
-  req.on('end', () => {
-    let n = 16;
-    try {
-      n = Number((JSON.parse(Buffer.concat(parts).toString()) as { max_tokens?: number }).max_tokens ?? 16);
-    } catch {
-      // keep the default
-    }
-    stream(res, n);
-  });
+  void requestedTokens(req).then((n) => stream(res, n));
 });
 server.on('connection', (s) => s.setNoDelay(true));
 server.keepAliveTimeout = 600_000;
