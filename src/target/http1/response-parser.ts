@@ -92,6 +92,17 @@ export class ResponseParser {
         }
         case State.ChunkSize:
         case State.Trailers: {
+          // Hot path: an SSE server sends one chunk per event, so a size line per event. When the
+          // whole line "HEX\r\n" is in this read, read it from the bytes without making a string.
+          if (this.state === State.ChunkSize && this.line === '') {
+            const end = plainSizeLineEnd(b, i);
+            if (end > 0) {
+              this.left = hexValue(b, i, end);
+              i = end + (b[end] === CR ? 2 : 1);
+              this.state = this.left === 0 ? State.Trailers : State.ChunkData;
+              break;
+            }
+          }
           const k = b.indexOf(LF, i);
           if (k < 0) {
             this.line += latin1(b, i, n);
@@ -204,6 +215,32 @@ export class ResponseParser {
     this.state = State.Done;
     this.sink.onComplete();
   }
+}
+
+/** Value of a hex digit byte, or -1. */
+function hexDigit(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48; // 0-9
+  const l = c | 0x20; // fold A-F to a-f
+  return l >= 97 && l <= 102 ? l - 87 : -1;
+}
+
+/**
+ * Where the hex digits of a size line starting at `from` end, if the line is just
+ * "HEX\r\n" or "HEX\n" and lies wholly in `b` (and has at most 12 digits); else -1, and the
+ * general path (extensions, whitespace, a line split across reads, errors) takes it.
+ */
+function plainSizeLineEnd(b: Uint8Array, from: number): number {
+  let j = from;
+  while (j < b.length && j - from <= 12 && hexDigit(b[j]!) >= 0) j++;
+  if (j === from || j - from > 12 || j >= b.length) return -1;
+  if (b[j] === LF) return j;
+  return b[j] === CR && j + 1 < b.length && b[j + 1] === LF ? j : -1;
+}
+
+function hexValue(b: Uint8Array, from: number, to: number): number {
+  let v = 0;
+  for (let j = from; j < to; j++) v = v * 16 + hexDigit(b[j]!);
+  return v;
 }
 
 function latin1(b: Uint8Array, from: number, to: number): string {
