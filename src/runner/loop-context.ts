@@ -6,7 +6,7 @@
 import { phaseOf, type PhasePlan } from '../load/phases.js';
 import { emptyRecord, type Clock, type RequestRecord } from '../record/record.js';
 import type { WorkItem } from '../workload/types.js';
-import { GrowableF64 } from './growable.js';
+import { FloatBuffer } from '../target/sse/byte-buffer.js';
 import type { ProgressSnapshot } from './progress.js';
 import type { Shard } from './shard.js';
 
@@ -24,7 +24,7 @@ export class LoopContext {
   readonly records: RequestRecord[] = [];
   readonly pending = new Set<Promise<RequestRecord>>();
   /** Dispatcher lateness: when the loop reached a request minus when it was due. */
-  readonly dispatchLag = new GrowableF64(1024);
+  readonly dispatchLag = new FloatBuffer(1024);
   readonly stats: ProgressSnapshot;
   private readonly stopper = new AbortController();
 

@@ -83,5 +83,5 @@ export async function runLoad(opts: RunnerOptions): Promise<RunOutcome> {
   opts.signal?.removeEventListener('abort', onAbort);
   ctx.stats.elapsed_ms = clock();
   opts.onProgress?.({ ...ctx.stats });
-  return { records: ctx.records, dispatchLagMs: ctx.dispatchLag.toArray(), interrupted };
+  return { records: ctx.records, dispatchLagMs: ctx.dispatchLag.view(), interrupted };
 }
