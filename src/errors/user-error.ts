@@ -9,9 +9,6 @@ export class UserError extends Error {
   }
 }
 
-export const EXIT_OK = 0;
-/** The run completed but its verdict or a check failed (e.g. SLO not met with --fail-on-slo). */
-export const EXIT_FAILED_CHECK = 1;
 export const EXIT_USER_ERROR = 2;
 /** Interrupted by Ctrl-C (128 + SIGINT): the figures of what was measured were still written. */
 export const EXIT_INTERRUPTED = 130;

@@ -44,11 +44,6 @@ export function readSpecFile(path: string): PlainObject {
   return data;
 }
 
-/** Where each flag writes in the spec; used both to build the override object and to name flags in errors. */
-export interface FlagBinding {
-  flag: string;
-  path: string[];
-}
 
 /** Sets `value` at `path` in a fresh nested object tree. */
 export function setPath(target: PlainObject, path: readonly string[], value: unknown): void {
@@ -86,6 +81,5 @@ export function validateSpec<S extends z.ZodType>(
   const where = flag ?? (origin.configPath ? `${origin.configPath}: ${key || '(top level)'}` : key || 'spec');
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  if (issue.code === 'invalid_type' && !flag) message = `${message}`;
   throw new UserError(`${where}: ${message}`);
 }
