@@ -5,27 +5,14 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
-import { parseSlo, type SloSpec } from '../spec/slo.js';
-import { UnitError } from '../spec/units.js';
 import { readRecordsFile } from '../store/records-file.js';
 import type { RunResult } from '../report/result-json.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
 import { z } from 'zod';
-import { OutputSpecSchema } from '../spec/schema.js';
+import { GoodputSchema, OutputSpecSchema } from '../spec/schema.js';
 import { validateSpec } from '../spec/load-spec.js';
-import { specFromFlags, VLLM_JSON_FLAGS } from './run-flags.js';
-
-function parseGoodput(values: unknown): SloSpec[] {
-  if (values === undefined) return [];
-  return (values as string[]).map((v) => {
-    try {
-      return parseSlo(v);
-    } catch (err) {
-      throw new UserError(`--goodput: ${err instanceof UnitError ? err.message : String(err)}`);
-    }
-  });
-}
+import { LOAD_FLAGS, specFromFlags, VLLM_JSON_FLAGS } from './run-flags.js';
 
 export async function analyzeCommand(path: string, opts: Record<string, unknown>, io: CliIo): Promise<number> {
   if (!existsSync(path)) throw new UserError(`${path}: no such run directory or records file`);
@@ -45,9 +32,12 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
       io.stderr.write(`note: ${resultPath} is not valid JSON; analysing records alone\n`);
     }
   }
-  const slos = opts.goodput !== undefined ? parseGoodput(opts.goodput) : (prior?.metrics?.goodput?.slos ?? []);
-  const shape = specFromFlags(opts, VLLM_JSON_FLAGS);
-  const { output } = validateSpec(z.object({ output: OutputSpecSchema.prefault({}) }), shape.spec, { flagPaths: shape.flagPaths, configPath: null });
+  // The same schema as a run spec's, so --goodput and the vLLM JSON flags read as they do for `run`.
+  const flags = specFromFlags(opts, [...LOAD_FLAGS.filter((f) => f.path[0] === 'goodput'), ...VLLM_JSON_FLAGS]);
+  const given = validateSpec(z.object({ goodput: GoodputSchema, output: OutputSpecSchema.prefault({}) }), flags.spec, { flagPaths: flags.flagPaths, configPath: null });
+  const output = given.output;
+  // Without --goodput the original run's SLOs apply (the schema's default [] would drop them).
+  const slos = flags.spec.goodput !== undefined ? given.goodput! : (prior?.metrics?.goodput?.slos ?? []);
   const now = new Date().toISOString();
   return finishRun({
     spec: { goodput: slos, output: { ...output, json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },

@@ -144,6 +144,8 @@ const SloEntry = z
     }
   });
 
+export const GoodputSchema = z.array(SloEntry).default([]).describe('Per-request SLOs for goodput, e.g. ["ttft:500", "tpot:50"].');
+
 export function buildRunSpecSchema<W extends z.ZodType>(workload: W) {
   return z
     .object({
@@ -152,7 +154,7 @@ export function buildRunSpecSchema<W extends z.ZodType>(workload: W) {
       target: TargetSpecSchema.prefault({}),
       load: LoadSpecSchema.prefault({}),
       workload,
-      goodput: z.array(SloEntry).default([]).describe('Per-request SLOs for goodput, e.g. ["ttft:500", "tpot:50"].'),
+      goodput: GoodputSchema,
       output: OutputSpecSchema.prefault({}),
       sim: SimSpecSchema.prefault({}),
     })

@@ -135,6 +135,9 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
     const rel = (a: number, b: number) => Math.abs(a - b) / b;
     expect(rel(r.metrics.throughput.output_tokens_per_s!, result.metrics.throughput.output_tokens_per_s!)).toBeLessThan(1e-5);
     expect(r.metrics.requests.total).toBe(22);
+    // Without --goodput, the run's own SLOs are applied again.
+    expect(r.metrics.goodput!.slos).toEqual(result.metrics.goodput!.slos);
+    expect(r.metrics.goodput!.good).toBe(result.metrics.goodput!.good);
     const strict = await runCli(['analyze', join(dir, 'records.jsonl'), '--goodput', 'ttft:1', '--json']);
     expect((JSON.parse(strict.stdout) as RunResult).metrics.goodput!.good).toBe(0);
   });
