@@ -1,8 +1,8 @@
 /** The simulated engine `infermeter run` starts in-process when no --base-url is given. */
 import { UserError } from '../errors/user-error.js';
-import { startSimServer, type SimServer } from '../sim/index.js';
+import { startSimServer, type SimServer, type TimingOptions } from '../sim/index.js';
 import type { Workload } from '../workload/index.js';
-import { simEngineOverrides } from '../spec/schema.js';
+import { simEngineOverrides, type SimSpec } from '../spec/schema.js';
 import type { RunSpec } from './run-spec.js';
 
 export interface BuiltInSimulator {
@@ -15,12 +15,16 @@ export interface BuiltInSimulator {
   description: string;
 }
 
+/** Fixed delays when either is given, else the engine model for the hardware and model profiles. */
+export function simTiming(sim: SimSpec, profile: string): TimingOptions {
+  return sim.prefill_ms !== null || sim.per_token_ms !== null
+    ? { kind: 'fixed', prefillMs: sim.prefill_ms ?? 0, perTokenMs: sim.per_token_ms ?? 0 }
+    : { kind: 'engine', hardware: sim.hardware, model: profile, engine: simEngineOverrides(sim) };
+}
+
 export async function startBuiltInSimulator(spec: RunSpec, workload: Workload): Promise<BuiltInSimulator> {
   const profile = spec.target.model ?? spec.sim.model;
-  const fixed = spec.sim.prefill_ms !== null || spec.sim.per_token_ms !== null;
-  const timing = fixed
-    ? { kind: 'fixed' as const, prefillMs: spec.sim.prefill_ms ?? 0, perTokenMs: spec.sim.per_token_ms ?? 0 }
-    : { kind: 'engine' as const, hardware: spec.sim.hardware, model: profile, engine: simEngineOverrides(spec.sim) };
+  const timing = simTiming(spec.sim, profile);
   let server: SimServer;
   try {
     // The simulator counts prompts the way the client does (its tokenizer, or the shared estimate).

@@ -8,7 +8,7 @@ import { EXIT_USER_ERROR, UserError } from '../errors/user-error.js';
 import { registerWorkloadOptions } from '../workload/index.js';
 import { analyzeCommand } from './analyze-command.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
-import { ENGINE_FLAGS, LOAD_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
+import { LOAD_FLAGS, SERVE_SIM_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { resolveRunSpec } from './resolve-spec.js';
 import { runCommand } from './run-command.js';
 import { RunSpecSchema } from './run-spec.js';
@@ -96,16 +96,12 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .description('serve the simulated engine over HTTP (OpenAI-compatible API, /metrics)')
     .addOption(new Option('--host <host>', 'address to bind').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'port (0: a free one)').default('8000'))
-    .addOption(new Option('--hardware <name>', 'GPU profile').default('h100'))
-    .addOption(new Option('--model <name>', 'model profile (also the served model id)').default('llama-3.1-8b'))
     .addOption(new Option('--dialect <name>', 'wire quirks of a real server: vllm|llamacpp').default('vllm'))
-    .addOption(new Option('--prefill-ms <ms>', 'fixed-delay mode: time to first token'))
-    .addOption(new Option('--per-token-ms <ms>', 'fixed-delay mode: time between tokens'))
     .addOption(new Option('--seed <n>', 'seed').default('0'))
     .addOption(new Option('--ground-truth <file>', 'append server-side admit and token-emit times per request (JSONL)'))
     .addOption(new Option('--tokenizer <name-or-path>', 'count prompt tokens with a real tokenizer (llama3, qwen3, cl100k_base, a tokenizer.json); default: the tokenizer-free estimate'));
   serve.optionsGroup('Engine:');
-  registerFlags(serve, ENGINE_FLAGS);
+  registerFlags(serve, SERVE_SIM_FLAGS);
   serve.optionsGroup('Fault injection:');
   for (const [flag, help] of FAULT_FLAGS) serve.addOption(new Option(flag, help));
   serve.action(async (opts: Record<string, string | undefined>) => setExit(await simServeCommand(opts, io)));

@@ -75,6 +75,15 @@ export const ENGINE_FLAGS: FlagDef[] = [
   { flag: '--no-enable-prefix-caching', path: ['sim', 'enable_prefix_caching'], kind: 'bool', help: 'simulated engine: turn prefix caching off' },
 ];
 
+/** `sim serve`: the same simulator settings, under the names of a command that only simulates. */
+export const SERVE_SIM_FLAGS: FlagDef[] = [
+  { flag: '--hardware <name>', path: ['sim', 'hardware'], kind: 'string', help: 'GPU profile or a JSON/YAML profile file (default h100)' },
+  { flag: '--model <name>', path: ['sim', 'model'], kind: 'string', help: 'model profile, also the served model id (default llama-3.1-8b)' },
+  { flag: '--prefill-ms <ms>', path: ['sim', 'prefill_ms'], kind: 'number', help: 'fixed-delay mode: time to first token' },
+  { flag: '--per-token-ms <ms>', path: ['sim', 'per_token_ms'], kind: 'number', help: 'fixed-delay mode: time between tokens' },
+  ...ENGINE_FLAGS,
+];
+
 export const SIM_FLAGS: FlagDef[] = [
   { flag: '--hardware <name>', path: ['sim', 'hardware'], kind: 'string', help: 'simulated GPU profile when no --base-url (default h100)' },
   { flag: '--sim-prefill-ms <ms>', path: ['sim', 'prefill_ms'], kind: 'number', help: 'simulator fixed-delay mode: time to first token' },

@@ -5,21 +5,15 @@ import type { FaultOptions } from '../sim/faults.js';
 import { loadTokenizer } from '../workload/index.js';
 import type { CliIo } from './io.js';
 import { z } from 'zod';
-import { SimSpecSchema, simEngineOverrides } from '../spec/schema.js';
+import { SimSpecSchema } from '../spec/schema.js';
+import { simTiming } from './builtin-sim.js';
 import { validateSpec } from '../spec/load-spec.js';
-import { ENGINE_FLAGS, specFromFlags } from './run-flags.js';
+import { SERVE_SIM_FLAGS, specFromFlags } from './run-flags.js';
 
 function int(name: string, v: string | undefined, min = 0): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
   if (!Number.isInteger(n) || n < min) throw new UserError(`${name}: expected an integer ≥ ${min}, got "${v}"`);
-  return n;
-}
-
-function nonNegative(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new UserError(`${name}: expected a number ≥ 0 (milliseconds), got "${v}"`);
   return n;
 }
 
@@ -66,14 +60,11 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
   if (port > 65535) throw new UserError(`--port: expected 0–65535, got ${port}`);
   const dialect = opts.dialect;
   if (dialect !== 'vllm' && dialect !== 'llamacpp') throw new UserError(`--dialect: expected vllm or llamacpp, got "${dialect}"`);
-  const prefillMs = nonNegative('--prefill-ms', opts.prefillMs);
-  const perTokenMs = nonNegative('--per-token-ms', opts.perTokenMs);
-  const fixed = prefillMs !== undefined || perTokenMs !== undefined;
-  const model = opts.model ?? 'llama-3.1-8b';
   const seed = int('--seed', opts.seed) ?? 0;
-  const engineFlags = specFromFlags(opts, ENGINE_FLAGS);
-  const { sim } = validateSpec(z.object({ sim: SimSpecSchema.prefault({}) }), engineFlags.spec, { flagPaths: engineFlags.flagPaths, configPath: null });
-  const engine = simEngineOverrides(sim);
+  // The simulator settings go through the run spec's schema, as those of `run` and `sim run` do.
+  const simFlags = specFromFlags(opts, SERVE_SIM_FLAGS);
+  const { sim } = validateSpec(z.object({ sim: SimSpecSchema.prefault({}) }), simFlags.spec, { flagPaths: simFlags.flagPaths, configPath: null });
+  const model = sim.model;
   const tokenizer = opts.tokenizer ? await loadTokenizer(opts.tokenizer, '--tokenizer') : null;
   const faults = faultOptions(opts, seed);
   let server;
@@ -87,7 +78,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
       ...(faults ? { faults } : {}),
       ...(opts.groundTruth ? { groundTruthPath: opts.groundTruth } : {}),
       ...(tokenizer ? { countTokens: (text: string) => tokenizer.count(text) } : {}),
-      timing: fixed ? { kind: 'fixed', prefillMs: prefillMs ?? 0, perTokenMs: perTokenMs ?? 0 } : { kind: 'engine', hardware: opts.hardware ?? 'h100', model, engine },
+      timing: simTiming(sim, model),
       log: (line) => io.stdout.write(`${line}\n`),
     });
   } catch (err) {
