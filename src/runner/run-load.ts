@@ -10,7 +10,7 @@ import type { Workload } from '../workload/types.js';
 import { runClosedLoop, type ClosedLoopPlan } from './executors/closed-loop.js';
 import { runOpenLoop, type OpenLoopPlan } from './executors/open-loop.js';
 import { runSessions, type SessionPlan } from './executors/sessions.js';
-import { LoopContext, sleep, type Sender } from './loop-context.js';
+import { LoopContext, type Sender } from './loop-context.js';
 import type { ProgressListener } from './progress.js';
 import { WHOLE, type Shard } from './shard.js';
 
@@ -72,9 +72,11 @@ export async function runLoad(opts: RunnerOptions): Promise<RunOutcome> {
 
   if (ctx.pending.size > 0 && !interrupted) {
     // Duration runs give in-flight requests a grace period; count runs wait for all (each bounded by its timeout).
-    const graceEnd = opts.durationMs !== null ? clock() + opts.graceMs : Infinity;
-    while (ctx.pending.size > 0 && clock() < graceEnd) {
-      await Promise.race([...ctx.pending, sleep(Math.min(250, graceEnd - clock()))]);
+    if (opts.durationMs === null) await ctx.drained();
+    else {
+      let graceTimer: NodeJS.Timeout | undefined;
+      await Promise.race([ctx.drained(), new Promise<void>((r) => (graceTimer = setTimeout(r, opts.graceMs)))]);
+      clearTimeout(graceTimer);
     }
     if (ctx.pending.size > 0) sender.cancelAll();
   }

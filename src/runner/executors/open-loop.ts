@@ -50,7 +50,7 @@ export async function runOpenLoop(ctx: LoopContext, plan: OpenLoopPlan, workload
   }
   // Count-based runs wait for the queue to drain; duration runs only until the end.
   while (!ctx.stopped && queue.length > 0 && !ctx.timeUp()) {
-    await Promise.race([...ctx.pending, ctx.sleep(50)]);
+    await Promise.race([ctx.nextCompletion(), ctx.sleep(50)]);
   }
   for (const q of queue.splice(0)) ctx.completeUnsent(q.rec, 'run ended while waiting for a --max-concurrency slot');
   stats.queued = 0;
