@@ -1,5 +1,5 @@
 /** Small helpers shared by the benchmarks: machine description, medians, number formatting. */
-import os from 'node:os';
+import os, { setPriority } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -32,12 +32,23 @@ export const fmt = (x: number, digits = 0): string => x.toLocaleString('en-US', 
 export const PIN = process.env.BENCH_PIN === '1';
 if (PIN) execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
 
-export function startProcess(script: string, args: string[] = []): Promise<{ port: number; child: ChildProcess }> {
+/**
+ * `priority` (a nice value; negative needs root or CAP_SYS_NICE, silently skipped otherwise) lets
+ * a server whose own timestamps are the ground truth keep its core against the measuring process.
+ */
+export function startProcess(script: string, args: string[] = [], opts: { priority?: number } = {}): Promise<{ port: number; child: ChildProcess }> {
   const path = fileURLToPath(new URL(script, import.meta.url));
   const argv = ['--import', 'tsx', path, ...args];
   const child = PIN
     ? spawn('taskset', ['-c', '0', process.execPath, ...argv], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] })
     : spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  if (opts.priority !== undefined && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, opts.priority);
+    } catch {
+      // not permitted: run at the default priority
+    }
+  }
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (b: Buffer) => {

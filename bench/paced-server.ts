@@ -5,7 +5,10 @@
  * simulator's ground truth (each token's due time), this is when the token actually left, so
  * the client's error against it excludes the server's own timer lateness.
  *
- *   npx tsx bench/paced-server.ts <ground-truth.jsonl> [perTokenMs] [prefillMs]
+ *   npx tsx bench/paced-server.ts <ground-truth.jsonl> [perTokenMs] [prefillMs] [stamp]
+ *
+ * `stamp`: each token's content is " <process.hrtime in ns>" taken at the same moment, so a
+ * client that keeps the text carries the ground truth itself (bench/cli-timing.ts).
  *
  * Prints "PORT <n>". IPC: "clock" → { epoch }; "dump" → writes ground truth (JSON lines:
  * id, time_origin_ms, token_ms) to the file and answers { dumped, lateness: { p99_ms } }, where
@@ -19,6 +22,7 @@ import { performance } from 'node:perf_hooks';
 const out = process.argv[2] ?? '/tmp/infermeter-paced-gt.jsonl';
 const perTokenMs = Number(process.argv[3] ?? 50);
 const prefillMs = Number(process.argv[4] ?? 20);
+const stamp = process.argv[5] === 'stamp';
 
 interface Truth {
   id: number;
@@ -49,9 +53,10 @@ function stream(res: http.ServerResponse, tokens: number): void {
     if (gone) return;
     const due = start + k * perTokenMs;
     const t = performance.now();
+    const content = stamp ? ` ${process.hrtime.bigint()}` : WORDS[k % WORDS.length]!;
     late.push(t - due);
     times.push(t);
-    res.write(chunk(id, WORDS[k % WORDS.length]!, null));
+    res.write(chunk(id, content, null));
     k++;
     if (k < tokens) {
       setTimeout(tick, Math.max(0, start + k * perTokenMs - performance.now()));

@@ -3,6 +3,7 @@
  * ground-truth emit times, at 100, 1,000 and 5,000 concurrent streams.
  *
  *   npx tsx bench/timing-error.ts [--streams 100,1000,5000] [--tokens 40] [--per-token-ms 50] [--server paced|sim]
+ *                                 [--clients 'infermeter,infermeter busy-poll']
  *
  * The server runs in its own process and keeps ground truth: for every request a
  * performance.now() per token, plus its performance.timeOrigin, so both processes' times
@@ -18,9 +19,10 @@
  * was written, so errors include the simulator's timer lateness (printed alongside, p99).
  * Also the client's CPU time per chunk (each chunk is mostly its own socket read here) and its
  * share of one core over the run, which shows when the client, not the server, is the limit.
- * For our client (node:http + OpenAIStreamScanner, the hot path of src/target/http-client.ts),
- * the scanner on a raw socket (bench/raw-client.ts, a prototype without node:http) and the plain
- * client (fetch + TextDecoder + JSON.parse), measured in the same run.
+ * Clients, measured in the same run: ours (src/target/http1/ + OpenAIStreamScanner, the hot path
+ * of src/target/http-client.ts), ours with --busy-poll (this thread polls instead of sleeping,
+ * as src/runner/busy-poll.ts does in the runner), the scanner behind node:http and on a raw
+ * socket (bench/raw-client.ts, a prototype), and the plain client (fetch + TextDecoder + JSON.parse).
  */
 import http from 'node:http';
 import type { ChildProcess } from 'node:child_process';
@@ -30,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
+import { BusyPoll } from '../src/runner/busy-poll.js';
 import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
 import { http1Request, PlainParser } from './clients.js';
 import { rawPost } from './raw-client.js';
@@ -150,12 +153,15 @@ export interface TimingOptions {
   perTokenMs: number;
   /** paced: bench/paced-server.ts (ground truth = write times); sim: the simulator (due times) */
   server: 'paced' | 'sim';
+  /** Only these clients (names as printed); all when absent. */
+  clients?: string[];
 }
 
 export async function runTiming(opts: TimingOptions): Promise<TimingRow[]> {
   const gtPath = join(tmpdir(), `infermeter-gt-${process.pid}.jsonl`);
   const script = opts.server === 'paced' ? './paced-server.ts' : './timing-server.ts';
-  const { port, child } = await startProcess(script, [gtPath, String(opts.perTokenMs)]);
+  // The server's clock is the ground truth: it keeps its core when a busy-polling client takes the other.
+  const { port, child } = await startProcess(script, [gtPath, String(opts.perTokenMs)], { priority: -10 });
   const rows: TimingRow[] = [];
   try {
     const models = (await (await fetch(`http://127.0.0.1:${port}/v1/models`)).json()) as { data: { id: string }[] };
@@ -166,19 +172,24 @@ export async function runTiming(opts: TimingOptions): Promise<TimingRow[]> {
     await Promise.all(Array.from({ length: 200 }, () => rawStream(port, payload)));
     await Promise.all(Array.from({ length: 200 }, () => http1Stream(port, payload)));
     for (const n of opts.streams) {
-      for (const [client, fn] of [
-        ['infermeter', http1Stream],
-        ['http+scanner', scannerStream],
-        ['raw+scanner', rawStream],
-        ['plain', plainStream],
+      for (const [client, fn, busyPoll] of [
+        ['infermeter', http1Stream, false],
+        ['infermeter busy-poll', http1Stream, true],
+        ['http+scanner', scannerStream, false],
+        ['raw+scanner', rawStream, false],
+        ['plain', plainStream, false],
       ] as const) {
+        if (opts.clients && !opts.clients.includes(client)) continue;
         child.send('dump');
         await once(child, 'message');
         // spread the connects over 1 s so a 5,000-stream start does not overflow the listen backlog
         const spread = 1000 / n;
         const cpu0 = process.cpuUsage();
         const t0 = performance.now();
+        // --busy-poll as the runner does it (src/runner/busy-poll.ts): this thread never sleeps
+        const spin = busyPoll ? new BusyPoll().start() : null;
         const streams = await Promise.all(Array.from({ length: n }, (_, i) => new Promise<StreamTimes>((r, j) => setTimeout(() => fn(port, payload).then(r, j), i * spread))));
+        spin?.stop();
         const cpu = process.cpuUsage(cpu0);
         const cpuUs = cpu.user + cpu.system;
         const wallUs = (performance.now() - t0) * 1000;
@@ -217,18 +228,18 @@ export async function runTiming(opts: TimingOptions): Promise<TimingRow[]> {
 export function printTiming(rows: TimingRow[], opts: TimingOptions): void {
   const what = opts.server === 'paced' ? 'paced server, ground truth = socket write times' : 'simulator, ground truth = token due times';
   console.log(`\n== timing error vs ${what} (separate process; ${opts.tokens} tokens per stream, ${opts.perTokenMs} ms/token), ms`);
-  console.log('client         streams  paired   first-token p50    p99   ITL |err| p50    p99   (server lateness p99)   client CPU/chunk   CPU share');
+  console.log('client                streams  paired   first-token p50    p99   ITL |err| p50    p99   (server lateness p99)   client CPU/chunk   CPU share');
   for (const r of rows) {
     console.log(
-      `${r.client.padEnd(13)} ${fmt(r.streams).padStart(8)} ${fmt(r.paired).padStart(7)}   ${fmt(r.firstP50, 3).padStart(15)} ${fmt(r.firstP99, 3).padStart(6)}   ${fmt(r.itlP50, 3).padStart(13)} ${fmt(r.itlP99, 3).padStart(6)}   ${fmt(r.simLateP99, 3).padStart(8)}   ${fmt(r.cpuUsPerChunk, 2).padStart(12)} µs   ${fmt(r.cpuShare * 100, 0).padStart(6)}%`,
+      `${r.client.padEnd(20)} ${fmt(r.streams).padStart(8)} ${fmt(r.paired).padStart(7)}   ${fmt(r.firstP50, 3).padStart(15)} ${fmt(r.firstP99, 3).padStart(6)}   ${fmt(r.itlP50, 3).padStart(13)} ${fmt(r.itlP99, 3).padStart(6)}   ${fmt(r.simLateP99, 3).padStart(8)}   ${fmt(r.cpuUsPerChunk, 2).padStart(12)} µs   ${fmt(r.cpuShare * 100, 0).padStart(6)}%`,
     );
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,1000,5000' }, tokens: { type: 'string', default: '40' }, 'per-token-ms': { type: 'string', default: '50' }, server: { type: 'string', default: 'paced' } } });
+  const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,1000,5000' }, tokens: { type: 'string', default: '40' }, 'per-token-ms': { type: 'string', default: '50' }, server: { type: 'string', default: 'paced' }, clients: { type: 'string' } } });
   const server = values.server === 'sim' ? 'sim' : 'paced';
-  const opts = { streams: values.streams.split(',').map(Number), tokens: Number(values.tokens), perTokenMs: Number(values['per-token-ms']), server } as const;
+  const opts = { streams: values.streams.split(',').map(Number), tokens: Number(values.tokens), perTokenMs: Number(values['per-token-ms']), server, ...(values.clients ? { clients: values.clients.split(',') } : {}) } as const;
   console.log(`machine: ${machine()}`);
   printTiming(await runTiming(opts), opts);
 }

@@ -50,6 +50,7 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
       ended_at: prior?.run?.ended_at ?? now,
       interrupted: prior?.run?.interrupted ?? false,
       driver: prior?.run?.driver ?? 'http',
+      monotonic_origin_ns: prior?.run?.monotonic_origin_ns ?? null,
     },
     target: prior?.target ?? { base_url: null, endpoint: '/v1/completions', model: 'unknown', simulated: false, simulator: null, stream: true },
     load: prior?.load ?? { num_prompts: records.length },

@@ -56,6 +56,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
     }
 
     let startedAt = new Date();
+    let monotonicOrigin: string | null = null;
     if (spec.output.save) {
       dir = createRunDir(spec.output.result_dir, spec.name, startedAt);
       dir.writeJson('spec.json', redactSecrets({ ...spec, target: { ...spec.target, base_url: baseUrl, model } }));
@@ -83,7 +84,10 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
     const outcome = await runPool(jobFor, workers, {
       onRecord: (rec) => writer?.write(rec),
       onProgress: (p) => progress.update(p),
-      onStart: () => (startedAt = new Date()),
+      onStart: (originNs) => {
+        startedAt = new Date();
+        monotonicOrigin = originNs;
+      },
       ...(io.signal ? { signal: io.signal } : {}),
     });
     const mainElu = performance.eventLoopUtilization(mainElu0).utilization;
@@ -97,7 +101,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       io,
       dir,
       records: outcome.records,
-      run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: outcome.interrupted, driver: 'http' },
+      run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: outcome.interrupted, driver: 'http', monotonic_origin_ns: monotonicOrigin },
       target: { base_url: simulated ? null : baseUrl, endpoint: spec.target.endpoint, model: model!, simulated, simulator, stream: spec.target.stream },
       load: describeLoad(load, { trace: replay !== null, numPrompts: totalRequests, ignoreEos }),
       workload: workload.describe(),
@@ -110,6 +114,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       },
       client: {
         workers,
+        busy_poll: load.busy_poll,
         stale_socket_retries: outcome.staleSocketRetries,
         event_loop_utilization: outcome.eventLoopUtilization,
         main_thread_event_loop_utilization: mainElu,

@@ -18,6 +18,12 @@ export interface RunResult {
     interrupted: boolean;
     /** 'http' (a server over HTTP) or 'virtual' (simulated engine stepped in virtual time). */
     driver: 'http' | 'virtual';
+    /**
+     * t = 0 of the records on the host's monotonic clock (process.hrtime, CLOCK_MONOTONIC on
+     * Linux), in ns as a decimal string: aligns records with other monotonic timestamps taken on
+     * the same host, such as a server's own log. Null for virtual time and older results.
+     */
+    monotonic_origin_ns: string | null;
   };
   target: {
     base_url: string | null;

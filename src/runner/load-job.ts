@@ -13,6 +13,7 @@ import { targetConfig } from '../target/target-config.js';
 import { endpointKind } from '../target/openai-body.js';
 import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
 import type { ProgressListener } from './progress.js';
+import { BusyPoll } from './busy-poll.js';
 import { createRunClock } from './run-clock.js';
 import { runLoad, type LoadPlan } from './run-load.js';
 import { shardCount, shardIterator, shardShare, shardWorkload, type Shard } from './shard.js';
@@ -40,7 +41,10 @@ export interface JobOutcome {
   dispatchLagMs: Float64Array;
   interrupted: boolean;
   eventLoopDelayP99Ms: number | null;
-  /** Fraction of wall time this thread's event loop was busy (1 = saturated). */
+  /**
+   * Fraction of wall time this thread's event loop was busy (1 = saturated); with busy polling,
+   * the share of time spent on work rather than spinning (see busy-poll.ts).
+   */
   eventLoopUtilization: number;
   staleSocketRetries: number;
 }
@@ -112,6 +116,7 @@ async function runPrepared(
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const elu0 = perf.eventLoopUtilization();
+  const spin = load.busy_poll ? new BusyPoll().start() : null;
   try {
     const out = await runLoad({
       plan,
@@ -129,13 +134,15 @@ async function runPrepared(
       ...(hooks.signal ? { signal: hooks.signal } : {}),
     });
     loopDelay.disable();
+    const workShare = spin?.stop();
     return {
       ...out,
       eventLoopDelayP99Ms: loopDelay.count > 0 ? loopDelay.percentile(99) / 1e6 : null,
-      eventLoopUtilization: perf.eventLoopUtilization(elu0).utilization,
+      eventLoopUtilization: workShare ?? perf.eventLoopUtilization(elu0).utilization,
       staleSocketRetries: target.staleSocketRetries,
     };
   } finally {
+    spin?.stop();
     target.close();
   }
 }

@@ -25,11 +25,14 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
   let result: RunResult;
   let stdout: string;
   let vllmFile: string;
+  let hrtimeBefore = 0n;
+  let hrtimeAfter = 0n;
 
   beforeAll(async () => {
     resultDir = mkdtempSync(join(tmpdir(), 'infermeter-e2e-'));
     const vllmPath = join(mkdtempSync(join(tmpdir(), 'infermeter-vllm-')), 'vllm.json');
     vllmFile = vllmPath;
+    hrtimeBefore = process.hrtime.bigint();
     const out = await runCli([
       'run',
       '--sim-prefill-ms', String(PREFILL_MS),
@@ -49,6 +52,16 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
     expect(out.code).toBe(0);
     stdout = out.stdout;
     result = JSON.parse(readFileSync(join(onlyRunDir(resultDir), 'result.json'), 'utf8')) as RunResult;
+    hrtimeAfter = process.hrtime.bigint();
+  });
+
+  it('states t = 0 on the host monotonic clock, between the run’s start and end', () => {
+    // runCli runs the CLI in this process: the same clock, so the origin lies inside the call
+    const origin = BigInt(result.run.monotonic_origin_ns!);
+    expect(origin > hrtimeBefore && origin < hrtimeAfter).toBe(true);
+    // the last record ended before the CLI returned
+    const lastEndNs = origin + BigInt(Math.round(result.metrics.end_ms * 1e6));
+    expect(lastEndNs < hrtimeAfter).toBe(true);
   });
 
   it('prints the summary table', () => {

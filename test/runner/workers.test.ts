@@ -64,7 +64,7 @@ describe('--workers', () => {
       io: { stdout: process.stdout, stderr: process.stderr, env: {} },
       dir: null,
       records,
-      run: { name: 'x', started_at: '', ended_at: '', interrupted: false, driver: 'http' },
+      run: { name: 'x', started_at: '', ended_at: '', interrupted: false, driver: 'http', monotonic_origin_ns: null },
       target: { base_url: null, endpoint: '/v1/completions', model: 'm', simulated: true, simulator: null, stream: true },
       load: {},
       workload: {},

@@ -1,0 +1,113 @@
+/**
+ * Timing error of the whole CLI (issue 5): `infermeter run` in its own process — worker
+ * threads, record batching and all — against the paced server (bench/paced-server.ts in
+ * `stamp` mode), which writes into every token the monotonic time (process.hrtime, ns) at which
+ * it handed the token to the socket. With --keep-text each record's text carries those stamps,
+ * one per content chunk, and result.json's `run.monotonic_origin_ns` puts the record's chunk
+ * times on the same clock. So, per chunk, error = client arrival − server write, with no clock
+ * synchronisation at all (one host, one CLOCK_MONOTONIC).
+ *
+ *   npx tsx bench/cli-timing.ts [--streams 1000] [--tokens 40] [--per-token-ms 50] [--rounds 1]
+ *
+ * Each round runs the CLI twice, without and with --busy-poll. The streams arrive at a
+ * constant rate over one second (so about that many are open at once), after 200 warm-up
+ * requests at the same rate that the figures exclude.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
+import { readRecordsFile } from '../src/store/records-file.js';
+import { runCli } from './cli-run.js';
+import { fmt, machine, percentile, startProcess } from './lib.js';
+
+export interface CliTimingRow {
+  client: string;
+  streams: number;
+  paired: number;
+  firstP50: number;
+  firstP99: number;
+  itlP50: number;
+  itlP99: number;
+  /** the run's own verdict on the client */
+  valid: boolean;
+}
+
+const WARMUP = 200;
+
+async function once(port: number, streams: number, tokens: number, busyPoll: boolean): Promise<CliTimingRow> {
+  const run = await runCli([
+    '--base-url', `http://127.0.0.1:${port}`, '--endpoint', '/v1/chat/completions', '--model', 'paced',
+    '--request-rate', String(streams), '--arrival', 'constant', '--num-prompts', String(streams + WARMUP), '--warmup', String(WARMUP),
+    '--random-input-len', '16', '--random-output-len', String(tokens), '--ignore-eos', '--keep-text',
+    ...(busyPoll ? ['--busy-poll'] : []),
+  ]);
+  try {
+    if (run.code !== 0 || run.recordsPath === null) throw new Error(`infermeter run failed (${run.code}): ${run.stderr}`);
+    const result = JSON.parse(readFileSync(join(dirname(run.recordsPath), 'result.json'), 'utf8')) as {
+      run: { monotonic_origin_ns: string };
+      validity: { valid: boolean };
+    };
+    const origin = BigInt(result.run.monotonic_origin_ns);
+    const first: number[] = [];
+    const itl: number[] = [];
+    let paired = 0;
+    for (const r of readRecordsFile(run.recordsPath).records) {
+      if (r.phase !== 'measure' || r.status !== 'ok' || r.output_text === null) continue;
+      const stamps = r.output_text.trim().split(' ');
+      if (stamps.length !== r.chunk_ms.length || stamps.length === 0) continue;
+      paired++;
+      // server write time on the run's clock (ms since t = 0)
+      const server = stamps.map((s) => Number(BigInt(s) - origin) / 1e6);
+      first.push(r.chunk_ms[0]! - server[0]!);
+      for (let i = 1; i < server.length; i++) itl.push(Math.abs(r.chunk_ms[i]! - r.chunk_ms[i - 1]! - (server[i]! - server[i - 1]!)));
+    }
+    first.sort((a, b) => a - b);
+    itl.sort((a, b) => a - b);
+    return {
+      client: busyPoll ? 'infermeter run --busy-poll' : 'infermeter run',
+      streams,
+      paired,
+      firstP50: percentile(first, 50),
+      firstP99: percentile(first, 99),
+      itlP50: percentile(itl, 50),
+      itlP99: percentile(itl, 99),
+      valid: result.validity.valid,
+    };
+  } finally {
+    run.cleanup();
+  }
+}
+
+export async function runCliTiming(opts: { streams: number; tokens: number; perTokenMs: number; rounds: number }): Promise<CliTimingRow[]> {
+  const gtPath = join(tmpdir(), `infermeter-cli-gt-${process.pid}.jsonl`);
+  // The server's stamps are the ground truth: it keeps its core when a busy-polling client takes the other.
+  const { port, child } = await startProcess('./paced-server.ts', [gtPath, String(opts.perTokenMs), '20', 'stamp'], { priority: -10 });
+  const rows: CliTimingRow[] = [];
+  try {
+    for (let r = 0; r < opts.rounds; r++) {
+      rows.push(await once(port, opts.streams, opts.tokens, false));
+      rows.push(await once(port, opts.streams, opts.tokens, true));
+    }
+  } finally {
+    child.kill('SIGTERM');
+  }
+  return rows;
+}
+
+export function printCliTiming(rows: CliTimingRow[], opts: { tokens: number; perTokenMs: number }): void {
+  console.log(`\n== timing error of the whole CLI vs the paced server's write stamps (${opts.tokens} tokens per stream, ${opts.perTokenMs} ms/token; default workers), ms`);
+  console.log('client                        streams  paired   first-token p50    p99   ITL |err| p50    p99   verdict');
+  for (const r of rows) {
+    console.log(
+      `${r.client.padEnd(28)} ${fmt(r.streams).padStart(8)} ${fmt(r.paired).padStart(7)}   ${fmt(r.firstP50, 3).padStart(15)} ${fmt(r.firstP99, 3).padStart(6)}   ${fmt(r.itlP50, 3).padStart(13)} ${fmt(r.itlP99, 3).padStart(6)}   ${r.valid ? 'valid' : 'INVALID'}`,
+    );
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { streams: { type: 'string', default: '1000' }, tokens: { type: 'string', default: '40' }, 'per-token-ms': { type: 'string', default: '50' }, rounds: { type: 'string', default: '1' } } });
+  const opts = { streams: Number(values.streams), tokens: Number(values.tokens), perTokenMs: Number(values['per-token-ms']), rounds: Number(values.rounds) };
+  console.log(`machine: ${machine()}`);
+  printCliTiming(await runCliTiming(opts), opts);
+}
