@@ -29,8 +29,9 @@ export interface CliTimingRow {
   firstP99: number;
   itlP50: number;
   itlP99: number;
-  /** the run's own verdict on the client */
+  /** the run's own verdict on the client, with its reasons when invalid */
   valid: boolean;
+  reasons: string[];
 }
 
 const WARMUP = 200;
@@ -46,7 +47,7 @@ async function once(port: number, streams: number, tokens: number, busyPoll: boo
     if (run.code !== 0 || run.recordsPath === null) throw new Error(`infermeter run failed (${run.code}): ${run.stderr}`);
     const result = JSON.parse(readFileSync(join(dirname(run.recordsPath), 'result.json'), 'utf8')) as {
       run: { monotonic_origin_ns: string };
-      validity: { valid: boolean };
+      validity: { valid: boolean; reasons: string[] };
     };
     const origin = BigInt(result.run.monotonic_origin_ns);
     const first: number[] = [];
@@ -73,6 +74,7 @@ async function once(port: number, streams: number, tokens: number, busyPoll: boo
       itlP50: percentile(itl, 50),
       itlP99: percentile(itl, 99),
       valid: result.validity.valid,
+      reasons: result.validity.reasons,
     };
   } finally {
     run.cleanup();
@@ -100,7 +102,7 @@ export function printCliTiming(rows: CliTimingRow[], opts: { tokens: number; per
   console.log('client                        streams  paired   first-token p50    p99   ITL |err| p50    p99   verdict');
   for (const r of rows) {
     console.log(
-      `${r.client.padEnd(28)} ${fmt(r.streams).padStart(8)} ${fmt(r.paired).padStart(7)}   ${fmt(r.firstP50, 3).padStart(15)} ${fmt(r.firstP99, 3).padStart(6)}   ${fmt(r.itlP50, 3).padStart(13)} ${fmt(r.itlP99, 3).padStart(6)}   ${r.valid ? 'valid' : 'INVALID'}`,
+      `${r.client.padEnd(28)} ${fmt(r.streams).padStart(8)} ${fmt(r.paired).padStart(7)}   ${fmt(r.firstP50, 3).padStart(15)} ${fmt(r.firstP99, 3).padStart(6)}   ${fmt(r.itlP50, 3).padStart(13)} ${fmt(r.itlP99, 3).padStart(6)}   ${r.valid ? 'valid' : `INVALID: ${r.reasons.join('; ')}`}`,
     );
   }
 }
