@@ -7,7 +7,7 @@
  * times on the same clock. So, per chunk, error = client arrival − server write, with no clock
  * synchronisation at all (one host, one CLOCK_MONOTONIC).
  *
- *   npx tsx bench/cli-timing.ts [--streams 1000] [--tokens 40] [--per-token-ms 50] [--rounds 1]
+ *   npx tsx bench/cli-timing.ts [--streams 1000] [--tokens 40] [--per-token-ms 50] [--rounds 1] [--workers N]
  *
  * Each round runs the CLI twice, without and with --busy-poll. The streams arrive at a
  * constant rate over one second (so about that many are open at once), after 200 warm-up
@@ -36,12 +36,13 @@ export interface CliTimingRow {
 
 const WARMUP = 200;
 
-async function once(port: number, streams: number, tokens: number, busyPoll: boolean): Promise<CliTimingRow> {
+async function once(port: number, streams: number, tokens: number, busyPoll: boolean, workers: number | null): Promise<CliTimingRow> {
   const run = await runCli([
     '--base-url', `http://127.0.0.1:${port}`, '--endpoint', '/v1/chat/completions', '--model', 'paced',
     '--request-rate', String(streams), '--arrival', 'constant', '--num-prompts', String(streams + WARMUP), '--warmup', String(WARMUP),
     '--random-input-len', '16', '--random-output-len', String(tokens), '--ignore-eos', '--keep-text',
     ...(busyPoll ? ['--busy-poll'] : []),
+    ...(workers === null ? [] : ['--workers', String(workers)]),
   ]);
   try {
     if (run.code !== 0 || run.recordsPath === null) throw new Error(`infermeter run failed (${run.code}): ${run.stderr}`);
@@ -81,15 +82,24 @@ async function once(port: number, streams: number, tokens: number, busyPoll: boo
   }
 }
 
-export async function runCliTiming(opts: { streams: number; tokens: number; perTokenMs: number; rounds: number }): Promise<CliTimingRow[]> {
+export interface CliTimingOptions {
+  streams: number;
+  tokens: number;
+  perTokenMs: number;
+  rounds: number;
+  /** --workers for the CLI (null: its default) */
+  workers: number | null;
+}
+
+export async function runCliTiming(opts: CliTimingOptions): Promise<CliTimingRow[]> {
   const gtPath = join(tmpdir(), `infermeter-cli-gt-${process.pid}.jsonl`);
   // The server's stamps are the ground truth: it keeps its core when a busy-polling client takes the other.
   const { port, child } = await startProcess('./paced-server.ts', [gtPath, String(opts.perTokenMs), '20', 'stamp'], { priority: -10 });
   const rows: CliTimingRow[] = [];
   try {
     for (let r = 0; r < opts.rounds; r++) {
-      rows.push(await once(port, opts.streams, opts.tokens, false));
-      rows.push(await once(port, opts.streams, opts.tokens, true));
+      rows.push(await once(port, opts.streams, opts.tokens, false, opts.workers));
+      rows.push(await once(port, opts.streams, opts.tokens, true, opts.workers));
     }
   } finally {
     child.kill('SIGTERM');
@@ -97,8 +107,9 @@ export async function runCliTiming(opts: { streams: number; tokens: number; perT
   return rows;
 }
 
-export function printCliTiming(rows: CliTimingRow[], opts: { tokens: number; perTokenMs: number }): void {
-  console.log(`\n== timing error of the whole CLI vs the paced server's write stamps (${opts.tokens} tokens per stream, ${opts.perTokenMs} ms/token; default workers), ms`);
+export function printCliTiming(rows: CliTimingRow[], opts: CliTimingOptions): void {
+  const workers = opts.workers === null ? 'default workers' : `--workers ${opts.workers}`;
+  console.log(`\n== timing error of the whole CLI vs the paced server's write stamps (${opts.tokens} tokens per stream, ${opts.perTokenMs} ms/token; ${workers}), ms`);
   console.log('client                        streams  paired   first-token p50    p99   ITL |err| p50    p99   verdict');
   for (const r of rows) {
     console.log(
@@ -108,8 +119,8 @@ export function printCliTiming(rows: CliTimingRow[], opts: { tokens: number; per
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { streams: { type: 'string', default: '1000' }, tokens: { type: 'string', default: '40' }, 'per-token-ms': { type: 'string', default: '50' }, rounds: { type: 'string', default: '1' } } });
-  const opts = { streams: Number(values.streams), tokens: Number(values.tokens), perTokenMs: Number(values['per-token-ms']), rounds: Number(values.rounds) };
+  const { values } = parseArgs({ options: { streams: { type: 'string', default: '1000' }, tokens: { type: 'string', default: '40' }, 'per-token-ms': { type: 'string', default: '50' }, rounds: { type: 'string', default: '1' }, workers: { type: 'string' } } });
+  const opts: CliTimingOptions = { streams: Number(values.streams), tokens: Number(values.tokens), perTokenMs: Number(values['per-token-ms']), rounds: Number(values.rounds), workers: values.workers === undefined ? null : Number(values.workers) };
   console.log(`machine: ${machine()}`);
   printCliTiming(await runCliTiming(opts), opts);
 }

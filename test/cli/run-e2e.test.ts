@@ -60,7 +60,7 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
     const origin = BigInt(result.run.monotonic_origin_ns!);
     expect(origin > hrtimeBefore && origin < hrtimeAfter).toBe(true);
     // the last record ended before the CLI returned
-    const lastEndNs = origin + BigInt(Math.round(result.metrics.end_ms * 1e6));
+    const lastEndNs = origin + BigInt(Math.round(result.metrics.end_ms! * 1e6));
     expect(lastEndNs < hrtimeAfter).toBe(true);
   });
 
