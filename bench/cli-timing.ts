@@ -7,7 +7,7 @@
  * times on the same clock. So, per chunk, error = client arrival − server write, with no clock
  * synchronisation at all (one host, one CLOCK_MONOTONIC).
  *
- *   npx tsx bench/cli-timing.ts [--streams 1000] [--tokens 40] [--per-token-ms 50] [--rounds 1] [--workers N]
+ *   npx tsx bench/cli-timing.ts [--streams 100,1000] [--tokens 40] [--per-token-ms 50] [--rounds 1] [--workers N]
  *
  * Each round runs the CLI twice, without and with --busy-poll. The streams arrive at a
  * constant rate over one second (so about that many are open at once), after 200 warm-up
@@ -83,7 +83,7 @@ async function once(port: number, streams: number, tokens: number, busyPoll: boo
 }
 
 export interface CliTimingOptions {
-  streams: number;
+  streams: number[];
   tokens: number;
   perTokenMs: number;
   rounds: number;
@@ -97,9 +97,11 @@ export async function runCliTiming(opts: CliTimingOptions): Promise<CliTimingRow
   const { port, child } = await startProcess('./paced-server.ts', [gtPath, String(opts.perTokenMs), '20', 'stamp'], { priority: -10 });
   const rows: CliTimingRow[] = [];
   try {
-    for (let r = 0; r < opts.rounds; r++) {
-      rows.push(await once(port, opts.streams, opts.tokens, false, opts.workers));
-      rows.push(await once(port, opts.streams, opts.tokens, true, opts.workers));
+    for (const n of opts.streams) {
+      for (let r = 0; r < opts.rounds; r++) {
+        rows.push(await once(port, n, opts.tokens, false, opts.workers));
+        rows.push(await once(port, n, opts.tokens, true, opts.workers));
+      }
     }
   } finally {
     child.kill('SIGTERM');
@@ -119,8 +121,8 @@ export function printCliTiming(rows: CliTimingRow[], opts: CliTimingOptions): vo
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { streams: { type: 'string', default: '1000' }, tokens: { type: 'string', default: '40' }, 'per-token-ms': { type: 'string', default: '50' }, rounds: { type: 'string', default: '1' }, workers: { type: 'string' } } });
-  const opts: CliTimingOptions = { streams: Number(values.streams), tokens: Number(values.tokens), perTokenMs: Number(values['per-token-ms']), rounds: Number(values.rounds), workers: values.workers === undefined ? null : Number(values.workers) };
+  const { values } = parseArgs({ options: { streams: { type: 'string', default: '100,1000' }, tokens: { type: 'string', default: '40' }, 'per-token-ms': { type: 'string', default: '50' }, rounds: { type: 'string', default: '1' }, workers: { type: 'string' } } });
+  const opts: CliTimingOptions = { streams: values.streams.split(',').map(Number), tokens: Number(values.tokens), perTokenMs: Number(values['per-token-ms']), rounds: Number(values.rounds), workers: values.workers === undefined ? null : Number(values.workers) };
   console.log(`machine: ${machine()}`);
   printCliTiming(await runCliTiming(opts), opts);
 }

@@ -5,13 +5,14 @@
  *   npm run bench                      # all
  *   npx tsx bench/run-all.ts --quick   # smaller loads, for a smoke run (~2 min)
  *
- * Each part also runs alone: bench/parse.ts, ingest.ts, timing-error.ts, schedule.ts, memory.ts.
+ * Each part also runs alone: bench/parse.ts, ingest.ts, timing-error.ts, cli-timing.ts, schedule.ts, memory.ts.
  */
 import { parseArgs } from 'node:util';
 import { machine } from './lib.js';
 import { printIngest, runIngest } from './ingest.js';
 import { printParse, runParse } from './parse.js';
 import { printTiming, runTiming } from './timing-error.js';
+import { printCliTiming, runCliTiming } from './cli-timing.js';
 import { printSchedule, runSchedule } from './schedule.js';
 import { printMemory, runMemory } from './memory.js';
 
@@ -38,6 +39,9 @@ for (const server of ['paced', 'sim'] as const) {
   const timingOpts = { streams: q || server === 'sim' ? [100, 1000] : [100, 1000, 5000], tokens: 40, perTokenMs: 50, server };
   printTiming(await runTiming(timingOpts), timingOpts);
 }
+
+const cliTimingOpts = { streams: q ? [1000] : [100, 1000], tokens: 40, perTokenMs: 50, rounds: 1, workers: null };
+printCliTiming(await runCliTiming(cliTimingOpts), cliTimingOpts);
 
 const scheduleOpts = { rates: [100, 1000], seconds: q ? 5 : 20 };
 printSchedule(await runSchedule(scheduleOpts), scheduleOpts);
