@@ -30,7 +30,7 @@ async function realTime(streams: number, perTokenMs: number, maxTokens: number):
   const engine = process.argv.includes('--engine');
   const server = await startSimServer({
     timing: engine
-      ? { kind: 'engine', hardware: hardwareArg, model: 'llama-3.1-8b', engine: { max_num_seqs: streams } }
+      ? { kind: 'engine', hardware: hardwareArg, model: 'llama-3.1-8b', engine: { max_num_seqs: streams, tensor_parallel: arg('--tensor-parallel-size', 1) } }
       : { kind: 'fixed', prefillMs: 20, perTokenMs },
   });
   const rampMs = 2000;
@@ -67,7 +67,7 @@ async function realTime(streams: number, perTokenMs: number, maxTokens: number):
   await server.close();
   const tokensPerS = ((after - before) * 1000) / wall;
   return {
-    timing: engine ? `engine ${hardwareArg} llama-3.1-8b` : `fixed ${perTokenMs} ms/token`,
+    timing: engine ? `engine ${hardwareArg} llama-3.1-8b tp ${arg('--tensor-parallel-size', 1)}` : `fixed ${perTokenMs} ms/token`,
     streams,
     concurrent_streams_in_window: peakRunning,
     tokens_per_s: Math.round(tokensPerS),
