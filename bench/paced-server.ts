@@ -1,7 +1,8 @@
 /**
  * Paced server for the timing-error benchmark: streams `max_tokens` chat chunks per request,
  * one every `perTokenMs` after a `prefillMs` delay, and records for each token the
- * performance.now() taken just before its bytes were handed to the socket. Unlike the
+ * performance.now() taken just before its bytes were handed to the socket (one raw chunk write,
+ * not ServerResponse.write, which defers the write to the next tick). Unlike the
  * simulator's ground truth (each token's due time), this is when the token actually left, so
  * the client's error against it excludes the server's own timer lateness.
  *
@@ -52,11 +53,15 @@ function stream(res: http.ServerResponse, tokens: number): void {
   const tick = (): void => {
     if (gone) return;
     const due = start + k * perTokenMs;
-    const t = performance.now();
     const content = stamp ? ` ${process.hrtime.bigint()}` : WORDS[k % WORDS.length]!;
+    const ev = chunk(id, content, null);
+    // One HTTP/1.1 chunk straight to the socket, as the simulator writes (src/sim/http/sim-stream.ts):
+    // ServerResponse.write would cork the socket and write on the next tick, after the stamp.
+    const framed = `${Buffer.byteLength(ev).toString(16)}\r\n${ev}\r\n`;
+    const t = performance.now();
     late.push(t - due);
     times.push(t);
-    res.write(chunk(id, content, null));
+    res.socket!.write(framed);
     k++;
     if (k < tokens) {
       setTimeout(tick, Math.max(0, start + k * perTokenMs - performance.now()));

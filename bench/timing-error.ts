@@ -9,14 +9,15 @@
  * performance.now() per token, plus its performance.timeOrigin, so both processes' times
  * convert to one epoch clock. `paced` (default, bench/paced-server.ts) records when each token
  * was handed to the socket: the error is then the client's (and the kernel's) alone. `sim`
- * (bench/timing-server.ts, the simulator) records each token's due time. Requests are
+ * (bench/timing-server.ts, the simulator) records each token's due and write times. Requests are
  * paired by the response id (`chatcmpl-sim<N>`). Reported, p50 / p99 over all requests:
  *  - first-token error: client's first content arrival − server's first token emit (what the
  *    client adds to TTFT: loopback, kernel, event-loop delay, parsing);
  *  - ITL error: |client gap − server gap| over every consecutive token pair.
  * The processes' epoch clocks are aligned by an IPC ping (offset from the fastest round trip).
- * With `sim`, the ground truth is each token's *due* time (fixed-backend.ts), not the moment it
- * was written, so errors include the simulator's timer lateness (printed alongside, p99).
+ * With `sim`, the ground truth is each token's `written_ms` (when the simulator handed it to the
+ * socket), so, as with `paced`, the error is the client's alone; the simulator's own lateness
+ * against its schedule is printed alongside (p99).
  * Also the client's CPU time per chunk (each chunk is mostly its own socket read here) and its
  * share of one core over the run, which shows when the client, not the server, is the limit.
  * Clients, measured in the same run: ours (src/target/http1/ + OpenAIStreamScanner, the hot path
@@ -115,6 +116,8 @@ interface GtEntry {
   id: number;
   time_origin_ms: number;
   token_ms: number[];
+  /** the simulator: when each token was written (token_ms is when it was due) */
+  written_ms?: number[];
 }
 
 export interface TimingRow {
@@ -151,7 +154,7 @@ export interface TimingOptions {
   streams: number[];
   tokens: number;
   perTokenMs: number;
-  /** paced: bench/paced-server.ts (ground truth = write times); sim: the simulator (due times) */
+  /** paced: bench/paced-server.ts (ground truth = write times); sim: the simulator (its written_ms) */
   server: 'paced' | 'sim';
   /** Only these clients (names as printed); all when absent. */
   clients?: string[];
@@ -208,9 +211,10 @@ export async function runTiming(opts: TimingOptions): Promise<TimingRow[]> {
         let paired = 0;
         for (const s of streams) {
           const g = gt.get(s.id);
-          if (!g || g.token_ms.length !== s.times.length || s.times.length === 0) continue;
+          const sent = g?.written_ms ?? g?.token_ms;
+          if (!g || !sent || sent.length !== s.times.length || s.times.length === 0) continue;
           paired++;
-          const emit = g.token_ms.map((t) => t + g.time_origin_ms - offset);
+          const emit = sent.map((t) => t + g.time_origin_ms - offset);
           first.push(s.times[0]! - emit[0]!);
           for (let i = 1; i < emit.length; i++) itl.push(Math.abs(s.times[i]! - s.times[i - 1]! - (emit[i]! - emit[i - 1]!)));
         }
@@ -226,7 +230,7 @@ export async function runTiming(opts: TimingOptions): Promise<TimingRow[]> {
 }
 
 export function printTiming(rows: TimingRow[], opts: TimingOptions): void {
-  const what = opts.server === 'paced' ? 'paced server, ground truth = socket write times' : 'simulator, ground truth = token due times';
+  const what = opts.server === 'paced' ? 'paced server, ground truth = socket write times' : 'simulator, ground truth = its socket write times (written_ms)';
   console.log(`\n== timing error vs ${what} (separate process; ${opts.tokens} tokens per stream, ${opts.perTokenMs} ms/token), ms`);
   console.log('client                streams  paired   first-token p50    p99   ITL |err| p50    p99   (server lateness p99)   client CPU/chunk   CPU share');
   for (const r of rows) {

@@ -13,7 +13,14 @@ export interface GroundTruthEntry {
   arrival_ms: number;
   /** First step that scheduled it (fixed timing: the arrival); null if never admitted. */
   admitted_ms: number | null;
+  /** When each token was due: the step's end (engine timing) or its scheduled time (fixed timing). */
   token_ms: number[];
+  /**
+   * When each token's bytes were handed to the socket (≥ token_ms; tokens written together share
+   * one time). A client's own timing error is its arrival time minus this. Shorter than token_ms
+   * when a fault cut the stream before the last token was written.
+   */
+  written_ms: number[];
   end_ms: number | null;
   /** False when the client went away or a fault cut the stream. */
   completed: boolean;

@@ -177,6 +177,7 @@ function entryOf(s: SimStream, completed: boolean): GroundTruthEntry {
     arrival_ms: s.req.arrivalMs,
     admitted_ms: Number.isNaN(s.admitMs) ? null : s.admitMs,
     token_ms: s.tokenMs ? Array.from(s.tokenMs.subarray(0, n)) : [],
+    written_ms: s.writtenMs ? Array.from(s.writtenMs.subarray(0, s.writtenUpTo)) : [],
     end_ms: Number.isNaN(s.endMs) ? null : s.endMs,
     completed,
     prompt_tokens: s.req.promptTokens,

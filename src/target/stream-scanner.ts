@@ -27,6 +27,7 @@ import type { StreamScan, UsageCounts } from './stream-events.js';
 import { CLS_CONTENT, CLS_NONE, CLS_SLOW, classifyLine, classifyPayload, contentInfo, scanEnd } from './sse/json-classify.js';
 import { EventTemplate } from './sse/event-template.js';
 import { applySlowPayload, type EventSink } from './sse/slow-event.js';
+import { TextKeeper } from './sse/text-keeper.js';
 import { ByteBuffer, FloatBuffer } from './sse/byte-buffer.js';
 
 const LF = 0x0a;
@@ -75,7 +76,6 @@ export class OpenAIStreamScanner implements StreamScan {
   private hasStr = false;
   private strRelS = 0;
   private strRelE = 0;
-  private strEsc = false;
   private readonly tpl = new EventTemplate();
 
   constructor(opts: StreamScannerOptions = {}) {
@@ -86,7 +86,7 @@ export class OpenAIStreamScanner implements StreamScan {
       sawDone: false,
       errorMessage: null,
       malformed: null,
-      text: this.keepText ? '' : null,
+      text: this.keepText ? new TextKeeper() : null,
     };
   }
 
@@ -113,7 +113,7 @@ export class OpenAIStreamScanner implements StreamScan {
     return this.sink.malformed;
   }
   get text(): string | null {
-    return this.sink.text;
+    return this.sink.text?.value ?? null;
   }
 
   push(bytes: Uint8Array, nowMs: number): void {
@@ -179,11 +179,11 @@ export class OpenAIStreamScanner implements StreamScan {
         if (k >= 0) {
           if (b[k] === LF && k + 1 < n && b[k + 1] === LF) {
             // the whole event, "\n\n" included: no pending state at all
-            if (t.strE > t.strS) this.content(b, t.strS, t.strE, t.strEsc, now);
+            if (t.strE > t.strS) this.content(b, t.strS, t.strE, now);
             i = k + 2;
             continue;
           }
-          this.pend(t.strE > t.strS ? CLS_CONTENT : CLS_NONE, b, i + t.payloadOff, k, t.strS, t.strE, t.strEsc);
+          this.pend(t.strE > t.strS ? CLS_CONTENT : CLS_NONE, b, i + t.payloadOff, k, t.strS, t.strE);
           i = this.skipEol(b, k, n);
           continue;
         }
@@ -206,7 +206,7 @@ export class OpenAIStreamScanner implements StreamScan {
             // b[q] is CR or LF: a whole line, classified
             const one = contentInfo.strings === 1 && !contentInfo.tools;
             if (one) this.tpl.learn(b, i, vs, contentInfo.strS, contentInfo.strE, q);
-            this.pend(code, b, vs, q, one ? contentInfo.strS : -1, contentInfo.strE, contentInfo.strEsc);
+            this.pend(code, b, vs, q, one ? contentInfo.strS : -1, contentInfo.strE);
             i = this.skipEol(b, q, n);
             continue;
           }
@@ -232,7 +232,7 @@ export class OpenAIStreamScanner implements StreamScan {
     if (lb[0] === t.first && this.dataLines === 0) {
       const k = t.match(lb, l.view, 0, l.length);
       if (k === l.length - 1) {
-        this.pend(t.strE > t.strS ? CLS_CONTENT : CLS_NONE, lb, t.payloadOff, k, t.strS, t.strE, t.strEsc);
+        this.pend(t.strE > t.strS ? CLS_CONTENT : CLS_NONE, lb, t.payloadOff, k, t.strS, t.strE);
         this.copySpan(lb, t.payloadOff, k);
         return;
       }
@@ -272,7 +272,7 @@ export class OpenAIStreamScanner implements StreamScan {
       if (code !== CLS_SLOW) {
         const one = contentInfo.strings === 1 && !contentInfo.tools;
         if (one) this.tpl.learn(buf, ls, vs, contentInfo.strS, contentInfo.strE, ve);
-        this.pend(code, buf, vs, ve, one ? contentInfo.strS : -1, contentInfo.strE, contentInfo.strEsc);
+        this.pend(code, buf, vs, ve, one ? contentInfo.strS : -1, contentInfo.strE);
         if (!own) this.copySpan(buf, vs, ve);
         return;
       }
@@ -292,7 +292,7 @@ export class OpenAIStreamScanner implements StreamScan {
    * A first data line classified fast: payload b[s, e); its only content string, if any
    * (strS ≥ 0), at b[strS, strE).
    */
-  private pend(code: number, b: Uint8Array, s: number, e: number, strS: number, strE: number, strEsc: boolean): void {
+  private pend(code: number, b: Uint8Array, s: number, e: number, strS: number, strE: number): void {
     this.fastCode = code;
     this.dataLines = 1;
     this.spanBuf = b;
@@ -301,16 +301,12 @@ export class OpenAIStreamScanner implements StreamScan {
     this.hasStr = strS >= 0;
     this.strRelS = strS - s;
     this.strRelE = strE - s;
-    this.strEsc = strEsc;
   }
 
   /** A content event at `now`; its text, when kept, is the JSON string body b[s, e). */
-  private content(b: Uint8Array, s: number, e: number, esc: boolean, now: number): void {
+  private content(b: Uint8Array, s: number, e: number, now: number): void {
     this.times.push(now);
-    if (this.keepText) {
-      const raw = decoder.decode(b.subarray(s, e));
-      this.sink.text += esc ? (JSON.parse('"' + raw + '"') as string) : raw;
-    }
+    this.sink.text?.appendJsonBody(b, s, e);
   }
 
   private copySpan(buf: Uint8Array, s: number, e: number): void {
@@ -326,7 +322,7 @@ export class OpenAIStreamScanner implements StreamScan {
     if (this.dataLines === 0) return;
     if (this.fastCode === CLS_CONTENT) {
       if (!this.keepText) this.times.push(now);
-      else if (this.hasStr) this.content(this.spanBuf, this.spanS + this.strRelS, this.spanS + this.strRelE, this.strEsc, now);
+      else if (this.hasStr) this.content(this.spanBuf, this.spanS + this.strRelS, this.spanS + this.strRelE, now);
       else if (applySlowPayload(this.sink, decoder.decode(this.spanBuf.subarray(this.spanS, this.spanE)))) this.times.push(now);
     } else if (this.fastCode !== CLS_NONE && applySlowPayload(this.sink, this.dataStr)) {
       this.times.push(now);

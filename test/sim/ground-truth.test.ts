@@ -28,13 +28,40 @@ describe('ground truth', () => {
       // fixed timing: token k at arrival + 20 + 5k, exactly (scheduled times)
       e.token_ms.forEach((t, k) => expect(t).toBeCloseTo(e.arrival_ms + 20 + 5 * k, 6));
       expect(e.end_ms).toBe(e.token_ms[5]);
-      // same process, same clock: each chunk arrives after its emit time
+      // written after it was due, and in order
+      expect(e.written_ms).toHaveLength(6);
+      e.written_ms.forEach((w, k) => {
+        expect(w).toBeGreaterThanOrEqual(e.token_ms[k]!);
+        if (k > 0) expect(w).toBeGreaterThanOrEqual(e.written_ms[k - 1]!);
+      });
+      // same process, same clock: each chunk arrives after it was written
       const c = clients[i]!;
       for (let k = 0; k < 6; k++) {
-        const lag = c.times[k]! - e.token_ms[k]!;
+        const lag = c.times[k]! - e.written_ms[k]!;
         expect(lag).toBeGreaterThanOrEqual(0);
         expect(lag).toBeLessThan(250); // loose: only causality and gross delays are checked here
       }
+    }
+  });
+
+  it('a cut stream: written_ms stops at the last token that reached the socket', async () => {
+    const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 5, perTokenMs: 3 }, collectGroundTruth: true, faults: { disconnectRate: 1, seed: 3 } });
+    try {
+      const res = await fetch(`${s.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: 'abc', max_tokens: 12, ignore_eos: true, stream: true }) });
+      let text = '';
+      try {
+        for await (const c of res.body!) text += Buffer.from(c as Uint8Array).toString();
+      } catch {
+        // the cut is the point
+      }
+      await new Promise((r) => setTimeout(r, 20));
+      const [e] = s.groundTruth;
+      expect(e!.completed).toBe(false);
+      // the token the fault fell on was produced but never written
+      expect(e!.written_ms).toHaveLength(e!.token_ms.length - 1);
+      expect(text.split('data: ').length - 1).toBe(e!.written_ms.length);
+    } finally {
+      await s.close();
     }
   });
 });

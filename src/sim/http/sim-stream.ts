@@ -47,6 +47,10 @@ export class SimStream implements TokenSink {
   emitted = 0;
   /** Emit time of each token (ms, scheduled), only with keepGroundTruth. */
   readonly tokenMs: Float64Array | null;
+  /** When each token's bytes were handed to the socket (ms), only with keepGroundTruth. */
+  readonly writtenMs: Float64Array | null;
+  /** Tokens before this index have a written time (a fault can leave the last ones unwritten). */
+  writtenUpTo = 0;
   private finished = false;
   /** SSE events produced since the last flush. */
   private pending = '';
@@ -61,6 +65,7 @@ export class SimStream implements TokenSink {
     private readonly listener: StreamListener,
   ) {
     this.tokenMs = opts.keepGroundTruth ? new Float64Array(req.outputTokens) : null;
+    this.writtenMs = opts.keepGroundTruth ? new Float64Array(req.outputTokens) : null;
     res.on('close', this.onClose);
   }
 
@@ -102,7 +107,16 @@ export class SimStream implements TokenSink {
     if (this.pending.length === 0) return;
     const out = this.pending;
     this.pending = '';
+    this.markWritten();
     this.writeEvent(out);
+  }
+
+  /** Ground truth: the tokens produced since the last write leave now. */
+  private markWritten(): void {
+    const w = this.writtenMs;
+    if (!w || this.writtenUpTo >= this.emitted) return;
+    w.fill(performance.now(), this.writtenUpTo, this.emitted);
+    this.writtenUpTo = this.emitted;
   }
 
   /**
@@ -146,6 +160,7 @@ export class SimStream implements TokenSink {
       for (let k = 0; k < n; k++) text += outputWord(this.opts.wordSeed, k);
       const body = this.fmt.full(text, this.opts.finishReason, usage, timings);
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+      this.markWritten();
       res.end(body);
     }
     this.listener.onStreamEnd(this, true);
@@ -193,6 +208,7 @@ export class SimStream implements TokenSink {
       return true;
     }
     if (k === f.malformedAtToken && this.opts.stream) {
+      this.markWritten(); // the broken line goes out in the token's place
       this.res.write((k === 0 ? this.fmt.head() : '') + 'data: {"id":"broken","choices":[{"delta":{"content":\n\n');
       return true;
     }

@@ -5,6 +5,7 @@
  */
 
 import type { UsageCounts } from '../stream-events.js';
+import type { TextKeeper } from './text-keeper.js';
 
 /** What the scanner keeps; the slow path writes into it directly. */
 export interface EventSink {
@@ -14,7 +15,7 @@ export interface EventSink {
   errorMessage: string | null;
   malformed: string | null;
   /** null unless text is kept */
-  text: string | null;
+  text: TextKeeper | null;
 }
 
 /** Longest malformed payload kept, in UTF-16 code units. */
@@ -72,7 +73,7 @@ function applyObject(sink: EventSink, o: Obj): boolean {
     if (typeof c.finish_reason === 'string') sink.finishReason = c.finish_reason;
     if (nonEmpty(c.text)) {
       content = true;
-      if (sink.text !== null) sink.text += c.text;
+      sink.text?.appendString(c.text);
     }
     const d = c.delta;
     if (!isObj(d)) continue;
@@ -80,7 +81,7 @@ function applyObject(sink: EventSink, o: Obj): boolean {
       const s = d[k];
       if (nonEmpty(s)) {
         content = true;
-        if (sink.text !== null) sink.text += s;
+        sink.text?.appendString(s);
       }
     }
     if (Array.isArray(d.tool_calls) && d.tool_calls.length > 0) content = true;
