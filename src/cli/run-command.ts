@@ -115,6 +115,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       client: {
         workers,
         busy_poll: load.busy_poll,
+        preconnected: outcome.preconnected,
         stale_socket_retries: outcome.staleSocketRetries,
         event_loop_utilization: outcome.eventLoopUtilization,
         main_thread_event_loop_utilization: mainElu,

@@ -6,7 +6,7 @@
 import { monitorEventLoopDelay, performance as perf } from 'node:perf_hooks';
 import { sendTimes } from '../load/send-times.js';
 import type { PhasePlan } from '../load/phases.js';
-import type { RequestRecord } from '../record/record.js';
+import type { Clock, RequestRecord } from '../record/record.js';
 import type { LoadSpec, TargetSpec } from '../spec/schema.js';
 import { HttpTarget } from '../target/http-client.js';
 import { targetConfig } from '../target/target-config.js';
@@ -47,6 +47,8 @@ export interface JobOutcome {
    */
   eventLoopUtilization: number;
   staleSocketRetries: number;
+  /** Connections opened before t = 0. */
+  preconnected: number;
 }
 
 export interface JobHooks {
@@ -93,26 +95,49 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
   // Output text is re-tokenized (when the server sends no usage) only with a real tokenizer; the
   // tokenizer-free estimate is no better than counting content chunks, and costs the text.
   const countTokens = job.workload.tokenizer ? full.countTokens?.bind(full) : undefined;
-  return { run: (originNs, hooks) => runPrepared(job, originNs, hooks, { workload, plan, keepText, countTokens }) };
+  // The client exists before t = 0 so its connections can be opened first; its clock is the
+  // run's once the run starts.
+  let clock: Clock = () => 0;
+  const target = new HttpTarget(
+    { ...targetConfig(job.target, { baseUrl: job.baseUrl, apiKey: job.apiKey, ignoreEos: job.ignoreEos, keepText, countTokens }), model: job.model },
+    () => clock(),
+  );
+  const preconnected = await target.preconnect(shardShare(shard, preconnectCount(load, job.totalRequests)));
+  return {
+    run: (originNs, hooks) => {
+      clock = createRunClock(originNs);
+      return runPrepared(job, hooks, { workload, plan, target, clock, preconnected });
+    },
+  };
+}
+
+/** Automatic preconnect ceiling when no concurrency cap says how many connections a run needs. */
+const PRECONNECT_AUTO_MAX = 256;
+
+/**
+ * Connections to open before t = 0 (whole run): --preconnect, else the concurrency cap
+ * (--concurrency, --max-concurrency), else about one second of open-loop arrivals, at most 256.
+ */
+export function preconnectCount(load: LoadSpec, totalRequests: number | null): number {
+  if (load.preconnect !== null) return load.preconnect;
+  const cap = load.concurrency ?? load.max_concurrency;
+  if (cap !== null) return cap;
+  const firstSecond = load.request_rate === Infinity ? (totalRequests ?? PRECONNECT_AUTO_MAX) : Math.ceil(load.request_rate);
+  return Math.min(PRECONNECT_AUTO_MAX, firstSecond);
 }
 
 async function runPrepared(
   job: LoadJob,
-  originNs: string,
   hooks: JobHooks,
-  built: { workload: Workload; plan: LoadPlan; keepText: boolean; countTokens: ((text: string) => number) | undefined },
+  built: { workload: Workload; plan: LoadPlan; target: HttpTarget; clock: Clock; preconnected: number },
 ): Promise<JobOutcome> {
   const { load, shard } = job;
-  const { workload, plan } = built;
+  const { workload, plan, target, clock, preconnected } = built;
   // A shard with no users (more workers than --concurrency) has nothing to send.
   if ((plan.mode === 'closed' && plan.concurrency === 0) || (plan.mode === 'sessions' && plan.users === 0)) {
-    return { records: [], dispatchLagMs: new Float64Array(0), interrupted: false, eventLoopDelayP99Ms: null, eventLoopUtilization: 0, staleSocketRetries: 0 };
+    target.close();
+    return { records: [], dispatchLagMs: new Float64Array(0), interrupted: false, eventLoopDelayP99Ms: null, eventLoopUtilization: 0, staleSocketRetries: 0, preconnected: 0 };
   }
-  const clock = createRunClock(originNs);
-  const target = new HttpTarget(
-    { ...targetConfig(job.target, { baseUrl: job.baseUrl, apiKey: job.apiKey, ignoreEos: job.ignoreEos, keepText: built.keepText, countTokens: built.countTokens }), model: job.model },
-    clock,
-  );
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const elu0 = perf.eventLoopUtilization();
@@ -140,6 +165,7 @@ async function runPrepared(
       eventLoopDelayP99Ms: loopDelay.count > 0 ? loopDelay.percentile(99) / 1e6 : null,
       eventLoopUtilization: workShare ?? perf.eventLoopUtilization(elu0).utilization,
       staleSocketRetries: target.staleSocketRetries,
+      preconnected,
     };
   } finally {
     spin?.stop();

@@ -44,6 +44,7 @@ function merge(outcomes: JobOutcome[], records: RequestRecord[]): PoolOutcome {
     eventLoopDelayP99Ms: delay,
     eventLoopUtilization: Math.max(0, ...outcomes.map((o) => o.eventLoopUtilization)),
     staleSocketRetries: outcomes.reduce((n, o) => n + o.staleSocketRetries, 0),
+    preconnected: outcomes.reduce((n, o) => n + o.preconnected, 0),
   };
 }
 

@@ -79,6 +79,11 @@ export class HttpTarget {
     this.headPrefix = head;
   }
 
+  /** Opens `n` keep-alive connections before the load starts (see ConnectionPool.preconnect). */
+  preconnect(n: number): Promise<number> {
+    return this.pool.preconnect(n);
+  }
+
   /** Requests retried after meeting a server-closed socket (a diagnostic for result.json). */
   get staleSocketRetries(): number {
     return this.policy.staleRetries;

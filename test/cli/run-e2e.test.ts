@@ -55,6 +55,10 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
     hrtimeAfter = process.hrtime.bigint();
   });
 
+  it('opens about a second of arrivals’ worth of connections before t = 0', () => {
+    expect(result.client['preconnected']).toBe(40); // --request-rate 40, no concurrency cap
+  });
+
   it('states t = 0 on the host monotonic clock, between the run’s start and end', () => {
     // runCli runs the CLI in this process: the same clock, so the origin lies inside the call
     const origin = BigInt(result.run.monotonic_origin_ns!);
