@@ -11,7 +11,8 @@
  *
  * Each round runs the CLI twice, without and with --busy-poll. The streams arrive at a
  * constant rate over one second (so about that many are open at once), after 200 warm-up
- * requests at the same rate that the figures exclude.
+ * requests at the same rate that the figures exclude; `--preconnect` opens as many connections
+ * as streams before t = 0.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -41,6 +42,8 @@ async function once(port: number, streams: number, tokens: number, busyPoll: boo
     '--base-url', `http://127.0.0.1:${port}`, '--endpoint', '/v1/chat/completions', '--model', 'paced',
     '--request-rate', String(streams), '--arrival', 'constant', '--num-prompts', String(streams + WARMUP), '--warmup', String(WARMUP),
     '--random-input-len', '16', '--random-output-len', String(tokens), '--ignore-eos', '--keep-text',
+    // a connection per concurrent stream, opened before t = 0, as a user who knows the load would ask
+    '--preconnect', String(streams),
     ...(busyPoll ? ['--busy-poll'] : []),
     ...(workers === null ? [] : ['--workers', String(workers)]),
   ]);
