@@ -9,7 +9,17 @@
 import net from 'node:net';
 import tls from 'node:tls';
 
+/**
+ * Plain TCP reads land in this one buffer (`onread`) instead of a new Buffer per read: at tens of
+ * thousands of chunks a second the per-read allocations were most of the thread's garbage, and
+ * the young-generation collections they caused pause the very thread that timestamps chunks.
+ * One buffer serves every socket of the thread: a read is handled (parsed, scanned, copied where
+ * it must outlive the call) before the next one lands. TLS sockets keep 'data' events.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 export interface ConnectionOwner {
+  /** The bytes are valid only during the call: copy what must outlive it. */
   onData(bytes: Buffer): void;
   /** The server ended or the socket closed (err when it failed). */
   onClose(err: NodeJS.ErrnoException | null): void;
@@ -25,12 +35,11 @@ export class Connection {
   constructor(
     readonly socket: net.Socket,
     private readonly pool: ConnectionPool,
+    /** The socket reads into READ_BUFFER and calls onRead; otherwise it emits 'data'. */
+    ownReads = false,
   ) {
     socket.setNoDelay(true);
-    socket.on('data', (b: Buffer) => {
-      if (this.owner) this.owner.onData(b);
-      else socket.destroy(); // bytes nobody asked for: the connection is not in a known state
-    });
+    if (!ownReads) socket.on('data', (b: Buffer) => this.onRead(b));
     socket.on('error', (err: NodeJS.ErrnoException) => {
       this.error = err;
     });
@@ -42,6 +51,12 @@ export class Connection {
       this.owner = null;
       owner?.onClose(this.error);
     });
+  }
+
+  /** Bytes read: valid only during this call (they may sit in the shared read buffer). */
+  onRead(b: Buffer): void {
+    if (this.owner) this.owner.onData(b);
+    else this.socket.destroy(); // bytes nobody asked for: the connection is not in a known state
   }
 
   get usable(): boolean {
@@ -72,7 +87,7 @@ export class ConnectionPool {
       const conn = this.idle.pop()!;
       if (conn.usable) return { conn, reused: true };
     }
-    const conn = new Connection(this.connect(), this);
+    const conn = this.open();
     this.all.add(conn);
     return { conn, reused: false };
   }
@@ -87,7 +102,7 @@ export class ConnectionPool {
     const ready = this.url.protocol === 'https:' ? 'secureConnect' : 'connect';
     const opened = await Promise.all(
       Array.from({ length: n }, () => {
-        const conn = new Connection(this.connect(), this);
+        const conn = this.open();
         this.all.add(conn);
         return new Promise<Connection | null>((resolve) => {
           const timer = setTimeout(() => done(null), timeoutMs);
@@ -135,18 +150,32 @@ export class ConnectionPool {
     this.idle.length = 0;
   }
 
-  private connect(): net.Socket {
+  private open(): Connection {
     const u = this.url;
     const host = u.hostname.replace(/^\[|\]$/g, '');
     if (u.protocol === 'https:') {
-      return tls.connect({
+      const socket = tls.connect({
         host,
         port: Number(u.port || 443),
         servername: net.isIP(host) ? undefined : host,
         ALPNProtocols: ['http/1.1'],
         rejectUnauthorized: !this.insecureTls,
       });
+      return new Connection(socket, this);
     }
-    return net.connect({ host, port: Number(u.port || 80) });
+    let conn: Connection | null = null;
+    const socket = net.connect({
+      host,
+      port: Number(u.port || 80),
+      onread: {
+        buffer: READ_BUFFER,
+        callback: (n: number, buf: Uint8Array): boolean => {
+          conn!.onRead((buf as Buffer).subarray(0, n));
+          return true; // keep reading
+        },
+      },
+    });
+    conn = new Connection(socket, this, true);
+    return conn;
   }
 }
