@@ -33,7 +33,7 @@ async function realTime(streams: number, perTokenMs: number, maxTokens: number):
       ? { kind: 'engine', hardware: hardwareArg, model: 'llama-3.1-8b', engine: { max_num_seqs: streams, tensor_parallel: arg('--tensor-parallel-size', 1) } }
       : { kind: 'fixed', prefillMs: 20, perTokenMs },
   });
-  const rampMs = 2000;
+  const rampMs = arg('--ramp-ms', 2000);
   const client = fork(fileURLToPath(new URL('./sim-load-client.js', import.meta.url)), [String(server.port), String(streams), String(maxTokens), String(rampMs)], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'], execArgv: [] });
   // The load generator runs at a lower priority, so it does not take the server's core.
   if (client.pid !== undefined) setPriority(client.pid, 10);
