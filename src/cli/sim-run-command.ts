@@ -29,7 +29,6 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   if (closed && load.duration_ms !== null && load.num_prompts === null) {
     throw new UserError('--duration with --concurrency: give --num-prompts too (sim run needs the request count up front in closed loop)');
   }
-  if (load.max_concurrency !== null) throw new UserError('--max-concurrency: not supported by sim run yet; use --concurrency (closed loop) or run against `infermeter sim serve`');
 
   // Requests are generated lazily: an hour at 20 req/s is 72,000 items.
   const items: WorkItem[] = [];
@@ -57,7 +56,14 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   io.stderr.write(`sim run: ${model} on ${spec.sim.hardware}, virtual time…\n`);
   let out;
   try {
-    out = runVirtual({ hardware: spec.sim.hardware, model, engine: simEngineOverrides(spec.sim), requests: requests(), ...(closed ? { closedLoopConcurrency: load.concurrency! } : {}) });
+    out = runVirtual({
+      hardware: spec.sim.hardware,
+      model,
+      engine: simEngineOverrides(spec.sim),
+      requests: requests(),
+      ...(closed ? { closedLoopConcurrency: load.concurrency! } : {}),
+      ...(load.max_concurrency !== null ? { maxConcurrency: load.max_concurrency } : {}),
+    });
   } catch (err) {
     if (err instanceof UserError) throw err;
     throw new UserError(`sim run: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);

@@ -31,6 +31,12 @@ export interface VirtualOptions {
   requests: Iterable<VirtualRequest>;
   /** Closed loop: keep N requests in flight; each is sent when a previous one ends. */
   closedLoopConcurrency?: number;
+  /**
+   * Open loop: at most N in flight (--max-concurrency). A request arriving when all N are
+   * taken waits, in arrival order, and is sent when one ends: sent_ms − scheduled_ms shows the
+   * wait, as in the HTTP runner.
+   */
+  maxConcurrency?: number;
 }
 
 export interface VirtualStats {
@@ -78,6 +84,7 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
   const engine = new Engine(hardwareProfile(opts.hardware ?? 'h100'), modelProfile(opts.model ?? 'llama-3.1-8b'), engineConfig(opts.engine));
   const bs = engine.cfg.block_size;
   const closed = opts.closedLoopConcurrency ?? 0;
+  const cap = closed > 0 ? Infinity : (opts.maxConcurrency ?? Infinity);
   const reqs = [...opts.requests];
   if (closed <= 0) reqs.sort((a, b) => a.scheduled_ms - b.scheduled_ms);
   const records: RequestRecord[] = [];
@@ -95,7 +102,7 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
     const i = next++;
     const q = reqs[i] as VirtualRequest;
     const rec = emptyRecord(q.id, closed > 0 ? t : q.scheduled_ms);
-    rec.sent_ms = rec.scheduled_ms;
+    rec.sent_ms = closed > 0 ? t : Math.max(t, q.scheduled_ms);
     rec.prompt_tokens = q.prompt_tokens;
     rec.client_prompt_tokens = q.prompt_tokens;
     rec.requested_output_tokens = q.max_tokens;
@@ -118,10 +125,22 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
   };
 
   if (closed > 0) while (next < reqs.length && inFlight < closed) send(0);
+  /** Slots that were free while the last step ran: arrivals then were sent on arrival. */
+  let freeDuringStep = cap;
   for (;;) {
-    if (closed <= 0) while (next < reqs.length && (reqs[next] as VirtualRequest).scheduled_ms <= clock) send(clock);
+    if (closed <= 0) {
+      // Arrivals up to now join the next step: sent when they arrived if a slot was free during
+      // the step, else held until now (a slot freed at this step's end) or later.
+      while (next < reqs.length && (reqs[next] as VirtualRequest).scheduled_ms <= clock && inFlight < cap) {
+        if (freeDuringStep > 0) {
+          freeDuringStep--;
+          send((reqs[next] as VirtualRequest).scheduled_ms);
+        } else send(clock);
+      }
+    }
     if (engine.numWaiting > maxWaiting) maxWaiting = engine.numWaiting;
     if (engine.hasWork()) {
+      freeDuringStep = cap - inFlight;
       const r = engine.step();
       const end = clock + r.duration_ms;
       sumTokens += r.shape.tokens;
@@ -146,6 +165,7 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
       }
     } else if (closed <= 0 && next < reqs.length) {
       clock = Math.max(clock, (reqs[next] as VirtualRequest).scheduled_ms);
+      freeDuringStep = cap - inFlight;
     } else {
       break;
     }

@@ -24,6 +24,19 @@ describe('infermeter sim run (virtual time)', () => {
     expect(a.metrics.duration_s).toBeLessThan(50);
   });
 
+  it('--max-concurrency gates the open loop as the HTTP runner does: held requests are late, TTFT from schedule shows the wait', async () => {
+    const args = ['--request-rate', 'inf', '--num-prompts', '40', '--random-input-len', '256', '--random-output-len', '32'];
+    const free = await simRun(args);
+    const capped = await simRun([...args, '--max-concurrency', '4']);
+    expect(capped.metrics.requests.ok).toBe(40);
+    expect(capped.metrics.throughput.peak_concurrency).toBeLessThanOrEqual(4);
+    expect(free.metrics.throughput.peak_concurrency).toBeGreaterThan(4);
+    expect(capped.metrics.requests.late).toBeGreaterThan(30); // all but the first 4 wait for a slot
+    // the server sees at most 4 at once, so TTFT from send is short; from schedule it holds the wait
+    expect(capped.metrics.latency.ttft_ms.p50!).toBeLessThan(free.metrics.latency.ttft_ms.p50!);
+    expect(capped.metrics.latency.ttft_from_schedule_ms.p99!).toBeGreaterThan(capped.metrics.latency.ttft_ms.p99! * 3);
+  });
+
   it('load shape matters: queueing under a closed loop of 256 raises TTFT over a closed loop of 1', async () => {
     const one = await simRun(['--concurrency', '1', '--num-prompts', '20', '--random-input-len', '512', '--random-output-len', '16']);
     const many = await simRun(['--concurrency', '256', '--num-prompts', '512', '--random-input-len', '512', '--random-output-len', '16']);
