@@ -9,6 +9,7 @@ import type { WorkItem } from '../workload/types.js';
 import { FloatBuffer } from '../target/sse/byte-buffer.js';
 import type { ProgressSnapshot } from './progress.js';
 import type { Shard } from './shard.js';
+import { spinFor } from '../util/spin.js';
 
 /** What the loop needs of a target: prepare a request ahead of time, send it, cancel all. */
 export interface Sender<P = unknown> {
@@ -19,6 +20,8 @@ export interface Sender<P = unknown> {
 
 /** How long before a due time the timer wakes the loop (see sleepUntil). */
 const TIMER_SLACK_MS = 1.5;
+/** Longest busy-wait between two yields to I/O in the last stretch before a due time. */
+const SPIN_SLICE_MS = 0.02;
 
 export class LoopContext {
   readonly records: RequestRecord[] = [];
@@ -73,13 +76,21 @@ export class LoopContext {
 
   /**
    * Sleeps until the clock reads `due`. A timer fires on a millisecond tick, up to ~1 ms late,
-   * so it is set to wake just before and the last stretch is waited out in setImmediate turns,
-   * which still let responses be read and timestamped meanwhile.
+   * so it is set to wake just before and the last stretch is busy-waited, yielding to I/O every
+   * ~20 µs so responses are still read and timestamped meanwhile. Yielding on every loop turn
+   * instead made ~250 MB/s of garbage at 1,000 req/s (an immediate and a promise per turn), and
+   * the collections it caused paused the thread for milliseconds (util/spin.ts).
    */
   async sleepUntil(due: number): Promise<void> {
     const early = due - this.clock() - TIMER_SLACK_MS;
     if (early > 0) await this.sleep(early);
-    while (!this.stopped && this.clock() < due) await new Promise<void>((r) => setImmediate(r));
+    for (;;) {
+      if (this.stopped) return;
+      const left = due - this.clock();
+      if (left <= 0) return;
+      spinFor(Math.min(left, SPIN_SLICE_MS));
+      if (due - this.clock() > 0) await new Promise<void>((r) => setImmediate(r));
+    }
   }
 
   countReached(localCount: number): boolean {

@@ -14,14 +14,26 @@ import type { ProgressSnapshot } from './progress.js';
 export type PoolOutcome = JobOutcome;
 
 /**
+ * A small young generation for the load workers. A young-generation collection stops the thread
+ * for as long as copying the live young objects takes, and in a load worker those are the
+ * requests begun since the last one. V8's default lets the young generation grow to 48 MB, so at
+ * 1,000 req/s a collection came every few hundred ms and copied hundreds of requests: 1.5–4 ms
+ * pauses, which land in the measured TTFT and ITL. With 6 MB they come more often and copy a few
+ * dozen: the CLI's client-added error p99 at 1,000 streams went from 1.35–2.7 to 0.70–0.75 ms
+ * (first token) and from 2.2–4.7 to 0.86–1.24 ms (ITL) (bench/cli-timing.ts, docs/performance.md).
+ */
+const WORKER_YOUNG_GENERATION_MB = 6;
+
+/**
  * Starts the worker script next to this module. Under a TypeScript runner (the tests run
  * src/ directly) the .ts entry is loaded through tsx's loader, registered inside the worker.
  */
 function startWorker(workerData: LoadJob): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./load-worker.js', import.meta.url), { workerData });
+  const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./load-worker.js', import.meta.url), { workerData, resourceLimits });
   const entry = new URL('./load-worker.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { eval: true, workerData, resourceLimits });
 }
 
 function concat(arrays: Float64Array[]): Float64Array {
