@@ -14,6 +14,7 @@ import { endpointKind } from '../target/openai-body.js';
 import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
 import type { ProgressListener } from './progress.js';
 import { BusyPoll } from './busy-poll.js';
+import { calibrateSpin } from '../util/spin.js';
 import { createRunClock } from './run-clock.js';
 import { runLoad, type LoadPlan } from './run-load.js';
 import { shardCount, shardIterator, shardShare, shardWorkload, type Shard } from './shard.js';
@@ -103,6 +104,9 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
     () => clock(),
   );
   const preconnected = await target.preconnect(shardShare(shard, preconnectCount(load, job.totalRequests)));
+  // The open loop's and --busy-poll's waits spin a calibrated loop; calibrating takes a few ms,
+  // which must not land on the first request.
+  calibrateSpin();
   return {
     run: (originNs, hooks) => {
       clock = createRunClock(originNs);
