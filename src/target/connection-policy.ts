@@ -14,7 +14,7 @@
 const ONE_SHOT_CLOSES_TO_STOP_POOLING = 4;
 
 export interface ReuseStats {
-  /** Connections closed by the server, while idle, after exactly one response. */
+  /** Connections closed by the server after exactly one response, before any byte of another. */
   oneShotCloses: number;
   /** Connections that served two responses or more. */
   multiUse: number;

@@ -50,7 +50,8 @@ export function chunks(r: SseResult): any[] {
  * Sends `count` HTTP/1.1 requests one after another on ONE raw TCP socket and reports how many
  * responses arrived before the server closed the socket (to observe keep-alive behaviour).
  */
-export function rawRequests(port: number, path: string, body: unknown, count: number): Promise<{ responses: number; closedByServer: boolean; raw: string }> {
+/** `count` requests one after another on one socket, each sent `gapMs` after the previous [DONE]. */
+export function rawRequests(port: number, path: string, body: unknown, count: number, gapMs = 20): Promise<{ responses: number; closedByServer: boolean; raw: string }> {
   return new Promise((resolve, reject) => {
     const sock = connect(port, '127.0.0.1');
     const payload = JSON.stringify(body);
@@ -58,14 +59,22 @@ export function rawRequests(port: number, path: string, body: unknown, count: nu
     let raw = '';
     let responses = 0;
     let closedByServer = false;
-    sock.on('error', reject);
+    sock.on('error', (err: NodeJS.ErrnoException) => {
+      // a server that closes with our request unread resets the connection: closed all the same
+      if (err.code !== 'ECONNRESET') return reject(err);
+      closedByServer = true;
+      resolve({ responses, closedByServer, raw });
+    });
     sock.on('connect', () => sock.write(req));
     sock.on('data', (b) => {
       raw += b.toString();
       const done = raw.split('data: [DONE]').length - 1;
       if (done > responses) {
         responses = done;
-        if (responses < count) setTimeout(() => !sock.destroyed && sock.write(req), 20);
+        if (responses < count) {
+          if (gapMs === 0) sock.write(req);
+          else setTimeout(() => !sock.destroyed && sock.write(req), gapMs);
+        }
         else setTimeout(() => { sock.destroy(); resolve({ responses, closedByServer, raw }); }, 150);
       }
     });

@@ -167,6 +167,15 @@ describe('sim server: llama.cpp dialect', () => {
     expect(raw.raw.toLowerCase()).toContain('connection: keep-alive');
   });
 
+  it('never answers a second request on the connection, even one sent the instant the first ended', async () => {
+    for (let i = 0; i < 5; i++) {
+      const raw = await rawRequests(llama.port, '/v1/completions', { prompt: 'x', max_tokens: 2, ignore_eos: true, stream: true }, 2, 0);
+      expect(raw.responses).toBe(1);
+      expect(raw.raw.split('HTTP/1.1 200').length - 1).toBe(1);
+      expect(raw.closedByServer).toBe(true);
+    }
+  });
+
   it('streams completions with usage in the finishing chunk even when not asked', async () => {
     const r = await postSse(`${llama.url}/v1/completions`, { prompt: 'hello', max_tokens: 2, ignore_eos: true, stream: true });
     const cs = chunks(r);

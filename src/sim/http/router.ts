@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerContext } from './context.js';
 import { sendJson, startGeneration } from './generate.js';
+import { closingSockets } from './sim-stream.js';
 import { BadRequest, parseRequest } from './request-parse.js';
 import type { ParsedRequest } from './request-parse.js';
 import { errorBody } from './wire.js';
@@ -10,6 +11,10 @@ import type { Api } from './wire.js';
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): void {
+  if (closingSockets.has(req.socket)) {
+    req.socket.destroy();
+    return;
+  }
   const path = (req.url ?? '/').split('?')[0];
   const method = req.method ?? 'GET';
   if (method === 'GET' && path === '/health') {

@@ -39,6 +39,14 @@ export interface StreamListener {
   onStreamEnd(s: SimStream, completed: boolean): void;
 }
 
+/**
+ * Sockets closed after their streamed response (llama.cpp): the server closes the connection,
+ * so a request that reaches it in the meantime (a client reusing it before the FIN arrived) is
+ * never answered — the connection just closes, as with the real server. Without this Node would
+ * serve it, and a connection could serve two responses, which llama.cpp never does.
+ */
+export const closingSockets = new WeakSet<object>();
+
 export class SimStream implements TokenSink {
   admitMs = NaN;
   firstTokenMs = NaN;
@@ -153,8 +161,10 @@ export class SimStream implements TokenSink {
     if (this.opts.stream) {
       const tail = this.fmt.tail(this.opts.finishReason, this.opts.sendUsage ? usage : null, timings);
       const sock = res.socket;
-      if (this.opts.closeAfter && sock) res.end(tail, () => sock.end());
-      else res.end(tail);
+      if (this.opts.closeAfter && sock) {
+        closingSockets.add(sock);
+        res.end(tail, () => sock.end());
+      } else res.end(tail);
     } else {
       let text = '';
       for (let k = 0; k < n; k++) text += outputWord(this.opts.wordSeed, k);

@@ -29,6 +29,8 @@ export class Connection {
   owner: ConnectionOwner | null = null;
   /** Responses completed on this connection. */
   served = 0;
+  /** Bytes arrived since the last response completed (the start of another one). */
+  readSinceRelease = false;
   private closed = false;
   private error: NodeJS.ErrnoException | null = null;
 
@@ -55,6 +57,7 @@ export class Connection {
 
   /** Bytes read: valid only during this call (they may sit in the shared read buffer). */
   onRead(b: Buffer): void {
+    this.readSinceRelease = true;
     if (this.owner) this.owner.onData(b);
     else this.socket.destroy(); // bytes nobody asked for: the connection is not in a known state
   }
@@ -131,15 +134,20 @@ export class ConnectionPool {
   /** Returns a connection after a complete, reusable response. */
   release(conn: Connection): void {
     conn.owner = null;
+    conn.readSinceRelease = false;
     conn.served++;
     if (conn.served === 2) this.multiUse++;
     if (conn.usable) this.idle.push(conn);
   }
 
-  /** Called by a connection when its socket closed. */
+  /**
+   * Called by a connection when its socket closed. Closed after exactly one response with
+   * nothing of another read counts as a one-shot close, whether it sat idle or a next request
+   * had just taken it (a fast client usually wins that race, and the request is then retried).
+   */
   dropped(conn: Connection): void {
     this.all.delete(conn);
-    if (conn.served === 1 && conn.owner === null) this.oneShotCloses++;
+    if (conn.served === 1 && !conn.readSinceRelease) this.oneShotCloses++;
     const i = this.idle.indexOf(conn);
     if (i >= 0) this.idle.splice(i, 1);
   }
