@@ -20,16 +20,11 @@ import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { readRecordsFile } from '../src/store/records-file.js';
 import { runCli } from './cli-run.js';
-import { fmt, machine, percentile, startProcess } from './lib.js';
+import { fmt, machine, startProcess, TimingErrorCollector, type TimingError } from './lib.js';
 
-export interface CliTimingRow {
+export interface CliTimingRow extends TimingError {
   client: string;
   streams: number;
-  paired: number;
-  firstP50: number;
-  firstP99: number;
-  itlP50: number;
-  itlP99: number;
   /** the run's own verdict on the client, with its reasons when invalid */
   valid: boolean;
   reasons: string[];
@@ -54,29 +49,17 @@ async function once(port: number, streams: number, tokens: number, busyPoll: boo
       validity: { valid: boolean; reasons: string[] };
     };
     const origin = BigInt(result.run.monotonic_origin_ns);
-    const first: number[] = [];
-    const itl: number[] = [];
-    let paired = 0;
+    const errors = new TimingErrorCollector();
     for (const r of readRecordsFile(run.recordsPath).records) {
       if (r.phase !== 'measure' || r.status !== 'ok' || r.output_text === null) continue;
-      const stamps = r.output_text.trim().split(' ');
-      if (stamps.length !== r.chunk_ms.length || stamps.length === 0) continue;
-      paired++;
-      // server write time on the run's clock (ms since t = 0)
-      const server = stamps.map((s) => Number(BigInt(s) - origin) / 1e6);
-      first.push(r.chunk_ms[0]! - server[0]!);
-      for (let i = 1; i < server.length; i++) itl.push(Math.abs(r.chunk_ms[i]! - r.chunk_ms[i - 1]! - (server[i]! - server[i - 1]!)));
+      // the server's write stamps, put on the run's clock (ms since t = 0)
+      const server = r.output_text.trim().split(' ').map((s) => Number(BigInt(s) - origin) / 1e6);
+      errors.add(r.chunk_ms, server);
     }
-    first.sort((a, b) => a - b);
-    itl.sort((a, b) => a - b);
     return {
       client: busyPoll ? 'infermeter run --busy-poll' : 'infermeter run',
       streams,
-      paired,
-      firstP50: percentile(first, 50),
-      firstP99: percentile(first, 99),
-      itlP50: percentile(itl, 50),
-      itlP99: percentile(itl, 99),
+      ...errors.result(),
       valid: result.validity.valid,
       reasons: result.validity.reasons,
     };

@@ -73,3 +73,37 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   const hi = Math.min(lo + 1, sorted.length - 1);
   return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }
+
+/** A client's timing error against a server's ground truth, ms: first token and |ITL| error. */
+export interface TimingError {
+  /** streams paired with their ground truth */
+  paired: number;
+  firstP50: number;
+  firstP99: number;
+  itlP50: number;
+  itlP99: number;
+}
+
+/**
+ * Collects, stream by stream, client arrival times against the server's times for the same
+ * tokens (one clock): first-token error = client − server for the first token; ITL error =
+ * |client gap − server gap| for each consecutive pair. Streams whose token counts differ are skipped.
+ */
+export class TimingErrorCollector {
+  private readonly first: number[] = [];
+  private readonly itl: number[] = [];
+  private paired = 0;
+
+  add(client: ArrayLike<number>, server: ArrayLike<number>): void {
+    if (client.length === 0 || client.length !== server.length) return;
+    this.paired++;
+    this.first.push(client[0]! - server[0]!);
+    for (let i = 1; i < client.length; i++) this.itl.push(Math.abs(client[i]! - client[i - 1]! - (server[i]! - server[i - 1]!)));
+  }
+
+  result(): TimingError {
+    const first = [...this.first].sort((a, b) => a - b);
+    const itl = [...this.itl].sort((a, b) => a - b);
+    return { paired: this.paired, firstP50: percentile(first, 50), firstP99: percentile(first, 99), itlP50: percentile(itl, 50), itlP99: percentile(itl, 99) };
+  }
+}

@@ -37,7 +37,7 @@ import { BusyPoll } from '../src/runner/busy-poll.js';
 import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
 import { http1Request, PlainParser } from './clients.js';
 import { rawPost } from './raw-client.js';
-import { fmt, machine, percentile, startProcess } from './lib.js';
+import { fmt, machine, startProcess, TimingErrorCollector, type TimingError } from './lib.js';
 
 interface StreamTimes {
   id: number;
@@ -120,14 +120,9 @@ interface GtEntry {
   written_ms?: number[];
 }
 
-export interface TimingRow {
+export interface TimingRow extends TimingError {
   client: string;
   streams: number;
-  paired: number;
-  firstP50: number;
-  firstP99: number;
-  itlP50: number;
-  itlP99: number;
   simLateP99: number;
   /** client CPU (user + system) per content chunk received, µs; and as a share of one core */
   cpuUsPerChunk: number;
@@ -206,21 +201,13 @@ export async function runTiming(opts: TimingOptions): Promise<TimingRow[]> {
           const e = JSON.parse(line) as GtEntry;
           gt.set(e.id, e);
         }
-        const first: number[] = [];
-        const itl: number[] = [];
-        let paired = 0;
+        const errors = new TimingErrorCollector();
         for (const s of streams) {
           const g = gt.get(s.id);
           const sent = g?.written_ms ?? g?.token_ms;
-          if (!g || !sent || sent.length !== s.times.length || s.times.length === 0) continue;
-          paired++;
-          const emit = sent.map((t) => t + g.time_origin_ms - offset);
-          first.push(s.times[0]! - emit[0]!);
-          for (let i = 1; i < emit.length; i++) itl.push(Math.abs(s.times[i]! - s.times[i - 1]! - (emit[i]! - emit[i - 1]!)));
+          if (g && sent) errors.add(s.times, sent.map((t) => t + g.time_origin_ms - offset));
         }
-        first.sort((a, b) => a - b);
-        itl.sort((a, b) => a - b);
-        rows.push({ client, streams: n, paired, firstP50: percentile(first, 50), firstP99: percentile(first, 99), itlP50: percentile(itl, 50), itlP99: percentile(itl, 99), simLateP99: msg.lateness.p99_ms, cpuUsPerChunk: cpuUs / chunks, cpuShare: cpuUs / wallUs });
+        rows.push({ client, streams: n, ...errors.result(), simLateP99: msg.lateness.p99_ms, cpuUsPerChunk: cpuUs / chunks, cpuShare: cpuUs / wallUs });
       }
     }
   } finally {
