@@ -96,12 +96,11 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
   // Output text is re-tokenized (when the server sends no usage) only with a real tokenizer; the
   // tokenizer-free estimate is no better than counting content chunks, and costs the text.
   const countTokens = job.workload.tokenizer ? full.countTokens?.bind(full) : undefined;
-  // The client exists before t = 0 so its connections can be opened first; its clock is the
-  // run's once the run starts.
-  let clock: Clock = () => 0;
+  // The client exists before t = 0 so its connections can be opened first; it is put on the
+  // run's clock when the run starts.
   const target = new HttpTarget(
     { ...targetConfig(job.target, { baseUrl: job.baseUrl, apiKey: job.apiKey, ignoreEos: job.ignoreEos, keepText, countTokens }), model: job.model },
-    () => clock(),
+    () => 0,
   );
   const preconnected = await target.preconnect(shardShare(shard, preconnectCount(load, job.totalRequests)));
   // The open loop's and --busy-poll's waits spin a calibrated loop; calibrating takes a few ms,
@@ -109,7 +108,8 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
   calibrateSpin();
   return {
     run: (originNs, hooks) => {
-      clock = createRunClock(originNs);
+      const clock = createRunClock(originNs);
+      target.useClock(clock);
       return runPrepared(job, hooks, { workload, plan, target, clock, preconnected });
     },
   };

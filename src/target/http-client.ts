@@ -56,7 +56,7 @@ export class HttpTarget {
   private readonly inflight = new Set<InFlight>();
   private cancelled = false;
 
-  constructor(readonly config: TargetConfig, private readonly clock: Clock) {
+  constructor(readonly config: TargetConfig, private clock: Clock) {
     this.url = new URL(config.path.replace(/^\//, ''), config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`);
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new Error(`unsupported protocol ${this.url.protocol}`);
     this.kind = endpointKind(config.path);
@@ -77,6 +77,11 @@ export class HttpTarget {
       head += `${k}: ${v}\r\n`;
     }
     this.headPrefix = head;
+  }
+
+  /** Puts the client on the run's clock: it is built, and connects, before t = 0 is known. */
+  useClock(clock: Clock): void {
+    this.clock = clock;
   }
 
   /** Opens `n` keep-alive connections before the load starts (see ConnectionPool.preconnect). */
