@@ -24,6 +24,14 @@ const BURN_MS = 0.02;
 /** Between two burns, an empty turn (libuv's own phases, a zero-timeout epoll_wait) takes less. */
 const EMPTY_TURN_MS = 0.02;
 
+/** BusyPolls running in this thread. */
+let active = 0;
+
+/** Whether this thread's loop is busy-polled: each of its turns then spends ~20 µs spinning. */
+export function busyPolling(): boolean {
+  return active > 0;
+}
+
 export class BusyPoll {
   private handle: NodeJS.Immediate | null = null;
   private startMs = 0;
@@ -36,6 +44,7 @@ export class BusyPoll {
     this.startMs = this.lastMs = performance.now();
     this.idleMs = 0;
     this.handle = setImmediate(this.turn);
+    active++;
     return this;
   }
 
@@ -55,6 +64,7 @@ export class BusyPoll {
     if (!this.handle) return 0;
     clearImmediate(this.handle);
     this.handle = null;
+    active--;
     const wall = performance.now() - this.startMs;
     return wall > 0 ? Math.min(1, Math.max(0, 1 - this.idleMs / wall)) : 0;
   }

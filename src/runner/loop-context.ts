@@ -10,6 +10,7 @@ import { FloatBuffer } from '../target/sse/byte-buffer.js';
 import type { ProgressSnapshot } from './progress.js';
 import type { Shard } from './shard.js';
 import { spinFor } from '../util/spin.js';
+import { busyPolling } from './busy-poll.js';
 
 /** What the loop needs of a target: prepare a request ahead of time, send it, cancel all. */
 export interface Sender<P = unknown> {
@@ -84,12 +85,15 @@ export class LoopContext {
   async sleepUntil(due: number): Promise<void> {
     const early = due - this.clock() - TIMER_SLACK_MS;
     if (early > 0) await this.sleep(early);
-    for (;;) {
-      if (this.stopped) return;
+    while (!this.stopped) {
       const left = due - this.clock();
       if (left <= 0) return;
-      spinFor(Math.min(left, SPIN_SLICE_MS));
-      if (due - this.clock() > 0) await new Promise<void>((r) => setImmediate(r));
+      if (left <= SPIN_SLICE_MS) spinFor(left);
+      else {
+        // Under --busy-poll every loop turn already spends a slice spinning: not twice.
+        if (!busyPolling()) spinFor(SPIN_SLICE_MS);
+        await new Promise<void>((r) => setImmediate(r));
+      }
     }
   }
 

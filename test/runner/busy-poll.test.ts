@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/report/result-json.js';
-import { BusyPoll } from '../../src/runner/busy-poll.js';
+import { BusyPoll, busyPolling } from '../../src/runner/busy-poll.js';
 import { readRecordsFile } from '../../src/store/records-file.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -23,9 +23,11 @@ describe('BusyPoll', () => {
   it('keeps an immediate pending while it runs and leaves none after stop()', async () => {
     const before = immediates();
     const spin = new BusyPoll().start();
+    expect(busyPolling()).toBe(true);
     await sleep(5);
     expect(immediates()).toBe(before + 1);
     spin.stop();
+    expect(busyPolling()).toBe(false);
     expect(immediates()).toBe(before);
     expect(spin.stop()).toBe(0); // a second stop is harmless
   });
