@@ -179,5 +179,3 @@ export class LoopContext {
     this.complete(rec);
   }
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));

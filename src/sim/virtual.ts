@@ -97,12 +97,12 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
   let sumSeqs = 0;
   let maxWaiting = 0;
 
-  /** Sends reqs[next] at time t (engine id = its index). */
+  /** Sends reqs[next] at time t, never before its scheduled time (engine id = its index). */
   const send = (t: number): void => {
     const i = next++;
     const q = reqs[i] as VirtualRequest;
     const rec = emptyRecord(q.id, closed > 0 ? t : q.scheduled_ms);
-    rec.sent_ms = closed > 0 ? t : Math.max(t, q.scheduled_ms);
+    rec.sent_ms = t;
     rec.prompt_tokens = q.prompt_tokens;
     rec.client_prompt_tokens = q.prompt_tokens;
     rec.requested_output_tokens = q.max_tokens;
