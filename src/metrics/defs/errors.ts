@@ -3,6 +3,7 @@
  * status and by error class are in RunMetrics.requests.
  */
 
+import type { RequestStatus } from '../../record/record.js';
 import { ratio, type RunMetricDef } from '../metric-def.js';
 
 /** Failure rate = non-ok attempts / all attempts. */
@@ -15,35 +16,19 @@ export const failureRate = {
   value: (t) => ratio(t.total - t.ok, t.total),
 } as const satisfies RunMetricDef;
 
+/** The share of all attempts that ended with one status. */
+function statusRate(status: Exclude<RequestStatus, 'ok'>, id: string, label: string): RunMetricDef {
+  return { kind: 'run', id, label, unit: 'ratio', formula: `status '${status}' / total`, value: (t) => ratio(t.by_status[status], t.total) };
+}
+
 /** Error rate = attempts with status 'error' / all attempts. */
-export const errorRate = {
-  kind: 'run',
-  id: 'error_rate',
-  label: 'Error rate',
-  unit: 'ratio',
-  formula: "status 'error' / total",
-  value: (t) => ratio(t.by_status.error, t.total),
-} as const satisfies RunMetricDef;
+export const errorRate = statusRate('error', 'error_rate', 'Error rate');
 
 /** Timeout rate = attempts with status 'timeout' / all attempts. */
-export const timeoutRate = {
-  kind: 'run',
-  id: 'timeout_rate',
-  label: 'Timeout rate',
-  unit: 'ratio',
-  formula: "status 'timeout' / total",
-  value: (t) => ratio(t.by_status.timeout, t.total),
-} as const satisfies RunMetricDef;
+export const timeoutRate = statusRate('timeout', 'timeout_rate', 'Timeout rate');
 
 /** Cancel rate = attempts with status 'cancelled' (aborted at the end of the run) / all. */
-export const cancelRate = {
-  kind: 'run',
-  id: 'cancel_rate',
-  label: 'Cancel rate',
-  unit: 'ratio',
-  formula: "status 'cancelled' / total",
-  value: (t) => ratio(t.by_status.cancelled, t.total),
-} as const satisfies RunMetricDef;
+export const cancelRate = statusRate('cancelled', 'cancel_rate', 'Cancel rate');
 
 /** Late requests = attempts sent more than the late threshold after their schedule. */
 export const lateRequests = {
