@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerRules } from './eslint.layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'results/**', 'coverage/**'] },
@@ -14,6 +15,7 @@ export default tseslint.config(
       eqeqeq: ['error', 'smart'],
     },
   },
+  ...layerRules(),
   {
     files: ['bin/**/*.js', 'bench/**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },

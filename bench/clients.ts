@@ -6,17 +6,17 @@
  * - plain:         fetch + TextDecoder + split on blank lines + JSON.parse per event (the
  *                  baseline named in issue 5; written the way one would, not made slow)
  * - fetch+scanner: fetch (undici) + OpenAIStreamScanner
- * - http+scanner:  node:http + OpenAIStreamScanner (what src/target/http-client.ts does)
+ * - http+scanner:  node:http + OpenAIStreamScanner (what src/client/http-client.ts does)
  * - raw+scanner:   a raw net socket with a minimal HTTP/1.1 parser (bench/raw-client.ts,
  *                  benchmark-only prototype) + OpenAIStreamScanner
  * - http+count:    node:http + a byte loop counting blank lines: no classification
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
+import { OpenAIStreamScanner } from '../src/client/stream-scanner.js';
 import { rawPost } from './raw-client.js';
-import { ConnectionPool } from '../src/target/http1/connection-pool.js';
-import { ResponseParser } from '../src/target/http1/response-parser.js';
+import { ConnectionPool } from '../src/client/http1/connection-pool.js';
+import { ResponseParser } from '../src/client/http1/response-parser.js';
 
 /** Content events seen by one stream. */
 export type StreamClient = (url: string) => Promise<number>;
@@ -123,7 +123,7 @@ export const scannerRaw: StreamClient = async (url) => {
 const http1Pools = new Map<string, ConnectionPool>();
 
 /**
- * One request over the transport of src/target/http-client.ts (src/target/http1/): pooled
+ * One request over the transport of src/client/http-client.ts (src/client/http1/): pooled
  * keep-alive connections, the incremental response parser, one clock read per network read.
  */
 export function http1Request(url: URL, method: 'GET' | 'POST', body: string | null, onBody: (b: Uint8Array, now: number) => void): Promise<void> {

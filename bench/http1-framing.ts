@@ -3,7 +3,7 @@
  * SSE event, 100,000 events read 64 KiB at a time. Prints chunks per second (framing only, no
  * SSE scan).   npx tsx bench/http1-framing.ts
  */
-import { ResponseParser } from '../src/target/http1/response-parser.js';
+import { ResponseParser } from '../src/client/http1/response-parser.js';
 const ev = 'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}]}\n\n';
 const one = `${Buffer.byteLength(ev).toString(16)}\r\n${ev}\r\n`;
 const body = Buffer.from(one.repeat(100_000));

@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
+import { OpenAIStreamScanner } from '../src/client/stream-scanner.js';
 import { PlainParser } from './clients.js';
 import { firehoseBlock, firehoseHead, firehoseTail, varyingBlock } from './firehose-chunks.js';
 import { fmt, machine, median } from './lib.js';

@@ -6,7 +6,7 @@
  * then open the .cpuprofile in Chrome DevTools (Performance tab) or VS Code.
  */
 import { performance } from 'node:perf_hooks';
-import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
+import { OpenAIStreamScanner } from '../src/client/stream-scanner.js';
 import { firehoseBlock } from './firehose-chunks.js';
 
 const events = Number(process.argv[2] ?? 200000);

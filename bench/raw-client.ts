@@ -3,7 +3,7 @@
  * `node:http`), to measure how much of the client's per-read cost is `node:http`'s machinery
  * (IncomingMessage streams, events) rather than the scanner. One connection per request
  * (`connection: close`); handles chunked, content-length and close-delimited bodies; no TLS,
- * no redirects, no keep-alive pool. Not for production use: src/target/http-client.ts is the client.
+ * no redirects, no keep-alive pool. Not for production use: src/client/http-client.ts is the client.
  */
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';

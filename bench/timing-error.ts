@@ -20,8 +20,8 @@
  * against its schedule is printed alongside (p99).
  * Also the client's CPU time per chunk (each chunk is mostly its own socket read here) and its
  * share of one core over the run, which shows when the client, not the server, is the limit.
- * Clients, measured in the same run: ours (src/target/http1/ + OpenAIStreamScanner, the hot path
- * of src/target/http-client.ts), ours with --busy-poll (this thread polls instead of sleeping,
+ * Clients, measured in the same run: ours (src/client/http1/ + OpenAIStreamScanner, the hot path
+ * of src/client/http-client.ts), ours with --busy-poll (this thread polls instead of sleeping,
  * as src/runner/busy-poll.ts does in the runner), the scanner behind node:http and on a raw
  * socket (bench/raw-client.ts, a prototype), and the plain client (fetch + TextDecoder + JSON.parse).
  */
@@ -34,7 +34,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { BusyPoll } from '../src/runner/busy-poll.js';
-import { OpenAIStreamScanner } from '../src/target/stream-scanner.js';
+import { OpenAIStreamScanner } from '../src/client/stream-scanner.js';
 import { http1Request, PlainParser } from './clients.js';
 import { rawPost } from './raw-client.js';
 import { fmt, machine, startProcess, TimingErrorCollector, type TimingError } from './lib.js';
@@ -74,7 +74,7 @@ function scannerStream(port: number, payload: string): Promise<StreamTimes> {
   });
 }
 
-/** infermeter's own transport (src/target/http1/, via bench/clients.ts) + the scanner. */
+/** infermeter's own transport (src/client/http1/, via bench/clients.ts) + the scanner. */
 async function http1Stream(port: number, payload: string): Promise<StreamTimes> {
   const s = new OpenAIStreamScanner();
   let id = -1;

@@ -10,8 +10,8 @@ import type { RunResult } from '../report/result-json.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
 import { z } from 'zod';
-import { GoodputSchema, OutputSpecSchema } from '../spec/schema.js';
-import { validateSpec } from '../spec/load-spec.js';
+import { GoodputSchema, OutputSpecSchema } from '../config/schema.js';
+import { validateSpec } from '../config/load-spec.js';
 import { LOAD_FLAGS, specFromFlags, VLLM_JSON_FLAGS } from './run-flags.js';
 
 export async function analyzeCommand(path: string, opts: Record<string, unknown>, io: CliIo): Promise<number> {

@@ -2,7 +2,7 @@
 import { UserError } from '../errors/user-error.js';
 import { startSimServer, type SimServer, type TimingOptions } from '../sim/index.js';
 import type { Workload } from '../workload/index.js';
-import { simEngineOverrides, type SimSpec } from '../spec/schema.js';
+import { simEngineOverrides, type SimSpec } from '../config/schema.js';
 import type { RunSpec } from './run-spec.js';
 
 export interface BuiltInSimulator {

@@ -11,8 +11,8 @@ import { toVllmJson, type VllmPercentile } from '../report/vllm-json.js';
 import type { RunDir } from '../store/run-dir.js';
 import { writeJsonFile } from '../store/run-dir.js';
 import { infermeterVersion, type CliIo } from './io.js';
-import { EXIT_INTERRUPTED } from '../errors/user-error.js';
-import type { SloSpec } from '../spec/slo.js';
+import { EXIT_CODES } from '../errors/exit-codes.js';
+import type { SloSpec } from '../config/slo.js';
 
 export interface FinishInput {
   spec: {
@@ -109,5 +109,5 @@ export function finishRun(input: FinishInput): number {
     input.io.stdout.write(`${renderSummary(result.metrics, { title, validity: result.validity, byTask: result.by_task, byTurn: result.by_turn })}\n`);
     if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
   }
-  return input.run.interrupted && input.health !== null ? EXIT_INTERRUPTED : 0;
+  return input.run.interrupted && input.health !== null ? EXIT_CODES.SIGINT : 0;
 }

@@ -4,7 +4,8 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { z } from 'zod';
-import { EXIT_USER_ERROR, UserError } from '../errors/user-error.js';
+import { EXIT_CODES } from '../errors/exit-codes.js';
+import { UserError } from '../errors/user-error.js';
 import { registerWorkloadOptions } from '../workload/index.js';
 import { analyzeCommand } from './analyze-command.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
@@ -129,11 +130,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     if (err instanceof CommanderError) {
       // Help and version exit 0; commander already printed its one-line error otherwise.
       if (err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
-      return EXIT_USER_ERROR;
+      return EXIT_CODES.USAGE;
     }
     if (err instanceof UserError) {
       io.stderr.write(`error: ${err.message}\n`);
-      return EXIT_USER_ERROR;
+      return EXIT_CODES.USAGE;
     }
     throw err;
   } finally {

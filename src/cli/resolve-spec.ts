@@ -1,6 +1,6 @@
 /** Flags + optional --config file → one validated RunSpec. */
 import { UserError } from '../errors/user-error.js';
-import { deepMerge, readSpecFile, validateSpec, type PlainObject } from '../spec/load-spec.js';
+import { deepMerge, readSpecFile, validateSpec, type PlainObject } from '../config/load-spec.js';
 import { workloadSpecFromFlags } from '../workload/index.js';
 import { RunSpecSchema, type RunSpec } from './run-spec.js';
 import { LOAD_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS } from './run-flags.js';

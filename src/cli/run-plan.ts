@@ -6,8 +6,8 @@
 import { UserError } from '../errors/user-error.js';
 import { resolveArrivalKind } from '../load/arrivals.js';
 import { phasePlanProblem, type PhasePlan } from '../load/phases.js';
-import type { LoadSpec } from '../spec/schema.js';
-import { endpointKind } from '../target/openai-body.js';
+import type { LoadSpec } from '../config/schema.js';
+import { endpointKind } from '../client/openai-body.js';
 import { createWorkload, type Workload } from '../workload/index.js';
 import type { RunSpec } from './run-spec.js';
 

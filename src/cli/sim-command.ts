@@ -5,9 +5,9 @@ import type { FaultOptions } from '../sim/faults.js';
 import { loadTokenizer } from '../workload/index.js';
 import type { CliIo } from './io.js';
 import { z } from 'zod';
-import { SimSpecSchema } from '../spec/schema.js';
+import { SimSpecSchema } from '../config/schema.js';
 import { simTiming } from './builtin-sim.js';
-import { validateSpec } from '../spec/load-spec.js';
+import { validateSpec } from '../config/load-spec.js';
 import { SERVE_SIM_FLAGS, specFromFlags } from './run-flags.js';
 
 function int(name: string, v: string | undefined, min = 0): number | undefined {

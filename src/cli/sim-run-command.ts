@@ -12,7 +12,7 @@ import { createRunDir, redactSecrets } from '../store/run-dir.js';
 import type { WorkItem } from '../workload/index.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
-import { simEngineOverrides } from '../spec/schema.js';
+import { simEngineOverrides } from '../config/schema.js';
 import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 

@@ -9,6 +9,3 @@ export class UserError extends Error {
   }
 }
 
-export const EXIT_USER_ERROR = 2;
-/** Interrupted by Ctrl-C (128 + SIGINT): the figures of what was measured were still written. */
-export const EXIT_INTERRUPTED = 130;

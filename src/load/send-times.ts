@@ -2,7 +2,7 @@
  * When a run's requests are due: the trace's own timestamps when the workload replays one,
  * otherwise the seeded arrival schedule of the load spec.
  */
-import type { LoadSpec } from '../spec/schema.js';
+import type { LoadSpec } from '../config/schema.js';
 import type { TimedItem } from '../workload/types.js';
 import { arrivalTimes, resolveArrivalKind } from './arrivals.js';
 

@@ -3,7 +3,7 @@
  * (CI logs, pipes). Writes to stderr so stdout stays clean for --json.
  */
 import type { ProgressSnapshot } from '../runner/progress.js';
-import { formatDuration } from '../spec/units.js';
+import { formatDuration } from '../config/units.js';
 
 export type ProgressMode = 'bar' | 'lines' | 'none';
 

@@ -6,7 +6,7 @@
 import { phaseOf, type PhasePlan } from '../load/phases.js';
 import { emptyRecord, type Clock, type RequestRecord } from '../record/record.js';
 import type { WorkItem } from '../workload/types.js';
-import { FloatBuffer } from '../target/sse/byte-buffer.js';
+import { FloatBuffer } from '../util/byte-buffer.js';
 import type { ProgressSnapshot } from './progress.js';
 import type { Shard } from './shard.js';
 import { spinFor } from '../util/spin.js';

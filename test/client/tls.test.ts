@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyRecord } from '../../src/record/record.js';
-import { HttpTarget } from '../../src/target/http-client.js';
+import { HttpTarget } from '../../src/client/http-client.js';
 import { runCli } from '../helpers/cli.js';
 import { chunk } from '../helpers/servers.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HttpParseError, ResponseParser, type ResponseHead } from '../../src/target/http1/response-parser.js';
+import { HttpParseError, ResponseParser, type ResponseHead } from '../../src/client/http1/response-parser.js';
 
 interface Parsed {
   heads: ResponseHead[];

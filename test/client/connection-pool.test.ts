@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConnectionPool, type Connection } from '../../src/target/http1/connection-pool.js';
+import { ConnectionPool, type Connection } from '../../src/client/http1/connection-pool.js';
 
 /** A raw server that answers each connection's first request with one response, then closes. */
 async function oneShotServer(): Promise<{ url: URL; server: Server }> {

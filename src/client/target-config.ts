@@ -1,5 +1,5 @@
 /** The one mapping from the run spec's `target` section to the client's TargetConfig. */
-import type { TargetSpec } from '../spec/schema.js';
+import type { TargetSpec } from '../config/schema.js';
 import type { TargetConfig } from './http-client.js';
 
 export interface ResolvedTarget {

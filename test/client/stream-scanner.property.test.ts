@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { OpenAIStreamScanner } from '../../src/target/stream-scanner.js';
+import { OpenAIStreamScanner } from '../../src/client/stream-scanner.js';
 import { ReferenceScanner, summarize } from './stream-scanner-reference.js';
 
 const enc = new TextEncoder();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyRecord, type RequestRecord } from '../../src/record/record.js';
-import { HttpTarget, type TargetConfig } from '../../src/target/http-client.js';
+import { HttpTarget, type TargetConfig } from '../../src/client/http-client.js';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import type { WorkItem } from '../../src/workload/types.js';
 import { chunk, sleep, sseHeaders, startTestServer } from '../helpers/servers.js';

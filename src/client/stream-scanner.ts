@@ -28,7 +28,7 @@ import { CLS_CONTENT, CLS_NONE, CLS_SLOW, classifyLine, classifyPayload, content
 import { EventTemplate } from './sse/event-template.js';
 import { applySlowPayload, type EventSink } from './sse/slow-event.js';
 import { TextKeeper } from './sse/text-keeper.js';
-import { ByteBuffer, FloatBuffer } from './sse/byte-buffer.js';
+import { ByteBuffer, FloatBuffer } from '../util/byte-buffer.js';
 
 const LF = 0x0a;
 const CR = 0x0d;

@@ -7,7 +7,7 @@
  * pauses land in the measured ITL). Instead the escaped bytes are appended to one growing
  * buffer and decoded once, at the end, by a single JSON.parse.
  */
-import { ByteBuffer } from './byte-buffer.js';
+import { ByteBuffer } from '../../util/byte-buffer.js';
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const encoder = new TextEncoder();

@@ -1,10 +1,10 @@
 /**
  * Test oracle: a deliberately simple SSE + OpenAI chunk parser written straight from the
  * WHATWG spec (TextDecoder, string line split, JSON.parse per event). Shares no code with
- * src/target/stream-scanner.ts or src/target/sse/.
+ * src/client/stream-scanner.ts or src/client/sse/.
  */
 
-import type { UsageCounts, StreamScan } from '../../src/target/stream-events.js';
+import type { UsageCounts, StreamScan } from '../../src/client/stream-events.js';
 
 export interface ScanSummary {
   contentEvents: number;

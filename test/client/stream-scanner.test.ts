@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OpenAIStreamScanner } from '../../src/target/stream-scanner.js';
+import { OpenAIStreamScanner } from '../../src/client/stream-scanner.js';
 import { ReferenceScanner, summarize, type ScanSummary } from './stream-scanner-reference.js';
 
 const enc = new TextEncoder();

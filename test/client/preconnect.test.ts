@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { emptyRecord } from '../../src/record/record.js';
 import { preconnectCount } from '../../src/runner/load-job.js';
-import { LoadSpecSchema } from '../../src/spec/schema.js';
-import { HttpTarget } from '../../src/target/http-client.js';
+import { LoadSpecSchema } from '../../src/config/schema.js';
+import { HttpTarget } from '../../src/client/http-client.js';
 import { chunk, sseHeaders, startTestServer } from '../helpers/servers.js';
 
 /** The server side sees an accept a moment after the client's connect: wait (bounded) for it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TextKeeper } from '../../src/target/sse/text-keeper.js';
+import { TextKeeper } from '../../src/client/sse/text-keeper.js';
 
 const enc = new TextEncoder();
 /** The body of the JSON string literal for `s`, as a server would send it, at an offset inside a larger buffer. */

@@ -1,0 +1,37 @@
+/**
+ * The exit-code table: the one place that says what each process exit status means, so a CI job
+ * can gate on it. README §Exit codes and every command's --help repeat this table; a test checks
+ * that they agree.
+ */
+export const EXIT_CODES = {
+  /** Done: the run was valid and every gate that was asked for passed. */
+  OK: 0,
+  /** Unexpected internal error (a bug): one line, the trace with --debug. */
+  INTERNAL: 1,
+  /** Bad input: a flag, the config file, a dataset, an unreachable or unusable server. */
+  USAGE: 2,
+  /** One or more SLOs failed (run/sweep with --slo, or --goodput gates). */
+  SLO_FAILED: 3,
+  /** The run is invalid: no request succeeded, the failure rate exceeded its limit, or the client could not keep its schedule. `--allow-invalid` turns this into 0. */
+  INVALID_RUN: 4,
+  /** `compare` found a regression beyond its thresholds. */
+  REGRESSION: 5,
+  /** Interrupted by SIGINT (128 + 2); what was measured was still written. */
+  SIGINT: 130,
+  /** Stopped by SIGHUP (128 + 1). */
+  SIGHUP: 129,
+  /** Stopped by SIGTERM (128 + 15). */
+  SIGTERM: 143,
+} as const;
+
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
+/** The table as printed in --help and README (kept in sync by test/cli/exit-codes.test.ts). */
+export const EXIT_CODE_HELP = `Exit codes:
+  0    done: a valid run, every requested gate passed
+  1    internal error (rerun with --debug for the trace)
+  2    bad input: a flag, the config file, a dataset, an unreachable or unusable server
+  3    an SLO failed
+  4    invalid run: no request succeeded, failures above --max-failure-rate, or the client fell behind (--allow-invalid: exit 0)
+  5    compare: a regression beyond the thresholds
+  129, 130, 143  stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM: what was measured is still saved`;
