@@ -12,10 +12,10 @@ export const EXIT_CODES = {
   USAGE: 2,
   /** One or more SLOs failed (run/sweep with --slo, or --goodput gates). */
   SLO_FAILED: 3,
+  /** `compare` found a significant regression beyond its thresholds (`--fail-on-regression`). */
+  REGRESSION: 4,
   /** The run is invalid: no request succeeded, the failure rate exceeded its limit, or the client could not keep its schedule. `--allow-invalid` turns this into 0. */
-  INVALID_RUN: 4,
-  /** `compare` found a regression beyond its thresholds. */
-  REGRESSION: 5,
+  INVALID_RUN: 5,
   /** Interrupted by SIGINT (128 + 2); what was measured was still written. */
   SIGINT: 130,
   /** Stopped by SIGHUP (128 + 1). */
@@ -32,6 +32,6 @@ export const EXIT_CODE_HELP = `Exit codes:
   1    internal error (rerun with --debug for the trace)
   2    bad input: a flag, the config file, a dataset, an unreachable or unusable server
   3    an SLO failed
-  4    invalid run: no request succeeded, failures above --max-failure-rate, or the client fell behind (--allow-invalid: exit 0)
-  5    compare: a regression beyond the thresholds
+  4    compare: a significant regression beyond --fail-on-regression
+  5    invalid run: no request succeeded, failures above --max-failure-rate, or the client fell behind (--allow-invalid: exit 0)
   129, 130, 143  stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM: what was measured is still saved`;
