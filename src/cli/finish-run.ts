@@ -13,6 +13,7 @@ import { writeJsonFile } from '../store/run-dir.js';
 import { infermeterVersion, type CliIo } from './io.js';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import type { SloSpec } from '../config/slo.js';
+import type { Redactor } from '../util/redact.js';
 
 export interface FinishInput {
   spec: {
@@ -39,6 +40,8 @@ export interface FinishInput {
   clientTokenizer: 'estimate' | 'tokenizer';
   /** A validity verdict carried over from the original run (analyze). */
   priorValidity?: RunValidity | null;
+  /** Removes the run's secrets from everything written or printed. */
+  redactor?: Redactor;
 }
 
 export function buildResult(input: FinishInput): RunResult {
@@ -78,7 +81,8 @@ export function buildResult(input: FinishInput): RunResult {
 
 /** Writes the outputs and prints the summary; returns the exit code. */
 export function finishRun(input: FinishInput): number {
-  const result = buildResult(input);
+  const built = buildResult(input);
+  const result = input.redactor ? input.redactor.scrubDeep(built) : built;
   input.dir?.writeJson('result.json', result);
   const vllmPath = input.spec.output.vllm_json;
   if (vllmPath) {
@@ -104,9 +108,10 @@ export function finishRun(input: FinishInput): number {
   }
   if (input.spec.output.json) input.io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
-    const where = input.target.simulated ? `built-in simulator (${input.target.endpoint})` : `${input.target.base_url}${input.target.endpoint}`;
+    const where = result.target.simulated ? `built-in simulator (${result.target.endpoint})` : `${result.target.base_url}${result.target.endpoint}`;
     const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${where}`;
-    input.io.stdout.write(`${renderSummary(result.metrics, { title, validity: result.validity, byTask: result.by_task, byTurn: result.by_turn })}\n`);
+    const summary = renderSummary(result.metrics, { title, validity: result.validity, byTask: result.by_task, byTurn: result.by_turn });
+    input.io.stdout.write(`${input.redactor ? input.redactor.scrub(summary) : summary}\n`);
     if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
   }
   return input.run.interrupted && input.health !== null ? EXIT_CODES.SIGINT : 0;

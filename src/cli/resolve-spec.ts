@@ -3,6 +3,7 @@ import { UserError } from '../errors/user-error.js';
 import { deepMerge, readSpecFile, validateSpec, type PlainObject } from '../config/load-spec.js';
 import { workloadSpecFromFlags } from '../workload/index.js';
 import { RunSpecSchema, type RunSpec } from './run-spec.js';
+import { normalizeBaseUrl } from '../config/base-url.js';
 import { LOAD_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS } from './run-flags.js';
 
 /** Number of requests and rate of the quickstart run against the built-in simulator. */
@@ -39,5 +40,10 @@ export function resolveRunSpec(opts: Record<string, unknown>, mode: { simulatorO
     throw new UserError('--request-rate has no meaning with --concurrency (closed loop sends when a request completes); drop one');
   }
   if (load.num_prompts === null && load.duration_ms === null) load.num_prompts = 1000;
+  if (spec.target.base_url !== null) {
+    const n = normalizeBaseUrl(spec.target.base_url, spec.target.endpoint);
+    spec.target.base_url = n.baseUrl;
+    spec.target.endpoint = n.endpoint;
+  }
   return spec;
 }

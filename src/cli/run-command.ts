@@ -8,7 +8,8 @@ import { runPool } from '../runner/worker-pool.js';
 import type { SimServer } from '../sim/index.js';
 import { startBuiltInSimulator } from './builtin-sim.js';
 import { RecordsWriter } from '../store/records-file.js';
-import { createRunDir, redactSecrets, type RunDir } from '../store/run-dir.js';
+import { createRunDir, type RunDir } from '../store/run-dir.js';
+import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
 import { preflight } from '../client/preflight.js';
 import { targetConfig } from '../client/target-config.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
@@ -18,7 +19,19 @@ import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 
 export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
-  const log = (line: string) => io.stderr.write(`${line}\n`);
+  const apiKey = io.env[spec.target.api_key_env] || null;
+  // Every line printed and every file written passes through it: no credential leaves the process.
+  const redactor = Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers });
+  try {
+    return await runWithRedactor(spec, io, apiKey, redactor);
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError(redactor.scrub(err.message));
+    throw err;
+  }
+}
+
+async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, redactor: Redactor): Promise<number> {
+  const log = (line: string) => io.stderr.write(`${redactor.scrub(line)}\n`);
   const simulated = spec.target.base_url === null;
   let sim: SimServer | null = null;
   let dir: RunDir | null = null;
@@ -43,7 +56,6 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       log(`load: ${totalRequests ?? 'unbounded'} requests${load.duration_ms !== null ? ` for ${load.duration_ms / 1000} s` : ''}, ${shape} (change with --num-prompts, --request-rate, --concurrency, --duration)`);
     }
     const ignoreEos = spec.target.ignore_eos ?? simulated;
-    const apiKey = io.env[spec.target.api_key_env] || null;
 
     let preflightInfo: Record<string, unknown> | null = null;
     if (spec.target.preflight) {
@@ -59,7 +71,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
     let monotonicOrigin: string | null = null;
     if (spec.output.save) {
       dir = createRunDir(spec.output.result_dir, spec.name, startedAt);
-      dir.writeJson('spec.json', redactSecrets({ ...spec, target: { ...spec.target, base_url: baseUrl, model } }));
+      dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : baseUrl, model } })));
       writer = new RecordsWriter(dir.recordsPath);
     }
     const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr as NodeJS.WriteStream), io.stderr as NodeJS.WriteStream);
@@ -102,7 +114,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       dir,
       records: outcome.records,
       run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: outcome.interrupted, driver: 'http', monotonic_origin_ns: monotonicOrigin },
-      target: { base_url: simulated ? null : baseUrl, endpoint: spec.target.endpoint, model: model!, simulated, simulator, stream: spec.target.stream },
+      target: { base_url: simulated ? null : redactUrl(baseUrl!), endpoint: spec.target.endpoint, model: model!, simulated, simulator, stream: spec.target.stream },
       load: describeLoad(load, { trace: replay !== null, numPrompts: totalRequests, ignoreEos }),
       workload: workload.describe(),
       health: {
@@ -123,6 +135,7 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
       },
       ignoreEos,
       clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
+      redactor,
     });
   } finally {
     writer?.close();

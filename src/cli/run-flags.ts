@@ -18,7 +18,7 @@ interface FlagDef {
 }
 
 export const TARGET_FLAGS: FlagDef[] = [
-  { flag: '--base-url <url>', path: ['target', 'base_url'], kind: 'string', help: 'server root, e.g. http://localhost:8000 (default: start the built-in simulated engine)' },
+  { flag: '--base-url <url>', path: ['target', 'base_url'], kind: 'string', help: 'server root, e.g. http://localhost:8000 (a trailing /v1 is accepted; default: start the built-in simulated engine)' },
   { flag: '--endpoint <path>', path: ['target', 'endpoint'], kind: 'string', help: 'API path: /v1/completions (default) or /v1/chat/completions' },
   { flag: '--model <name>', path: ['target', 'model'], kind: 'string', help: 'model id (default: first from /v1/models); without --base-url, the simulated model profile' },
   { flag: '--api-key-env <var>', path: ['target', 'api_key_env'], kind: 'string', help: 'environment variable holding the API key (default OPENAI_API_KEY); the key is never written anywhere' },

@@ -14,6 +14,8 @@ import { ConnectionPool } from './http1/connection-pool.js';
 import { HttpParseError, ResponseParser } from './http1/response-parser.js';
 import { buildRequestBody, endpointKind, errorMessageOf, parseCompleteResponse, type EndpointKind } from './openai-body.js';
 import { OpenAIStreamScanner } from './stream-scanner.js';
+import { endpointUrl } from './endpoint-url.js';
+import { basicCredentials, Redactor } from '../util/redact.js';
 
 export interface TargetConfig {
   baseUrl: string;
@@ -54,10 +56,13 @@ export class HttpTarget {
   /** Request line and headers up to (not including) content-length. */
   private readonly headPrefix: string;
   private readonly inflight = new Set<InFlight>();
+  /** Scrubs the run's secrets from error messages (servers echo a refused key in 401 bodies). */
+  private readonly redactor: Redactor;
   private cancelled = false;
 
   constructor(readonly config: TargetConfig, private clock: Clock) {
-    this.url = new URL(config.path.replace(/^\//, ''), config.baseUrl.endsWith('/') ? config.baseUrl : `${config.baseUrl}/`);
+    this.url = endpointUrl(config.baseUrl, config.path);
+    this.redactor = Redactor.forTarget({ baseUrl: config.baseUrl, apiKey: config.apiKey, headers: config.headers });
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new Error(`unsupported protocol ${this.url.protocol}`);
     this.kind = endpointKind(config.path);
     this.pool = new ConnectionPool(this.url, config.insecureTls ?? false);
@@ -67,6 +72,8 @@ export class HttpTarget {
       accept: config.stream ? 'text/event-stream' : 'application/json',
       'user-agent': 'infermeter',
     };
+    // Credentials in the URL (http://user:pass@host) are sent as HTTP Basic, as curl does.
+    if (this.url.username || this.url.password) headers.authorization = `Basic ${basicCredentials(this.url)}`;
     for (const [k, v] of Object.entries(config.headers)) headers[k.toLowerCase()] = v;
     if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
     delete headers['content-length'];
@@ -125,7 +132,13 @@ export class HttpTarget {
     rec.task = item.task;
     rec.session = item.session;
     rec.turn = item.turn;
-    return new Promise((resolve) => this.attempt(rec, body, 0, resolve));
+    return new Promise((resolve) =>
+      this.attempt(rec, body, 0, (r) => {
+        // Only failures carry a message; a server's error body may echo the key it refused.
+        if (r.error_message !== null) r.error_message = this.redactor.scrub(r.error_message);
+        resolve(r);
+      }),
+    );
   }
 
   private attempt(rec: RequestRecord, body: Buffer, attemptNo: number, resolve: (r: RequestRecord) => void): void {
@@ -139,6 +152,8 @@ export class HttpTarget {
     const { conn, reused } = this.pool.acquire(pooled);
     const scanner = this.config.stream ? new OpenAIStreamScanner({ keepText: this.config.keepText || !!this.config.countTokens }) : null;
     let ok = false;
+    /** A 200 answer to a streaming request whose content type is not an event stream (an HTML login page…). */
+    let notStream: string | null = null;
     let gotBytes = false;
     let settled = false;
     let readAt = 0;
@@ -159,6 +174,15 @@ export class HttpTarget {
       onHead: (h) => {
         rec.http_status = h.status;
         ok = h.status === 200;
+        if (ok && scanner) {
+          // Checked once per response, on the headers: the SSE hot path stays as it is. A missing
+          // content type is given the benefit of the doubt.
+          const type = h.headers.get('content-type');
+          if (type !== undefined && !/^\s*text\/event-stream/i.test(type)) {
+            ok = false;
+            notStream = type;
+          }
+        }
       },
       onBody: (b) => {
         if (ok && scanner) scanner.push(b, readAt);
@@ -175,7 +199,9 @@ export class HttpTarget {
           conn.owner = null;
           conn.destroy();
         }
-        this.completed(rec, ok, scanner, Buffer.concat(other).toString('utf8'), readAt);
+        const bodyText = Buffer.concat(other).toString('utf8');
+        if (notStream !== null) fail(rec, 'error', 'not_event_stream', `HTTP 200 with content-type ${notStream} instead of text/event-stream: ${bodyPreview(bodyText)}`);
+        else this.completed(rec, ok, scanner, bodyText, readAt);
         finish();
       },
     });
@@ -307,6 +333,13 @@ function fail(rec: RequestRecord, status: RequestStatus, errorClass: ErrorClass,
   rec.status = status;
   rec.error_class = errorClass;
   rec.error_message = message;
+}
+
+/** The first characters of a body, whitespace collapsed, for an error message. */
+export function bodyPreview(text: string, max = 120): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  if (t === '') return '(empty body)';
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
 function failHttp(rec: RequestRecord, code: number, bodyText: string): void {

@@ -5,6 +5,7 @@
  */
 import { UserError } from '../errors/user-error.js';
 import { emptyRecord } from '../record/record.js';
+import { endpointUrl } from './endpoint-url.js';
 import { getJson, type GetJsonResult } from './get-json.js';
 import { HttpTarget, type TargetConfig } from './http-client.js';
 
@@ -19,7 +20,7 @@ export interface PreflightResult {
 }
 
 async function listModels(baseUrl: string, headers: Record<string, string>, timeoutMs: number, insecureTls: boolean): Promise<string[] | null> {
-  const url = new URL('v1/models', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+  const url = endpointUrl(baseUrl, '/v1/models');
   let res: GetJsonResult;
   try {
     res = await getJson(url, headers, timeoutMs, insecureTls);

@@ -18,6 +18,7 @@ export type RequestStatus = 'ok' | 'error' | 'timeout' | 'cancelled';
  * - connect: could not open a connection (refused, DNS, reset before any response)
  * - disconnect: connection closed mid-response (stream ended without completing)
  * - malformed_stream: SSE/JSON the client could not understand
+ * - not_event_stream: a 200 answer to a streaming request that is not an event stream (an HTML page)
  * - server_error_event: the server sent an error object inside a 200 stream
  * - empty_response: completed, but no output content at all
  * - timeout: per-request timeout hit; cancelled: aborted by the end of the run
@@ -29,6 +30,7 @@ export const ERROR_CLASSES = [
   'connect',
   'disconnect',
   'malformed_stream',
+  'not_event_stream',
   'server_error_event',
   'empty_response',
   'timeout',

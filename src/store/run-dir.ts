@@ -6,18 +6,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
 
-const SECRET_KEY = /^(authorization|proxy-authorization|x-api-key|api[-_]?key|cookie|token|secret|password)$/i;
-
-/** A deep copy with values under secret-looking keys replaced by "[redacted]". */
-export function redactSecrets<T>(value: T): T {
-  if (Array.isArray(value)) return value.map((v) => redactSecrets(v)) as T;
-  if (value && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? '[redacted]' : redactSecrets(v);
-    return out as T;
-  }
-  return value;
-}
 
 function timestamp(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
