@@ -12,7 +12,10 @@ import type { CliIo } from './io.js';
 import { z } from 'zod';
 import { GoodputSchema, OutputSpecSchema } from '../config/schema.js';
 import { validateSpec } from '../config/load-spec.js';
-import { LOAD_FLAGS, specFromFlags, VLLM_JSON_FLAGS } from './run-flags.js';
+import { COST_FLAGS, LOAD_FLAGS, specFromFlags, VLLM_JSON_FLAGS } from './run-flags.js';
+import { CostSpecSchema } from '../config/prices.js';
+import { resolveCostInputs } from './cost-inputs.js';
+import type { CostInputs, CostSplit } from '../metrics/cost.js';
 
 export async function analyzeCommand(path: string, opts: Record<string, unknown>, io: CliIo): Promise<number> {
   if (!existsSync(path)) throw new UserError(`${path}: no such run directory or records file`);
@@ -33,11 +36,25 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
     }
   }
   // The same schema as a run spec's, so --goodput and the vLLM JSON flags read as they do for `run`.
-  const flags = specFromFlags(opts, [...LOAD_FLAGS.filter((f) => f.path[0] === 'goodput'), ...VLLM_JSON_FLAGS]);
-  const given = validateSpec(z.object({ goodput: GoodputSchema, output: OutputSpecSchema.prefault({}) }), flags.spec, { flagPaths: flags.flagPaths, configPath: null });
+  const flags = specFromFlags(opts, [...LOAD_FLAGS.filter((f) => f.path[0] === 'goodput'), ...VLLM_JSON_FLAGS, ...COST_FLAGS]);
+  const given = validateSpec(
+    z.object({ goodput: GoodputSchema, output: OutputSpecSchema.prefault({}), cost: CostSpecSchema.prefault({}) }),
+    flags.spec,
+    { flagPaths: flags.flagPaths, configPath: null },
+  );
   const output = given.output;
   // Without --goodput the original run's SLOs apply (the schema's default [] would drop them).
   const slos = flags.spec.goodput !== undefined ? given.goodput! : (prior?.metrics?.goodput?.slos ?? []);
+  // Without cost flags the original run's price and GPU count apply; the simulator's own
+  // prefill/decode split is kept (records alone cannot give it).
+  const priorCost = prior?.cost ?? null;
+  const sim = prior?.target?.simulated ? (prior.target.simulator ?? null) : null;
+  const cost: CostInputs | null =
+    flags.spec.cost !== undefined
+      ? resolveCostInputs(given.cost, { gpus: priorCost?.gpus ?? null, gpuType: priorCost?.gpu_type ?? (typeof sim?.hardware === 'string' ? sim.hardware : null) })
+      : priorCost
+        ? { gpu_hour_cost: priorCost.gpu_hour_cost, gpus: priorCost.gpus, currency: priorCost.currency, gpu_type: priorCost.gpu_type, price_source: priorCost.price_source }
+        : null;
   const now = new Date().toISOString();
   return finishRun({
     spec: { goodput: slos, output: { ...output, json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },
@@ -60,5 +77,16 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
     client: prior?.client ?? {},
     ignoreEos: prior?.load?.ignore_eos === true,
     clientTokenizer: 'estimate',
+    cost,
+    costSplit: priorCost?.split.method === 'simulator_step_time' ? priorCost.split : simulatorSplit(sim),
   });
+}
+
+/** The prefill/decode share a virtual-time run recorded in its engine stats, if any. */
+function simulatorSplit(sim: Record<string, unknown> | null): CostSplit | null {
+  const stats = sim?.engine_stats as { prefill_ms?: unknown; decode_ms?: unknown } | undefined;
+  const p = stats?.prefill_ms;
+  const d = stats?.decode_ms;
+  if (typeof p !== 'number' || typeof d !== 'number' || p + d <= 0) return null;
+  return { method: 'simulator_step_time', input_share: p / (p + d) };
 }

@@ -14,6 +14,7 @@ import { infermeterVersion, type CliIo } from './io.js';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import type { SloSpec } from '../config/slo.js';
 import type { Redactor } from '../util/redact.js';
+import { computeCost, requestTimeSplit, type CostInputs, type CostSplit } from '../metrics/cost.js';
 
 export interface FinishInput {
   spec: {
@@ -42,6 +43,10 @@ export interface FinishInput {
   priorValidity?: RunValidity | null;
   /** Removes the run's secrets from everything written or printed. */
   redactor?: Redactor;
+  /** Price and GPU count for cost figures; null/absent: no cost figures. */
+  cost?: CostInputs | null;
+  /** How GPU time splits between input and output tokens; absent: the request-time rule. */
+  costSplit?: CostSplit | null;
 }
 
 export function buildResult(input: FinishInput): RunResult {
@@ -64,6 +69,8 @@ export function buildResult(input: FinishInput): RunResult {
   const validity = input.health
     ? assessValidity(records, input.health, { ignoreEos: input.ignoreEos, clientTokenizer: input.clientTokenizer })
     : (input.priorValidity ?? null);
+  const measure = measureRecords(records);
+  const cost = input.cost ? computeCost(metrics, measure, input.cost, input.costSplit ?? requestTimeSplit(measure)) : null;
   return {
     schema: RESULT_SCHEMA,
     infermeter_version: infermeterVersion(),
@@ -75,6 +82,7 @@ export function buildResult(input: FinishInput): RunResult {
     by_task: byTask,
     by_turn: byTurn,
     validity,
+    cost,
     client: input.client,
   };
 }
@@ -110,7 +118,7 @@ export function finishRun(input: FinishInput): number {
   else {
     const where = result.target.simulated ? `built-in simulator (${result.target.endpoint})` : `${result.target.base_url}${result.target.endpoint}`;
     const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${where}`;
-    const summary = renderSummary(result.metrics, { title, validity: result.validity, byTask: result.by_task, byTurn: result.by_turn });
+    const summary = renderSummary(result.metrics, { title, validity: result.validity, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost });
     input.io.stdout.write(`${input.redactor ? input.redactor.scrub(summary) : summary}\n`);
     if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
   }

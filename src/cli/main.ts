@@ -9,7 +9,7 @@ import { UserError } from '../errors/user-error.js';
 import { registerWorkloadOptions } from '../workload/index.js';
 import { analyzeCommand } from './analyze-command.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
-import { LOAD_FLAGS, SERVE_SIM_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
+import { COST_FLAGS, LOAD_FLAGS, SERVE_SIM_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { resolveRunSpec } from './resolve-spec.js';
 import { runCommand } from './run-command.js';
 import { RunSpecSchema } from './run-spec.js';
@@ -39,6 +39,8 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   registerWorkloadOptions(run);
   run.optionsGroup('Built-in simulator (no --base-url):');
   registerFlags(run, SIM_FLAGS);
+  run.optionsGroup('Cost:');
+  registerFlags(run, COST_FLAGS);
   run.optionsGroup('Output:');
   registerFlags(run, OUTPUT_FLAGS);
   run.addHelpText(
@@ -65,6 +67,7 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .addOption(new Option('--vllm-json <file>', 'also write the figures under vllm bench serve --save-result keys'))
     .addOption(new Option('--json', 'print the result JSON instead of the summary table'));
   registerFlags(analyze, VLLM_JSON_FLAGS);
+  registerFlags(analyze, COST_FLAGS);
   analyze.action(async (path: string, opts: Record<string, unknown>) => setExit(await analyzeCommand(path, opts, io)));
 
   program
@@ -88,6 +91,8 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   registerWorkloadOptions(simRun);
   simRun.optionsGroup('Engine:');
   registerFlags(simRun, SIM_FLAGS.filter((f) => !f.flag.startsWith('--sim-')));
+  simRun.optionsGroup('Cost:');
+  registerFlags(simRun, COST_FLAGS);
   simRun.optionsGroup('Output:');
   registerFlags(simRun, OUTPUT_FLAGS);
   simRun.action(async (opts: Record<string, unknown>) => setExit(await simRunCommand(resolveRunSpec(opts, { simulatorOnly: true }), io)));

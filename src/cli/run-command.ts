@@ -17,6 +17,7 @@ import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
 import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
+import { resolveCostInputs } from './cost-inputs.js';
 
 export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;
@@ -39,6 +40,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
   try {
     // Everything the user could have got wrong is checked before anything starts.
     const { workload, totalRequests, phases } = await planRun(spec, log);
+    const cost = resolveCostInputs(spec.cost, simulated ? { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware } : { gpus: null, gpuType: null });
     const load = spec.load;
     const replay = workload.timed ?? null;
 
@@ -136,6 +138,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       ignoreEos,
       clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
       redactor,
+      cost,
     });
   } finally {
     writer?.close();

@@ -49,6 +49,14 @@ export const LOAD_FLAGS: FlagDef[] = [
   { flag: '--goodput <slo...>', path: ['goodput'], kind: 'list', help: 'per-request SLOs for goodput, e.g. ttft:500 tpot:50 e2el:10s (bare numbers: ms)' },
 ];
 
+/** Cost figures (run, sim run, analyze): a price and a GPU count, or a price table. */
+export const COST_FLAGS: FlagDef[] = [
+  { flag: '--gpu-hour-cost <price>', path: ['cost', 'gpu_hour_cost'], kind: 'number', help: 'price of one GPU-hour (e.g. 2.50): adds cost figures to the result' },
+  { flag: '--gpus <n>', path: ['cost', 'gpus'], kind: 'int', help: 'GPUs serving the endpoint (simulator: its --tensor-parallel-size)' },
+  { flag: '--prices <file>', path: ['cost', 'prices'], kind: 'string', help: 'price table per GPU model (YAML/JSON; example: docs/prices.example.yaml)' },
+  { flag: '--gpu-type <name>', path: ['cost', 'gpu_type'], kind: 'string', help: 'GPU model to price from --prices (simulator: its --hardware)' },
+];
+
 /** How the vLLM-compatible JSON is shaped, as vLLM's flags shape it (run and analyze). */
 export const VLLM_JSON_FLAGS: FlagDef[] = [
   { flag: '--percentile-metrics <list>', path: ['output', 'percentile_metrics'], kind: 'string', help: 'vLLM JSON: metrics with percentile keys, e.g. ttft,tpot,itl (default all four)' },

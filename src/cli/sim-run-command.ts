@@ -16,6 +16,7 @@ import type { CliIo } from './io.js';
 import { simEngineOverrides } from '../config/schema.js';
 import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
+import { resolveCostInputs } from './cost-inputs.js';
 
 /** Without a count or a duration, a virtual run would never end. */
 const MAX_VIRTUAL_REQUESTS = 10_000_000;
@@ -23,6 +24,7 @@ const MAX_VIRTUAL_REQUESTS = 10_000_000;
 export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   if (spec.target.base_url !== null) throw new UserError('--base-url: sim run drives the simulated engine in virtual time; use `infermeter run` for a server');
   const load = spec.load;
+  const cost = resolveCostInputs(spec.cost, { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware });
   const { workload, totalRequests, phases } = await planRun(spec, (m: string) => io.stderr.write(`${m}\n`));
   const timed = workload.timed ?? null;
   const model = spec.target.model ?? spec.sim.model;
@@ -105,5 +107,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     client: {},
     ignoreEos: true,
     clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
+    cost,
+    costSplit: { method: 'simulator_step_time', input_share: s.prefill_ms + s.decode_ms > 0 ? s.prefill_ms / (s.prefill_ms + s.decode_ms) : 0.5 },
   });
 }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { parseCountOrDuration, parseDurationMs, parseRate, UnitError } from './units.js';
 import { parseSlo, SLO_METRICS } from './slo.js';
+import { CostSpecSchema } from './prices.js';
 
 /** A list given as an array or as one comma-separated string (as vLLM's flags take it). */
 function commaList<O>(item: z.ZodType<O, unknown>, example: string) {
@@ -159,6 +160,7 @@ export function buildRunSpecSchema<W extends z.ZodType>(workload: W) {
       goodput: GoodputSchema,
       output: OutputSpecSchema.prefault({}),
       sim: SimSpecSchema.prefault({}),
+      cost: CostSpecSchema.prefault({}),
     })
     .strict();
 }

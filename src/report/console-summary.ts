@@ -4,6 +4,8 @@
  */
 import type { Distribution, RunMetrics } from '../metrics/index.js';
 import type { RunValidity } from '../analysis/run-validity.js';
+import type { CostFigures } from '../metrics/cost.js';
+import { renderCost } from './cost-summary.js';
 
 const fmt = (v: number | null, digits = 2): string => (v === null ? '—' : v.toFixed(digits));
 const pct = (v: number | null): string => (v === null ? '—' : `${(v * 100).toFixed(2)}%`);
@@ -32,6 +34,7 @@ export interface SummaryContext {
   validity: RunValidity | null;
   byTask?: Record<string, RunMetrics> | null;
   byTurn?: { first_turn: RunMetrics; later_turns: RunMetrics } | null;
+  cost?: CostFigures | null;
 }
 
 /** One row per group (task, turn): the figures people compare across groups. */
@@ -105,6 +108,10 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
     out.push(`Failures: ${classes || 'none'}  (error rate ${pct(r.error_rate)}, timeouts ${pct(r.timeout_rate)}, cancelled ${pct(r.cancel_rate)})`);
+  }
+  if (ctx.cost) {
+    out.push('');
+    out.push(renderCost(ctx.cost));
   }
   if (ctx.validity) {
     const v = ctx.validity;

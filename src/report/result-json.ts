@@ -4,6 +4,7 @@
  */
 import type { RunMetrics } from '../metrics/index.js';
 import type { RunValidity } from '../analysis/run-validity.js';
+import type { CostFigures } from '../metrics/cost.js';
 
 export const RESULT_SCHEMA = 'infermeter.result/1';
 
@@ -41,5 +42,7 @@ export interface RunResult {
   /** Multi-turn runs: the first turn of each conversation vs. the later ones (over the run's window). */
   by_turn: { first_turn: RunMetrics; later_turns: RunMetrics } | null;
   validity: RunValidity | null;
+  /** Cost figures when a price was given (--gpu-hour-cost or --prices); docs/cost.md. */
+  cost: CostFigures | null;
   client: Record<string, unknown>;
 }

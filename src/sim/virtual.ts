@@ -56,6 +56,9 @@ export interface VirtualStats {
   num_gpu_blocks: number;
   max_waiting: number;
   generation_tokens: number;
+  /** Simulated step time spent on prefill and on decode (ms; engine.ts splits mixed steps). */
+  prefill_ms: number;
+  decode_ms: number;
   /** Wall-clock time of the simulation itself (ms). */
   wall_ms: number;
 }
@@ -187,6 +190,8 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
       num_gpu_blocks: engine.kv.numBlocks,
       max_waiting: maxWaiting,
       generation_tokens: c.generation_tokens,
+      prefill_ms: c.prefill_ms,
+      decode_ms: c.decode_ms,
       wall_ms: performance.now() - wall0,
     },
   };

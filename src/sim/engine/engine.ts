@@ -78,13 +78,20 @@ export interface EngineCounters {
   prefix_queries: number;
   prefix_hits: number;
   finished: number;
+  /**
+   * Step time attributed to prefill (prompt tokens, incl. recompute after preemption) and to
+   * decode (one new token per sequence), ms. A mixed step is split in proportion to the
+   * roofline time of its prefill part and its decode part, each costed alone.
+   */
+  prefill_ms: number;
+  decode_ms: number;
 }
 
 export class Engine {
   readonly kv: KvCache;
   readonly roofline: Roofline;
   readonly maxLen: number;
-  readonly counters: EngineCounters = { steps: 0, prompt_tokens: 0, generation_tokens: 0, preemptions: 0, prefix_queries: 0, prefix_hits: 0, finished: 0 };
+  readonly counters: EngineCounters = { steps: 0, prompt_tokens: 0, generation_tokens: 0, preemptions: 0, prefix_queries: 0, prefix_hits: 0, finished: 0, prefill_ms: 0, decode_ms: 0 };
   private readonly waiting = new Deque<Seq>();
   private running: Seq[] = [];
   private readonly byId = new Map<number, Seq>();
@@ -217,13 +224,23 @@ export class Engine {
 
     // 3. Cost, then apply: KV grows, caught-up sequences sample a token.
     const shape: StepShape = { tokens: 0, seqs: scheduled.length, attn_ctx: 0, kv_tokens: 0 };
+    const decode: StepShape = { tokens: 0, seqs: 0, attn_ctx: 0, kv_tokens: 0 };
     for (const s of scheduled) {
       const n = s.scheduled;
+      const attn = n * s.computed + (n * (n + 1)) / 2;
       shape.tokens += n;
-      shape.attn_ctx += n * s.computed + (n * (n + 1)) / 2;
+      shape.attn_ctx += attn;
       shape.kv_tokens += s.computed + n;
+      // Decoding: one token past a KV cache that already holds every earlier token.
+      if (n === 1 && s.output > 0 && s.computed === s.total - 1) {
+        decode.tokens += 1;
+        decode.seqs++;
+        decode.attn_ctx += attn;
+        decode.kv_tokens += s.computed + 1;
+      }
     }
     const duration_ms = scheduled.length > 0 ? this.roofline.stepMs(shape) : 0;
+    if (scheduled.length > 0) this.splitStepTime(duration_ms, shape, decode);
     const emitted: Seq[] = [];
     const finished: Seq[] = [];
     for (const s of scheduled) {
@@ -247,6 +264,20 @@ export class Engine {
     }
     if (scheduled.length > 0) this.counters.steps++;
     return { duration_ms, shape, admitted, emitted, finished, preempted };
+  }
+
+  /** Adds a step's time to the prefill and decode totals (see EngineCounters.prefill_ms). */
+  private splitStepTime(duration_ms: number, all: StepShape, decode: StepShape): void {
+    const c = this.counters;
+    if (decode.seqs === 0) c.prefill_ms += duration_ms;
+    else if (decode.seqs === all.seqs) c.decode_ms += duration_ms;
+    else {
+      const prefill: StepShape = { tokens: all.tokens - decode.tokens, seqs: all.seqs - decode.seqs, attn_ctx: all.attn_ctx - decode.attn_ctx, kv_tokens: all.kv_tokens - decode.kv_tokens };
+      const p = this.roofline.stepMs(prefill);
+      const d = this.roofline.stepMs(decode);
+      c.prefill_ms += (duration_ms * p) / (p + d);
+      c.decode_ms += (duration_ms * d) / (p + d);
+    }
   }
 
   /** Recompute preemption: drop the KV, requeue at the front; output so far is kept (re-prefilled). */
