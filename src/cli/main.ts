@@ -8,6 +8,7 @@ import { EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
 import { registerWorkloadOptions } from '../workload/index.js';
 import { analyzeCommand } from './analyze-command.js';
+import { compareCommand } from './compare-command.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
 import { COST_FLAGS, LOAD_FLAGS, SERVE_SIM_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { resolveRunSpec } from './resolve-spec.js';
@@ -69,6 +70,21 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   registerFlags(analyze, VLLM_JSON_FLAGS);
   registerFlags(analyze, COST_FLAGS);
   analyze.action(async (path: string, opts: Record<string, unknown>) => setExit(await analyzeCommand(path, opts, io)));
+
+  program
+    .command('compare')
+    .description('compare runs: is the load the same, and which figures changed beyond noise (bootstrap intervals)')
+    .argument('<runs...>', 'baseline A, then B [C …]: run directories or vLLM result JSON files')
+    .addOption(new Option('--force', 'give verdicts even when the load shapes differ'))
+    .addOption(new Option('--fail-on-regression <pct>', `exit ${EXIT_CODES.REGRESSION} when a figure is significantly worse by more than this, e.g. 5%`))
+    .addOption(new Option('--markdown [file]', 'also write a Markdown table for a pull request (to the file, else to stdout)'))
+    .addOption(new Option('--json', 'print the comparison as JSON'))
+    .addOption(new Option('--resamples <n>', 'bootstrap resamples (default 1000)'))
+    .addOption(new Option('--seed <n>', 'seed of the resampling (default 0)'))
+    .addOption(new Option('--confidence <pct>', 'family-wise confidence over all figures (default 95%)'))
+    .addOption(new Option('--min-effect <pct>', 'smaller relative changes count as no change (default 2%)'))
+    .addHelpText('after', '\nDocs: docs/compare.md. Bad input (a missing run, the same run twice, another schema) exits 2.')
+    .action((paths: string[], opts: Record<string, unknown>) => setExit(compareCommand(paths, opts, io)));
 
   program
     .command('schema')

@@ -100,7 +100,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     dir,
     records: out.records,
     run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: false, driver: 'virtual', monotonic_origin_ns: null },
-    target: { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model, engine_stats: { ...s } }, stream: true },
+    target: { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model, engine: simEngineOverrides(spec.sim), engine_stats: { ...s } }, stream: true },
     load: describeLoad(load, { trace: timed !== null, numPrompts: out.records.length, ignoreEos: true }),
     workload: workload.describe(),
     health: null,

@@ -1,0 +1,154 @@
+/**
+ * A/B comparison of runs: first whether the load was the same (load-shape.ts), then each key
+ * figure's change with a bootstrap confidence interval (bootstrap.ts) and a verdict.
+ *
+ * Verdict per figure: the interval of B − A (as a share of A for relative figures) at the
+ * per-figure level 1 − (1 − confidence)/k (Bonferroni over the k figures judged, so that the
+ * chance of calling any unchanged figure changed stays ≤ 1 − confidence) must exclude 0, and the
+ * change must be at least `minEffect` (relative figures): smaller shifts are "no significant
+ * change" however sure the interval is. Which way is better is the figure's own.
+ */
+import { createRng } from '../../util/rng.js';
+import { percentile } from '../../metrics/index.js';
+import { resampleFigures, scratchFor, type RunSample } from './bootstrap.js';
+import { KEY_FIGURES, type FigureValues, type KeyFigure } from './key-figures.js';
+import { compareShapes, shapesDiffer, type ShapeItem, type ShapeSource } from './load-shape.js';
+
+export interface CompareSide {
+  /** How the user named it (a path). */
+  label: string;
+  kind: 'run' | 'vllm';
+  shape: ShapeSource;
+  figures: FigureValues;
+  /** Per-request data for the bootstrap; null for vLLM files (figures only). */
+  sample: RunSample | null;
+}
+
+export interface CompareOptions {
+  resamples: number;
+  seed: number;
+  /** Family-wise confidence, e.g. 0.95. */
+  confidence: number;
+  /** Smallest relative change that counts, e.g. 0.02. */
+  minEffect: number;
+  force: boolean;
+  /** --fail-on-regression as a share (0.05), or null. */
+  failOnRegression: number | null;
+}
+
+export type Verdict = 'better' | 'worse' | 'no significant change' | 'not judged' | 'n/a';
+
+export interface FigureComparison {
+  figure: KeyFigure;
+  a: number | null;
+  b: number | null;
+  /** B − A: relative figures as a share of A, absolute ones as a difference; null if either is missing. */
+  delta: number | null;
+  ci: [number, number] | null;
+  verdict: Verdict;
+  /** Significantly worse by more than --fail-on-regression. */
+  regression: boolean;
+}
+
+export interface PairComparison {
+  a: string;
+  b: string;
+  shape: ShapeItem[];
+  shapes_differ: boolean;
+  /** False when the shapes differ (without --force) or a side has no per-request data. */
+  judged: boolean;
+  /** Why no verdicts were given, in one sentence; null when judged. */
+  note: string | null;
+  figures: FigureComparison[];
+  method: { resampling_unit: string; resamples: number; seed: number; confidence: number; per_figure_level: number; min_effect: number } | null;
+}
+
+function deltaOf(f: KeyFigure, a: number | null | undefined, b: number | null | undefined): number | null {
+  if (a === null || a === undefined || b === null || b === undefined) return null;
+  if (f.delta === 'absolute') return b - a;
+  return a !== 0 ? b / a - 1 : null;
+}
+
+/** Worse when the figure moved the wrong way: up for lower-is-better figures. */
+function isWorse(f: KeyFigure, delta: number): boolean {
+  return f.better === 'lower' ? delta > 0 : delta < 0;
+}
+
+function regressionBeyond(f: KeyFigure, a: number | null, b: number | null, delta: number, threshold: number | null): boolean {
+  if (threshold === null || !isWorse(f, delta)) return false;
+  if (f.delta === 'relative') return Math.abs(delta) > threshold;
+  // Absolute figures (error rate): relative to the baseline; any rise from zero counts.
+  return a === 0 ? (b ?? 0) > 0 : a !== null && b !== null && Math.abs(b / a - 1) > threshold;
+}
+
+export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions): PairComparison {
+  const shape = compareShapes(A.shape, B.shape);
+  const differ = shapesDiffer(shape);
+  const figures = KEY_FIGURES.filter((f) => A.figures[f.id] !== undefined || B.figures[f.id] !== undefined);
+  const withCi = A.sample !== null && B.sample !== null;
+  const judged = withCi && (!differ || opts.force);
+  const note = !withCi
+    ? 'figures only, no confidence intervals and no verdicts: a vLLM result file holds no per-request data'
+    : differ && !opts.force
+      ? 'no verdict: the load shapes differ (listed above); --force judges the figures anyway'
+      : null;
+
+  const comparable = figures.filter((f) => deltaOf(f, A.figures[f.id], B.figures[f.id]) !== null);
+  const k = Math.max(1, comparable.length);
+  const level = 1 - (1 - opts.confidence) / k;
+  const cis = new Map<string, [number, number]>();
+  if (withCi && comparable.length > 0) {
+    const base = createRng(opts.seed);
+    const rngA = base.fork();
+    const rngB = base.fork();
+    const sa = scratchFor(A.sample!);
+    const sb = scratchFor(B.sample!);
+    const hasGoodput = A.figures.goodput != null && B.figures.goodput != null;
+    const draws = new Map(comparable.map((f) => [f.id, [] as number[]]));
+    for (let r = 0; r < opts.resamples; r++) {
+      const fa = resampleFigures(A.sample!, rngA, sa, hasGoodput);
+      const fb = resampleFigures(B.sample!, rngB, sb, hasGoodput);
+      for (const f of comparable) {
+        const d = deltaOf(f, fa[f.id], fb[f.id]);
+        if (d !== null && Number.isFinite(d)) draws.get(f.id)!.push(d);
+      }
+    }
+    for (const f of comparable) {
+      const xs = Float64Array.from(draws.get(f.id)!).sort();
+      if (xs.length > 0) cis.set(f.id, [percentile(xs, ((1 - level) / 2) * 100), percentile(xs, (1 - (1 - level) / 2) * 100)]);
+    }
+  }
+
+  const rows = figures.map((f): FigureComparison => {
+    const a = A.figures[f.id] ?? null;
+    const b = B.figures[f.id] ?? null;
+    const delta = deltaOf(f, a, b);
+    const ci = cis.get(f.id) ?? null;
+    let verdict: Verdict = 'n/a';
+    if (delta !== null && ci !== null && judged) {
+      const significant = ci[0] > 0 || ci[1] < 0;
+      const large = f.delta === 'absolute' || Math.abs(delta) >= opts.minEffect;
+      verdict = significant && large ? (isWorse(f, delta) ? 'worse' : 'better') : 'no significant change';
+    } else if (delta !== null && !judged) verdict = 'not judged';
+    return { figure: f, a, b, delta, ci, verdict, regression: verdict === 'worse' && regressionBeyond(f, a, b, delta!, opts.failOnRegression) };
+  });
+  return {
+    a: A.label,
+    b: B.label,
+    shape,
+    shapes_differ: differ,
+    judged,
+    note,
+    figures: rows,
+    method: withCi
+      ? {
+          resampling_unit: 'requests (latency percentiles, error rate); 1-second buckets of the measured window (throughputs, goodput, cost per 1M tokens)',
+          resamples: opts.resamples,
+          seed: opts.seed,
+          confidence: opts.confidence,
+          per_figure_level: level,
+          min_effect: opts.minEffect,
+        }
+      : null,
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * `infermeter compare A B [C …]`: each of B, C, … against the baseline A. Inputs: run
+ * directories (result.json + records.jsonl), or vLLM result files (figures only).
+ */
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { UserError } from '../errors/user-error.js';
+import { EXIT_CODES } from '../errors/exit-codes.js';
+import { computeMetrics, measureRecords, measuredWindow } from '../metrics/index.js';
+import { readRecordsFile } from '../store/records-file.js';
+import { RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
+import { buildSample } from '../analysis/compare/bootstrap.js';
+import { comparePair, type CompareOptions, type CompareSide } from '../analysis/compare/compare.js';
+import { figuresOfRun, figuresOfVllm } from '../analysis/compare/key-figures.js';
+import { renderCompareMarkdown, renderCompareText } from '../report/compare-report.js';
+import { writeFileSync } from 'node:fs';
+import type { CliIo } from './io.js';
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new UserError(`${path}: not valid JSON (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
+  }
+}
+
+function runSide(dir: string): CompareSide {
+  const resultPath = join(dir, 'result.json');
+  const recordsPath = join(dir, 'records.jsonl');
+  if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json (not a run directory)`);
+  const result = readJson(resultPath) as Partial<RunResult> & { schema?: unknown };
+  if (result.schema !== RESULT_SCHEMA) {
+    throw new UserError(`${dir}: result.json has schema ${JSON.stringify(result.schema ?? null)}; compare reads ${RESULT_SCHEMA} run directories and vLLM result files`);
+  }
+  if (!existsSync(recordsPath)) throw new UserError(`${dir}: no records.jsonl (compare needs the per-request records)`);
+  const records = [...readRecordsFile(recordsPath).records].sort((a, b) => a.id - b.id);
+  const slos = result.metrics?.goodput?.slos ?? [];
+  const metrics = computeMetrics(records, { slos });
+  const measure = measureRecords(records);
+  const cost = result.cost ?? null;
+  const costPerS = cost ? (cost.gpu_hour_cost * cost.gpus) / 3600 : null;
+  const allTokens = metrics.tokens.input_total + metrics.tokens.output_total;
+  const costPer1m = costPerS !== null && allTokens > 0 ? ((costPerS * metrics.duration_s) / allTokens) * 1e6 : null;
+  const ok = measure.filter((r) => r.status === 'ok');
+  return {
+    label: dir,
+    kind: 'run',
+    shape: {
+      target: (result.target as unknown as Record<string, unknown>) ?? null,
+      load: result.load ?? null,
+      workload: result.workload ?? null,
+      input_lengths: ok.map((r) => r.prompt_tokens ?? r.client_prompt_tokens ?? 0),
+      output_lengths: ok.map((r) => r.output_tokens),
+    },
+    figures: figuresOfRun(metrics, costPer1m),
+    sample: buildSample(measure, measuredWindow(measure), slos.length > 0 ? slos : null, costPerS),
+  };
+}
+
+function vllmSide(path: string, j: Record<string, unknown>): CompareSide {
+  const lens = (k: string): number[] | null => (Array.isArray(j[k]) && (j[k] as unknown[]).every((x) => typeof x === 'number') ? (j[k] as number[]) : null);
+  const rate = j.request_rate;
+  return {
+    label: path,
+    kind: 'vllm',
+    shape: {
+      target: { model: j.model_id, endpoint: j.endpoint_type ?? j.backend },
+      load: {
+        request_rate: rate === 'inf' || rate === Infinity ? 'inf' : rate,
+        burstiness: j.burstiness,
+        max_concurrency: j.max_concurrency ?? null,
+        num_prompts: j.num_prompts,
+      },
+      workload: null,
+      input_lengths: lens('input_lens'),
+      output_lengths: lens('output_lens'),
+    },
+    figures: figuresOfVllm(j),
+    sample: null,
+  };
+}
+
+function loadSide(path: string): CompareSide {
+  if (!existsSync(path)) throw new UserError(`${path}: no such run directory or file`);
+  if (statSync(path).isDirectory()) return runSide(path);
+  const j = readJson(path);
+  if (j === null || typeof j !== 'object' || Array.isArray(j)) throw new UserError(`${path}: expected a JSON object`);
+  const o = j as Record<string, unknown>;
+  if (o.schema === RESULT_SCHEMA && basename(path) === 'result.json') return runSide(dirname(path));
+  if (typeof o.schema === 'string') throw new UserError(`${path}: schema ${o.schema} is not one compare reads (a run directory, or a vLLM result file)`);
+  if (!('request_throughput' in o) || !('completed' in o)) throw new UserError(`${path}: neither a run directory nor a vLLM result file (no request_throughput / completed keys)`);
+  return vllmSide(path, o);
+}
+
+function parseShare(text: string, flag: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(%)?$/.exec(text.trim());
+  if (!m) throw new UserError(`${flag}: expected a percentage like 5% (or a share like 0.05), got "${text}"`);
+  return m[2] ? Number(m[1]) / 100 : Number(m[1]);
+}
+
+function positiveInt(text: unknown, flag: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < (flag === '--seed' ? 0 : 1)) throw new UserError(`${flag}: expected ${flag === '--seed' ? 'a non-negative' : 'a positive'} integer, got "${String(text)}"`);
+  return n;
+}
+
+export function compareCommand(paths: string[], opts: Record<string, unknown>, io: CliIo): number {
+  if (paths.length < 2) throw new UserError('compare: give at least two runs: a baseline A and one or more B …');
+  const real = paths.map((p) => (existsSync(p) ? realpathSync(p).replace(/\/result\.json$/, '') : p));
+  for (let i = 1; i < paths.length; i++) {
+    const j = real.indexOf(real[i]!);
+    if (j < i) throw new UserError(`compare: ${paths[i]} and ${paths[j]} are the same run; compare two different runs`);
+  }
+  const options: CompareOptions = {
+    resamples: positiveInt(opts.resamples, '--resamples', 1000),
+    seed: positiveInt(opts.seed, '--seed', 0),
+    confidence: typeof opts.confidence === 'string' ? parseShare(opts.confidence, '--confidence') : 0.95,
+    minEffect: typeof opts.minEffect === 'string' ? parseShare(opts.minEffect, '--min-effect') : 0.02,
+    force: opts.force === true,
+    failOnRegression: typeof opts.failOnRegression === 'string' ? parseShare(opts.failOnRegression, '--fail-on-regression') : null,
+  };
+  if (!(options.confidence > 0 && options.confidence < 1)) throw new UserError('--confidence: expected a level between 0% and 100%, e.g. 95%');
+  const sides = paths.map(loadSide);
+  io.stderr.write(`compare: ${options.resamples} bootstrap resamples per pair…\n`);
+  const pairs = sides.slice(1).map((b) => comparePair(sides[0]!, b, options));
+  if (opts.json === true) io.stdout.write(`${JSON.stringify({ schema: 'infermeter.compare/1', pairs }, null, 2)}\n`);
+  else io.stdout.write(`${renderCompareText(pairs)}\n`);
+  if (opts.markdown !== undefined) {
+    const mdText = `${renderCompareMarkdown(pairs)}\n`;
+    if (typeof opts.markdown === 'string') {
+      try {
+        writeFileSync(opts.markdown, mdText);
+      } catch (err) {
+        throw new UserError(`--markdown ${opts.markdown}: cannot write (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      }
+      io.stderr.write(`compare: Markdown table written to ${opts.markdown}\n`);
+    } else io.stdout.write(`\n${mdText}`);
+  }
+  const regressions = pairs.flatMap((p) => p.figures.filter((f) => f.regression).map((f) => `${p.b}: ${f.figure.label}`));
+  if (regressions.length > 0) {
+    io.stderr.write(`compare: significant regression beyond --fail-on-regression: ${regressions.join('; ')}\n`);
+    return EXIT_CODES.REGRESSION;
+  }
+  if (options.failOnRegression !== null && pairs.some((p) => !p.judged)) {
+    io.stderr.write('compare: note: --fail-on-regression had nothing to judge for a pair without verdicts (see the note above)\n');
+  }
+  return EXIT_CODES.OK;
+}

@@ -1,0 +1,121 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../../src/errors/exit-codes.js';
+import { runCli } from '../helpers/cli.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'infermeter-compare-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+// Same configuration, two seeds: different arrivals and lengths drawn from the same distributions.
+const LOAD = ['--request-rate', '8', '--num-prompts', '300', '--random-input-len', '512', '--random-output-len', '64', '--random-range-ratio', '0.5', '--goodput', 'ttft:100', '--gpu-hour-cost', '2'];
+
+async function simRun(name: string, args: string[]): Promise<string> {
+  const out = await runCli(['sim', 'run', ...args, '--result-dir', tmp, '--name', name, '--json']);
+  expect(out.code, out.stderr).toBe(0);
+  return join(tmp, readdirSync(tmp).find((d) => d.endsWith(`-${name}`))!);
+}
+
+/** A copy of a run whose every TTFT is 20% longer (first token and every later chunk shifted). */
+function plantTtftRegression(src: string, dest: string): void {
+  cpSync(src, dest, { recursive: true });
+  const lines = readFileSync(join(src, 'records.jsonl'), 'utf8').trim().split('\n');
+  const out = lines.map((line) => {
+    const r = JSON.parse(line) as { sent_ms: number; first_token_ms: number | null; chunk_ms: number[]; end_ms: number; status: string };
+    if (r.status !== 'ok' || r.first_token_ms === null) return line;
+    const shift = 0.2 * (r.first_token_ms - r.sent_ms);
+    r.first_token_ms += shift;
+    r.chunk_ms = r.chunk_ms.map((t) => t + shift);
+    r.end_ms += shift;
+    return JSON.stringify(r);
+  });
+  writeFileSync(join(dest, 'records.jsonl'), `${out.join('\n')}\n`);
+}
+
+let a: string;
+let b: string;
+beforeAll(async () => {
+  a = await simRun('a', [...LOAD, '--seed', '1']);
+  b = await simRun('b', [...LOAD, '--seed', '2']);
+});
+
+describe('infermeter compare', () => {
+  it('two runs of the same configuration with different seeds: same load shape, no significant change', async () => {
+    const out = await runCli(['compare', a, b, '--fail-on-regression', '5%']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/Load shape: the same/);
+    expect(out.stdout).toMatch(/input lengths \(KS test\).*p=\d\.\d{3} same/);
+    expect(out.stdout).toMatch(/1000 resamples \(seed 0\); resampling unit: requests/);
+    expect(out.stdout).toMatch(/Verdict: no significant change/);
+    const json = JSON.parse((await runCli(['compare', a, b, '--json'])).stdout) as { pairs: Array<{ figures: Array<{ verdict: string; ci: unknown }> }> };
+    const figures = json.pairs[0]!.figures;
+    expect(figures.length).toBe(18);
+    expect(figures.every((f) => f.verdict === 'no significant change' && f.ci !== null)).toBe(true);
+  });
+
+  it('detects a planted 20% TTFT regression and exits 4 with --fail-on-regression 5%', async () => {
+    const slow = join(tmp, 'slow');
+    plantTtftRegression(b, slow);
+    const out = await runCli(['compare', a, slow, '--fail-on-regression', '5%', '--markdown', join(tmp, 'pr.md')]);
+    expect(out.code, out.stdout).toBe(EXIT_CODES.REGRESSION);
+    // The median is judged worse; the tail percentiles of 300 requests move as much by chance
+    // between two seeds (their intervals are wide), so only their direction is checked.
+    expect(out.stdout).toMatch(/TTFT p50 \(ms\).*\+2\d\.\d%.*worse \(REGRESSION\)/);
+    for (const p of [90, 99]) expect(out.stdout).toMatch(new RegExp(`TTFT p${p} \\(ms\\)\\s+[\\d.]+\\s+[\\d.]+\\s+\\+`));
+    expect(out.stdout).toMatch(/TPOT p50 \(ms\).*no significant change/);
+    expect(out.stderr).toMatch(/significant regression beyond --fail-on-regression: .*TTFT p50/);
+    const md = readFileSync(join(tmp, 'pr.md'), 'utf8');
+    expect(md).toMatch(/^\| TTFT p50 \(ms\) \|.*\| \*\*worse \(REGRESSION\)\*\* \|$/m);
+    // Without the gate the regression is reported but the exit code stays 0.
+    expect((await runCli(['compare', a, slow])).code).toBe(0);
+  });
+
+  it('flags a changed load shape and gives no verdict unless --force', async () => {
+    const fast = await simRun('rate16', [...LOAD.map((x) => (x === '8' ? '16' : x)), '--seed', '1']);
+    const out = await runCli(['compare', a, fast, '--fail-on-regression', '5%']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/load\.request_rate\s+8\s+16\s+DIFFERS/);
+    expect(out.stdout).toMatch(/Load shape: DIFFERS/);
+    expect(out.stdout).toMatch(/no verdict: the load shapes differ/);
+    expect(out.stdout).not.toMatch(/\bworse\b|\bbetter\b/);
+    const forced = await runCli(['compare', a, fast, '--force']);
+    expect(forced.stdout).toMatch(/Verdict:/);
+    // Twice the arrival rate: twice the request throughput, beyond noise.
+    expect(forced.stdout).toMatch(/Requests\/s .* better/);
+  });
+
+  it('flags different input length distributions with the KS test', async () => {
+    const longer = await simRun('long', [...LOAD.map((x) => (x === '512' ? '768' : x)), '--seed', '1']);
+    const out = await runCli(['compare', a, longer]);
+    expect(out.stdout).toMatch(/input lengths \(KS test\).*p=.* DIFFERS/);
+    expect(out.stdout).toMatch(/workload\.input_len/);
+  });
+
+  it('reads vLLM result files: figures only, no intervals, said so', async () => {
+    const va = join(tmp, 'a-vllm.json');
+    const vb = join(tmp, 'b-vllm.json');
+    expect((await runCli(['analyze', a, '--vllm-json', va])).code).toBe(0);
+    expect((await runCli(['analyze', b, '--vllm-json', vb])).code).toBe(0);
+    const out = await runCli(['compare', va, vb]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/figures only, no confidence intervals and no verdicts/);
+    expect(out.stdout).toMatch(/TTFT p99 \(ms\)/);
+  });
+
+  it('bad input: the same run twice, a missing directory, another schema — one line, exit 2', async () => {
+    const same = await runCli(['compare', a, `${a}/`]);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toMatch(/are the same run/);
+    const missing = await runCli(['compare', a, join(tmp, 'nope')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no such run directory/);
+    const other = join(tmp, 'other');
+    cpSync(a, other, { recursive: true });
+    writeFileSync(join(other, 'result.json'), JSON.stringify({ schema: 'infermeter.result/99' }));
+    const bad = await runCli(['compare', a, other]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/schema "infermeter.result\/99"/);
+  });
+});
