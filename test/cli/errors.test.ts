@@ -1,10 +1,10 @@
 /** Bad input: one clear line naming the flag, field, file or URL, exit code 2, no stack trace. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function expectOneLineError(out: { code: number; stderr: string }, pattern: RegExp): void {
   expect(out.code).toBe(2);
@@ -14,7 +14,7 @@ function expectOneLineError(out: { code: number; stderr: string }, pattern: RegE
   expect(out.stderr).not.toMatch(/\n\s+at /); // no stack trace
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'infermeter-err-'));
+const dir = tempDir('err');
 const file = (name: string, text: string) => {
   const p = join(dir, name);
   writeFileSync(p, text);

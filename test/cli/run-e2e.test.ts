@@ -2,13 +2,13 @@
  * End to end over real HTTP on 127.0.0.1: the CLI drives the simulated engine in fixed-delay
  * mode, whose known delays bound the measured TTFT and TPOT.
  */
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import type { RunResult } from '../../src/report/result-json.js';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const PREFILL_MS = 30;
 const PER_TOKEN_MS = 4;
@@ -29,8 +29,8 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
   let hrtimeAfter = 0n;
 
   beforeAll(async () => {
-    resultDir = mkdtempSync(join(tmpdir(), 'infermeter-e2e-'));
-    const vllmPath = join(mkdtempSync(join(tmpdir(), 'infermeter-vllm-')), 'vllm.json');
+    resultDir = tempDir('e2e');
+    const vllmPath = join(tempDir('vllm'), 'vllm.json');
     vllmFile = vllmPath;
     hrtimeBefore = process.hrtime.bigint();
     const out = await runCli([
@@ -42,7 +42,7 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
       '--warmup', '2',
       '--random-input-len', '64',
       '--random-output-len', String(OUTPUT_LEN),
-      '--goodput', 'ttft:1s', 'tpot:100',
+      '--goodput', 'ttft:20s', 'tpot:5s', // met on any machine: the SLO arithmetic is checked, not the speed
       '--result-dir', resultDir,
       '--vllm-json', vllmPath,
       '--progress', 'none',
@@ -85,19 +85,14 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
     expect(m.tokens.token_sources.usage).toBe(22);
   });
 
-  it('TTFT and TPOT are bounded by the simulator’s known delays', () => {
-    const { ttft_ms, tpot_ms, e2el_ms } = result.metrics.latency;
-    // Lower bounds are physics: the server waits PREFILL_MS before the first token and
-    // PER_TOKEN_MS between tokens (its timers run on absolute times, so a late first token can
-    // shorten later gaps by at most that lateness spread over n − 1 gaps, hence the 1 ms slack).
-    // Upper bounds are loose enough for a loaded 2-core CI machine, tight enough to catch a
-    // clock taken at the wrong moment (e.g. at dispatch instead of at send, or per read).
-    expect(ttft_ms.min!, 'TTFT min').toBeGreaterThanOrEqual(PREFILL_MS - 1);
-    expect(ttft_ms.p50!, 'TTFT p50').toBeLessThan(PREFILL_MS + 100);
-    expect(tpot_ms.min!, 'TPOT min').toBeGreaterThanOrEqual(PER_TOKEN_MS - 1);
-    expect(tpot_ms.p50!, 'TPOT p50').toBeLessThan(PER_TOKEN_MS + 10);
-    // E2EL ≥ prefill + (n−1) token gaps.
-    expect(e2el_ms.min!, 'E2EL min').toBeGreaterThanOrEqual(PREFILL_MS + (OUTPUT_LEN - 1) * PER_TOKEN_MS - 1);
+  it('TTFT and E2EL are at least the simulator’s known delays', () => {
+    const { ttft_ms, e2el_ms } = result.metrics.latency;
+    // Physics: the request leaves before the server sees it, the server waits PREFILL_MS before
+    // the first token and PER_TOKEN_MS between tokens, and the client reads each after it was
+    // written. (TPOT has no such floor: a first token read late shortens the gaps after it.)
+    // How far above these a loaded machine lands: test/timing/client-latency.timing.test.ts.
+    expect(ttft_ms.min!, 'TTFT min').toBeGreaterThanOrEqual(PREFILL_MS - 0.01); // 0.01: stored times are rounded to 1 µs
+    expect(e2el_ms.min!, 'E2EL min').toBeGreaterThanOrEqual(PREFILL_MS + (OUTPUT_LEN - 1) * PER_TOKEN_MS - 0.01);
     expect(result.metrics.goodput!.good).toBe(22);
   });
 
@@ -125,7 +120,7 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
 
   it('--percentile-metrics / --metric-percentiles / --label shape the vLLM JSON as vLLM would', async () => {
     const dir = onlyRunDir(resultDir);
-    const path = join(mkdtempSync(join(tmpdir(), 'infermeter-vllm2-')), 'v.json');
+    const path = join(tempDir('vllm2'), 'v.json');
     const out = await runCli(['analyze', dir, '--vllm-json', path, '--percentile-metrics', 'ttft,e2el', '--metric-percentiles', '90,99', '--label', 'nightly']);
     expect(out.code, out.stderr).toBe(0);
     const v = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
@@ -168,7 +163,7 @@ describe('infermeter run against a server given by --base-url', () => {
   afterAll(() => sim.close());
 
   it('closed loop on the chat endpoint, model taken from /v1/models, config file + flag override', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'infermeter-cfg-'));
+    const dir = tempDir('cfg');
     const cfg = join(dir, 'run.yaml');
     writeFileSync(cfg, `target:\n  endpoint: /v1/chat/completions\n  ignore_eos: true\nload:\n  concurrency: 4\n  num_prompts: 100\nworkload:\n  random_input_len: 32\n  random_output_len: 8\n`);
     const out = await runCli(['run', '--config', cfg, '--base-url', sim.url, '--num-prompts', '12', '--no-save', '--json', '--progress', 'none']);

@@ -9,7 +9,7 @@ describe('infermeter sim serve', () => {
     const stderr = sink();
     const ac = new AbortController();
     const exit = main(['sim', 'serve', '--port', '0', '--prefill-ms', '1', '--per-token-ms', '1', '--fault-500-rate', '1'], { stdout, stderr, env: {}, signal: ac.signal });
-    for (let i = 0; i < 100 && !/http:\/\/[\d.]+:\d+/.test(stdout.text); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 1000 && !/http:\/\/[\d.]+:\d+/.test(stdout.text); i++) await new Promise((r) => setTimeout(r, 20));
     const url = /http:\/\/[\d.]+:\d+/.exec(stdout.text)![0];
     const models = (await (await fetch(`${url}/v1/models`)).json()) as { data: Array<{ id: string }> };
     expect(models.data[0]!.id).toBe('llama-3.1-8b');
@@ -23,7 +23,7 @@ describe('infermeter sim serve', () => {
     const stdout = sink();
     const ac = new AbortController();
     const exit = main(['sim', 'serve', '--port', '0', '--prefill-ms', '1', '--per-token-ms', '1', '--tokenizer', 'llama3'], { stdout, stderr: sink(), env: {}, signal: ac.signal });
-    for (let i = 0; i < 200 && !/http:\/\/[\d.]+:\d+/.test(stdout.text); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 1000 && !/http:\/\/[\d.]+:\d+/.test(stdout.text); i++) await new Promise((r) => setTimeout(r, 20));
     const url = /http:\/\/[\d.]+:\d+/.exec(stdout.text)![0];
     // A text where Llama 3's BPE and the tokenizer-free estimate disagree.
     const prompt = 'Antidisestablishmentarianism, 12345678 and ∑ÅΩ';

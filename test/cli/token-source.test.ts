@@ -2,14 +2,14 @@
  * Output token counts when the server sends no usage: content chunks by default, the output
  * re-tokenized with --tokenizer; the record says which.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecordsFile } from '../../src/store/records-file.js';
 import { loadTokenizer } from '../../src/workload/index.js';
 import { runCli } from '../helpers/cli.js';
 import { chunk, sseHeaders, startTestServer, type TestServer } from '../helpers/servers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const PIECES = [' Antidis', 'establishment', 'arianism', ' rocks'];
 
@@ -24,7 +24,7 @@ describe('output token source without server usage', () => {
   afterAll(() => server.close());
 
   async function records(extra: string[]) {
-    const dir = mkdtempSync(join(tmpdir(), 'infermeter-tok-'));
+    const dir = tempDir('tok');
     const out = await runCli(['run', '--base-url', server.url, '--model', 'm', '--no-preflight', '--num-prompts', '3', '--random-input-len', '8', '--random-output-len', '4', '--workers', '0', '--result-dir', dir, '--progress', 'none', ...extra]);
     expect(out.code, out.stderr).toBe(0);
     return readRecordsFile(join(dir, readdirSync(dir)[0]!, 'records.jsonl')).records;

@@ -59,8 +59,8 @@ describe('HttpTarget against the simulator', () => {
     expect(rec.output_tokens).toBe(10);
     expect(rec.chunk_ms.length).toBe(10);
     expect(rec.first_token_ms! - rec.sent_ms).toBeGreaterThanOrEqual(39);
-    // 9 gaps of ~5 ms after the first token.
-    expect(rec.end_ms - rec.first_token_ms!).toBeGreaterThanOrEqual(9 * 5 - 2);
+    // prefill, then 9 gaps of 5 ms: the last token cannot arrive sooner after the send
+    expect(rec.end_ms - rec.sent_ms).toBeGreaterThanOrEqual(40 + 9 * 5 - 1);
     expect(rec.finish_reason).toBe('length');
     expect(rec.http_status).toBe(200);
   });
@@ -264,8 +264,7 @@ describe('HttpTarget classifies misbehaviour and never throws', () => {
     await srv.close();
     expect(rec).toMatchObject({ status: 'timeout', error_class: 'timeout' });
     expect(rec.chunk_ms.length).toBe(1);
-    expect(rec.end_ms - rec.sent_ms).toBeGreaterThanOrEqual(149);
-    expect(rec.end_ms - rec.sent_ms).toBeLessThan(1000);
+    expect(rec.end_ms - rec.sent_ms).toBeGreaterThanOrEqual(149); // how soon after: test/timing/
   });
 
   it('slow headers also time out', async () => {

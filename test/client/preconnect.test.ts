@@ -14,7 +14,7 @@ import { chunk, sseHeaders, startTestServer } from '../helpers/servers.js';
 
 /** The server side sees an accept a moment after the client's connect: wait (bounded) for it. */
 async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 2000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
 }
 
 const item = { prompt: 'hi', messages: null, prompt_tokens: 1, max_tokens: 1, task: null, expected: null, session: null, turn: null };

@@ -8,9 +8,9 @@ import type { RunResult } from '../../src/report/result-json.js';
 import { readRecordsFile } from '../../src/store/records-file.js';
 import { runCli } from '../helpers/cli.js';
 import { sseHeaders, startTestServer, type TestServer } from '../helpers/servers.js';
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../helpers/temp-dir.js';
 
 interface ChatBody {
   messages: Array<{ role: string; content: string }>;
@@ -43,7 +43,7 @@ describe('multi-turn sessions', () => {
   afterAll(() => server.close());
 
   it('sends turns in order after the think time, with the real replies in the history', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'infermeter-sessions-'));
+    const dir = tempDir('sessions');
     const out = await runCli([
       'run', '--base-url', server.url, '--endpoint', '/v1/chat/completions', '--no-preflight', '--model', 'm',
       '--session-turns', '3', '--think-time', '40', '--concurrency', '2', '--num-prompts', '12',

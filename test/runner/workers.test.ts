@@ -2,8 +2,7 @@
  * Splitting a run across worker threads sends exactly what one loop would (same indices,
  * prompts and scheduled times) and the merged records give identical figures.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildResult, type FinishInput } from '../../src/cli/finish-run.js';
@@ -11,6 +10,7 @@ import type { RequestRecord } from '../../src/record/record.js';
 import { globalIndex, shardCount, shardIterator, shardShare } from '../../src/runner/shard.js';
 import { readRecordsFile } from '../../src/store/records-file.js';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('shards', () => {
   it('partition indices, counts and levels exactly', () => {
@@ -32,7 +32,7 @@ describe('shards', () => {
 });
 
 async function recordsWith(workers: number): Promise<RequestRecord[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'infermeter-workers-'));
+  const dir = tempDir('workers');
   const out = await runCli([
     'run', '--sim-prefill-ms', '2', '--sim-per-token-ms', '1', '--num-prompts', '30', '--request-rate', '200',
     '--random-input-len', '40', '--random-output-len', '6', '--random-range-ratio', '0.5', '--seed', '9',
@@ -82,10 +82,22 @@ describe('--workers', () => {
 
   it('Ctrl-C reaches the worker threads: in-flight requests are cancelled, what finished is kept', { timeout: 20_000 }, async () => {
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 2500);
+    const dir = tempDir('workers-int');
+    // Ctrl-C once the first finished request is on disk: by then others are in flight (50/s,
+    // each takes 5 + 19 × 20 ms), whatever the machine's load.
+    const firstOk = async (): Promise<void> => {
+      for (let i = 0; i < 2000 && !ac.signal.aborted; i++) {
+        const run = readdirSync(dir)[0];
+        const path = run && join(dir, run, 'records.jsonl');
+        if (path && existsSync(path) && readFileSync(path, 'utf8').includes('"status":"ok"')) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      ac.abort();
+    };
+    void firstOk();
     const out = await runCli(
       ['run', '--sim-prefill-ms', '5', '--sim-per-token-ms', '20', '--num-prompts', '200', '--request-rate', '50', '--random-input-len', '16', '--random-output-len', '20',
-        '--workers', '2', '--no-save', '--json', '--progress', 'none'],
+        '--workers', '2', '--result-dir', dir, '--json', '--progress', 'none'],
       {},
       ac.signal,
     );
@@ -93,7 +105,6 @@ describe('--workers', () => {
     expect(out.stderr).toContain('interrupted');
     const r = JSON.parse(out.stdout) as { run: { interrupted: boolean }; metrics: { requests: { ok: number; by_status: { cancelled: number }; total: number } } };
     expect(r.run.interrupted).toBe(true);
-    // Abort 2.5 s in (worker start-up included): requests take ~0.4 s, so some finished and some were cut off.
     expect(r.metrics.requests.ok).toBeGreaterThan(0);
     expect(r.metrics.requests.by_status.cancelled).toBeGreaterThan(0);
     expect(r.metrics.requests.total).toBeLessThan(200);

@@ -6,31 +6,24 @@ import { postSse, sleep, tokenPrompt } from './helpers.js';
 /**
  * The same 16 requests (open loop, 25 ms apart, prompts of 64–1,024 tokens, 12 output tokens)
  * through the real-time HTTP server and the virtual-time driver of the same engine (H100,
- * Llama-3.1-8B), the virtual run fed the server's own arrival times.
- * Stated tolerances:
- *   - server side (ground truth) vs virtual: every token time within 0.01 ms — the two drivers
- *     place the same steps on the same timeline;
- *   - client side vs virtual: the median over requests of |TTFT − TTFT_virtual| − 10% of
- *     TTFT_virtual is ≤ 50 ms, and the same for E2E (HTTP, the client's event loop and the
- *     machine's load are added in real time only; a median keeps one descheduled test process
- *     from failing the check).
+ * Llama-3.1-8B), the virtual run fed the server's own arrival times. The server's ground truth
+ * must match the virtual timeline token for token (within 0.01 ms) however late the machine runs
+ * the server's timers, and each client-side time can only come after the server's.
+ * How close the client's own figures come is a wall-clock question: test/timing/agreement.
  */
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-
 describe('real time vs virtual time', () => {
-  it('agree: identical step timeline server-side, median within 50 ms + 10% client-side', async () => {
+  it('agree: identical step timeline server-side; the client sees every token after the server scheduled it', async () => {
     const n = 16;
     const prompts = Array.from({ length: n }, (_, i) => 64 * (1 + (i % 16)));
     const s = await startSimServer({ timing: { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b' }, collectGroundTruth: true });
-    let client: { sent: number; ttft: number; e2e: number }[];
+    let client: { ttft: number; e2e: number }[];
     try {
       await postSse(`${s.url}/v1/completions`, { prompt: 'warm up', max_tokens: 2, ignore_eos: true, stream: true });
-      await sleep(20);
       client = await Promise.all(
         prompts.map(async (p, i) => {
           await sleep(i * 25);
           const r = await postSse(`${s.url}/v1/completions`, { prompt: tokenPrompt(p, i + 1), max_tokens: 12, ignore_eos: true, stream: true });
-          return { sent: r.sentMs, ttft: r.times[0]! - r.sentMs, e2e: r.times[11]! - r.sentMs };
+          return { ttft: r.times[0]! - r.sentMs, e2e: r.times[11]! - r.sentMs };
         }),
       );
     } finally {
@@ -45,21 +38,15 @@ describe('real time vs virtual time', () => {
       model: 'llama-3.1-8b',
       requests: truth.map((g, j) => ({ id: j, scheduled_ms: g.arrival_ms - t0, prompt_tokens: g.prompt_tokens, max_tokens: 12 })),
     });
-    const ttftExcess: number[] = [];
-    const e2eExcess: number[] = [];
     for (let j = 0; j < n; j++) {
       const g = truth[j]!;
       const v = records.find((r) => r.id === j)!;
       expect(g.token_ms).toHaveLength(12);
       for (let k = 0; k < 12; k++) expect(Math.abs(g.token_ms[k]! - t0 - v.chunk_ms[k]!)).toBeLessThan(0.01);
+      // The client sent before the server saw the request and read each token after it was due.
       const c = client[order[j]!]!;
-      const vt = v.first_token_ms! - v.sent_ms;
-      const ve = v.end_ms - v.sent_ms;
-      ttftExcess.push(Math.abs(c.ttft - vt) - 0.1 * vt);
-      e2eExcess.push(Math.abs(c.e2e - ve) - 0.1 * ve);
-      expect(c.ttft).toBeGreaterThan(0);
+      expect(c.ttft).toBeGreaterThanOrEqual(g.token_ms[0]! - g.arrival_ms - 0.01);
+      expect(c.e2e).toBeGreaterThanOrEqual(g.token_ms[11]! - g.arrival_ms - 0.01);
     }
-    expect(median(ttftExcess)).toBeLessThanOrEqual(50);
-    expect(median(e2eExcess)).toBeLessThanOrEqual(50);
   });
 });

@@ -1,14 +1,14 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GroundTruthEntry } from '../../src/sim/server.js';
 import { startSimServer } from '../../src/sim/server.js';
 import { postSse } from './helpers.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('ground truth', () => {
   it('records admit and emit times per token, in memory and as JSONL; the client sees each token after it was emitted', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'sim-gt-')), 'truth.jsonl');
+    const path = join(tempDir('sim-gt'), 'truth.jsonl');
     const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 20, perTokenMs: 5 }, collectGroundTruth: true, groundTruthPath: path });
     const clients = [];
     try {
@@ -38,8 +38,7 @@ describe('ground truth', () => {
       const c = clients[i]!;
       for (let k = 0; k < 6; k++) {
         const lag = c.times[k]! - e.written_ms[k]!;
-        expect(lag).toBeGreaterThanOrEqual(0);
-        expect(lag).toBeLessThan(250); // loose: only causality and gross delays are checked here
+        expect(lag).toBeGreaterThanOrEqual(0); // causality; how small the lag is: test/timing/
       }
     }
   });

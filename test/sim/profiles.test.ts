@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors/user-error.js';
 import { HARDWARE } from '../../src/sim/engine/hardware.js';
 import { MODELS } from '../../src/sim/engine/models.js';
 import { hardwareProfile, modelProfile } from '../../src/sim/engine/profiles.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('profiles', () => {
   it('has the required hardware and models, found by id or alias', () => {
@@ -24,7 +24,7 @@ describe('profiles', () => {
   });
 
   it('loads user profiles from JSON and YAML and names a bad field', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sim-prof-'));
+    const dir = tempDir('sim-prof');
     const hw = join(dir, 'gpu.yaml');
     writeFileSync(hw, 'id: my-gpu\npeak_flops: 500e12\nmem_bandwidth: 2.0e12\nmem_bytes: 64e9\nlink_bandwidth: 400e9\n');
     expect(hardwareProfile(hw)).toMatchObject({ id: 'my-gpu', peak_flops: 500e12, mem_bytes: 64e9 });

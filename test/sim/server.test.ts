@@ -185,17 +185,17 @@ describe('sim server: llama.cpp dialect', () => {
 });
 
 describe('sim server: fixed timing and lifecycle', () => {
-  it('first token ≈ prefillMs after the request, then one every perTokenMs', async () => {
-    const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 60, perTokenMs: 15 } });
+  it('first token prefillMs after the request, then one every perTokenMs (ground truth), none seen early by the client', async () => {
+    const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 60, perTokenMs: 15 }, collectGroundTruth: true });
     try {
       const r = await postSse(`${s.url}/v1/completions`, { prompt: 'x', max_tokens: 6, ignore_eos: true, stream: true });
-      const ttft = (r.times[0] as number) - r.sentMs;
-      expect(ttft).toBeGreaterThanOrEqual(59);
-      expect(ttft).toBeLessThan(60 + 150); // generous: the test machine may be busy
-      const span = (r.times[5] as number) - (r.times[0] as number);
-      // 5 gaps × 15 ms = 75 ms, timers never early and never drifting
-      expect(span).toBeGreaterThan(70);
-      expect(span).toBeLessThan(75 + 150);
+      const g = s.groundTruth[0]!;
+      // scheduled on absolute times: exact, however late the timers fire
+      g.token_ms.forEach((t, k) => expect(t - g.arrival_ms).toBeCloseTo(60 + 15 * k, 6));
+      g.written_ms.forEach((w, k) => expect(w).toBeGreaterThanOrEqual(g.token_ms[k]!));
+      // the client sent before the server's arrival and read after the write
+      expect(r.times[0]! - r.sentMs).toBeGreaterThanOrEqual(60);
+      expect(r.times[5]! - r.sentMs).toBeGreaterThanOrEqual(60 + 5 * 15);
     } finally {
       await s.close();
     }
@@ -207,9 +207,9 @@ describe('sim server: fixed timing and lifecycle', () => {
     const s = servers[0]!;
     const pending = postSse(`${s.url}/v1/completions`, { prompt: 'x', max_tokens: 100, ignore_eos: true, stream: true }).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 50));
-    const t0 = performance.now();
+    // The stream would last 100 s and keep-alive 60 s: close() returning within the test's time
+    // limit is the check.
     await Promise.all(servers.map((x) => x.close()));
-    expect(performance.now() - t0).toBeLessThan(2000); // not the 60 s keep-alive timeout
     const result = await pending;
     expect(result instanceof Error || (result as { data: string[] }).data.at(-1) !== '[DONE]').toBe(true);
   });

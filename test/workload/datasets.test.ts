@@ -1,7 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors/user-error.js';
@@ -10,6 +9,7 @@ import type { WorkItem } from '../../src/workload/index.js';
 import { readHf } from '../../src/workload/datasets/hf.js';
 import { bufferLines, jsonArrayElements } from '../../src/workload/datasets/json-text.js';
 import { parseCsv } from '../../src/workload/datasets/csv.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const FIX = 'test/fixtures/workload';
 
@@ -50,7 +50,7 @@ describe('sharegpt', () => {
   });
 
   it('a bad element is skipped alone; a truncated array is one error with file:line', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'im-sg-'));
+    const dir = tempDir('sg');
     const conv = '{"conversations": [{"from": "human", "value": "hi"}, {"from": "gpt", "value": "hello there"}]}';
     writeFileSync(join(dir, 'bad.json'), `[\n  {oops},\n  ${conv}\n]\n`);
     const { w, warnings } = await load({ dataset_name: 'sharegpt', dataset_path: join(dir, 'bad.json') });
@@ -62,7 +62,7 @@ describe('sharegpt', () => {
   });
 
   it('reads one conversation per line (JSONL variant) too', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'im-sgl-'));
+    const dir = tempDir('sgl');
     const conv = (q: string) => JSON.stringify({ conversations: [{ from: 'human', value: q }, { from: 'gpt', value: 'ok' }] });
     writeFileSync(join(dir, 'sg.jsonl'), `${conv('one')}\nnot json\n${conv('two')}\n`);
     const { w, warnings } = await load({ dataset_name: 'sharegpt', dataset_path: join(dir, 'sg.jsonl'), sampling: 'sequential' });
@@ -126,7 +126,7 @@ describe('jsonl', () => {
   });
 
   it('no usable line is one error before the run', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'im-jl-'));
+    const dir = tempDir('jl');
     writeFileSync(join(dir, 'bad.jsonl'), 'nope\n{"x": 1}\n');
     const err = await load({ dataset_name: 'jsonl', dataset_path: join(dir, 'bad.jsonl') }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UserError);

@@ -3,12 +3,12 @@
  * records read back. Trace items must be sent at the trace's (scaled) times; a task mix's
  * per-task figures must add up to the run's.
  */
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/report/result-json.js';
 import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const FIX = resolve('test/fixtures/workload');
 
@@ -29,7 +29,7 @@ interface Rec {
 
 describe('workload end to end (simulator over HTTP)', () => {
   it('trace replay sends at the trace timestamps, time- and rate-scaled', async () => {
-    const resultDir = mkdtempSync(join(tmpdir(), 'im-wl-trace-'));
+    const resultDir = tempDir('wl-trace');
     // time ×0.5, rate ×1.25 → gaps × 0.4: trace 0, 250, 500, 1200, 2000 ms → 0, 100, 200, 480, 800 ms
     const out = await runCli([
       'run',
@@ -56,8 +56,8 @@ describe('workload end to end (simulator over HTTP)', () => {
     const want = [0, 100, 200, 480, 800];
     recs.forEach((r, i) => {
       expect(r.scheduled_ms - t0).toBeCloseTo(want[i]!, 0);
-      // Sent on time: a loaded 2-core CI box may add tens of ms, never a trace gap.
-      expect(r.sent_ms - r.scheduled_ms).toBeLessThan(50);
+      // Never before its time; how soon after is measured in test/timing/.
+      expect(r.sent_ms).toBeGreaterThanOrEqual(r.scheduled_ms);
     });
     // Records hold the server's usage (the simulator counts its own way): the order must match.
     const p = recs.map((r) => r.prompt_tokens);
@@ -67,8 +67,8 @@ describe('workload end to end (simulator over HTTP)', () => {
   });
 
   it('a task mix labels every request and the per-task figures add up to the total', async () => {
-    const resultDir = mkdtempSync(join(tmpdir(), 'im-wl-mix-'));
-    const cfg = join(mkdtempSync(join(tmpdir(), 'im-wl-cfg-')), 'run.json');
+    const resultDir = tempDir('wl-mix');
+    const cfg = join(tempDir('wl-cfg'), 'run.json');
     writeFileSync(
       cfg,
       JSON.stringify({

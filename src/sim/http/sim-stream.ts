@@ -111,20 +111,21 @@ export class SimStream implements TokenSink {
     this.pending += k === 0 ? this.fmt.head() + ev : ev;
   }
 
-  flush(): void {
+  /** Writes what is pending: the tokens before `upTo` (all produced ones unless a fault falls on the last). */
+  flush(upTo = this.emitted): void {
     if (this.pending.length === 0) return;
     const out = this.pending;
     this.pending = '';
-    this.markWritten();
+    this.markWritten(upTo);
     this.writeEvent(out);
   }
 
-  /** Ground truth: the tokens produced since the last write leave now. */
-  private markWritten(): void {
+  /** Ground truth: the tokens produced since the last write, up to `upTo`, leave now. */
+  private markWritten(upTo = this.emitted): void {
     const w = this.writtenMs;
-    if (!w || this.writtenUpTo >= this.emitted) return;
-    w.fill(performance.now(), this.writtenUpTo, this.emitted);
-    this.writtenUpTo = this.emitted;
+    if (!w || this.writtenUpTo >= upTo) return;
+    w.fill(performance.now(), this.writtenUpTo, upTo);
+    this.writtenUpTo = upTo;
   }
 
   /**
@@ -197,7 +198,7 @@ export class SimStream implements TokenSink {
   /** Applies a mid-stream fault at token k; true when the token must not be written. */
   private faultAt(f: StreamFaultPlan, k: number): boolean {
     if (k !== f.disconnectAtToken && k !== f.errorAtToken && k !== f.stallAtToken && k !== f.malformedAtToken) return false;
-    this.flush(); // what came before the fault reaches the wire first
+    this.flush(k); // what came before the fault reaches the wire first; token k is not among it
     if (k === f.disconnectAtToken) {
       this.res.socket?.destroy();
       this.onClose();
