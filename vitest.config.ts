@@ -5,9 +5,11 @@ import { defineConfig } from 'vitest/config';
  *  - default: deterministic tests, run in parallel; no assertion depends on how fast the machine is.
  *  - timing:  the few tests that must measure wall time, one file at a time, in test/timing/.
  */
+// Time limits only catch a hung test: generous, since a loaded machine can make a tokenizer load
+// or a CLI run take many times its usual time.
 const shared = {
-  testTimeout: 30_000,
-  hookTimeout: 30_000,
+  testTimeout: 120_000,
+  hookTimeout: 120_000,
   setupFiles: ['test/helpers/cleanup-setup.ts'],
 };
 

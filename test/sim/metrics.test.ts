@@ -61,21 +61,25 @@ describe('/metrics (Prometheus text, vLLM names)', () => {
 
   it('a KV cache too small for the load shows waiting requests, full cache and preemptions', async () => {
     // 16 blocks × 16 tokens = 256 tokens of KV; each request grows to 40 + 40 = 80 tokens (5 blocks),
-    // so about 3 fit at once: 12 requests take ~4 rounds × 40 decode steps × ~6.5 ms ≈ 1 s.
+    // so about 3 fit at once: 36 requests take ~12 rounds × 40 decode steps × ~6.5 ms ≈ 3 s, long
+    // enough for a scrape to catch the queue however late this process gets to run.
     const s = await startSimServer({ timing: { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b', engine: { num_gpu_blocks: 16, layer_overhead_ms: 0 } } });
     try {
-      const reqs = Array.from({ length: 12 }, (_, i) => postJson(`${s.url}/v1/completions`, { prompt: tokenPrompt(40, i), max_tokens: 40, ignore_eos: true }));
+      let finished = false;
+      const all = Promise.all(Array.from({ length: 36 }, (_, i) => postJson(`${s.url}/v1/completions`, { prompt: tokenPrompt(40, i), max_tokens: 40, ignore_eos: true })));
+      const reqs = all.finally(() => (finished = true));
+      reqs.catch(() => {}); // awaited below; failures are reported there
       let maxWaiting = 0;
       let maxUsage = 0;
-      for (let i = 0; i < 20 && maxWaiting === 0; i++) {
+      while (!finished && (maxWaiting === 0 || maxUsage <= 0.5)) {
         await sleep(20);
         const during = await scrape(s.url);
         maxWaiting = Math.max(maxWaiting, metric(during, 'vllm:num_requests_waiting'));
         maxUsage = Math.max(maxUsage, metric(during, 'vllm:kv_cache_usage_perc'));
       }
+      const done = await reqs;
       expect(maxWaiting).toBeGreaterThan(0);
       expect(maxUsage).toBeGreaterThan(0.5);
-      const done = await Promise.all(reqs);
       expect(done.every((r) => r.status === 200)).toBe(true);
       const after = await scrape(s.url);
       expect(metric(after, 'vllm:num_preemptions_total')).toBeGreaterThan(0);

@@ -123,8 +123,10 @@ describe('loadTokenizer', () => {
     const seen: string[] = [];
     const server = createServer((req, res) => {
       seen.push(`${req.url} ${req.headers['authorization'] ?? ''}`);
-      if (req.url === '/acme/tiny/resolve/main/tokenizer.json') res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-      else res.writeHead(404).end();
+      // connection: close — a kept-alive socket that the server times out (5 s) while this busy
+      // process parses the first answer would fail the second request with "other side closed"
+      if (req.url === '/acme/tiny/resolve/main/tokenizer.json') res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end(body);
+      else res.writeHead(404, { connection: 'close' }).end();
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
