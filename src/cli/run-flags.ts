@@ -39,6 +39,8 @@ export const LOAD_FLAGS: FlagDef[] = [
   { flag: '--concurrency <n>', path: ['load', 'concurrency'], kind: 'int', help: 'closed loop: keep exactly N requests in flight' },
   { flag: '--num-prompts <n>', path: ['load', 'num_prompts'], kind: 'int', help: 'requests to send (default 1000 unless --duration)' },
   { flag: '--duration <duration>', path: ['load', 'duration_ms'], kind: 'string', help: 'stop sending after this long, e.g. 60s, 5m (bare number: seconds)' },
+  { flag: '--ramp-up <duration>', path: ['load', 'ramp_up_ms'], kind: 'string', help: 'the rate or concurrency rises linearly from zero to its target over this long, e.g. 60s (excluded from figures)' },
+  { flag: '--ramp-down <duration>', path: ['load', 'ramp_down_ms'], kind: 'string', help: 'the load falls linearly to zero over the last part of --duration, e.g. 60s (excluded from figures)' },
   { flag: '--warmup <n|duration>', path: ['load', 'warmup'], kind: 'string', help: 'excluded from figures at the start: a request count (20) or a duration (30s)' },
   { flag: '--cooldown <n|duration>', path: ['load', 'cooldown'], kind: 'string', help: 'excluded from figures at the end: a request count, or a duration with --duration' },
   { flag: '--grace <duration>', path: ['load', 'grace_ms'], kind: 'string', help: 'after --duration, how long in-flight requests may finish before they are cancelled (default 30s)' },

@@ -6,6 +6,8 @@
 import { UserError } from '../errors/user-error.js';
 import { resolveArrivalKind } from '../load/arrivals.js';
 import { phasePlanProblem, type PhasePlan } from '../load/phases.js';
+import { hasRamp, rampProblem } from '../load/ramp.js';
+import { loadRamp } from '../load/send-times.js';
 import type { LoadSpec } from '../config/schema.js';
 import { endpointKind } from '../client/openai-body.js';
 import { createWorkload, type Workload } from '../workload/index.js';
@@ -29,8 +31,9 @@ export async function planRun(spec: RunSpec, warn: (line: string) => void): Prom
   });
   if (workload.skipped > 0) warn(`workload: skipped ${workload.skipped} malformed dataset entries`);
   const totalRequests = workload.timed ? Math.min(load.num_prompts ?? Infinity, workload.timed.length) : load.num_prompts;
-  const phases: PhasePlan = { warmup: load.warmup, cooldown: load.cooldown, totalRequests, durationMs: load.duration_ms };
-  const problem = phasePlanProblem(phases);
+  const ramp = loadRamp(load);
+  const phases: PhasePlan = { warmup: load.warmup, cooldown: load.cooldown, totalRequests, durationMs: load.duration_ms, ...(hasRamp(ramp) ? { ramp } : {}) };
+  const problem = rampProblem(ramp, { rate: load.request_rate, closed: load.concurrency !== null, trace: workload.timed !== undefined }) ?? phasePlanProblem(phases);
   if (problem) throw new UserError(problem);
   return { workload, totalRequests, phases };
 }
@@ -47,6 +50,8 @@ export function describeLoad(load: LoadSpec, o: { trace: boolean; numPrompts: nu
     concurrency: load.concurrency,
     num_prompts: o.numPrompts,
     duration_ms: load.duration_ms,
+    ramp_up_ms: load.ramp_up_ms,
+    ramp_down_ms: load.ramp_down_ms,
     warmup: load.warmup,
     cooldown: load.cooldown,
     seed: load.seed,

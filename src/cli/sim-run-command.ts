@@ -6,6 +6,7 @@
 import { UserError } from '../errors/user-error.js';
 import { phaseOf } from '../load/phases.js';
 import { sendTimes } from '../load/send-times.js';
+import { userWindow } from '../load/ramp.js';
 import { runVirtual, type VirtualRequest } from '../sim/virtual.js';
 import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir } from '../store/run-dir.js';
@@ -65,6 +66,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
       engine: simEngineOverrides(spec.sim),
       requests: requests(),
       ...(closed ? { closedLoopConcurrency: load.concurrency! } : {}),
+      ...(closed && phases.ramp ? { closedLoopUsers: (k: number) => userWindow(phases.ramp!, k, load.concurrency!) } : {}),
       ...(load.max_concurrency !== null ? { maxConcurrency: load.max_concurrency } : {}),
     });
   } catch (err) {

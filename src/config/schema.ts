@@ -71,6 +71,8 @@ export const LoadSpecSchema = z
     concurrency: z.number().int().positive().nullable().default(null).describe('Closed loop: exactly N requests always in flight.'),
     num_prompts: z.number().int().positive().nullable().default(null).describe('Requests to send (default 1000 when no duration is given).'),
     duration_ms: durationMs('s', 'Stop sending after this long (bare number: seconds).').nullable().default(null),
+    ramp_up_ms: durationMs('s', 'Ramp-up: the rate (or concurrency) rises linearly from zero to its target over this long; excluded from figures (bare number: seconds).').default(0),
+    ramp_down_ms: durationMs('s', 'Ramp-down: the load falls linearly to zero over the last part of --duration; excluded from figures (bare number: seconds).').default(0),
     warmup: countOrDuration('Excluded from figures at the start: a request count or a duration.').prefault(0),
     cooldown: countOrDuration('Excluded from figures at the end: a request count or a duration.').prefault(0),
     grace_ms: durationMs('s', 'After --duration, how long in-flight requests may finish before they are cancelled.').default(30_000),

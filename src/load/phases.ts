@@ -1,8 +1,13 @@
 /**
- * Phases: warmup and cooldown requests run like any other but are excluded from figures.
+ * Phases: ramp, warmup and cooldown requests run like any other but are excluded from figures.
  * A request's phase is fixed when it is dispatched, from its index and scheduled time.
+ *
+ * In time: ramp_up [0, U) · warmup · measure · cooldown · ramp_down [E − D, E). A warm-up or
+ * cool-down given as a duration sits between the ramps (the warm-up starts when the ramp-up
+ * ends), so the load is at its target for all of them.
  */
 import type { Phase } from '../record/record.js';
+import { rampDownStart, type Ramp } from './ramp.js';
 
 export type Boundary = { requests: number } | { duration_ms: number };
 
@@ -13,15 +18,21 @@ export interface PhasePlan {
   totalRequests: number | null;
   /** Run length when the run stops by time. */
   durationMs: number | null;
+  /** --ramp-up / --ramp-down (absent: none). */
+  ramp?: Ramp;
 }
 
 export function phaseOf(plan: PhasePlan, index: number, scheduledMs: number): Phase {
+  const up = plan.ramp?.up_ms ?? 0;
+  if (scheduledMs < up) return 'ramp_up';
+  const downAt = plan.ramp ? rampDownStart(plan.ramp) : Infinity;
+  if (scheduledMs >= downAt) return 'ramp_down';
   const w = plan.warmup;
-  if ('requests' in w ? index < w.requests : scheduledMs < w.duration_ms) return 'warmup';
+  if ('requests' in w ? index < w.requests : scheduledMs < up + w.duration_ms) return 'warmup';
   const c = plan.cooldown;
   if ('requests' in c) {
     if (c.requests > 0 && plan.totalRequests !== null && index >= plan.totalRequests - c.requests) return 'cooldown';
-  } else if (c.duration_ms > 0 && plan.durationMs !== null && scheduledMs >= plan.durationMs - c.duration_ms) {
+  } else if (c.duration_ms > 0 && plan.durationMs !== null && scheduledMs >= Math.min(downAt, plan.durationMs) - c.duration_ms) {
     return 'cooldown';
   }
   return 'measure';
@@ -38,10 +49,20 @@ export function phasePlanProblem(plan: PhasePlan): string | null {
     const cd = 'requests' in c ? c.requests : 0;
     if (w + cd >= plan.totalRequests) return `--warmup + --cooldown (${w + cd} requests) leave nothing of --num-prompts ${plan.totalRequests} to measure`;
   }
+  const r = plan.ramp;
+  if (r && r.up_ms > 0 && 'requests' in plan.warmup && plan.warmup.requests > 0) {
+    return '--warmup as a request count with --ramp-up: give it as a duration (e.g. 30s; it starts when the ramp-up ends)';
+  }
+  if (r && r.down_ms > 0 && 'requests' in c && c.requests > 0) {
+    return '--cooldown as a request count with --ramp-down: give it as a duration (it ends where the ramp-down starts)';
+  }
   if (plan.durationMs !== null) {
     const w = 'duration_ms' in plan.warmup ? plan.warmup.duration_ms : 0;
     const cd = 'duration_ms' in c ? c.duration_ms : 0;
-    if (w + cd >= plan.durationMs) return '--warmup + --cooldown leave nothing of --duration to measure';
+    const ramps = (r?.up_ms ?? 0) + (r?.down_ms ?? 0);
+    if (w + cd + ramps >= plan.durationMs) {
+      return ramps > 0 ? '--ramp-up + --ramp-down + --warmup + --cooldown leave nothing of --duration to measure' : '--warmup + --cooldown leave nothing of --duration to measure';
+    }
   }
   return null;
 }

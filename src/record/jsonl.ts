@@ -2,7 +2,7 @@
  * records.jsonl: one RequestRecord per line, field names as in the record (docs/records.md).
  * Times are written with µs resolution (3 decimals of ms); chunk_ms as a plain array.
  */
-import { ERROR_CLASSES, type RequestRecord } from './record.js';
+import { ERROR_CLASSES, PHASES, type RequestRecord } from './record.js';
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -38,7 +38,7 @@ export function recordFromJsonLine(line: string): RequestRecord {
   }
   if (typeof o !== 'object' || o === null) throw new RecordParseError('not a JSON object');
   const phase = o.phase ?? 'measure';
-  if (phase !== 'warmup' && phase !== 'measure' && phase !== 'cooldown') throw new RecordParseError(`unknown phase "${String(phase)}"`);
+  if (!(PHASES as readonly unknown[]).includes(phase)) throw new RecordParseError(`unknown phase "${String(phase)}"`);
   const status = o.status;
   if (status !== 'ok' && status !== 'error' && status !== 'timeout' && status !== 'cancelled') {
     throw new RecordParseError(`unknown status "${String(status)}"`);
@@ -52,7 +52,7 @@ export function recordFromJsonLine(line: string): RequestRecord {
   const source = o.token_source ?? 'none';
   return {
     id: num(o.id, 'id'),
-    phase,
+    phase: phase as RequestRecord['phase'],
     stage: numOrNull(o.stage, 'stage') ?? 0,
     worker: numOrNull(o.worker, 'worker') ?? 0,
     task: strOrNull(o.task),

@@ -7,7 +7,9 @@
 /** Reads the run's clock: monotonic milliseconds since the run's t = 0, the time base of every record. */
 export type Clock = () => number;
 
-export type Phase = 'warmup' | 'measure' | 'cooldown';
+/** Only `measure` records count in figures; ramp_up/ramp_down are the --ramp-up/--ramp-down parts of the load. */
+export const PHASES = ['warmup', 'measure', 'cooldown', 'ramp_up', 'ramp_down'] as const;
+export type Phase = (typeof PHASES)[number];
 
 /** Outcome of one attempt. */
 export type RequestStatus = 'ok' | 'error' | 'timeout' | 'cancelled';

@@ -4,7 +4,8 @@
  * client from the spec, run the dispatch loop, and measure the thread's own health.
  */
 import { monitorEventLoopDelay, performance as perf } from 'node:perf_hooks';
-import { sendTimes } from '../load/send-times.js';
+import { loadRamp, sendTimes } from '../load/send-times.js';
+import { hasRamp } from '../load/ramp.js';
 import type { PhasePlan } from '../load/phases.js';
 import type { Clock, RequestRecord } from '../record/record.js';
 import type { LoadSpec, TargetSpec } from '../config/schema.js';
@@ -75,6 +76,8 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
   });
   const workload = shardWorkload(full, shard);
   const chat = kind === 'chat';
+  const ramp = loadRamp(load);
+  const userRamp = hasRamp(ramp) && load.concurrency !== null ? { ramp: { ramp, users: load.concurrency } } : {};
   const plan: LoadPlan = workload.nextSession
     ? {
         mode: 'sessions',
@@ -83,9 +86,10 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
         nextSession: workload.nextSession.bind(workload),
         substituteReplies: chat,
         keepText: job.keepText,
+        ...userRamp,
       }
     : load.concurrency !== null
-      ? { mode: 'closed', concurrency: shardShare(shard, load.concurrency) }
+      ? { mode: 'closed', concurrency: shardShare(shard, load.concurrency), ...userRamp }
       : {
           mode: 'open',
           arrivals: shardIterator(sendTimes(load, full.timed), shard),

@@ -32,6 +32,11 @@ export interface VirtualOptions {
   /** Closed loop: keep N requests in flight; each is sent when a previous one ends. */
   closedLoopConcurrency?: number;
   /**
+   * Closed loop with ramps: when user k (0 ≤ k < N) starts, non-decreasing in k, and from
+   * when it sends no new request (load/ramp.ts userWindow). Default: all start at 0, never stop.
+   */
+  closedLoopUsers?: (k: number) => { start_ms: number; stop_ms: number };
+  /**
    * Open loop: at most N in flight (--max-concurrency). A request arriving when all N are
    * taken waits, in arrival order, and is sent when one ends: sent_ms − scheduled_ms shows the
    * wait, as in the HTTP runner.
@@ -100,6 +105,19 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
   let sumSeqs = 0;
   let maxWaiting = 0;
 
+  const userWindow = opts.closedLoopUsers ?? (() => ({ start_ms: 0, stop_ms: Infinity }));
+  const users = Array.from({ length: Math.max(0, closed) }, (_, k) => userWindow(k));
+  /** Closed loop: the user of each request (by engine id), and the next user to start. */
+  const userOf = new Int32Array(closed > 0 ? reqs.length : 0);
+  let nextUser = 0;
+  /** Closed loop: user k sends its next request at t, unless it has stopped or nothing is left. */
+  const sendFor = (k: number, t: number): void => {
+    if (next < reqs.length && t < users[k]!.stop_ms) {
+      userOf[next] = k;
+      send(t);
+    }
+  };
+
   /** Sends reqs[next] at time t, never before its scheduled time (engine id = its index). */
   const send = (t: number): void => {
     const i = next++;
@@ -119,7 +137,7 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
       rec.http_status = 400;
       rec.error_message = why;
       rec.end_ms = rec.sent_ms;
-      if (closed > 0 && next < reqs.length) send(t);
+      if (closed > 0) sendFor(userOf[i]!, t);
       return;
     }
     engine.add(er);
@@ -127,10 +145,14 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
     live[i] = { rec, chunks: new Float64Array(Math.max(1, q.max_tokens)), n: 0 };
   };
 
-  if (closed > 0) while (next < reqs.length && inFlight < closed) send(0);
   /** Slots that were free while the last step ran: arrivals then were sent on arrival. */
   let freeDuringStep = cap;
   for (;;) {
+    // Users whose start has come send their first request then (during a step: they join the next one).
+    while (nextUser < users.length && users[nextUser]!.start_ms <= clock) {
+      const k = nextUser++;
+      sendFor(k, users[k]!.start_ms);
+    }
     if (closed <= 0) {
       // Arrivals up to now join the next step: sent when they arrived if a slot was free during
       // the step, else held until now (a slot freed at this step's end) or later.
@@ -164,11 +186,13 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
         rec.token_source = 'usage';
         rec.finish_reason = 'length';
         inFlight--;
-        if (closed > 0 && next < reqs.length) send(end);
+        if (closed > 0) sendFor(userOf[s.id]!, end);
       }
     } else if (closed <= 0 && next < reqs.length) {
       clock = Math.max(clock, (reqs[next] as VirtualRequest).scheduled_ms);
       freeDuringStep = cap - inFlight;
+    } else if (closed > 0 && nextUser < users.length && next < reqs.length) {
+      clock = Math.max(clock, users[nextUser]!.start_ms);
     } else {
       break;
     }

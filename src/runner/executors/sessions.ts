@@ -8,14 +8,17 @@
  * history, so later turns carry exactly what a user would resend. A failed turn ends its
  * conversation: nobody continues a chat whose last answer never came.
  */
+import { userWindow, type Ramp } from '../../load/ramp.js';
 import type { ChatMessage, Session, WorkItem } from '../../workload/types.js';
 import type { LoopContext } from '../loop-context.js';
 import { globalIndex } from '../shard.js';
 
 export interface SessionPlan {
   mode: 'sessions';
-  /** Closed loop: concurrent users. */
+  /** Closed loop: concurrent users (this shard's). */
   users: number | null;
+  /** Closed loop: ramps over the run's users (`users`: all shards together); see load/ramp.ts. */
+  ramp?: { ramp: Ramp; users: number };
   /** Open loop: conversation start times (used when users is null). */
   arrivals: Iterator<number> | null;
   nextSession: () => Session;
@@ -62,10 +65,12 @@ export async function runSessions(ctx: LoopContext, plan: SessionPlan): Promise<
   };
 
   if (plan.users !== null) {
-    const user = async (): Promise<void> => {
-      while (!ctx.stopped && !ctx.countReached(i) && !ctx.timeUp()) await converse(plan.nextSession(), ctx.clock());
+    const user = async (j: number): Promise<void> => {
+      const w = plan.ramp ? userWindow(plan.ramp.ramp, globalIndex(ctx.shard, j), plan.ramp.users) : null;
+      if (w !== null && w.start_ms > ctx.clock()) await ctx.sleepUntil(w.start_ms);
+      while (!ctx.stopped && !ctx.countReached(i) && !ctx.timeUp() && !(w !== null && ctx.clock() >= w.stop_ms)) await converse(plan.nextSession(), ctx.clock());
     };
-    const users = Promise.all(Array.from({ length: plan.users }, user));
+    const users = Promise.all(Array.from({ length: plan.users }, (_, j) => user(j)));
     if (ctx.durationMs === null) await users;
     else await Promise.race([users, ctx.sleep(ctx.durationMs - ctx.clock())]);
     return;
