@@ -1,6 +1,6 @@
 /** The simulated engine `infermeter run` starts in-process when no --base-url is given. */
 import { UserError } from '../errors/user-error.js';
-import { startSimServer, type SimServer, type TimingOptions } from '../sim/index.js';
+import { startSimServer, type ReasoningOptions, type SimServer, type TimingOptions } from '../sim/index.js';
 import type { Workload } from '../workload/index.js';
 import { simEngineOverrides, type SimSpec } from '../config/schema.js';
 import type { RunSpec } from './run-spec.js';
@@ -22,13 +22,27 @@ export function simTiming(sim: SimSpec, profile: string): TimingOptions {
     : { kind: 'engine', hardware: sim.hardware, model: profile, engine: simEngineOverrides(sim) };
 }
 
+/** The reasoning mode the spec asks of the simulator, if any. */
+export function simReasoning(sim: SimSpec): ReasoningOptions | undefined {
+  const r = sim.reasoning_tokens;
+  if (r === null) return undefined;
+  return { ...r, field: sim.reasoning_field };
+}
+
 export async function startBuiltInSimulator(spec: RunSpec, workload: Workload): Promise<BuiltInSimulator> {
   const profile = spec.target.model ?? spec.sim.model;
   const timing = simTiming(spec.sim, profile);
   let server: SimServer;
   try {
     // The simulator counts prompts the way the client does (its tokenizer, or the shared estimate).
-    server = await startSimServer({ timing, modelName: profile, seed: spec.load.seed, ...(workload.countTokens ? { countTokens: workload.countTokens.bind(workload) } : {}) });
+    const reasoning = simReasoning(spec.sim);
+    server = await startSimServer({
+      timing,
+      modelName: profile,
+      seed: spec.load.seed,
+      ...(workload.countTokens ? { countTokens: workload.countTokens.bind(workload) } : {}),
+      ...(reasoning ? { reasoning } : {}),
+    });
   } catch (err) {
     throw new UserError(`simulator: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
   }

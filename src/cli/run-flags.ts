@@ -87,6 +87,12 @@ export const ENGINE_FLAGS: FlagDef[] = [
   { flag: '--no-enable-prefix-caching', path: ['sim', 'enable_prefix_caching'], kind: 'bool', help: 'simulated engine: turn prefix caching off' },
 ];
 
+/** The simulator's reasoning mode (docs/simulator.md). */
+export const REASONING_FLAGS: FlagDef[] = [
+  { flag: '--reasoning-tokens <n|share>', path: ['sim', 'reasoning_tokens'], kind: 'string', help: 'simulator reasoning mode (chat): each response starts with N reasoning tokens (64) or this share of its output (0.3, 30%), streamed as reasoning deltas before the answer' },
+  { flag: '--reasoning-field <name>', path: ['sim', 'reasoning_field'], kind: 'string', help: 'simulator: delta field of reasoning tokens, reasoning_content (default) or reasoning (newer vLLM)' },
+];
+
 /** `sim serve`: the same simulator settings, under the names of a command that only simulates. */
 export const SERVE_SIM_FLAGS: FlagDef[] = [
   { flag: '--hardware <name>', path: ['sim', 'hardware'], kind: 'string', help: 'GPU profile or a JSON/YAML profile file (default h100)' },
@@ -94,6 +100,7 @@ export const SERVE_SIM_FLAGS: FlagDef[] = [
   { flag: '--prefill-ms <ms>', path: ['sim', 'prefill_ms'], kind: 'number', help: 'fixed-delay mode: time to first token' },
   { flag: '--per-token-ms <ms>', path: ['sim', 'per_token_ms'], kind: 'number', help: 'fixed-delay mode: time between tokens' },
   ...ENGINE_FLAGS,
+  ...REASONING_FLAGS,
 ];
 
 export const SIM_FLAGS: FlagDef[] = [
@@ -101,6 +108,7 @@ export const SIM_FLAGS: FlagDef[] = [
   { flag: '--sim-prefill-ms <ms>', path: ['sim', 'prefill_ms'], kind: 'number', help: 'simulator fixed-delay mode: time to first token' },
   { flag: '--sim-per-token-ms <ms>', path: ['sim', 'per_token_ms'], kind: 'number', help: 'simulator fixed-delay mode: time between tokens' },
   ...ENGINE_FLAGS,
+  ...REASONING_FLAGS,
 ];
 
 function attrName(flag: string): string {

@@ -6,7 +6,7 @@ import { loadTokenizer } from '../workload/index.js';
 import type { CliIo } from './io.js';
 import { z } from 'zod';
 import { SimSpecSchema } from '../config/schema.js';
-import { simTiming } from './builtin-sim.js';
+import { simReasoning, simTiming } from './builtin-sim.js';
 import { validateSpec } from '../config/load-spec.js';
 import { SERVE_SIM_FLAGS, specFromFlags } from './run-flags.js';
 
@@ -67,6 +67,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
   const model = sim.model;
   const tokenizer = opts.tokenizer ? await loadTokenizer(opts.tokenizer, '--tokenizer') : null;
   const faults = faultOptions(opts, seed);
+  const reasoning = simReasoning(sim);
   let server;
   try {
     server = await serveSim({
@@ -76,6 +77,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
       dialect,
       seed,
       ...(faults ? { faults } : {}),
+      ...(reasoning ? { reasoning } : {}),
       ...(opts.groundTruth ? { groundTruthPath: opts.groundTruth } : {}),
       ...(tokenizer ? { countTokens: (text: string) => tokenizer.count(text) } : {}),
       timing: simTiming(sim, model),

@@ -13,6 +13,7 @@ import { createRunDir } from '../store/run-dir.js';
 import { redactSecrets } from '../util/redact.js';
 import type { WorkItem } from '../workload/index.js';
 import { finishRun } from './finish-run.js';
+import { simReasoning } from './builtin-sim.js';
 import type { CliIo } from './io.js';
 import { simEngineOverrides } from '../config/schema.js';
 import { describeLoad, planRun } from './run-plan.js';
@@ -56,6 +57,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     }
   }
 
+  const reasoning = simReasoning(spec.sim);
   const startedAt = new Date();
   io.stderr.write(`sim run: ${model} on ${spec.sim.hardware}, virtual time…\n`);
   let out;
@@ -68,6 +70,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
       ...(closed ? { closedLoopConcurrency: load.concurrency! } : {}),
       ...(closed && phases.ramp ? { closedLoopUsers: (k: number) => userWindow(phases.ramp!, k, load.concurrency!) } : {}),
       ...(load.max_concurrency !== null ? { maxConcurrency: load.max_concurrency } : {}),
+      ...(reasoning ? { reasoning } : {}),
     });
   } catch (err) {
     if (err instanceof UserError) throw err;

@@ -277,6 +277,12 @@ export class HttpTarget {
     rec.finish_reason = scan.finishReason;
     if (this.config.keepText) rec.output_text = scan.text;
     this.countTokens(rec, scan.usage, scan.text, times.length);
+    const reasoningTokens = scan.usage?.reasoning_tokens ?? scan.reasoningEvents;
+    if (scan.reasoningEvents > 0 || reasoningTokens > 0) {
+      rec.first_reasoning_ms = scan.firstReasoningMs;
+      rec.first_answer_ms = scan.firstAnswerMs;
+      rec.reasoning_tokens = reasoningTokens;
+    }
     if (scan.errorMessage !== null) fail(rec, 'error', 'server_error_event', scan.errorMessage);
     else if (scan.malformed !== null) fail(rec, 'error', 'malformed_stream', `not JSON: ${scan.malformed}`);
     else if (!scan.sawDone && scan.finishReason === null) fail(rec, 'error', 'disconnect', 'stream ended without finish_reason or [DONE]');
@@ -300,6 +306,13 @@ export class HttpTarget {
     rec.finish_reason = parsed.finishReason;
     if (this.config.keepText) rec.output_text = parsed.text;
     this.countTokens(rec, parsed.usage, parsed.text, rec.chunk_ms.length);
+    const reasoningTokens = parsed.usage?.reasoning_tokens ?? 0;
+    if (reasoningTokens > 0) {
+      // Reasoning and answer arrive together: nothing to time apart, only the count to keep.
+      rec.first_reasoning_ms = null;
+      rec.first_answer_ms = rec.first_token_ms;
+      rec.reasoning_tokens = reasoningTokens;
+    }
     if (parsed.text.length === 0 && !(parsed.usage?.completion_tokens)) fail(rec, 'error', 'empty_response', 'no output content in the response');
   }
 

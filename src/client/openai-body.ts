@@ -63,9 +63,16 @@ export function parseCompleteResponse(json: unknown): CompleteResponse | null {
       ? {
           prompt_tokens: typeof u.prompt_tokens === 'number' ? u.prompt_tokens : null,
           completion_tokens: typeof u.completion_tokens === 'number' ? u.completion_tokens : null,
+          ...reasoningTokensOf(u.completion_tokens_details),
         }
       : null;
   return { text, usage, finishReason };
+}
+
+function reasoningTokensOf(details: unknown): { reasoning_tokens?: number } {
+  if (typeof details !== 'object' || details === null) return {};
+  const n = (details as Record<string, unknown>).reasoning_tokens;
+  return typeof n === 'number' ? { reasoning_tokens: n } : {};
 }
 
 /** The message of an OpenAI-style error body (`{"error":{"message":...}}`, `{"message":...}`, or text). */

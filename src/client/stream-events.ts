@@ -7,6 +7,8 @@
 export interface UsageCounts {
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  /** `usage.completion_tokens_details.reasoning_tokens`, present only when the server gave it. */
+  reasoning_tokens?: number;
 }
 
 export interface StreamScan {
@@ -19,6 +21,12 @@ export interface StreamScan {
   readonly contentEvents: number;
   /** Arrival time of each content event, in order (length == contentEvents). */
   contentTimes(): Float64Array;
+  /** Content events carrying reasoning (`delta.reasoning_content` or `delta.reasoning`, non-empty). */
+  readonly reasoningEvents: number;
+  /** Arrival time of the first reasoning event; null when none. */
+  readonly firstReasoningMs: number | null;
+  /** Arrival time of the first event carrying answer content (text, content, tool calls); null when none. */
+  readonly firstAnswerMs: number | null;
   /** `usage` from whichever event carried it (separate chunk or together with choices). */
   readonly usage: UsageCounts | null;
   /** Last non-null finish_reason seen. */

@@ -24,7 +24,7 @@
  */
 
 import type { StreamScan, UsageCounts } from './stream-events.js';
-import { CLS_CONTENT, CLS_NONE, CLS_SLOW, classifyLine, classifyPayload, contentInfo, scanEnd } from './sse/json-classify.js';
+import { CLS_CONTENT, CLS_NONE, CLS_SLOW, KIND_ANSWER, KIND_REASONING, classifyLine, classifyPayload, contentInfo, scanEnd } from './sse/json-classify.js';
 import { EventTemplate } from './sse/event-template.js';
 import { applySlowPayload, type EventSink } from './sse/slow-event.js';
 import { TextKeeper } from './sse/text-keeper.js';
@@ -52,6 +52,10 @@ export interface StreamScannerOptions {
 
 export class OpenAIStreamScanner implements StreamScan {
   private readonly times = new FloatBuffer();
+  /** Reasoning events and the first reasoning / answer event's time (-1: none yet). */
+  private reasoning = 0;
+  private firstReasoning = -1;
+  private firstAnswer = -1;
   private readonly sink: EventSink;
   private readonly keepText: boolean;
 
@@ -72,6 +76,8 @@ export class OpenAIStreamScanner implements StreamScan {
   private spanE = 0;
   private readonly spanCopy = new ByteBuffer(0);
   private dataStr = '';
+  /** KIND_* bits of the pending fast event's content. */
+  private kinds = 0;
   /** When the pending fast event has exactly one content string: its bytes relative to spanS. */
   private hasStr = false;
   private strRelS = 0;
@@ -96,6 +102,15 @@ export class OpenAIStreamScanner implements StreamScan {
   /** Arrival times of the content events (exact size; may share memory with the scanner: call after end()). */
   contentTimes(): Float64Array {
     return this.times.view();
+  }
+  get reasoningEvents(): number {
+    return this.reasoning;
+  }
+  get firstReasoningMs(): number | null {
+    return this.firstReasoning < 0 ? null : this.firstReasoning;
+  }
+  get firstAnswerMs(): number | null {
+    return this.firstAnswer < 0 ? null : this.firstAnswer;
   }
   get usage(): UsageCounts | null {
     return this.sink.usage;
@@ -179,11 +194,11 @@ export class OpenAIStreamScanner implements StreamScan {
         if (k >= 0) {
           if (b[k] === LF && k + 1 < n && b[k + 1] === LF) {
             // the whole event, "\n\n" included: no pending state at all
-            if (t.strE > t.strS) this.content(b, t.strS, t.strE, now);
+            if (t.strE > t.strS) this.content(t.kind, b, t.strS, t.strE, now);
             i = k + 2;
             continue;
           }
-          this.pend(t.strE > t.strS ? CLS_CONTENT : CLS_NONE, b, i + t.payloadOff, k, t.strS, t.strE);
+          this.pend(t.strE > t.strS ? CLS_CONTENT : CLS_NONE, t.kind, b, i + t.payloadOff, k, t.strS, t.strE);
           i = this.skipEol(b, k, n);
           continue;
         }
@@ -205,8 +220,8 @@ export class OpenAIStreamScanner implements StreamScan {
           if (q < n) {
             // b[q] is CR or LF: a whole line, classified
             const one = contentInfo.strings === 1 && !contentInfo.tools;
-            if (one) this.tpl.learn(b, i, vs, contentInfo.strS, contentInfo.strE, q);
-            this.pend(code, b, vs, q, one ? contentInfo.strS : -1, contentInfo.strE);
+            if (one) this.tpl.learn(b, i, vs, contentInfo.strS, contentInfo.strE, q, contentInfo.strKind);
+            this.pend(code, contentInfo.kinds, b, vs, q, one ? contentInfo.strS : -1, contentInfo.strE);
             i = this.skipEol(b, q, n);
             continue;
           }
@@ -232,7 +247,7 @@ export class OpenAIStreamScanner implements StreamScan {
     if (lb[0] === t.first && this.dataLines === 0) {
       const k = t.match(lb, l.view, 0, l.length);
       if (k === l.length - 1) {
-        this.pend(t.strE > t.strS ? CLS_CONTENT : CLS_NONE, lb, t.payloadOff, k, t.strS, t.strE);
+        this.pend(t.strE > t.strS ? CLS_CONTENT : CLS_NONE, t.kind, lb, t.payloadOff, k, t.strS, t.strE);
         this.copySpan(lb, t.payloadOff, k);
         return;
       }
@@ -271,8 +286,8 @@ export class OpenAIStreamScanner implements StreamScan {
       const code = classifyPayload(buf, vs, ve);
       if (code !== CLS_SLOW) {
         const one = contentInfo.strings === 1 && !contentInfo.tools;
-        if (one) this.tpl.learn(buf, ls, vs, contentInfo.strS, contentInfo.strE, ve);
-        this.pend(code, buf, vs, ve, one ? contentInfo.strS : -1, contentInfo.strE);
+        if (one) this.tpl.learn(buf, ls, vs, contentInfo.strS, contentInfo.strE, ve, contentInfo.strKind);
+        this.pend(code, contentInfo.kinds, buf, vs, ve, one ? contentInfo.strS : -1, contentInfo.strE);
         if (!own) this.copySpan(buf, vs, ve);
         return;
       }
@@ -289,11 +304,12 @@ export class OpenAIStreamScanner implements StreamScan {
   }
 
   /**
-   * A first data line classified fast: payload b[s, e); its only content string, if any
-   * (strS ≥ 0), at b[strS, strE).
+   * A first data line classified fast: payload b[s, e) with content of KIND_* bits `kinds`; its
+   * only content string, if any (strS ≥ 0), at b[strS, strE).
    */
-  private pend(code: number, b: Uint8Array, s: number, e: number, strS: number, strE: number): void {
+  private pend(code: number, kinds: number, b: Uint8Array, s: number, e: number, strS: number, strE: number): void {
     this.fastCode = code;
+    this.kinds = kinds;
     this.dataLines = 1;
     this.spanBuf = b;
     this.spanS = s;
@@ -303,10 +319,24 @@ export class OpenAIStreamScanner implements StreamScan {
     this.strRelE = strE - s;
   }
 
-  /** A content event at `now`; its text, when kept, is the JSON string body b[s, e). */
-  private content(b: Uint8Array, s: number, e: number, now: number): void {
-    this.times.push(now);
+  /** A content event of KIND_* bits `kinds` at `now`; its text, when kept, is the JSON string body b[s, e). */
+  private content(kinds: number, b: Uint8Array, s: number, e: number, now: number): void {
+    this.mark(kinds, now);
     this.sink.text?.appendJsonBody(b, s, e);
+  }
+
+  /**
+   * Counts a content event. The plain answer event, once the first is seen, costs one push and
+   * two compares: the reasoning bookkeeping stays off that path.
+   */
+  private mark(kinds: number, now: number): void {
+    this.times.push(now);
+    if (kinds === KIND_ANSWER && this.firstAnswer >= 0) return;
+    if ((kinds & KIND_ANSWER) !== 0 && this.firstAnswer < 0) this.firstAnswer = now;
+    if ((kinds & KIND_REASONING) !== 0) {
+      this.reasoning++;
+      if (this.firstReasoning < 0) this.firstReasoning = now;
+    }
   }
 
   private copySpan(buf: Uint8Array, s: number, e: number): void {
@@ -321,11 +351,12 @@ export class OpenAIStreamScanner implements StreamScan {
   private dispatch(now: number): void {
     if (this.dataLines === 0) return;
     if (this.fastCode === CLS_CONTENT) {
-      if (!this.keepText) this.times.push(now);
-      else if (this.hasStr) this.content(this.spanBuf, this.spanS + this.strRelS, this.spanS + this.strRelE, now);
-      else if (applySlowPayload(this.sink, decoder.decode(this.spanBuf.subarray(this.spanS, this.spanE)))) this.times.push(now);
-    } else if (this.fastCode !== CLS_NONE && applySlowPayload(this.sink, this.dataStr)) {
-      this.times.push(now);
+      if (!this.keepText) this.mark(this.kinds, now);
+      else if (this.hasStr) this.content(this.kinds, this.spanBuf, this.spanS + this.strRelS, this.spanS + this.strRelE, now);
+      else this.mark(applySlowPayload(this.sink, decoder.decode(this.spanBuf.subarray(this.spanS, this.spanE))), now);
+    } else if (this.fastCode !== CLS_NONE) {
+      const kinds = applySlowPayload(this.sink, this.dataStr);
+      if (kinds !== 0) this.mark(kinds, now);
     }
     this.dataLines = 0;
     this.fastCode = -1;

@@ -116,8 +116,28 @@ export const SimSpecSchema = z
     gpu_memory_utilization: z.number().positive().max(1).nullable().default(null),
     block_size: z.number().int().positive().nullable().default(null),
     enable_prefix_caching: z.boolean().nullable().default(null),
+    reasoning_tokens: unit(parseReasoning, 'Reasoning mode (chat): each response starts with this many reasoning tokens (64), or this share of its output (0.3 or 30%), streamed as reasoning deltas before the answer.')
+      .nullable()
+      .default(null),
+    reasoning_field: z.enum(['reasoning_content', 'reasoning']).default('reasoning_content').describe('Delta field of reasoning tokens: reasoning_content (DeepSeek, SGLang, older vLLM) or reasoning (newer vLLM).'),
   })
   .strict();
+
+/** Reasoning share of a response: a token count, or a fraction of its output length. */
+export type ReasoningAmount = { tokens: number } | { fraction: number };
+
+function parseReasoning(v: string | number): ReasoningAmount {
+  const s = String(v).trim();
+  const pct = /^(\d+(?:\.\d+)?)%$/.exec(s);
+  const n = pct ? Number(pct[1]) / 100 : Number(s);
+  if (s === '' || !Number.isFinite(n) || n < 0) throw new UnitError(`expected a token count (64) or a share of the output (0.3 or 30%), got "${s}"`);
+  if (pct || (n > 0 && n < 1)) {
+    if (n > 1) throw new UnitError(`a share of the output is at most 100%, got "${s}"`);
+    return { fraction: n };
+  }
+  if (!Number.isInteger(n)) throw new UnitError(`expected a whole token count or a share below 1, got "${s}"`);
+  return { tokens: n };
+}
 
 export type SimSpec = z.output<typeof SimSpecSchema>;
 

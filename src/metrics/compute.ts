@@ -18,7 +18,8 @@ import { checkSlos, isGood } from './goodput.js';
 import type { PooledMetricDef, RequestMetricDef, RunTotals } from './metric-def.js';
 import { summarizeVisited } from './stream-summary.js';
 import { peak, secondBuckets } from './peaks.js';
-import { LATENCY_METRICS } from './registry.js';
+import { LATENCY_METRICS, REASONING_METRICS } from './registry.js';
+import { answerTokens } from './defs/reasoning.js';
 import { DEFAULT_LATE_THRESHOLD_MS, type MetricsOptions, type RunMetrics } from './run-metrics.js';
 import { summarizeOwned, type Distribution } from './stats.js';
 
@@ -152,6 +153,7 @@ export function computeOver(
 
   const latency = {} as RunMetrics['latency'];
   for (const def of LATENCY_METRICS) latency[def.id] = distributionOf(def, def.over === 'ok' ? ok : measure);
+  const reasoning = reasoningSection(ok);
 
   return {
     schema: 'infermeter.metrics/1',
@@ -186,6 +188,7 @@ export function computeOver(
       peak_concurrency: t.peak_concurrency,
     },
     latency,
+    reasoning,
     goodput: hasGoodput
       ? {
           slos: slos.map((s) => ({ metric: s.metric, threshold_ms: s.threshold_ms })),
@@ -196,6 +199,22 @@ export function computeOver(
         }
       : null,
   };
+}
+
+/** Reasoning figures of the ok requests; null when none of them carried reasoning. */
+function reasoningSection(ok: readonly RequestRecord[]): RunMetrics['reasoning'] {
+  let requests = 0;
+  let thought = 0;
+  let answered = 0;
+  for (const r of ok) {
+    if (r.reasoning_tokens !== undefined) requests++;
+    thought += r.reasoning_tokens ?? 0;
+    answered += answerTokens(r);
+  }
+  if (requests === 0) return null;
+  const latency = {} as NonNullable<RunMetrics['reasoning']>['latency'];
+  for (const def of REASONING_METRICS) latency[def.id] = distributionOf(def, ok);
+  return { requests, reasoning_tokens_total: thought, answer_tokens_total: answered, latency };
 }
 
 /** Values of one metric over `population`, summarized (undefined values left out). */

@@ -21,7 +21,7 @@ export type {
 } from './metric-def.js';
 export { peak, secondBuckets } from './peaks.js';
 export type { SecondBuckets } from './peaks.js';
-export { LATENCY_METRICS, METRICS, MetricRegistry, SLO_METRICS } from './registry.js';
+export { LATENCY_METRICS, METRICS, MetricRegistry, REASONING_METRICS, SLO_METRICS } from './registry.js';
 export { DEFAULT_LATE_THRESHOLD_MS } from './run-metrics.js';
 export type { MetricsOptions, RunMetrics, Slo, SloMetric } from './run-metrics.js';
 export { emptyDistribution, percentile, REPORTED_PERCENTILES, summarize, summarizeOwned } from './stats.js';

@@ -20,6 +20,7 @@ import {
   totalTokenThroughput,
 } from './defs/throughput.js';
 import { tpot } from './defs/tpot.js';
+import { answerTpot, reasoningDuration, ttfat } from './defs/reasoning.js';
 
 export class MetricRegistry {
   readonly all: readonly MetricDef[];
@@ -45,6 +46,9 @@ export class MetricRegistry {
 /** The per-request and pooled latency metrics, in report order. */
 export const LATENCY_METRICS = [ttft, ttftFromSchedule, tpot, itl, e2el, e2elFromSchedule, scheduleLag] as const;
 
+/** Reasoning-model latencies, in report order (RunMetrics.reasoning). */
+export const REASONING_METRICS = [ttfat, reasoningDuration, answerTpot] as const;
+
 /** Metrics a per-request SLO (goodput) may name, by id. */
 export const SLO_METRICS: Readonly<Record<SloMetric, SloMetricDef>> = {
   ttft_ms: ttft,
@@ -57,6 +61,7 @@ export const SLO_METRICS: Readonly<Record<SloMetric, SloMetricDef>> = {
 
 export const METRICS = new MetricRegistry([
   ...LATENCY_METRICS,
+  ...REASONING_METRICS,
   requestThroughput,
   outputThroughput,
   totalTokenThroughput,

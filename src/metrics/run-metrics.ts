@@ -93,6 +93,22 @@ export interface RunMetrics {
     /** Over every measure-phase attempt, not only ok ones. */
     schedule_lag_ms: Distribution;
   };
+  /**
+   * Reasoning models (null when no measured ok request carried reasoning). Latencies are over
+   * every ok request; one without reasoning counts with TTFAT = TTFT and answer TPOT = TPOT.
+   */
+  reasoning?: null | {
+    /** ok requests whose response carried reasoning. */
+    requests: number;
+    /** Σ reasoning_tokens and Σ answer tokens (output_tokens − reasoning_tokens) of ok requests. */
+    reasoning_tokens_total: number;
+    answer_tokens_total: number;
+    latency: {
+      ttfat_ms: Distribution;
+      reasoning_ms: Distribution;
+      answer_tpot_ms: Distribution;
+    };
+  };
   goodput: null | {
     slos: Slo[];
     /** ok requests meeting every SLO. */

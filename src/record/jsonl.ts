@@ -16,6 +16,8 @@ export function recordToJsonLine(rec: RequestRecord): string {
     first_token_ms: rec.first_token_ms === null ? null : round3(rec.first_token_ms),
     end_ms: round3(rec.end_ms),
     chunk_ms: chunks,
+    ...(rec.first_reasoning_ms != null ? { first_reasoning_ms: round3(rec.first_reasoning_ms) } : {}),
+    ...(rec.first_answer_ms != null ? { first_answer_ms: round3(rec.first_answer_ms) } : {}),
   });
 }
 
@@ -74,5 +76,15 @@ export function recordFromJsonLine(line: string): RequestRecord {
     finish_reason: strOrNull(o.finish_reason),
     error_message: strOrNull(o.error_message),
     output_text: strOrNull(o.output_text),
+    ...reasoningFields(o),
   };
+}
+
+/** The optional reasoning fields, kept only when the line has them (absent: no reasoning). */
+function reasoningFields(o: Record<string, unknown>): Pick<RequestRecord, 'first_reasoning_ms' | 'first_answer_ms' | 'reasoning_tokens'> {
+  const out: Pick<RequestRecord, 'first_reasoning_ms' | 'first_answer_ms' | 'reasoning_tokens'> = {};
+  if ('first_reasoning_ms' in o) out.first_reasoning_ms = numOrNull(o.first_reasoning_ms, 'first_reasoning_ms');
+  if ('first_answer_ms' in o) out.first_answer_ms = numOrNull(o.first_answer_ms, 'first_answer_ms');
+  if (o.reasoning_tokens != null) out.reasoning_tokens = num(o.reasoning_tokens, 'reasoning_tokens');
+  return out;
 }

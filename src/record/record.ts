@@ -80,6 +80,16 @@ export interface RequestRecord {
   error_message: string | null;
   /** Kept only with --keep-text or quality checks. */
   output_text: string | null;
+
+  // Reasoning (thinking) models. Present only when the response carried reasoning (streamed
+  // reasoning deltas or usage.completion_tokens_details.reasoning_tokens > 0); absent means none,
+  // so the answer starts at first_token_ms. See docs/records.md.
+  /** First event carrying reasoning (`delta.reasoning_content` / `delta.reasoning`); null when none was streamed (hidden reasoning). */
+  first_reasoning_ms?: number | null;
+  /** First event carrying the answer (content, text or a tool call); null when no answer came. */
+  first_answer_ms?: number | null;
+  /** Reasoning tokens: usage.completion_tokens_details.reasoning_tokens, else the number of reasoning events. Answer tokens = output_tokens − reasoning_tokens. */
+  reasoning_tokens?: number;
 }
 
 /** A fresh record with every optional field empty; the target fills it in. */

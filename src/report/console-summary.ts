@@ -25,6 +25,13 @@ const LATENCY_ROWS: Array<[keyof RunMetrics['latency'], string]> = [
   ['schedule_lag_ms', 'Send lag (ms)'],
 ];
 
+/** Shown below them when the run had reasoning (RunMetrics.reasoning). */
+const REASONING_ROWS: Array<[keyof NonNullable<RunMetrics['reasoning']>['latency'], string]> = [
+  ['ttfat_ms', 'First answer token (ms)'],
+  ['reasoning_ms', 'Reasoning (ms)'],
+  ['answer_tpot_ms', 'Answer TPOT (ms)'],
+];
+
 function latencyRow(label: string, d: Distribution): string[] {
   return [label, String(d.count), fmt(d.mean), fmt(d.std), fmt(d.min), fmt(d.p50), fmt(d.p90), fmt(d.p95), fmt(d.p99), fmt(d.p99_9), fmt(d.max)];
 }
@@ -68,9 +75,16 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   out.push(
     table(
       ['Latency', 'n', 'mean', 'std', 'min', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
-      LATENCY_ROWS.map(([key, label]) => latencyRow(label, m.latency[key])),
+      [
+        ...LATENCY_ROWS.map(([key, label]) => latencyRow(label, m.latency[key])),
+        ...(m.reasoning ? REASONING_ROWS.map(([key, label]) => latencyRow(label, m.reasoning!.latency[key])) : []),
+      ],
     ),
   );
+  if (m.reasoning) {
+    const z = m.reasoning;
+    out.push(`Reasoning: ${z.requests} of ${r.ok} ok responses reasoned; ${z.reasoning_tokens_total} reasoning + ${z.answer_tokens_total} answer tokens`);
+  }
   out.push('');
   const t = m.throughput;
   out.push(

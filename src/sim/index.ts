@@ -21,3 +21,4 @@ export type { ModelProfile } from './engine/models.js';
 export { hardwareProfile, modelProfile } from './engine/profiles.js';
 export { Roofline } from './engine/roofline.js';
 export type { EngineTiming } from './engine-backend.js';
+export type { ReasoningOptions } from './reasoning.js';

@@ -20,6 +20,7 @@ import type { Dialect } from './http/wire.js';
 import type { LatenessStats } from './lateness.js';
 import { SimMetrics } from './metrics/sim-metrics.js';
 import { estimateTokens, mulberry32 } from './text.js';
+import type { ReasoningOptions } from './reasoning.js';
 
 export type { TimingOptions } from './create-backend.js';
 export type { FaultOptions } from './faults.js';
@@ -51,6 +52,8 @@ export interface SimServerOptions {
   collectGroundTruth?: boolean;
   /** A real tokenizer's count for prompt text; default ⌈chars / 4⌉ (text.ts). */
   countTokens?: (text: string) => number;
+  /** Reasoning mode: chat responses start with reasoning tokens (reasoning.ts). */
+  reasoning?: ReasoningOptions;
 }
 
 export interface LatenessSummary {
@@ -98,6 +101,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     faults: opts.faults ? new FaultInjector(opts.faults) : null,
     groundTruth: gt,
     listener: { onStreamEnd: (s, completed) => gt?.add(entryOf(s, completed)) },
+    reasoning: opts.reasoning ?? null,
   };
   const sockets = new Set<Socket>();
   const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => handle(ctx, req, res));

@@ -12,6 +12,7 @@ import { Engine } from './engine/engine.js';
 import type { HardwareProfile } from './engine/hardware.js';
 import type { ModelProfile } from './engine/models.js';
 import { hardwareProfile, modelProfile } from './engine/profiles.js';
+import { reasoningTokensOf, type ReasoningOptions } from './reasoning.js';
 
 export interface VirtualRequest {
   id: number;
@@ -36,6 +37,8 @@ export interface VirtualOptions {
    * when it sends no new request (load/ramp.ts userWindow). Default: all start at 0, never stop.
    */
   closedLoopUsers?: (k: number) => { start_ms: number; stop_ms: number };
+  /** Reasoning mode: each response's first tokens are reasoning (records get the reasoning fields). */
+  reasoning?: ReasoningOptions;
   /**
    * Open loop: at most N in flight (--max-concurrency). A request arriving when all N are
    * taken waits, in arrival order, and is sent when one ends: sent_ms − scheduled_ms shows the
@@ -185,6 +188,12 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
         rec.output_tokens = l.n;
         rec.token_source = 'usage';
         rec.finish_reason = 'length';
+        const thought = reasoningTokensOf(opts.reasoning, l.n);
+        if (thought > 0) {
+          rec.first_reasoning_ms = l.chunks[0]!;
+          rec.first_answer_ms = thought < l.n ? l.chunks[thought]! : null;
+          rec.reasoning_tokens = thought;
+        }
         inFlight--;
         if (closed > 0) sendFor(userOf[s.id]!, end);
       }

@@ -9,6 +9,9 @@ import type { UsageCounts, StreamScan } from '../../src/client/stream-events.js'
 export interface ScanSummary {
   contentEvents: number;
   contentTimes: number[];
+  reasoningEvents: number;
+  firstReasoningMs: number | null;
+  firstAnswerMs: number | null;
   usage: UsageCounts | null;
   finishReason: string | null;
   sawDone: boolean;
@@ -21,6 +24,9 @@ export function summarize(s: StreamScan): ScanSummary {
   return {
     contentEvents: s.contentEvents,
     contentTimes: Array.from(s.contentTimes()),
+    reasoningEvents: s.reasoningEvents,
+    firstReasoningMs: s.firstReasoningMs,
+    firstAnswerMs: s.firstAnswerMs,
     usage: s.usage,
     finishReason: s.finishReason,
     sawDone: s.sawDone,
@@ -41,6 +47,9 @@ export class ReferenceScanner {
     this.out = {
       contentEvents: 0,
       contentTimes: [],
+      reasoningEvents: 0,
+      firstReasoningMs: null,
+      firstAnswerMs: null,
       usage: null,
       finishReason: null,
       sawDone: false,
@@ -97,30 +106,37 @@ export class ReferenceScanner {
     if (this.data === null) return;
     const payload = this.data.join('\n');
     this.data = null;
-    if (this.event(payload)) {
+    const { answer, reasoning } = this.event(payload);
+    if (answer || reasoning) {
       this.out.contentEvents++;
       this.out.contentTimes.push(now);
     }
+    if (answer) this.out.firstAnswerMs ??= now;
+    if (reasoning) {
+      this.out.reasoningEvents++;
+      this.out.firstReasoningMs ??= now;
+    }
   }
 
-  /** True when the payload carries output content. */
-  private event(payload: string): boolean {
+  /** Whether the payload carries answer content (text, content, tool calls) and reasoning. */
+  private event(payload: string): { answer: boolean; reasoning: boolean } {
     const o = this.out;
-    if (payload.trim() === '') return false;
+    const none = { answer: false, reasoning: false };
+    if (payload.trim() === '') return none;
     if (payload.trim() === '[DONE]') {
       o.sawDone = true;
-      return false;
+      return none;
     }
     let v: unknown;
     try {
       v = JSON.parse(payload);
     } catch {
       o.malformed ??= payload.slice(0, 200);
-      return false;
+      return none;
     }
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
       o.malformed ??= payload.slice(0, 200);
-      return false;
+      return none;
     }
     const ev = v as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     if (ev.error != null) {
@@ -135,24 +151,26 @@ export class ReferenceScanner {
         prompt_tokens: typeof u.prompt_tokens === 'number' ? u.prompt_tokens : null,
         completion_tokens: typeof u.completion_tokens === 'number' ? u.completion_tokens : null,
       };
+      const d = u.completion_tokens_details;
+      if (typeof d === 'object' && d !== null && !Array.isArray(d) && typeof d.reasoning_tokens === 'number') o.usage.reasoning_tokens = d.reasoning_tokens;
     }
-    let content = false;
-    if (!Array.isArray(ev.choices)) return false;
+    const out = { answer: false, reasoning: false };
+    if (!Array.isArray(ev.choices)) return out;
     for (const ch of ev.choices) {
       if (typeof ch !== 'object' || ch === null || Array.isArray(ch)) continue;
       if (typeof ch.finish_reason === 'string') o.finishReason = ch.finish_reason;
-      const pieces: unknown[] = [ch.text];
+      const pieces: Array<[unknown, 'answer' | 'reasoning']> = [[ch.text, 'answer']];
       const d = ch.delta;
       const dOk = typeof d === 'object' && d !== null && !Array.isArray(d);
-      if (dOk) pieces.push(d.reasoning_content, d.reasoning, d.content);
-      for (const t of pieces) {
+      if (dOk) pieces.push([d.reasoning_content, 'reasoning'], [d.reasoning, 'reasoning'], [d.content, 'answer']);
+      for (const [t, kind] of pieces) {
         if (typeof t === 'string' && t !== '') {
-          content = true;
+          out[kind] = true;
           if (o.text !== null) o.text += t;
         }
       }
-      if (dOk && Array.isArray(d.tool_calls) && d.tool_calls.length > 0) content = true;
+      if (dOk && Array.isArray(d.tool_calls) && d.tool_calls.length > 0) out.answer = true;
     }
-    return content;
+    return out;
   }
 }

@@ -13,6 +13,11 @@ const usage = fc.oneof(
   fc.constant(null),
   fc.record({ prompt_tokens: fc.nat(5000), completion_tokens: fc.nat(5000), total_tokens: fc.nat(9000) }),
   fc.record({ completion_tokens: fc.oneof(fc.nat(), fc.constant(null)) }),
+  fc.record({
+    prompt_tokens: fc.nat(5000),
+    completion_tokens: fc.nat(5000),
+    completion_tokens_details: fc.oneof(fc.constant(null), fc.record({ reasoning_tokens: fc.oneof(fc.nat(5000), fc.constant(null), fc.constant('7')) }, { requiredKeys: [] }), fc.constant([1])),
+  }),
 );
 const toolCalls = fc.oneof(
   fc.constant([]),
@@ -44,6 +49,10 @@ const chunk = fc.record(
 const typical = fc.tuple(str, fc.boolean()).map(([c, usageNull]) =>
   JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: c }, logprobs: null, finish_reason: null }], ...(usageNull ? { usage: null } : {}) }),
 );
+/** A thinking model's reasoning delta, under vLLM's older and newer names. */
+const typicalReasoning = fc.tuple(str, fc.constantFrom('reasoning_content', 'reasoning'), fc.boolean()).map(([c, key, withNull]) =>
+  JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { [key]: c, ...(withNull ? { content: null } : {}) }, logprobs: null, finish_reason: null }] }),
+);
 const serialized = fc.tuple(chunk, fc.constantFrom(undefined, 1, '\t')).map(([o, sp]) => JSON.stringify(o, null, sp));
 const handmade = fc.constantFrom(
   '[DONE]', ' [DONE] ', '', '   ', '[1]', 'null', '"s"', '42', '01', '{"a":01}', '{"a":1.}', '{"a":-}', '{"a":tru}', '{"a":nul}', '{"a":nulx}', '{"a":nuLl,"b":1}', '{"a":trUe}', '{"a":fals}', '{"a":1e}', '{"a":-0.5E+3}', '{"a":[1,]}', '{"a":{"b":1,}}', '{"a" 1}',
@@ -58,7 +67,7 @@ const mutated = fc.tuple(fc.oneof(typical, serialized), fc.nat(), fc.constantFro
   const k = at % (s.length + 1);
   return ch === '' ? s.slice(0, k) : s.slice(0, k) + ch + s.slice(k + 1);
 });
-const payload = fc.oneof({ weight: 4, arbitrary: typical }, { weight: 3, arbitrary: serialized }, { weight: 2, arbitrary: handmade }, { weight: 2, arbitrary: mutated }, { weight: 1, arbitrary: str });
+const payload = fc.oneof({ weight: 4, arbitrary: typical }, { weight: 2, arbitrary: typicalReasoning }, { weight: 3, arbitrary: serialized }, { weight: 2, arbitrary: handmade }, { weight: 2, arbitrary: mutated }, { weight: 1, arbitrary: str });
 
 // ---- SSE framing generators ---------------------------------------------------------------
 
@@ -109,6 +118,31 @@ const templateStream = fc.tuple(fc.constantFrom(...shapes), fc.array(runEvent, {
     })
     .join(''),
 );
+
+/**
+ * A thinking model's stream: a run of reasoning events (one shape), maybe one event carrying both,
+ * then a run of answer events (another shape) — the template must switch kinds and keep count.
+ */
+const reasoningShapes = [
+  'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning_content":"BODY"},"logprobs":null,"finish_reason":null}]}',
+  'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning":"BODY","content":null},"logprobs":null,"finish_reason":null}]}',
+  'data: {"choices":[{"delta":{"content":null,"reasoning_content":"BODY"}}]}',
+];
+const bothShape = 'data: {"choices":[{"delta":{"reasoning_content":"BODY","content":"BODY"}}]}';
+const thinkingStream = fc
+  .tuple(fc.constantFrom(...reasoningShapes), fc.array(runEvent, { minLength: 1, maxLength: 6 }), fc.boolean(), fc.constantFrom(...shapes.slice(0, 2)), fc.array(runEvent, { minLength: 0, maxLength: 6 }))
+  .map(([rShape, rEvs, both, aShape, aEvs]) => {
+    const render = (shape: string, [body, mut, end]: [string, [number, boolean, string] | null, string]) => {
+      let line = shape.replaceAll('BODY', body);
+      if (mut) {
+        const [at, insert, ch] = mut;
+        const k = at % (line.length + 1);
+        line = line.slice(0, k) + ch + line.slice(insert ? k : k + 1);
+      }
+      return line + end;
+    };
+    return [...rEvs.map((e) => render(rShape, e)), ...(both ? [bothShape.replaceAll('BODY', 'x') + '\n\n'] : []), ...aEvs.map((e) => render(aShape, e)), 'data: {"choices":[],"usage":{"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":4}}}\n\n'].join('');
+  });
 
 function splitAt(b: Uint8Array, cuts: number[]): Uint8Array[] {
   const pos = [...new Set(cuts.map((c) => c % (b.length + 1)))].sort((x, y) => x - y);
@@ -168,6 +202,15 @@ describe('OpenAIStreamScanner agrees with the reference parser', () => {
   it('on runs of events that differ only in the content string, or in one byte', () => {
     fc.assert(
       fc.property(templateStream, fc.array(fc.nat(), { maxLength: 4 }), fc.boolean(), (str, cuts, keepText) => {
+        check(enc.encode(str), cuts, keepText);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('on thinking streams: reasoning runs, then answer runs (first reasoning / first answer times, reasoning count, usage)', () => {
+    fc.assert(
+      fc.property(thinkingStream, fc.array(fc.nat(), { maxLength: 4 }), fc.boolean(), (str, cuts, keepText) => {
         check(enc.encode(str), cuts, keepText);
       }),
       { numRuns: 1500 },

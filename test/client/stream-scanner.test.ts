@@ -37,6 +37,41 @@ const chat = (delta: object, extra: object = {}): string =>
   JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, logprobs: null, finish_reason: null }], ...extra });
 const ev = (payload: string, eol = '\n'): string => `data: ${payload}${eol}${eol}`;
 
+describe('OpenAIStreamScanner: reasoning models', () => {
+  it('times the first reasoning and the first answer event apart and counts reasoning events (hand-made vLLM stream)', () => {
+    // read 1: role delta + 2 reasoning deltas; read 2: 1 reasoning delta (older name) + the first answer; read 3: answer, usage, [DONE]
+    const reads = [
+      ev(chat({ role: 'assistant', content: '' })) + ev(chat({ reasoning: 'Let' })) + ev(chat({ reasoning: ' me' })),
+      ev(chat({ reasoning_content: ' think' })) + ev(chat({ content: 'Four' })),
+      ev(chat({ content: '.' })) + ev(JSON.stringify({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 5, completion_tokens_details: { reasoning_tokens: 3 } } })) + 'data: [DONE]\n\n',
+    ].map(bytes);
+    const s = agree(reads, true);
+    expect(s.contentTimes).toEqual([1, 1, 2, 2, 3]);
+    expect(s.reasoningEvents).toBe(3);
+    expect(s.firstReasoningMs).toBe(1);
+    expect(s.firstAnswerMs).toBe(2);
+    expect(s.usage).toEqual({ prompt_tokens: 3, completion_tokens: 5, reasoning_tokens: 3 });
+    expect(s.text).toBe('Let me thinkFour.');
+    for (let k = 0; k < 3; k++) agreeAtEverySplit(bytes(reads.map((r) => new TextDecoder().decode(r)).join('')), k === 1);
+  });
+
+  it('an event carrying both reasoning and answer counts for both; tool calls are answer content', () => {
+    const s = agree([bytes(ev(chat({ reasoning_content: 'a', content: 'b' })) + ev(chat({ tool_calls: [{ index: 0 }] })))]);
+    expect(s.contentEvents).toBe(2);
+    expect(s.reasoningEvents).toBe(1);
+    expect(s.firstReasoningMs).toBe(1);
+    expect(s.firstAnswerMs).toBe(1);
+  });
+
+  it('a plain stream has no reasoning; hidden reasoning shows only in usage', () => {
+    const s = agree([bytes(ev(chat({ content: 'x' })) + ev(JSON.stringify({ choices: [], usage: { completion_tokens: 9, completion_tokens_details: { reasoning_tokens: 8 } } })))]);
+    expect(s.reasoningEvents).toBe(0);
+    expect(s.firstReasoningMs).toBeNull();
+    expect(s.firstAnswerMs).toBe(1);
+    expect(s.usage?.reasoning_tokens).toBe(8);
+  });
+});
+
 describe('OpenAIStreamScanner: meaning of events', () => {
   it('counts content, not role-only deltas, and reads a vLLM-style separate usage chunk', () => {
     const s = [

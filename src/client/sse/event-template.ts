@@ -38,6 +38,8 @@ export class EventTemplate {
   private sufLen = 0;
   /** First byte of `pre` (always 'd' of `data:`), or -1 with no template. */
   first = -1;
+  /** KIND_ANSWER or KIND_REASONING (json-classify.ts): the path of the template's string. */
+  kind = 1;
   /** Where the data payload starts, from the line start (`data: ` = 6, `data:` = 5). */
   payloadOff = 0;
   /** After a successful match: the string's raw bytes are b[strS, strE), with escapes if strEsc. */
@@ -47,8 +49,11 @@ export class EventTemplate {
   private misses = 0;
   private cooldown = 0;
 
-  /** Learn from line b[lineS, lineE), payload from `payloadS`, whose only content string is b[strS, strE). */
-  learn(b: Uint8Array, lineS: number, payloadS: number, strS: number, strE: number, lineE: number): void {
+  /**
+   * Learn from line b[lineS, lineE), payload from `payloadS`, whose only content string is
+   * b[strS, strE), at a path of kind `kind`.
+   */
+  learn(b: Uint8Array, lineS: number, payloadS: number, strS: number, strE: number, lineE: number, kind: number): void {
     if (this.cooldown > 0) {
       this.cooldown--;
       return;
@@ -67,6 +72,7 @@ export class EventTemplate {
     this.pre.set(b.subarray(lineS, strS));
     this.suf.set(b.subarray(strE, lineE));
     this.first = b[lineS]!;
+    this.kind = kind;
   }
 
   /**

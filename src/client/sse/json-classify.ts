@@ -14,7 +14,9 @@
  * It answers one of three things:
  *  - NONE:    valid JSON object, carries no output content, nothing else of interest;
  *  - CONTENT: valid JSON object with a non-empty text / content / reasoning string or a
- *             non-empty tool_calls array in some choice;
+ *             non-empty tool_calls array in some choice; `contentInfo.kinds` then says which:
+ *             KIND_ANSWER (text, content, tool_calls) and/or KIND_REASONING (reasoning_content,
+ *             reasoning);
  *  - SLOW:    anything else — a non-null `usage`, `finish_reason`, `error`, `"object":"error"`,
  *             a duplicated or escaped key on a path we read, an unexpected type, `[DONE]`,
  *             invalid JSON, or a CR/LF byte (a line break: the caller only hands us one line).
@@ -34,6 +36,10 @@
 export const CLS_NONE = 0;
 export const CLS_CONTENT = 1;
 export const CLS_SLOW = 2;
+
+/** Bits of what a content event carries: the answer (text, content, tool calls) and/or reasoning. */
+export const KIND_ANSWER = 1;
+export const KIND_REASONING = 2;
 
 // Byte constants.
 const QUOTE = 0x22;
@@ -70,7 +76,8 @@ const K_TOOL_CALLS = ascii('tool_calls');
 let b: Uint8Array = new Uint8Array(0);
 let p = 0;
 let end = 0;
-let content = false;
+/** KIND_* bits of the non-empty content seen so far. */
+let content = 0;
 /** Start and end (exclusive) of the last key or string scanned by scanKey/scanStringValue. */
 let tokS = 0;
 let tokE = 0;
@@ -106,16 +113,17 @@ let lineEnd = 0;
  * What the last non-SLOW classification saw on the content paths, for the scanner's template
  * fast path (see stream-scanner.ts): the number of string values at content paths (text,
  * content, reasoning_content, reasoning; empty ones included), the raw bytes of the last one
- * (between its quotes, `strEsc` when it has escapes), and whether a non-empty tool_calls array
- * made it content.
+ * (between its quotes, `strEsc` when it has escapes) and the KIND_* of its path (`strKind`, set
+ * even when the string is empty), whether a non-empty tool_calls array made it content, and the
+ * KIND_* bits of all non-empty content (`kinds`).
  */
-export const contentInfo = { strings: 0, strS: 0, strE: 0, strEsc: false, tools: false };
+export const contentInfo = { strings: 0, strS: 0, strE: 0, strEsc: false, strKind: KIND_ANSWER, tools: false, kinds: 0 };
 
 function run(bytes: Uint8Array, start: number, stop: number): number {
   b = bytes;
   p = start;
   end = stop;
-  content = false;
+  content = 0;
   contentInfo.strings = 0;
   contentInfo.tools = false;
   let r = CLS_SLOW;
@@ -123,7 +131,8 @@ function run(bytes: Uint8Array, start: number, stop: number): number {
   if (p < end && b[p] === LBRACE && topObject()) {
     skipWs();
     if (p === end || b[p] === 0x0a || b[p] === 0x0d) {
-      r = content ? CLS_CONTENT : CLS_NONE;
+      r = content !== 0 ? CLS_CONTENT : CLS_NONE;
+      contentInfo.kinds = content;
       lineEnd = p;
     }
   }
@@ -242,16 +251,17 @@ function isNull(): boolean {
   return false;
 }
 
-/** A string or null; a non-empty string marks content. */
-function contentString(): boolean {
+/** A string or null at a path of kind `kind` (KIND_*); a non-empty string marks content of that kind. */
+function contentString(kind: number): boolean {
   if (p < end && b[p] === QUOTE) {
     const esc = scanString();
     if (esc < 0) return false;
-    if (tokE > tokS) content = true;
+    if (tokE > tokS) content |= kind;
     contentInfo.strings++;
     contentInfo.strS = tokS;
     contentInfo.strE = tokE;
     contentInfo.strEsc = esc === 1;
+    contentInfo.strKind = kind;
     return true;
   }
   return isNull();
@@ -308,7 +318,7 @@ function choice(): boolean {
     if (eq(K_TEXT)) {
       if (seen & 1) return false;
       seen |= 1;
-      if (!contentString()) return false;
+      if (!contentString(KIND_ANSWER)) return false;
     } else if (eq(K_DELTA)) {
       if (seen & 2) return false;
       seen |= 2;
@@ -336,7 +346,7 @@ function delta(): boolean {
     if (bit !== 0) {
       if (seen & bit) return false;
       seen |= bit;
-      if (!contentString()) return false;
+      if (!contentString(bit === 1 ? KIND_ANSWER : KIND_REASONING)) return false;
     } else if (eq(K_TOOL_CALLS)) {
       if (seen & 8) return false;
       seen |= 8;
@@ -344,7 +354,10 @@ function delta(): boolean {
         const at = p;
         p++;
         skipWs();
-        if (p < end && b[p] !== RBRACK) content = contentInfo.tools = true; // any tool-call delta is content
+        if (p < end && b[p] !== RBRACK) {
+          content |= KIND_ANSWER; // any tool-call delta is answer content
+          contentInfo.tools = true;
+        }
         p = at;
         if (!skipValue(5)) return false;
       } else if (!isNull()) return false;

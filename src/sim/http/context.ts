@@ -6,6 +6,7 @@ import type { SimMetrics } from '../metrics/sim-metrics.js';
 import type { TokenCounter } from './request-parse.js';
 import type { StreamListener } from './sim-stream.js';
 import type { Dialect } from './wire.js';
+import type { ReasoningOptions } from '../reasoning.js';
 
 export interface ServerContext {
   modelName: string;
@@ -23,4 +24,6 @@ export interface ServerContext {
   faults: FaultInjector | null;
   groundTruth: GroundTruth | null;
   listener: StreamListener;
+  /** Reasoning mode (null: off). */
+  reasoning: ReasoningOptions | null;
 }

@@ -7,6 +7,7 @@ import type { GenRequest } from '../backend.js';
 import { OOM_MESSAGE } from '../faults.js';
 import type { FaultDecision } from '../faults.js';
 import { naturalLength } from '../text.js';
+import { reasoningTokensOf } from '../reasoning.js';
 import type { ServerContext } from './context.js';
 import type { ParsedRequest } from './request-parse.js';
 import { SimStream } from './sim-stream.js';
@@ -53,7 +54,7 @@ function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: nu
   }
   const finishReason = natural < maxTokens ? 'stop' : 'length';
   const prefix = p.api === 'chat' ? 'chatcmpl' : 'cmpl';
-  const fmt = new ChunkFormat(ctx.dialect, p.api, `${prefix}-sim${id}`, Math.floor(Date.now() / 1000), ctx.modelName);
+  const fmt = new ChunkFormat(ctx.dialect, p.api, `${prefix}-sim${id}`, Math.floor(Date.now() / 1000), ctx.modelName, ctx.reasoning?.field);
   const gen: GenRequest = { id, arrivalMs, promptTokens: p.promptTokens, outputTokens: natural, blockHashes: p.blockHashes };
   const llama = ctx.dialect === 'llamacpp';
   const stream = new SimStream(
@@ -68,6 +69,7 @@ function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: nu
       closeAfter: llama,
       keepGroundTruth: ctx.groundTruth !== null,
       faults: streamFault,
+      reasoningTokens: p.api === 'chat' ? reasoningTokensOf(ctx.reasoning, natural) : 0,
     },
     ctx.backend,
     ctx.metrics,

@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { Backend, GenRequest, TokenSink } from '../backend.js';
 import type { SimMetrics } from '../metrics/sim-metrics.js';
 import { outputWord } from '../text.js';
-import type { ChunkFormat } from './wire.js';
+import type { ChunkFormat, Usage } from './wire.js';
 import { llamaTimings } from './wire.js';
 
 /** Per-request stream faults decided at arrival (see ../faults.ts). Token indices are 0-based; −1 = off. */
@@ -32,6 +32,8 @@ export interface StreamOptions {
   closeAfter: boolean;
   keepGroundTruth: boolean;
   faults: StreamFaultPlan | null;
+  /** Reasoning mode: the first this-many tokens are reasoning (0: none; chat only). */
+  reasoningTokens: number;
 }
 
 /** Told when the response is finished, cut or failed. */
@@ -107,7 +109,7 @@ export class SimStream implements TokenSink {
     if (!this.opts.stream) return;
     const last = k === this.req.outputTokens - 1;
     const word = outputWord(this.opts.wordSeed, k);
-    const ev = this.fmt.token(word, last ? this.opts.finishReason : null);
+    const ev = this.fmt.token(word, last ? this.opts.finishReason : null, k < this.opts.reasoningTokens);
     this.pending += k === 0 ? this.fmt.head() + ev : ev;
   }
 
@@ -153,7 +155,9 @@ export class SimStream implements TokenSink {
     this.endMs = atMs;
     const n = this.emitted;
     this.metrics.onRequestEnd(this.opts.finishReason, this.req.arrivalMs, this.admitMs, this.firstTokenMs, atMs, n, this.req.promptTokens);
-    const usage = { prompt_tokens: this.req.promptTokens, completion_tokens: n, total_tokens: this.req.promptTokens + n };
+    const reasoning = Math.min(this.opts.reasoningTokens, n);
+    const usage: Usage = { prompt_tokens: this.req.promptTokens, completion_tokens: n, total_tokens: this.req.promptTokens + n };
+    if (reasoning > 0) usage.completion_tokens_details = { reasoning_tokens: reasoning };
     const timings =
       this.fmt.dialect === 'llamacpp'
         ? llamaTimings(this.req.promptTokens, this.firstTokenMs - this.req.arrivalMs, n, atMs - this.firstTokenMs)
@@ -167,9 +171,13 @@ export class SimStream implements TokenSink {
         res.end(tail, () => sock.end());
       } else res.end(tail);
     } else {
+      let thought = '';
       let text = '';
-      for (let k = 0; k < n; k++) text += outputWord(this.opts.wordSeed, k);
-      const body = this.fmt.full(text, this.opts.finishReason, usage, timings);
+      for (let k = 0; k < n; k++) {
+        if (k < reasoning) thought += outputWord(this.opts.wordSeed, k);
+        else text += outputWord(this.opts.wordSeed, k);
+      }
+      const body = this.fmt.full(text, this.opts.finishReason, usage, timings, thought);
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
       this.markWritten();
       res.end(body);

@@ -13,6 +13,8 @@
  * Per-chunk cost is one string concatenation: the JSON around the token is built once per
  * request, and output words are plain ASCII needing no escaping.
  */
+import type { ReasoningField } from '../reasoning.js';
+
 export type Dialect = 'vllm' | 'llamacpp';
 export type Api = 'completions' | 'chat';
 
@@ -20,6 +22,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Only in reasoning mode, as OpenAI reports it. */
+  completion_tokens_details?: { reasoning_tokens: number };
 }
 
 /** llama.cpp's `timings` object (ms and tokens/s). */
@@ -50,6 +54,8 @@ export function llamaTimings(promptN: number, promptMs: number, predictedN: numb
 
 export class ChunkFormat {
   private readonly pre: string;
+  /** Chat: the event prefix of a reasoning token (`delta.<reasoningField>`). */
+  private readonly preReasoning: string;
   private readonly mid: string;
   private readonly meta: string;
   /** True when every event is pure ASCII (byte length = string length). */
@@ -61,6 +67,7 @@ export class ChunkFormat {
     readonly id: string,
     readonly created: number,
     readonly model: string,
+    readonly reasoningField: ReasoningField = 'reasoning_content',
   ) {
     const m = JSON.stringify(model);
     const obj = api === 'chat' ? 'chat.completion.chunk' : 'text_completion';
@@ -69,9 +76,11 @@ export class ChunkFormat {
     this.ascii = /^[\x00-\x7f]*$/.test(this.meta);
     if (api === 'chat') {
       this.pre = `data: {${this.meta},"choices":[{"index":0,"delta":{"content":"`;
+      this.preReasoning = `data: {${this.meta},"choices":[{"index":0,"delta":{"${reasoningField}":"`;
       this.mid = `"},"logprobs":null,"finish_reason":`;
     } else {
-      this.pre = `data: {${this.meta},"choices":[{"index":0,"text":"`;
+      // Text completions carry no separate reasoning (vLLM's reasoning parser is chat-only).
+      this.pre = this.preReasoning = `data: {${this.meta},"choices":[{"index":0,"text":"`;
       this.mid = `","logprobs":null,"finish_reason":`;
     }
   }
@@ -83,10 +92,10 @@ export class ChunkFormat {
     return `data: {${this.meta},"choices":[{"index":0,"delta":{"role":"assistant","content":${content}},"logprobs":null,"finish_reason":null}]}\n\n`;
   }
 
-  /** One token event. `finish` is set on the last token in the vLLM dialect only. */
-  token(word: string, finish: string | null): string {
+  /** One token event (a reasoning delta when `reasoning`). `finish` is set on the last token in the vLLM dialect only. */
+  token(word: string, finish: string | null, reasoning = false): string {
     const f = finish === null || this.dialect === 'llamacpp' ? 'null' : `"${finish}"`;
-    return this.pre + word + this.mid + f + '}]}\n\n';
+    return (reasoning ? this.preReasoning : this.pre) + word + this.mid + f + '}]}\n\n';
   }
 
   /** Everything after the last token, including `data: [DONE]`. */
@@ -104,13 +113,14 @@ export class ChunkFormat {
     return u + 'data: [DONE]\n\n';
   }
 
-  /** A whole non-streaming response body. */
-  full(text: string, finish: string, usage: Usage, timings: LlamaTimings | null): string {
+  /** A whole non-streaming response body; chat puts `reasoning` (when non-empty) beside the content. */
+  full(text: string, finish: string, usage: Usage, timings: LlamaTimings | null, reasoning = ''): string {
     const obj = this.api === 'chat' ? 'chat.completion' : 'text_completion';
+    const message = reasoning === '' ? { role: 'assistant', content: text } : { role: 'assistant', [this.reasoningField]: reasoning, content: text };
     const choice =
       this.api === 'chat'
-        ? { index: 0, message: { role: 'assistant', content: text }, logprobs: null, finish_reason: finish }
-        : { index: 0, text, logprobs: null, finish_reason: finish };
+        ? { index: 0, message, logprobs: null, finish_reason: finish }
+        : { index: 0, text: reasoning + text, logprobs: null, finish_reason: finish };
     const body: Record<string, unknown> = {
       id: this.id,
       object: obj,
