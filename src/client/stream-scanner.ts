@@ -16,6 +16,10 @@
  *              └► 'data:'? ─► classifyLine() (sse/json-classify.ts): one validating pass over the
  *                 JSON that also finds the line end ─► NONE / CONTENT (and learn the template)
  *
+ * Each content event is also told apart as reasoning (`reasoning_content`, `reasoning`) or answer
+ * (text, content, tool calls): the classifier reports the kinds it saw and the template keeps the
+ * kind of its string's path, so the plain answer event costs one more compare (see mark()).
+ *
  * No string, object or closure is created per event. Everything else — a line split across
  * reads, comments, other fields, multi-line data, and payloads the classifier defers (usage,
  * finish_reason, errors, [DONE], malformed) — takes the general path: find the line end,
