@@ -42,7 +42,7 @@ function methodLine(p: PairComparison, k: number): string {
   const m = p.method;
   if (!m) return '';
   return (
-    `Deltas are B − A (relative to A; error rate in percentage points). Intervals: bootstrap, ${m.resamples} resamples (seed ${m.seed}); ` +
+    `Deltas are B − A (relative to A; error rate in percentage points). Intervals: bootstrap, ${m.resamples} resamples${m.itl_resamples < m.resamples ? ` (ITL: ${m.itl_resamples}, the runs hold many gaps)` : ''} (seed ${m.seed}); ` +
     `resampling unit: ${m.resampling_unit}; ${(m.confidence * 100).toFixed(0)}% family-wise over ${k} figures (Bonferroni: ${(m.per_figure_level * 100).toFixed(2)}% each); ` +
     `changes under ${(m.min_effect * 100).toFixed(1)}% count as no change.`
   );

@@ -135,10 +135,11 @@ export function scratchFor(s: RunSample): Scratch {
 }
 
 /** The key figures of one bootstrap resample of the run. */
-export function resampleFigures(s: RunSample, rng: Rng, scratch: Scratch, goodput: boolean): FigureValues {
+export function resampleFigures(s: RunSample, rng: Rng, scratch: Scratch, goodput: boolean, withItl = true): FigureValues {
   const k = multinomialCounts(rng, s.n, scratch.requests);
   const out: FigureValues = {};
   for (const key of LATENCY_KEYS) {
+    if (key === 'itl' && !withItl) continue;
     const ps = weightedPercentiles(s.latency[key], k, PERCENTILES);
     PERCENTILES.forEach((p, i) => (out[`${key}_p${p}`] = ps[i]!));
   }

@@ -14,6 +14,10 @@ import { resampleFigures, scratchFor, type RunSample } from './bootstrap.js';
 import { KEY_FIGURES, type FigureValues, type KeyFigure } from './key-figures.js';
 import { compareShapes, shapesDiffer, type ShapeItem, type ShapeSource } from './load-shape.js';
 
+/** Gap scans allowed for ITL over all resamples, and the floor on its resamples. */
+const ITL_SCAN_BUDGET = 4e8;
+const MIN_ITL_RESAMPLES = 100;
+
 export interface CompareSide {
   /** How the user named it (a path). */
   label: string;
@@ -60,7 +64,7 @@ export interface PairComparison {
   /** Why no verdicts were given, in one sentence; null when judged. */
   note: string | null;
   figures: FigureComparison[];
-  method: { resampling_unit: string; resamples: number; seed: number; confidence: number; per_figure_level: number; min_effect: number } | null;
+  method: { resampling_unit: string; resamples: number; itl_resamples: number; seed: number; confidence: number; per_figure_level: number; min_effect: number } | null;
 }
 
 function deltaOf(f: KeyFigure, a: number | null | undefined, b: number | null | undefined): number | null {
@@ -97,6 +101,10 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
   const k = Math.max(1, comparable.length);
   const level = 1 - (1 - opts.confidence) / k;
   const cis = new Map<string, [number, number]>();
+  // ITL pools every gap of every request: each resample scans them all, so very long runs get
+  // fewer ITL resamples (at least MIN_ITL_RESAMPLES), said in the method line.
+  const gaps = (A.sample?.latency.itl.values.length ?? 0) + (B.sample?.latency.itl.values.length ?? 0);
+  const itlResamples = Math.min(opts.resamples, Math.max(MIN_ITL_RESAMPLES, Math.floor(ITL_SCAN_BUDGET / Math.max(1, gaps))));
   if (withCi && comparable.length > 0) {
     const base = createRng(opts.seed);
     const rngA = base.fork();
@@ -106,8 +114,9 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
     const hasGoodput = A.figures.goodput != null && B.figures.goodput != null;
     const draws = new Map(comparable.map((f) => [f.id, [] as number[]]));
     for (let r = 0; r < opts.resamples; r++) {
-      const fa = resampleFigures(A.sample!, rngA, sa, hasGoodput);
-      const fb = resampleFigures(B.sample!, rngB, sb, hasGoodput);
+      const withItl = r < itlResamples;
+      const fa = resampleFigures(A.sample!, rngA, sa, hasGoodput, withItl);
+      const fb = resampleFigures(B.sample!, rngB, sb, hasGoodput, withItl);
       for (const f of comparable) {
         const d = deltaOf(f, fa[f.id], fb[f.id]);
         if (d !== null && Number.isFinite(d)) draws.get(f.id)!.push(d);
@@ -144,6 +153,7 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
       ? {
           resampling_unit: 'requests (latency percentiles, error rate); 1-second buckets of the measured window (throughputs, goodput, cost per 1M tokens)',
           resamples: opts.resamples,
+          itl_resamples: itlResamples,
           seed: opts.seed,
           confidence: opts.confidence,
           per_figure_level: level,
