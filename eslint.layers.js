@@ -16,7 +16,8 @@ export const LAYERS = {
   metrics: ['errors', 'util', 'config', 'record'],
   analysis: ['errors', 'util', 'config', 'record', 'metrics'],
   store: ['errors', 'util', 'config', 'record'],
-  report: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'runner'],
+  observe: ['errors', 'util', 'config', 'record'],
+  report: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'runner', 'observe'],
   sim: ['errors', 'util', 'record'],
   cli: null, // composes everything
 };

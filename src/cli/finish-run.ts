@@ -6,6 +6,8 @@ import { assessValidity, type ClientHealth, type RunValidity } from '../analysis
 import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from '../metrics/index.js';
 import type { RequestRecord } from '../record/record.js';
 import { renderSummary } from '../report/console-summary.js';
+import { renderServerSummary } from '../report/server-summary.js';
+import type { ServerObservation } from '../observe/observation.js';
 import { RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
 import { toVllmJson, type VllmPercentile } from '../report/vllm-json.js';
 import type { RunDir } from '../store/run-dir.js';
@@ -39,6 +41,8 @@ export interface FinishInput {
   client: Record<string, unknown>;
   ignoreEos: boolean;
   clientTokenizer: 'estimate' | 'tokenizer';
+  /** The server's metrics over the run (run against a server; null when not observed). */
+  server?: ServerObservation | null;
   /** A validity verdict carried over from the original run (analyze). */
   priorValidity?: RunValidity | null;
   /** Removes the run's secrets from everything written or printed. */
@@ -84,6 +88,7 @@ export function buildResult(input: FinishInput): RunResult {
     validity,
     cost,
     client: input.client,
+    server: input.server ?? null,
   };
 }
 
@@ -120,6 +125,10 @@ export function finishRun(input: FinishInput): number {
     const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${where}`;
     const summary = renderSummary(result.metrics, { title, validity: result.validity, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost });
     input.io.stdout.write(`${input.redactor ? input.redactor.scrub(summary) : summary}\n`);
+    if (result.server) {
+      const server = renderServerSummary(result.server, result.metrics.latency.ttft_ms.mean ?? null);
+      input.io.stdout.write(`\n${input.redactor ? input.redactor.scrub(server) : server}\n`);
+    }
     if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
   }
   return input.run.interrupted && input.health !== null ? EXIT_CODES.SIGINT : 0;

@@ -10,7 +10,7 @@ import { registerWorkloadOptions } from '../workload/index.js';
 import { analyzeCommand } from './analyze-command.js';
 import { compareCommand } from './compare-command.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
-import { COST_FLAGS, LOAD_FLAGS, SERVE_SIM_FLAGS, OUTPUT_FLAGS, registerFlags, SIM_FLAGS, TARGET_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
+import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, registerFlags, SERVE_SIM_FLAGS, SIM_FLAGS, TARGET_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { resolveRunSpec } from './resolve-spec.js';
 import { runCommand } from './run-command.js';
 import { RunSpecSchema } from './run-spec.js';
@@ -38,6 +38,8 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   registerFlags(run, LOAD_FLAGS);
   run.optionsGroup('Workload:');
   registerWorkloadOptions(run);
+  run.optionsGroup('Server metrics (docs/observe.md):');
+  registerFlags(run, OBSERVE_FLAGS);
   run.optionsGroup('Built-in simulator (no --base-url):');
   registerFlags(run, SIM_FLAGS);
   run.optionsGroup('Cost:');

@@ -4,7 +4,7 @@ import { deepMerge, readSpecFile, validateSpec, type PlainObject } from '../conf
 import { workloadSpecFromFlags } from '../workload/index.js';
 import { RunSpecSchema, type RunSpec } from './run-spec.js';
 import { normalizeBaseUrl } from '../config/base-url.js';
-import { COST_FLAGS, LOAD_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS } from './run-flags.js';
+import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS } from './run-flags.js';
 
 /** Number of requests and rate of the quickstart run against the built-in simulator. */
 export const SIM_DEMO_DEFAULTS = { num_prompts: 200, request_rate: 10 } as const;
@@ -26,7 +26,7 @@ function applySimulatorDemoDefaults(merged: PlainObject): void {
 export function resolveRunSpec(opts: Record<string, unknown>, mode: { simulatorOnly?: boolean } = {}): RunSpec {
   const configPath = typeof opts.config === 'string' ? opts.config : null;
   const fromFile = configPath ? readSpecFile(configPath) : {};
-  const { spec: fromFlags, flagPaths } = specFromFlags(opts, [...TARGET_FLAGS, ...LOAD_FLAGS, ...OUTPUT_FLAGS, ...SIM_FLAGS, ...COST_FLAGS]);
+  const { spec: fromFlags, flagPaths } = specFromFlags(opts, [...TARGET_FLAGS, ...LOAD_FLAGS, ...OUTPUT_FLAGS, ...SIM_FLAGS, ...COST_FLAGS, ...OBSERVE_FLAGS]);
   const workloadFlags = workloadSpecFromFlags(opts);
   if (Object.keys(workloadFlags).length > 0) fromFlags.workload = workloadFlags;
   const merged = deepMerge(fromFile, fromFlags);

@@ -14,6 +14,8 @@ import { preflight } from '../client/preflight.js';
 import { targetConfig } from '../client/target-config.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import { finishRun } from './finish-run.js';
+import { RunObserver } from '../observe/run-observer.js';
+import { measureRecords, measuredWindow } from '../metrics/index.js';
 import type { CliIo } from './io.js';
 import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
@@ -69,6 +71,8 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       throw new UserError('--model: required with --no-preflight');
     }
 
+    // Server-side series (docs/observe.md): a baseline scrape now, then one per interval, off the load threads.
+    const observer = await RunObserver.start({ spec: spec.observe, baseUrl: baseUrl!, insecureTls: spec.target.tls_insecure, warn: log });
     let startedAt = new Date();
     let monotonicOrigin: string | null = null;
     if (spec.output.save) {
@@ -101,6 +105,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       onStart: (originNs) => {
         startedAt = new Date();
         monotonicOrigin = originNs;
+        observer?.setOrigin(originNs, startedAt.getTime());
       },
       ...(io.signal ? { signal: io.signal } : {}),
     });
@@ -109,6 +114,9 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     writer?.close();
     writer = null;
     if (outcome.interrupted) log('interrupted: in-flight requests cancelled; reporting what was measured');
+    const span = measuredWindow(measureRecords(outcome.records));
+    const observed = observer ? await observer.finish(span?.start_ms ?? 0, span?.end_ms ?? 0) : null;
+    if (observed && dir) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
 
     return finishRun({
       spec,
@@ -139,6 +147,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
       redactor,
       cost,
+      server: observed?.observation ?? null,
     });
   } finally {
     writer?.close();

@@ -77,6 +77,15 @@ export const OUTPUT_FLAGS: FlagDef[] = [
   { flag: '--progress <mode>', path: ['output', 'progress'], kind: 'string', help: 'auto|bar|lines|none (default auto: bar on a terminal)' },
 ];
 
+/** Server-side observation during a run (docs/observe.md). */
+export const OBSERVE_FLAGS: FlagDef[] = [
+  { flag: '--metrics-url <url...>', path: ['observe', 'metrics_urls'], kind: 'list', help: "Prometheus endpoint(s) to scrape during the run, one per replica (default: the target's /metrics)" },
+  { flag: '--dcgm-url <url...>', path: ['observe', 'dcgm_urls'], kind: 'list', help: 'NVIDIA DCGM exporter endpoint(s) for GPU telemetry' },
+  { flag: '--prometheus-url <url>', path: ['observe', 'prometheus_url'], kind: 'string', help: 'read server series from this Prometheus server (range queries over the run) instead of scraping' },
+  { flag: '--scrape-interval <duration>', path: ['observe', 'scrape_interval_ms'], kind: 'string', help: 'how often to scrape (default 1s)' },
+  { flag: '--no-metrics', path: ['observe', 'metrics'], kind: 'bool', help: "do not read the server's metrics" },
+];
+
 /** The simulated engine's settings, named as vLLM's `serve` names them. */
 export const ENGINE_FLAGS: FlagDef[] = [
   { flag: '--tensor-parallel-size <n>', path: ['sim', 'tensor_parallel_size'], kind: 'int', help: 'simulated engine: GPUs per replica (default 1)' },

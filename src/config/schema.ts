@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { parseCountOrDuration, parseDurationMs, parseRate, UnitError } from './units.js';
 import { parseSlo, SLO_METRICS } from './slo.js';
 import { CostSpecSchema } from './prices.js';
+import { ObserveSpecSchema } from './observe-spec.js';
 
 /** A list given as an array or as one comma-separated string (as vLLM's flags take it). */
 function commaList<O>(item: z.ZodType<O, unknown>, example: string) {
@@ -183,6 +184,7 @@ export function buildRunSpecSchema<W extends z.ZodType>(workload: W) {
       output: OutputSpecSchema.prefault({}),
       sim: SimSpecSchema.prefault({}),
       cost: CostSpecSchema.prefault({}),
+      observe: ObserveSpecSchema.prefault({}),
     })
     .strict();
 }

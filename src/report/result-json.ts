@@ -5,6 +5,7 @@
 import type { RunMetrics } from '../metrics/index.js';
 import type { RunValidity } from '../analysis/run-validity.js';
 import type { CostFigures } from '../metrics/cost.js';
+import type { ServerObservation } from '../observe/observation.js';
 
 export const RESULT_SCHEMA = 'infermeter.result/1';
 
@@ -45,4 +46,6 @@ export interface RunResult {
   /** Cost figures when a price was given (--gpu-hour-cost or --prices); docs/cost.md. */
   cost: CostFigures | null;
   client: Record<string, unknown>;
+  /** The server's own metrics over the run (docs/observe.md); null when not observed. */
+  server?: ServerObservation | null;
 }

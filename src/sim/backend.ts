@@ -46,6 +46,22 @@ export interface BackendStats {
   /** KV cache geometry (0 when the backend has no cache). */
   numBlocks: number;
   blockSize: number;
+  /** The engine model's GPU activity (absent for the fixed-delay backend). */
+  gpu?: GpuActivity;
+}
+
+/**
+ * Cumulative GPU activity of the modelled steps, from which /metrics derives DCGM-named series:
+ * busy time (any step running), the share of it bound by compute and by memory bandwidth (the
+ * roofline's two terms), and memory held per GPU (weights, reserve and KV blocks in use).
+ */
+export interface GpuActivity {
+  gpus: number;
+  busyMs: number;
+  computeMs: number;
+  memoryMs: number;
+  memUsedBytesPerGpu: number;
+  memTotalBytesPerGpu: number;
 }
 
 export interface Backend {

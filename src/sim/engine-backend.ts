@@ -3,7 +3,7 @@
  * end emits the tokens it produced. Step k+1 starts at the scheduled end of step k (not at the
  * late timer's firing time), so the simulated timeline never drifts; lateness is measured.
  */
-import type { Backend, BackendStats, GenRequest, TokenSink } from './backend.js';
+import type { Backend, BackendStats, GenRequest, GpuActivity, TokenSink } from './backend.js';
 import type { EngineConfig } from './engine/config.js';
 import { engineConfig } from './engine/config.js';
 import { Engine } from './engine/engine.js';
@@ -11,6 +11,7 @@ import type { EngineRequest, StepResult } from './engine/engine.js';
 import type { HardwareProfile } from './engine/hardware.js';
 import type { ModelProfile } from './engine/models.js';
 import { hardwareProfile, modelProfile } from './engine/profiles.js';
+import { kvBytesPerToken, weightBytes } from './engine/models.js';
 import { LatenessStats } from './lateness.js';
 
 export interface EngineTiming {
@@ -32,6 +33,8 @@ export class EngineBackend implements Backend {
   private pending: StepResult | null = null;
   private stepStart = 0;
   private stepEnd = 0;
+  /** Σ step time, and Σ of the roofline's compute and memory terms (ms): GPU activity for /metrics. */
+  private readonly gpuMs = { busy: 0, compute: 0, memory: 0 };
   /** Arrived while a step ran; added once the (scheduled) step end passes their arrival. */
   private incoming: { req: EngineRequest; arrivalMs: number }[] = [];
 
@@ -77,6 +80,21 @@ export class EngineBackend implements Backend {
       prefixHits: e.counters.prefix_hits,
       numBlocks: e.kv.numBlocks,
       blockSize: e.kv.blockSize,
+      gpu: this.gpuActivity(),
+    };
+  }
+
+  private gpuActivity(): GpuActivity {
+    const e = this.engine;
+    const tp = e.cfg.tensor_parallel;
+    const kvBytes = e.kv.usage() * e.kv.numBlocks * e.kv.blockSize * kvBytesPerToken(e.model);
+    return {
+      gpus: tp,
+      busyMs: this.gpuMs.busy,
+      computeMs: this.gpuMs.compute,
+      memoryMs: this.gpuMs.memory,
+      memUsedBytesPerGpu: (weightBytes(e.model) + kvBytes) / tp + e.cfg.activation_reserve_bytes,
+      memTotalBytesPerGpu: e.hw.mem_bytes,
     };
   }
 
@@ -95,6 +113,10 @@ export class EngineBackend implements Backend {
       return;
     }
     this.busy = true;
+    const cost = this.engine.roofline.cost(r.shape);
+    this.gpuMs.busy += r.duration_ms;
+    this.gpuMs.compute += Math.min(cost.compute_ms, r.duration_ms);
+    this.gpuMs.memory += Math.min(cost.memory_ms, r.duration_ms);
     this.pending = r;
     this.stepStart = startMs;
     this.stepEnd = startMs + r.duration_ms;

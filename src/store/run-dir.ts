@@ -17,6 +17,8 @@ export interface RunDir {
   id: string;
   recordsPath: string;
   writeJson(name: string, data: unknown): void;
+  /** One JSON value per line (a side file such as server-metrics.jsonl). */
+  writeJsonLines(name: string, rows: readonly unknown[]): void;
 }
 
 export function createRunDir(resultDir: string, name: string, startedAt: Date): RunDir {
@@ -33,6 +35,9 @@ export function createRunDir(resultDir: string, name: string, startedAt: Date): 
         recordsPath: join(path, 'records.jsonl'),
         writeJson(file: string, data: unknown) {
           writeFileSync(join(path, file), `${JSON.stringify(data, null, 2)}\n`);
+        },
+        writeJsonLines(file: string, rows: readonly unknown[]) {
+          writeFileSync(join(path, file), rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
         },
       };
     } catch (err) {

@@ -16,12 +16,18 @@
  *   vllm:request_prompt_tokens, vllm:request_generation_tokens  histogram, tokens
  *   vllm:cache_config_info{block_size,num_gpu_blocks}  gauge = 1
  *
+ * Both dialects add process_start_time_seconds (changes on a restart) and, when the backend
+ * models a GPU, NVIDIA DCGM exporter names per GPU (label gpu="0"…): DCGM_FI_DEV_GPU_UTIL (%),
+ * DCGM_FI_PROF_SM_ACTIVE and DCGM_FI_PROF_DRAM_ACTIVE (ratios), DCGM_FI_DEV_FB_USED and
+ * DCGM_FI_DEV_FB_FREE (MiB). Activity is the step model's busy, compute-bound and
+ * memory-bound time since the previous scrape, as DCGM averages over its sampling period.
+ *
  * In the llama.cpp dialect the names are llama-server's (no labels): llamacpp:prompt_tokens_total,
  * prompt_seconds_total, tokens_predicted_total, tokens_predicted_seconds_total (counters),
  * prompt_tokens_seconds, predicted_tokens_seconds (average tokens/s), requests_processing,
  * requests_deferred, kv_cache_usage_ratio (gauges).
  */
-import type { BackendStats } from '../backend.js';
+import type { BackendStats, GpuActivity } from '../backend.js';
 import { Histogram, family, fmtLabels } from './prom.js';
 
 // Bucket bounds as in vLLM's v1/metrics/loggers.py (seconds).
@@ -52,6 +58,10 @@ export class SimMetrics {
   /** Backend counters at the last reset (restart), subtracted so counters restart at 0. */
   private base = { preemptions: 0, prefixQueries: 0, prefixHits: 0 };
   private readonly labels: string;
+  /** Seconds since the epoch at start or the last restart (process_start_time_seconds). */
+  private startedS = Date.now() / 1000;
+  /** GPU activity at the previous scrape, for activity over the interval since. */
+  private lastGpu: { atMs: number; busyMs: number; computeMs: number; memoryMs: number } | null = null;
 
   constructor(
     modelName: string,
@@ -99,11 +109,39 @@ export class SimMetrics {
     this.predictedSeconds = 0;
     this.predictedTokens = 0;
     for (const k of this.success.keys()) this.success.set(k, 0);
+    this.startedS = Date.now() / 1000;
+    this.lastGpu = null;
     this.base = { preemptions: stats.preemptions, prefixQueries: stats.prefixQueries, prefixHits: stats.prefixHits };
   }
 
-  render(s: BackendStats): string {
-    if (this.dialect === 'llamacpp') return this.renderLlama(s);
+  render(s: BackendStats, nowMs: number = performance.now()): string {
+    let out = family('process_start_time_seconds', 'gauge', 'Start time of the process since unix epoch in seconds.', [{ labels: '', value: this.startedS }]);
+    if (s.gpu) out += this.renderGpu(s.gpu, nowMs);
+    return out + (this.dialect === 'llamacpp' ? this.renderLlama(s) : this.renderVllm(s));
+  }
+
+  private renderGpu(g: GpuActivity, nowMs: number): string {
+    const last = this.lastGpu ?? { atMs: nowMs, busyMs: g.busyMs, computeMs: g.computeMs, memoryMs: g.memoryMs };
+    const span = nowMs - last.atMs;
+    // A share of the interval since the last scrape; 0 on the first scrape (no interval yet).
+    const share = (now: number, then: number): number => (span > 0 ? Math.min(1, Math.max(0, (now - then) / span)) : 0);
+    const util = share(g.busyMs, last.busyMs);
+    const sm = share(g.computeMs, last.computeMs);
+    const dram = share(g.memoryMs, last.memoryMs);
+    this.lastGpu = { atMs: nowMs, busyMs: g.busyMs, computeMs: g.computeMs, memoryMs: g.memoryMs };
+    const MiB = 1024 * 1024;
+    const perGpu = (value: number): { labels: string; value: number }[] =>
+      Array.from({ length: g.gpus }, (_, i) => ({ labels: fmtLabels('', { gpu: String(i), modelName: 'infermeter simulated GPU' }), value }));
+    let out = '';
+    out += family('DCGM_FI_DEV_GPU_UTIL', 'gauge', 'GPU utilization (in %).', perGpu(Math.round(util * 100)));
+    out += family('DCGM_FI_PROF_SM_ACTIVE', 'gauge', 'The ratio of cycles an SM has at least 1 warp assigned.', perGpu(sm));
+    out += family('DCGM_FI_PROF_DRAM_ACTIVE', 'gauge', 'The ratio of cycles the device memory interface is active sending or receiving data.', perGpu(dram));
+    out += family('DCGM_FI_DEV_FB_USED', 'gauge', 'Framebuffer memory used (in MiB).', perGpu(Math.round(g.memUsedBytesPerGpu / MiB)));
+    out += family('DCGM_FI_DEV_FB_FREE', 'gauge', 'Framebuffer memory free (in MiB).', perGpu(Math.max(0, Math.round((g.memTotalBytesPerGpu - g.memUsedBytesPerGpu) / MiB))));
+    return out;
+  }
+
+  private renderVllm(s: BackendStats): string {
     const L = this.labels;
     const one = (value: number): { labels: string; value: number }[] => [{ labels: L, value }];
     let out = '';

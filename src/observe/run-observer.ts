@@ -1,0 +1,77 @@
+/**
+ * Server-side observation around one load run: scrape the target's /metrics (or read a
+ * Prometheus server afterwards), then summarize over the measured span. Never fails the run.
+ */
+import type { ObserveSpec } from '../config/observe-spec.js';
+import { DCGM } from './engines.js';
+import { observationOf, type ServerObservation } from './observation.js';
+import { readFromPrometheus } from './prometheus-source.js';
+import { Scraper, type ScrapeTarget } from './scraper.js';
+import type { Snapshot } from './snapshot.js';
+
+export interface ObserverOptions {
+  spec: ObserveSpec;
+  /** The target's root URL; its origin's /metrics is scraped when no --metrics-url is given. */
+  baseUrl: string;
+  headers?: Record<string, string>;
+  insecureTls?: boolean;
+  warn: (line: string) => void;
+}
+
+export interface Observed {
+  observation: ServerObservation;
+  snapshots: Snapshot[];
+}
+
+export function scrapeTargets(spec: ObserveSpec, baseUrl: string): ScrapeTarget[] {
+  const metrics = spec.metrics_urls.length > 0 ? spec.metrics_urls : [new URL('/metrics', new URL(baseUrl).origin).toString()];
+  return [...metrics.map((url) => ({ url })), ...spec.dcgm_urls.map((url) => ({ url, engines: [DCGM] }))];
+}
+
+export class RunObserver {
+  private originNs = process.hrtime.bigint();
+  private originEpochMs = Date.now();
+
+  private constructor(
+    private readonly opts: ObserverOptions,
+    private readonly scraper: Scraper | null,
+  ) {}
+
+  /** Null when observation is off (--no-metrics without --prometheus-url). */
+  static async start(opts: ObserverOptions): Promise<RunObserver | null> {
+    const { spec } = opts;
+    if (spec.prometheus_url !== null) return new RunObserver(opts, null);
+    if (!spec.metrics) return null;
+    const scraper = new Scraper({
+      targets: scrapeTargets(spec, opts.baseUrl),
+      intervalMs: spec.scrape_interval_ms,
+      warn: opts.warn,
+      ...(opts.headers ? { headers: opts.headers } : {}),
+      ...(opts.insecureTls !== undefined ? { insecureTls: opts.insecureTls } : {}),
+    });
+    await scraper.start();
+    return new RunObserver(opts, scraper);
+  }
+
+  /** The run's t = 0 (process.hrtime.bigint() as a decimal string) and its wall-clock time. */
+  setOrigin(originNs: string, epochMs: number): void {
+    this.originNs = BigInt(originNs);
+    this.originEpochMs = epochMs;
+    this.scraper?.setOrigin(this.originNs);
+  }
+
+  /** Stops scraping and summarizes over [fromMs, toMs] of the run clock. */
+  async finish(fromMs: number, toMs: number): Promise<Observed> {
+    const { spec } = this.opts;
+    if (this.scraper) {
+      const { snapshots, sources } = await this.scraper.stop();
+      return { observation: observationOf(snapshots, sources, 'scrape', spec.scrape_interval_ms, fromMs, toMs), snapshots };
+    }
+    const read = await readFromPrometheus(
+      spec.prometheus_url as string,
+      { fromEpochMs: this.originEpochMs + fromMs - spec.scrape_interval_ms, toEpochMs: this.originEpochMs + toMs + spec.scrape_interval_ms, originEpochMs: this.originEpochMs, stepMs: spec.scrape_interval_ms },
+      this.opts.warn,
+    );
+    return { observation: observationOf(read.snapshots, read.sources, 'prometheus', spec.scrape_interval_ms, fromMs, toMs), snapshots: read.snapshots };
+  }
+}
