@@ -46,6 +46,21 @@ interface MatrixSeries {
   values: [number, string][];
 }
 
+/**
+ * Waits (at most `maxWaitMs`) until the server has a sample of `metric` at or after `epochMs`,
+ * so the last window covers the run's end; returns the newest sample time (epoch ms) or null.
+ */
+async function waitForSampleAfter(promUrl: string, metric: string, epochMs: number, maxWaitMs: number): Promise<number | null> {
+  const deadline = Date.now() + maxWaitMs;
+  for (;;) {
+    const data = (await apiGet(promUrl, 'api/v1/query', { query: `max(timestamp(${metric}))` })) as { result: { value: [number, string] }[] };
+    const newest = data.result[0] ? Number(data.result[0].value[1]) * 1000 : null;
+    if (newest !== null && newest >= epochMs) return newest;
+    if (Date.now() >= deadline) return newest;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 export interface PrometheusRead {
   snapshots: Snapshot[];
   sources: SourceReport[];
@@ -53,9 +68,14 @@ export interface PrometheusRead {
 
 /**
  * Snapshots from `fromEpochMs` to `toEpochMs` every `stepMs`, timed on the run clock
- * (t = epoch − originEpochMs). Never throws: a problem is one warning and an empty read.
+ * (t = epoch − originEpochMs), after waiting up to `waitMs` for Prometheus to scrape past the
+ * run's end. Never throws: a problem is one warning and an empty read.
  */
-export async function readFromPrometheus(promUrl: string, span: { fromEpochMs: number; toEpochMs: number; originEpochMs: number; stepMs: number }, warn: (line: string) => void): Promise<PrometheusRead> {
+export async function readFromPrometheus(
+  promUrl: string,
+  span: { fromEpochMs: number; toEpochMs: number; originEpochMs: number; stepMs: number; waitMs: number },
+  warn: (line: string) => void,
+): Promise<PrometheusRead> {
   const shown = redactUrl(promUrl);
   try {
     const names = new Set((await apiGet(promUrl, 'api/v1/label/__name__/values', {})) as string[]);
@@ -64,14 +84,16 @@ export async function readFromPrometheus(promUrl: string, span: { fromEpochMs: n
       warn(`warning: Prometheus at ${shown} holds no metric names of vLLM, SGLang, TGI, llama.cpp or DCGM; no server series`);
       return { snapshots: [], sources: [{ url: shown, engines: [], scrapes: 0, failed: 1, problem: 'unknown engine' }] };
     }
+    const newest = await waitForSampleAfter(promUrl, (engines[0] as EngineMap).marker, span.toEpochMs, span.waitMs);
+    const toEpochMs = Math.max(span.toEpochMs, newest ?? 0);
     const wanted = new Set<string>();
     for (const e of engines) for (const list of Object.values(e.sources)) for (const src of list ?? []) for (const n of rawNames(src)) if (names.has(n)) wanted.add(n);
     // At most 11,000 points per series (Prometheus's limit): widen the step for long runs.
-    const step = Math.max(span.stepMs, Math.ceil((span.toEpochMs - span.fromEpochMs) / 10_000));
+    const step = Math.max(span.stepMs, Math.ceil((toEpochMs - span.fromEpochMs) / 10_000));
     const data = (await apiGet(promUrl, 'api/v1/query_range', {
       query: `{__name__=~"${[...wanted].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}"}`,
       start: (span.fromEpochMs / 1000).toFixed(3),
-      end: (span.toEpochMs / 1000).toFixed(3),
+      end: (toEpochMs / 1000).toFixed(3),
       step: `${step / 1000}s`,
     })) as { resultType: string; result: MatrixSeries[] };
     // instance → timestamp → samples

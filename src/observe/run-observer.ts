@@ -8,6 +8,10 @@ import { observationOf, type ServerObservation } from './observation.js';
 import { readFromPrometheus } from './prometheus-source.js';
 import { Scraper, type ScrapeTarget } from './scraper.js';
 import type { Snapshot } from './snapshot.js';
+import { redactUrl } from '../util/redact-url.js';
+
+/** How long to wait for a Prometheus server to scrape past the run's end (its interval is unknown to us). */
+const PROMETHEUS_WAIT_MS = 30_000;
 
 export interface ObserverOptions {
   spec: ObserveSpec;
@@ -67,9 +71,10 @@ export class RunObserver {
       const { snapshots, sources } = await this.scraper.stop();
       return { observation: observationOf(snapshots, sources, 'scrape', spec.scrape_interval_ms, fromMs, toMs), snapshots };
     }
+    this.opts.warn(`reading server series from Prometheus at ${redactUrl(spec.prometheus_url as string)} (waiting for a scrape past the run's end, at most ${PROMETHEUS_WAIT_MS / 1000} s)`);
     const read = await readFromPrometheus(
       spec.prometheus_url as string,
-      { fromEpochMs: this.originEpochMs + fromMs - spec.scrape_interval_ms, toEpochMs: this.originEpochMs + toMs + spec.scrape_interval_ms, originEpochMs: this.originEpochMs, stepMs: spec.scrape_interval_ms },
+      { fromEpochMs: this.originEpochMs + fromMs - spec.scrape_interval_ms, toEpochMs: this.originEpochMs + toMs + spec.scrape_interval_ms, originEpochMs: this.originEpochMs, stepMs: spec.scrape_interval_ms, waitMs: PROMETHEUS_WAIT_MS },
       this.opts.warn,
     );
     return { observation: observationOf(read.snapshots, read.sources, 'prometheus', spec.scrape_interval_ms, fromMs, toMs), snapshots: read.snapshots };
