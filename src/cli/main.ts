@@ -16,6 +16,7 @@ import { runCommand } from './run-command.js';
 import { RunSpecSchema } from './run-spec.js';
 import { FAULT_FLAGS, simServeCommand } from './sim-command.js';
 import { simRunCommand } from './sim-run-command.js';
+import { watchCommand } from './watch-command.js';
 
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('infermeter')
@@ -95,6 +96,18 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
       io.stdout.write(`${JSON.stringify(z.toJSONSchema(RunSpecSchema, { io: 'input', unrepresentable: 'any' }), null, 2)}\n`);
       setExit(0);
     });
+
+  program
+    .command('watch')
+    .description("observe a live service from its Prometheus metrics alone (no load): a live table of running/waiting requests, KV cache, token rates, server TTFT over a rolling window")
+    .addOption(new Option('--metrics-url <url...>', "the service's Prometheus endpoint(s), one per replica"))
+    .addOption(new Option('--dcgm-url <url...>', 'NVIDIA DCGM exporter endpoint(s) for GPU telemetry'))
+    .addOption(new Option('--interval <duration>', 'refresh every (default 2s)'))
+    .addOption(new Option('--window <duration>', 'rolling window the figures cover (default 1m)'))
+    .addOption(new Option('--duration <duration>', 'stop after this long (default: until Ctrl-C)'))
+    .addOption(new Option('--once', 'scrape twice one interval apart, print once, exit'))
+    .addOption(new Option('--json', 'one JSON object per refresh (JSON lines) instead of the table'))
+    .action(async (opts: Record<string, unknown>) => setExit(await watchCommand(opts, io)));
 
   const sim = program.command('sim').description('the simulated inference engine');
   const simRun = sim

@@ -33,6 +33,8 @@ export interface ScraperOptions {
   headers?: Record<string, string>;
   insecureTls?: boolean;
   warn: (line: string) => void;
+  /** What the warning says happens next (default: the run goes on without them). */
+  onProblem?: string;
   /** Monotonic clock in ns (tests inject one). */
   hrtime?: () => bigint;
 }
@@ -45,7 +47,8 @@ interface RawSnapshot {
 }
 
 export class Scraper {
-  private readonly raw: RawSnapshot[] = [];
+  private raw: RawSnapshot[] = [];
+  private taken = 0;
   private readonly reports: SourceReport[];
   private readonly engines: (readonly EngineMap[] | null)[];
   private timer: NodeJS.Timeout | null = null;
@@ -90,6 +93,23 @@ export class Scraper {
     return { snapshots, sources: this.reports };
   }
 
+  /** Milliseconds on the scraper's clock (from the origin). */
+  nowMs(): number {
+    return Number(this.hrtime() - this.originNs) / 1e6;
+  }
+
+  /** Snapshots scraped since the previous call (watch reads them as they come). */
+  takeNew(): Snapshot[] {
+    const fresh = this.raw.slice(this.taken);
+    this.taken = this.raw.length;
+    return fresh.map(({ atNs, snap }) => ({ ...snap, t_ms: Number(atNs - this.originNs) / 1e6 }));
+  }
+
+  /** The endpoints' health so far. */
+  get sources(): SourceReport[] {
+    return this.reports;
+  }
+
   /** One scrape of every endpoint now, besides the periodic ones (watch --once, tests). */
   scrapeNow(): Promise<void> {
     return this.scrapeAll();
@@ -104,7 +124,7 @@ export class Scraper {
     r.failed++;
     if (r.problem === null) {
       r.problem = line;
-      this.opts.warn(`warning: server metrics from ${r.url}: ${line}; the run goes on without them`);
+      this.opts.warn(`warning: server metrics from ${r.url}: ${line}; ${this.opts.onProblem ?? 'the run goes on without them'}`);
     }
   }
 
