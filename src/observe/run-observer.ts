@@ -8,7 +8,7 @@ import { observationOf, type ServerObservation } from './observation.js';
 import { readFromPrometheus } from './prometheus-source.js';
 import { Scraper, type ScrapeTarget } from './scraper.js';
 import type { Snapshot } from './snapshot.js';
-import { redactUrl } from '../util/redact-url.js';
+import { redactUrl } from '../util/redact.js';
 
 /** How long to wait for a Prometheus server to scrape past the run's end (its interval is unknown to us). */
 const PROMETHEUS_WAIT_MS = 30_000;
