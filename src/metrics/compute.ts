@@ -6,6 +6,7 @@
 
 import type { ErrorClass, RequestRecord, RequestStatus, TokenSource } from '../record/record.js';
 import { cancelRate, errorRate, failureRate, timeoutRate } from './defs/errors.js';
+import { degradedRate, isDegraded, isOom, oomRate } from './defs/stability.js';
 import {
   goodput,
   goodputAttained,
@@ -110,6 +111,8 @@ export function computeOver(
   const sources: Partial<Record<TokenSource, number>> = {};
   const ok: RequestRecord[] = [];
   let late = 0;
+  let oom = 0;
+  let degraded = 0;
   let inputTotal = 0;
   let inputUnknown = 0;
   let outputTotal = 0;
@@ -120,6 +123,8 @@ export function computeOver(
     byStatus[r.status]++;
     if (r.error_class !== null) byErrorClass[r.error_class] = (byErrorClass[r.error_class] ?? 0) + 1;
     if (r.sent_ms - r.scheduled_ms > lateMs) late++;
+    if (isOom(r)) oom++;
+    if (isDegraded(r)) degraded++;
     if (r.status !== 'ok') continue;
     ok.push(r);
     const input = r.prompt_tokens ?? r.client_prompt_tokens;
@@ -143,6 +148,8 @@ export function computeOver(
     ok: ok.length,
     by_status: byStatus,
     late,
+    oom,
+    degraded,
     input_tokens: inputTotal,
     output_tokens: outputTotal,
     good: hasGoodput ? good : null,
@@ -172,6 +179,10 @@ export function computeOver(
       timeout_rate: timeoutRate.value(t),
       cancel_rate: cancelRate.value(t),
       failure_rate: failureRate.value(t),
+      oom,
+      oom_rate: oomRate.value(t),
+      degraded,
+      degraded_rate: degradedRate.value(t),
     },
     tokens: {
       input_total: inputTotal,

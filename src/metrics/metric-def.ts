@@ -53,6 +53,9 @@ export interface RunTotals {
   ok: number;
   by_status: Record<RequestStatus, number>;
   late: number;
+  /** Attempts failed by out-of-memory, and ok answers cut short without a reason (defs/stability.ts). */
+  oom: number;
+  degraded: number;
   /** Σ input / output tokens over ok requests. */
   input_tokens: number;
   output_tokens: number;

@@ -21,6 +21,7 @@ import {
 } from './defs/throughput.js';
 import { tpot } from './defs/tpot.js';
 import { answerTpot, reasoningDuration, ttfat } from './defs/reasoning.js';
+import { degradedRate, oomRate } from './defs/stability.js';
 
 export class MetricRegistry {
   readonly all: readonly MetricDef[];
@@ -71,6 +72,8 @@ export const METRICS = new MetricRegistry([
   peakOutputThroughput,
   peakConcurrency,
   failureRate,
+  oomRate,
+  degradedRate,
   errorRate,
   timeoutRate,
   cancelRate,

@@ -61,6 +61,12 @@ export interface RunMetrics {
     cancel_rate: number | null;
     /** failed / total: every non-ok status. */
     failure_rate: number | null;
+    /** Failed attempts whose error says the server ran out of memory, and their share of total. */
+    oom: number;
+    oom_rate: number | null;
+    /** ok answers shorter than max_tokens without an explaining finish_reason, and their share. */
+    degraded: number;
+    degraded_rate: number | null;
   };
   tokens: {
     /** Σ input tokens of ok requests: prompt_tokens, else client_prompt_tokens. */
