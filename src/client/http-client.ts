@@ -174,6 +174,10 @@ export class HttpTarget {
       onHead: (h) => {
         rec.http_status = h.status;
         ok = h.status === 200;
+        if (h.status === 429 || h.status === 503) {
+          const wait = retryAfterMs(h.headers.get('retry-after'));
+          if (wait !== null) rec.retry_after_ms = wait;
+        }
         if (ok && scanner) {
           // Checked once per response, on the headers: the SSE hot path stays as it is. A missing
           // content type is given the benefit of the doubt.
@@ -340,6 +344,15 @@ export class HttpTarget {
   close(): void {
     this.pool.close();
   }
+}
+
+/** Retry-After as delay-seconds or an HTTP date (RFC 9110 §10.2.3), in ms; null when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, nowMs = Date.now()): number | null {
+  if (value === undefined) return null;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }
 
 function fail(rec: RequestRecord, status: RequestStatus, errorClass: ErrorClass, message: string): void {

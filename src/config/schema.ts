@@ -58,6 +58,7 @@ export const TargetSpecSchema = z
     extra_body: z.record(z.string(), z.unknown()).default({}).describe('Extra JSON fields merged into every request body.'),
     headers: z.record(z.string(), z.string()).default({}),
     timeout_ms: durationMs('s', 'Per-request timeout (bare number: seconds).').default(600_000),
+    retries: z.number().int().min(0).max(10).default(0).describe('Send a request again, up to this many times, when it failed before any output with 429, 5xx or a refused connection (Retry-After honoured, else exponential backoff from 0.5 s, at most 30 s).'),
     preflight: z.boolean().default(true),
     tls_insecure: z.boolean().default(false).describe('Skip TLS certificate verification (self-signed endpoints).'),
   })

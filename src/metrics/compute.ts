@@ -6,7 +6,7 @@
 
 import type { ErrorClass, RequestRecord, RequestStatus, TokenSource } from '../record/record.js';
 import { cancelRate, errorRate, failureRate, timeoutRate } from './defs/errors.js';
-import { degradedRate, isDegraded, isOom, oomRate } from './defs/stability.js';
+import { degradedRate, isDegraded, isOom, oomRate, retryRate } from './defs/stability.js';
 import {
   goodput,
   goodputAttained,
@@ -119,7 +119,15 @@ export function computeOver(
   let requestedTotal: number | null = 0;
   let good = 0;
   let goodTokens = 0;
+  // Attempts superseded by a retry (--retries) are counted, not measured: a request's figures are its last attempt's.
+  let retried = 0;
+  const final: RequestRecord[] = [];
   for (const r of measure) {
+    if (r.retried) {
+      retried++;
+      continue;
+    }
+    final.push(r);
     byStatus[r.status]++;
     if (r.error_class !== null) byErrorClass[r.error_class] = (byErrorClass[r.error_class] ?? 0) + 1;
     if (r.sent_ms - r.scheduled_ms > lateMs) late++;
@@ -144,12 +152,13 @@ export function computeOver(
   const hasGoodput = slos.length > 0;
   const t: RunTotals = {
     duration_s: window === null ? 0 : (window.end_ms - window.start_ms) / 1000,
-    total: measure.length,
+    total: final.length,
     ok: ok.length,
     by_status: byStatus,
     late,
     oom,
     degraded,
+    retried,
     input_tokens: inputTotal,
     output_tokens: outputTotal,
     good: hasGoodput ? good : null,
@@ -159,7 +168,7 @@ export function computeOver(
   };
 
   const latency = {} as RunMetrics['latency'];
-  for (const def of LATENCY_METRICS) latency[def.id] = distributionOf(def, def.over === 'ok' ? ok : measure);
+  for (const def of LATENCY_METRICS) latency[def.id] = distributionOf(def, def.over === 'ok' ? ok : final);
   const reasoning = reasoningSection(ok);
 
   return {
@@ -183,6 +192,8 @@ export function computeOver(
       oom_rate: oomRate.value(t),
       degraded,
       degraded_rate: degradedRate.value(t),
+      retried,
+      retry_rate: retryRate.value(t),
     },
     tokens: {
       input_total: inputTotal,

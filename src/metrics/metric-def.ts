@@ -56,6 +56,8 @@ export interface RunTotals {
   /** Attempts failed by out-of-memory, and ok answers cut short without a reason (defs/stability.ts). */
   oom: number;
   degraded: number;
+  /** Attempts superseded by a retry (--retries); not in `total`. */
+  retried: number;
   /** Σ input / output tokens over ok requests. */
   input_tokens: number;
   output_tokens: number;

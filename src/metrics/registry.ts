@@ -21,7 +21,7 @@ import {
 } from './defs/throughput.js';
 import { tpot } from './defs/tpot.js';
 import { answerTpot, reasoningDuration, ttfat } from './defs/reasoning.js';
-import { degradedRate, oomRate } from './defs/stability.js';
+import { degradedRate, oomRate, retryRate } from './defs/stability.js';
 
 export class MetricRegistry {
   readonly all: readonly MetricDef[];
@@ -74,6 +74,7 @@ export const METRICS = new MetricRegistry([
   failureRate,
   oomRate,
   degradedRate,
+  retryRate,
   errorRate,
   timeoutRate,
   cancelRate,

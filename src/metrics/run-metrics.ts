@@ -67,6 +67,9 @@ export interface RunMetrics {
     /** ok answers shorter than max_tokens without an explaining finish_reason, and their share. */
     degraded: number;
     degraded_rate: number | null;
+    /** Attempts superseded by a retry (--retries; every attempt is a record), and retried attempts per request. */
+    retried: number;
+    retry_rate: number | null;
   };
   tokens: {
     /** Σ input tokens of ok requests: prompt_tokens, else client_prompt_tokens. */

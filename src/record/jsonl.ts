@@ -30,6 +30,15 @@ const num = (v: unknown, field: string): number => {
 const numOrNull = (v: unknown, field: string): number | null => (v == null ? null : num(v, field));
 const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
+/** The retry fields (--retries), only when the line has them. */
+function retryFields(o: Record<string, unknown>): Pick<RequestRecord, 'attempt' | 'retried' | 'retry_after_ms'> {
+  const out: Pick<RequestRecord, 'attempt' | 'retried' | 'retry_after_ms'> = {};
+  if (o.attempt != null) out.attempt = num(o.attempt, 'attempt');
+  if (o.retried === true) out.retried = true;
+  if (o.retry_after_ms != null) out.retry_after_ms = num(o.retry_after_ms, 'retry_after_ms');
+  return out;
+}
+
 /** Parses one line; throws RecordParseError naming the field on bad input. */
 export function recordFromJsonLine(line: string): RequestRecord {
   let o: Record<string, unknown>;
@@ -77,6 +86,7 @@ export function recordFromJsonLine(line: string): RequestRecord {
     error_message: strOrNull(o.error_message),
     output_text: strOrNull(o.output_text),
     ...reasoningFields(o),
+    ...retryFields(o),
   };
 }
 

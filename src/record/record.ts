@@ -90,6 +90,14 @@ export interface RequestRecord {
   first_answer_ms?: number | null;
   /** Reasoning tokens: usage.completion_tokens_details.reasoning_tokens, else the number of reasoning events. Answer tokens = output_tokens − reasoning_tokens. */
   reasoning_tokens?: number;
+
+  // Retries (--retries). Absent on a request's only attempt. See docs/records.md.
+  /** 0 for a request's first attempt, k for its k-th retry; every attempt is a record with the request's id. */
+  attempt?: number;
+  /** Another attempt of the same request followed this one: figures count only the last attempt. */
+  retried?: boolean;
+  /** The server's Retry-After on this answer (429/503), in ms. */
+  retry_after_ms?: number;
 }
 
 /** A fresh record with every optional field empty; the target fills it in. */

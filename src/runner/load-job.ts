@@ -17,6 +17,7 @@ import type { ProgressListener } from './progress.js';
 import { BusyPoll } from './busy-poll.js';
 import { calibrateSpin } from '../util/spin.js';
 import { createRunClock } from './run-clock.js';
+import { DEFAULT_RETRY_BACKOFF } from './retry-policy.js';
 import { runLoad, type LoadPlan } from './run-load.js';
 import { shardCount, shardIterator, shardShare, shardWorkload, type Shard } from './shard.js';
 
@@ -163,6 +164,7 @@ async function runPrepared(
       clock,
       onRecord: hooks.onRecord,
       keepRecords: false,
+      ...(job.target.retries > 0 ? { retry: { retries: job.target.retries, ...DEFAULT_RETRY_BACKOFF } } : {}),
       ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
       ...(hooks.signal ? { signal: hooks.signal } : {}),
     });

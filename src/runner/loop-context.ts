@@ -11,6 +11,7 @@ import type { ProgressSnapshot } from './progress.js';
 import type { Shard } from './shard.js';
 import { spinFor } from '../util/spin.js';
 import { busyPolling } from './busy-poll.js';
+import { retryDelayMs, shouldRetry, type RetryPolicy } from './retry-policy.js';
 
 /** What the loop needs of a target: prepare a request ahead of time, send it, cancel all. */
 export interface Sender<P = unknown> {
@@ -31,6 +32,8 @@ export class LoopContext {
   readonly dispatchLag = new FloatBuffer(1024);
   readonly stats: ProgressSnapshot;
   private readonly stopper = new AbortController();
+  /** Aborted when in-flight requests are cancelled (grace over, Ctrl-C): no more retries. */
+  private readonly retriesOff = new AbortController();
   /** Woken by the next completion (see nextCompletion). */
   private completionWaiters: Array<() => void> = [];
 
@@ -47,6 +50,8 @@ export class LoopContext {
     private readonly dueWhenSent: boolean,
     /** Keep finished records in `records` (callers that stream them elsewhere say no, to save memory). */
     private readonly keepRecords = true,
+    /** --retries: null sends each request once. */
+    private readonly retry: RetryPolicy | null = null,
   ) {
     this.stats = { elapsed_ms: 0, total: totalRequests, duration_ms: durationMs, sent: 0, done: 0, ok: 0, failed: 0, inflight: 0, queued: 0, output_tokens: 0 };
   }
@@ -60,9 +65,13 @@ export class LoopContext {
     this.stopper.abort();
   }
 
+  /** In-flight requests are being cancelled: a request waiting to retry ends with its failed attempt. */
+  cancelRetries(): void {
+    this.retriesOff.abort();
+  }
+
   /** Sleeps `ms`, or less if the run stops meanwhile. */
-  sleep(ms: number): Promise<void> {
-    const signal = this.stopper.signal;
+  sleep(ms: number, signal: AbortSignal = this.stopper.signal): Promise<void> {
     if (signal.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const done = () => {
@@ -125,7 +134,8 @@ export class LoopContext {
   launchPrepared(rec: RequestRecord, prepared: unknown, beforeRecord?: (r: RequestRecord) => void): Promise<RequestRecord> {
     this.stats.sent++;
     this.stats.inflight++;
-    const p: Promise<RequestRecord> = this.sender.send(rec, prepared).then((r) => {
+    const sent = this.retry !== null && this.retry.retries > 0 ? this.sendWithRetries(rec, prepared, this.retry) : this.sender.send(rec, prepared);
+    const p: Promise<RequestRecord> = sent.then((r) => {
       if (this.dueWhenSent) r.scheduled_ms = r.sent_ms;
       beforeRecord?.(r);
       this.complete(r);
@@ -139,6 +149,34 @@ export class LoopContext {
     });
     this.pending.add(p);
     return p;
+  }
+
+  /**
+   * Sends `rec`, then again while the attempt failed before any output and retries remain. A
+   * superseded attempt is recorded (retried = true) but not counted as done; the request stays
+   * in flight until its last attempt. Cancellation during the backoff makes the failed attempt final.
+   */
+  private async sendWithRetries(rec: RequestRecord, prepared: unknown, policy: RetryPolicy): Promise<RequestRecord> {
+    const off = this.retriesOff.signal;
+    let r = await this.sender.send(rec, prepared);
+    // Retries go on after dispatch stops (a count run drains, a duration run has its grace), not after cancellation.
+    while (shouldRetry(r, policy) && !off.aborted) {
+      await this.sleep(retryDelayMs(r, policy), off);
+      if (off.aborted) break;
+      r.retried = true;
+      if (this.keepRecords) this.records.push(r);
+      this.onRecord(r);
+      const next = emptyRecord(r.id, r.scheduled_ms);
+      next.phase = r.phase;
+      next.stage = r.stage;
+      next.worker = r.worker;
+      next.task = r.task;
+      next.session = r.session;
+      next.turn = r.turn;
+      next.attempt = (r.attempt ?? 0) + 1;
+      r = await this.sender.send(next, prepared);
+    }
+    return r;
   }
 
   /**

@@ -13,6 +13,7 @@ import { runSessions, type SessionPlan } from './executors/sessions.js';
 import { LoopContext, type Sender } from './loop-context.js';
 import type { ProgressListener } from './progress.js';
 import { WHOLE, type Shard } from './shard.js';
+import type { RetryPolicy } from './retry-policy.js';
 
 export type { Sender } from './loop-context.js';
 export type LoadPlan = OpenLoopPlan | ClosedLoopPlan | SessionPlan;
@@ -37,6 +38,8 @@ export interface RunnerOptions {
   signal?: AbortSignal;
   /** Return the records in the outcome (default true); false when onRecord already keeps them. */
   keepRecords?: boolean;
+  /** --retries (default: none). */
+  retry?: RetryPolicy;
 }
 
 export interface RunOutcome {
@@ -50,11 +53,12 @@ export interface RunOutcome {
 export async function runLoad(opts: RunnerOptions): Promise<RunOutcome> {
   const { plan, clock, sender } = opts;
   const dueWhenSent = plan.mode === 'closed' || (plan.mode === 'sessions' && plan.users !== null);
-  const ctx = new LoopContext(clock, sender, opts.phases, opts.shard ?? WHOLE, opts.totalRequests, opts.durationMs, opts.onRecord, dueWhenSent, opts.keepRecords ?? true);
+  const ctx = new LoopContext(clock, sender, opts.phases, opts.shard ?? WHOLE, opts.totalRequests, opts.durationMs, opts.onRecord, dueWhenSent, opts.keepRecords ?? true, opts.retry ?? null);
   let interrupted = false;
   const onAbort = () => {
     interrupted = true;
     ctx.stop();
+    ctx.cancelRetries();
     sender.cancelAll();
   };
   opts.signal?.addEventListener('abort', onAbort, { once: true });
@@ -78,7 +82,10 @@ export async function runLoad(opts: RunnerOptions): Promise<RunOutcome> {
       await Promise.race([ctx.drained(), new Promise<void>((r) => (graceTimer = setTimeout(r, opts.graceMs)))]);
       clearTimeout(graceTimer);
     }
-    if (ctx.pending.size > 0) sender.cancelAll();
+    if (ctx.pending.size > 0) {
+      ctx.cancelRetries();
+      sender.cancelAll();
+    }
   }
   await Promise.all(ctx.pending);
   if (progressTimer) clearInterval(progressTimer);

@@ -1,6 +1,6 @@
 /**
  * Stability figures beyond the status rates: out-of-memory failures (from the server's status
- * and error text) and degraded answers (ok, but cut short without a reason). Over every
+ * and error text), degraded answers (ok, but cut short without a reason), and retries. Over every
  * measure-phase attempt, like the failure rates.
  */
 
@@ -46,4 +46,14 @@ export const degradedRate = {
   unit: 'ratio',
   formula: 'ok with output_tokens < requested and finish_reason not stop/eos/tool_calls/content_filter / total',
   value: (t) => ratio(t.degraded, t.total),
+} as const satisfies RunMetricDef;
+
+/** Retry rate = attempts superseded by a retry / requests (their last attempts). */
+export const retryRate = {
+  kind: 'run',
+  id: 'retry_rate',
+  label: 'Retry rate',
+  unit: 'ratio',
+  formula: 'attempts followed by a retry / requests',
+  value: (t) => ratio(t.retried, t.total),
 } as const satisfies RunMetricDef;
