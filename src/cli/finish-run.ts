@@ -6,8 +6,9 @@ import { assessValidity, type ClientHealth, type RunValidity } from '../analysis
 import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from '../metrics/index.js';
 import type { RequestRecord } from '../record/record.js';
 import { renderSummary } from '../report/console-summary.js';
-import { renderServerSummary } from '../report/server-summary.js';
+import { renderColdStart, renderServerSummary } from '../report/server-summary.js';
 import type { ServerObservation } from '../observe/observation.js';
+import type { ColdStartFigures } from '../report/result-json.js';
 import { RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
 import { toVllmJson, type VllmPercentile } from '../report/vllm-json.js';
 import type { RunDir } from '../store/run-dir.js';
@@ -43,6 +44,8 @@ export interface FinishInput {
   clientTokenizer: 'estimate' | 'tokenizer';
   /** The server's metrics over the run (run against a server; null when not observed). */
   server?: ServerObservation | null;
+  /** --cold-start figures. */
+  coldStart?: ColdStartFigures | null;
   /** A validity verdict carried over from the original run (analyze). */
   priorValidity?: RunValidity | null;
   /** Removes the run's secrets from everything written or printed. */
@@ -89,6 +92,7 @@ export function buildResult(input: FinishInput): RunResult {
     cost,
     client: input.client,
     server: input.server ?? null,
+    cold_start: input.coldStart ?? null,
   };
 }
 
@@ -125,6 +129,7 @@ export function finishRun(input: FinishInput): number {
     const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${where}`;
     const summary = renderSummary(result.metrics, { title, validity: result.validity, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost });
     input.io.stdout.write(`${input.redactor ? input.redactor.scrub(summary) : summary}\n`);
+    if (result.cold_start) input.io.stdout.write(`\n${renderColdStart(result.cold_start)}\n`);
     if (result.server) {
       const server = renderServerSummary(result.server, result.metrics.latency.ttft_ms.mean ?? null);
       input.io.stdout.write(`\n${input.redactor ? input.redactor.scrub(server) : server}\n`);

@@ -15,6 +15,7 @@ import { targetConfig } from '../client/target-config.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import { finishRun } from './finish-run.js';
 import { RunObserver } from '../observe/run-observer.js';
+import { ColdStartStep } from './cold-start-step.js';
 import { measureRecords, measuredWindow } from '../metrics/index.js';
 import type { CliIo } from './io.js';
 import { describeLoad, planRun } from './run-plan.js';
@@ -61,11 +62,13 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     }
     const ignoreEos = spec.target.ignore_eos ?? simulated;
 
+    const coldStart = spec.observe.cold_start ? await ColdStartStep.wait(spec, baseUrl!, apiKey, io.signal, log) : null;
     let preflightInfo: Record<string, unknown> | null = null;
     if (spec.target.preflight) {
       const pf = await preflight({ ...targetConfig(spec.target, { baseUrl: baseUrl!, apiKey, ignoreEos, keepText: false, countTokens: undefined }), model });
       model = pf.model;
       preflightInfo = { ...pf };
+      coldStart?.firstResponse();
       log(`pre-flight ok: ${baseUrl}${spec.target.endpoint} serves ${pf.model}; probe TTFT ${pf.probe_ttft_ms?.toFixed(1) ?? '—'} ms; usage in stream: ${pf.usage_in_stream ? 'yes' : 'no'}`);
     } else if (model === null) {
       throw new UserError('--model: required with --no-preflight');
@@ -148,6 +151,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       redactor,
       cost,
       server: observed?.observation ?? null,
+      coldStart: coldStart?.result(outcome.records) ?? null,
     });
   } finally {
     writer?.close();

@@ -85,6 +85,8 @@ export const OBSERVE_FLAGS: FlagDef[] = [
   { flag: '--prometheus-url <url>', path: ['observe', 'prometheus_url'], kind: 'string', help: 'read server series from this Prometheus server (range queries over the run) instead of scraping' },
   { flag: '--scrape-interval <duration>', path: ['observe', 'scrape_interval_ms'], kind: 'string', help: 'how often to scrape (default 1s)' },
   { flag: '--no-metrics', path: ['observe', 'metrics'], kind: 'bool', help: "do not read the server's metrics" },
+  { flag: '--cold-start', path: ['observe', 'cold_start'], kind: 'bool', help: 'measure a cold start: time until the server answers its health endpoint and a first request, then the first requests against the rest' },
+  { flag: '--cold-start-timeout <duration>', path: ['observe', 'cold_start_timeout_ms'], kind: 'string', help: '--cold-start: give up after this long (default 10m)' },
 ];
 
 /** The simulated engine's settings, named as vLLM's `serve` names them. */

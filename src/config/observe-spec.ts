@@ -28,6 +28,8 @@ export const ObserveSpecSchema = z
     dcgm_urls: z.array(url).default([]).describe('NVIDIA DCGM exporter endpoints to scrape for GPU telemetry.'),
     prometheus_url: url.nullable().default(null).describe('Read the series from this Prometheus server (range queries over the run) instead of scraping.'),
     scrape_interval_ms: intervalMs.default(1000),
+    cold_start: z.boolean().default(false).describe('Measure a cold start: wait for the server to answer its health endpoint, then the first response, then compare the first requests with the rest.'),
+    cold_start_timeout_ms: intervalMs.default(600_000).describe('--cold-start: give up when the server is not healthy within this long (default 10m).'),
   })
   .strict();
 

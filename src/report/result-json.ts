@@ -6,6 +6,15 @@ import type { RunMetrics } from '../metrics/index.js';
 import type { RunValidity } from '../analysis/run-validity.js';
 import type { CostFigures } from '../metrics/cost.js';
 import type { ServerObservation } from '../observe/observation.js';
+import type { ColdStartLatency } from '../metrics/cold-start.js';
+
+/** --cold-start: the health wait, the first response, and the first requests against the rest. */
+export interface ColdStartFigures extends ColdStartLatency {
+  time_to_healthy_ms: number;
+  polls: number;
+  path: string;
+  time_to_first_response_ms: number | null;
+}
 
 export const RESULT_SCHEMA = 'infermeter.result/1';
 
@@ -48,4 +57,6 @@ export interface RunResult {
   client: Record<string, unknown>;
   /** The server's own metrics over the run (docs/observe.md); null when not observed. */
   server?: ServerObservation | null;
+  /** --cold-start (docs/observe.md); null otherwise. */
+  cold_start?: ColdStartFigures | null;
 }

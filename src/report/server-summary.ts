@@ -1,6 +1,7 @@
 /** The console lines for the server-side view of a run (result.json `server`, docs/observe.md). */
 import type { ServerObservation } from '../observe/observation.js';
 import type { SeriesSummary } from '../observe/series.js';
+import type { ColdStartFigures } from './result-json.js';
 
 const pct = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)}%`);
 const num = (x: number | null | undefined, digits = 1): string => (x === null || x === undefined ? '—' : x.toFixed(digits));
@@ -37,4 +38,15 @@ export function renderServerSummary(obs: ServerObservation, clientTtftMeanMs: nu
   if (obs.restarts > 0) lines.push(`  server restarts detected: ${obs.restarts}`);
   for (const x of obs.sources) if (x.problem) lines.push(`  ${x.url}: ${x.problem} (${x.failed} failed scrape${x.failed === 1 ? '' : 's'})`);
   return lines.join('\n');
+}
+
+/** One block for --cold-start: time to healthy, to the first response, and the first requests vs. the rest. */
+export function renderColdStart(c: ColdStartFigures): string {
+  const s = (ms: number | null) => (ms === null ? '—' : `${(ms / 1000).toFixed(2)} s`);
+  const m = (ms: number | null) => (ms === null ? '—' : `${ms.toFixed(1)} ms`);
+  const ratio = c.ttft_ratio === null ? '' : ` (${c.ttft_ratio.toFixed(2)}×)`;
+  return [
+    `Cold start: healthy after ${s(c.time_to_healthy_ms)} (${c.polls} poll${c.polls === 1 ? '' : 's'} of ${c.path}); first response after ${s(c.time_to_first_response_ms)}`,
+    `  first ${c.first_n} requests: TTFT p50 ${m(c.first_ttft_p50_ms)} vs ${m(c.steady_ttft_p50_ms)} after${ratio}; E2EL p50 ${m(c.first_e2el_p50_ms)} vs ${m(c.steady_e2el_p50_ms)}`,
+  ].join('\n');
 }

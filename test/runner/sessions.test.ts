@@ -28,6 +28,12 @@ describe('multi-turn sessions', () => {
         res.end(JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] }));
         return;
       }
+      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+        // e.g. the client's probe for a /tokenize endpoint: this server has none
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"error":"not found"}');
+        return;
+      }
       const parsed = JSON.parse(body) as ChatBody;
       bodies.push(parsed);
       const reply = [`reply-${n++}`, ' and', ' more'];
