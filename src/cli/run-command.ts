@@ -75,7 +75,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     }
 
     // Server-side series (docs/observe.md): a baseline scrape now, then one per interval, off the load threads.
-    const observer = await RunObserver.start({ spec: spec.observe, baseUrl: baseUrl!, insecureTls: spec.target.tls_insecure, warn: log });
+    const observer = await RunObserver.start({ spec: spec.observe, baseUrl: baseUrl!, insecureTls: spec.target.tls_insecure, warn: log, envPath: io.env.PATH ?? process.env.PATH });
     let startedAt = new Date();
     let monotonicOrigin: string | null = null;
     if (spec.output.save) {

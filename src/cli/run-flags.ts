@@ -82,6 +82,7 @@ export const OUTPUT_FLAGS: FlagDef[] = [
 export const OBSERVE_FLAGS: FlagDef[] = [
   { flag: '--metrics-url <url...>', path: ['observe', 'metrics_urls'], kind: 'list', help: "Prometheus endpoint(s) to scrape during the run, one per replica (default: the target's /metrics)" },
   { flag: '--dcgm-url <url...>', path: ['observe', 'dcgm_urls'], kind: 'list', help: 'NVIDIA DCGM exporter endpoint(s) for GPU telemetry' },
+  { flag: '--nvidia-smi', path: ['observe', 'nvidia_smi'], kind: 'bool', help: 'sample GPU telemetry with nvidia-smi (default: when it is on PATH and the target is on this host)' },
   { flag: '--prometheus-url <url>', path: ['observe', 'prometheus_url'], kind: 'string', help: 'read server series from this Prometheus server (range queries over the run) instead of scraping' },
   { flag: '--scrape-interval <duration>', path: ['observe', 'scrape_interval_ms'], kind: 'string', help: 'how often to scrape (default 1s)' },
   { flag: '--no-metrics', path: ['observe', 'metrics'], kind: 'bool', help: "do not read the server's metrics" },

@@ -26,6 +26,7 @@ export const ObserveSpecSchema = z
     metrics: z.boolean().default(true).describe('Scrape the server\'s Prometheus metrics during the run (false: --no-metrics).'),
     metrics_urls: z.array(url).default([]).describe('Prometheus endpoints to scrape; empty: /metrics on the target\'s origin.'),
     dcgm_urls: z.array(url).default([]).describe('NVIDIA DCGM exporter endpoints to scrape for GPU telemetry.'),
+    nvidia_smi: z.boolean().nullable().default(null).describe('Sample GPU telemetry with nvidia-smi each scrape; null: when nvidia-smi is on PATH and the target is on this host.'),
     prometheus_url: url.nullable().default(null).describe('Read the series from this Prometheus server (range queries over the run) instead of scraping.'),
     scrape_interval_ms: intervalMs.default(1000),
     cold_start: z.boolean().default(false).describe('Measure a cold start: wait for the server to answer its health endpoint, then the first response, then compare the first requests with the rest.'),

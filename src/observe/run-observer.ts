@@ -4,6 +4,7 @@
  */
 import type { ObserveSpec } from '../config/observe-spec.js';
 import { DCGM } from './engines.js';
+import { findNvidiaSmi, sampleNvidiaSmi } from './nvidia-smi.js';
 import { observationOf, type ServerObservation } from './observation.js';
 import { readFromPrometheus } from './prometheus-source.js';
 import { Scraper, type ScrapeTarget } from './scraper.js';
@@ -20,6 +21,8 @@ export interface ObserverOptions {
   headers?: Record<string, string>;
   insecureTls?: boolean;
   warn: (line: string) => void;
+  /** PATH to look for nvidia-smi on. */
+  envPath?: string;
 }
 
 export interface Observed {
@@ -27,9 +30,17 @@ export interface Observed {
   snapshots: Snapshot[];
 }
 
-export function scrapeTargets(spec: ObserveSpec, baseUrl: string): ScrapeTarget[] {
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+
+export function scrapeTargets(spec: ObserveSpec, baseUrl: string, envPath?: string): ScrapeTarget[] {
   const metrics = spec.metrics_urls.length > 0 ? spec.metrics_urls : [new URL('/metrics', new URL(baseUrl).origin).toString()];
-  return [...metrics.map((url) => ({ url })), ...spec.dcgm_urls.map((url) => ({ url, engines: [DCGM] }))];
+  const out: ScrapeTarget[] = [...metrics.map((url) => ({ url })), ...spec.dcgm_urls.map((url) => ({ url, engines: [DCGM] }))];
+  // nvidia-smi reports this host's GPUs: used when asked, or by default when the target is on this host.
+  const smi = spec.nvidia_smi === false ? null : findNvidiaSmi(envPath);
+  const wanted = spec.nvidia_smi === true || (spec.nvidia_smi === null && LOOPBACK.test(new URL(baseUrl).hostname));
+  if (wanted && smi) out.push({ url: 'nvidia-smi', engines: [DCGM], exec: () => sampleNvidiaSmi(smi) });
+  else if (spec.nvidia_smi === true) out.push({ url: 'nvidia-smi', engines: [DCGM], exec: () => Promise.reject(new Error('nvidia-smi is not on PATH')) });
+  return out;
 }
 
 export class RunObserver {
@@ -47,7 +58,7 @@ export class RunObserver {
     if (spec.prometheus_url !== null) return new RunObserver(opts, null);
     if (!spec.metrics) return null;
     const scraper = new Scraper({
-      targets: scrapeTargets(spec, opts.baseUrl),
+      targets: scrapeTargets(spec, opts.baseUrl, opts.envPath),
       intervalMs: spec.scrape_interval_ms,
       warn: opts.warn,
       ...(opts.headers ? { headers: opts.headers } : {}),

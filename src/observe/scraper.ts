@@ -12,7 +12,10 @@ import { parseExposition } from './exposition.js';
 import { snapshotOf, type Snapshot } from './snapshot.js';
 
 export interface ScrapeTarget {
+  /** What is scraped: a URL, or a name for an exec source. */
   url: string;
+  /** Instead of a GET: produce Prometheus text some other way (nvidia-smi). */
+  exec?: () => Promise<string>;
   /** Pin the metric maps (DCGM endpoints); else detected from the first good scrape. */
   engines?: readonly EngineMap[];
 }
@@ -132,10 +135,13 @@ export class Scraper {
     const atNs = this.hrtime();
     let body: string;
     try {
-      const res = await getText(new URL(t.url), { timeoutMs: this.opts.timeoutMs ?? 5000, maxBytes: MAX_BYTES, headers: { accept: 'text/plain', ...(this.opts.headers ?? {}) }, insecureTls: this.opts.insecureTls ?? false });
-      if (res.status !== 200) return this.problem(i, `HTTP ${res.status}`);
-      if (/html/i.test(res.contentType)) return this.problem(i, `not Prometheus text (content type ${res.contentType})`);
-      body = res.body;
+      if (t.exec) body = await t.exec();
+      else {
+        const res = await getText(new URL(t.url), { timeoutMs: this.opts.timeoutMs ?? 5000, maxBytes: MAX_BYTES, headers: { accept: 'text/plain', ...(this.opts.headers ?? {}) }, insecureTls: this.opts.insecureTls ?? false });
+        if (res.status !== 200) return this.problem(i, `HTTP ${res.status}`);
+        if (/html/i.test(res.contentType)) return this.problem(i, `not Prometheus text (content type ${res.contentType})`);
+        body = res.body;
+      }
     } catch (err) {
       return this.problem(i, (err as Error).message);
     }
