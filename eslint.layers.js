@@ -17,8 +17,9 @@ export const LAYERS = {
   analysis: ['errors', 'util', 'config', 'record', 'metrics'],
   store: ['errors', 'util', 'config', 'record'],
   observe: ['errors', 'util', 'config', 'record'],
-  report: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'runner', 'observe'],
+  report: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'runner', 'observe', 'store'],
   sim: ['errors', 'util', 'record'],
+  export: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'report', 'store'],
   cli: null, // composes everything
 };
 

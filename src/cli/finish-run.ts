@@ -15,6 +15,7 @@ import type { RunDir } from '../store/run-dir.js';
 import { writeJsonFile } from '../store/run-dir.js';
 import { infermeterVersion, type CliIo } from './io.js';
 import { EXIT_CODES } from '../errors/exit-codes.js';
+import { writeRunReport } from './report-command.js';
 import type { SloSpec } from '../config/slo.js';
 import type { Redactor } from '../util/redact.js';
 import { computeCost, requestTimeSplit, type CostInputs, type CostSplit } from '../metrics/cost.js';
@@ -25,6 +26,8 @@ export interface FinishInput {
     output: {
       json: boolean;
       vllm_json: string | null;
+      /** Write report.html into the run directory (default true). */
+      report?: boolean;
       percentile_metrics?: Array<'ttft' | 'tpot' | 'itl' | 'e2el'> | null;
       metric_percentiles?: number[] | null;
       label?: string | null;
@@ -101,6 +104,7 @@ export function finishRun(input: FinishInput): number {
   const built = buildResult(input);
   const result = input.redactor ? input.redactor.scrubDeep(built) : built;
   input.dir?.writeJson('result.json', result);
+  const reportPath = input.dir && input.spec.output.report !== false ? writeRunReport(input.dir.path, input.records) : null;
   const vllmPath = input.spec.output.vllm_json;
   if (vllmPath) {
     const load = input.load;
@@ -135,6 +139,7 @@ export function finishRun(input: FinishInput): number {
       input.io.stdout.write(`\n${input.redactor ? input.redactor.scrub(server) : server}\n`);
     }
     if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
+    if (reportPath) input.io.stdout.write(`Report: ${reportPath}\n`);
   }
   return input.run.interrupted && input.health !== null ? EXIT_CODES.SIGINT : 0;
 }

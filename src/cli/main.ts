@@ -11,6 +11,8 @@ import { analyzeCommand } from './analyze-command.js';
 import { compareCommand } from './compare-command.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
 import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, registerFlags, SERVE_SIM_FLAGS, SIM_FLAGS, TARGET_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
+import { exportCommand } from './export-command.js';
+import { reportCommand } from './report-command.js';
 import { resolveRunSpec } from './resolve-spec.js';
 import { runCommand } from './run-command.js';
 import { RunSpecSchema } from './run-spec.js';
@@ -88,6 +90,23 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .addOption(new Option('--min-effect <pct>', 'smaller relative changes count as no change (default 2%)'))
     .addHelpText('after', '\nDocs: docs/compare.md. Bad input (a missing run, the same run twice, another schema) exits 2.')
     .action((paths: string[], opts: Record<string, unknown>) => setExit(compareCommand(paths, opts, io)));
+
+  program
+    .command('report')
+    .description('write the self-contained HTML report of a run directory (charts, verdicts, spec; opens offline)')
+    .argument('<run>', 'run directory (with result.json and records.jsonl)')
+    .addOption(new Option('--out <file>', 'where to write it (default RUN/report.html)'))
+    .addHelpText('after', '\nA run writes RUN/report.html by itself unless given --no-report. See docs/report.md.')
+    .action((dir: string, opts: { out?: string }) => setExit(reportCommand(dir, opts, io)));
+
+  program
+    .command('export')
+    .description('export a run directory: per-request records and the summary as CSV, records as Parquet, a Markdown summary with SVG charts')
+    .argument('<run>', 'run directory (with result.json and records.jsonl)')
+    .requiredOption('--format <list>', 'csv, parquet, markdown, or several comma-separated')
+    .addOption(new Option('--out-dir <dir>', 'where the files go (default: the run directory)'))
+    .addHelpText('after', `\nFiles: records.csv + summary.csv, records.parquet, summary.md + summary-charts/*.svg. See docs/report.md.`)
+    .action(async (dir: string, opts: { format: string; outDir?: string }) => setExit(await exportCommand(dir, opts, io)));
 
   program
     .command('schema')

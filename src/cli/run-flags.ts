@@ -71,6 +71,7 @@ export const OUTPUT_FLAGS: FlagDef[] = [
   { flag: '--name <name>', path: ['name'], kind: 'string', help: 'run name, used in the run directory name (default run)' },
   { flag: '--result-dir <dir>', path: ['output', 'result_dir'], kind: 'string', help: 'where run directories go (default results)' },
   { flag: '--no-save', path: ['output', 'save'], kind: 'bool', help: 'do not write a run directory' },
+  { flag: '--no-report', path: ['output', 'report'], kind: 'bool', help: 'do not write report.html (the HTML report) into the run directory' },
   { flag: '--vllm-json <file>', path: ['output', 'vllm_json'], kind: 'string', help: 'also write the figures under the keys of vllm bench serve --save-result' },
   ...VLLM_JSON_FLAGS,
   { flag: '--keep-text', path: ['output', 'keep_text'], kind: 'bool', help: 'keep generated text in records.jsonl' },

@@ -89,6 +89,7 @@ export const OutputSpecSchema = z
   .object({
     result_dir: z.string().default('results'),
     save: z.boolean().default(true).describe('Write the run directory (spec.json, result.json, records.jsonl).'),
+    report: z.boolean().default(true).describe('Write report.html (the self-contained HTML report) into the run directory.'),
     vllm_json: z.string().nullable().default(null).describe('Also write the figures under vLLM bench serve --save-result keys.'),
     percentile_metrics: commaList(z.enum(['ttft', 'tpot', 'itl', 'e2el']), 'ttft,tpot,itl,e2el').nullable().default(null).describe('vLLM JSON: metrics with percentile keys (vLLM --percentile-metrics).'),
     metric_percentiles: commaList(

@@ -1,0 +1,76 @@
+/**
+ * `infermeter export RUN_DIR --format csv,parquet,markdown [--out-dir DIR]`: the run's
+ * records and summary in other formats (docs/report.md §Exports). The vLLM-compatible JSON
+ * is `run`/`analyze --vllm-json`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../errors/user-error.js';
+import { recordsCsv, summaryCsv } from '../export/csv-export.js';
+import { markdownSummary } from '../export/markdown-export.js';
+import { writeRecordsParquet } from '../export/parquet-export.js';
+import { loadRunBundle } from '../report/render-report.js';
+import type { CliIo } from './io.js';
+
+export const EXPORT_FORMATS = ['csv', 'parquet', 'markdown'] as const;
+type Format = (typeof EXPORT_FORMATS)[number];
+
+/** Fixed file names, so scripts can find them. */
+export const EXPORT_FILES = {
+  recordsCsv: 'records.csv',
+  summaryCsv: 'summary.csv',
+  parquet: 'records.parquet',
+  markdown: 'summary.md',
+  chartsDir: 'summary-charts',
+} as const;
+
+function parseFormats(raw: string): Format[] {
+  const list = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const bad = list.filter((f) => !(EXPORT_FORMATS as readonly string[]).includes(f));
+  if (list.length === 0 || bad.length) throw new UserError(`--format ${raw}: expected one or more of ${EXPORT_FORMATS.join(', ')} (comma-separated)`);
+  return [...new Set(list)] as Format[];
+}
+
+function write(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (err) {
+    throw new UserError(`--out-dir: cannot write ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+}
+
+export async function exportCommand(dir: string, opts: { format: string; outDir?: string }, io: CliIo): Promise<number> {
+  const formats = parseFormats(opts.format);
+  const bundle = loadRunBundle(dir);
+  const outDir = opts.outDir ?? dir;
+  try {
+    mkdirSync(outDir, { recursive: true });
+  } catch (err) {
+    throw new UserError(`--out-dir ${outDir}: cannot create (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  const written: string[] = [];
+  for (const format of formats) {
+    if (format === 'csv') {
+      write(join(outDir, EXPORT_FILES.recordsCsv), recordsCsv(bundle.records));
+      write(join(outDir, EXPORT_FILES.summaryCsv), summaryCsv(bundle.result));
+      written.push(join(outDir, EXPORT_FILES.recordsCsv), join(outDir, EXPORT_FILES.summaryCsv));
+    } else if (format === 'parquet') {
+      const path = join(outDir, EXPORT_FILES.parquet);
+      try {
+        await writeRecordsParquet(bundle.records, path);
+      } catch (err) {
+        throw new UserError(`cannot write ${path}: ${(err as Error).message.split('\n')[0]}`);
+      }
+      written.push(path);
+    } else {
+      const md = await markdownSummary(bundle, EXPORT_FILES.chartsDir);
+      const chartsDir = join(outDir, EXPORT_FILES.chartsDir);
+      mkdirSync(chartsDir, { recursive: true });
+      for (const [name, svg] of Object.entries(md.svgs)) write(join(chartsDir, name), svg);
+      write(join(outDir, EXPORT_FILES.markdown), md.markdown);
+      written.push(join(outDir, EXPORT_FILES.markdown), `${chartsDir}/ (${Object.keys(md.svgs).length} SVG charts)`);
+    }
+  }
+  for (const w of written) io.stdout.write(`wrote ${w}\n`);
+  return 0;
+}

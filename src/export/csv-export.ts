@@ -1,0 +1,42 @@
+/**
+ * CSV exports: one row per request (record-columns.ts, without the chunk times), and the
+ * run's summary as `figure,value` rows (result.json flattened to dotted names). RFC 4180
+ * quoting by csv-stringify; empty cell = null.
+ */
+import { stringify } from 'csv-stringify/sync';
+import type { RequestRecord } from '../record/record.js';
+import type { RunResult } from '../report/result-json.js';
+import { RECORD_COLUMNS } from './record-columns.js';
+
+export function recordsCsv(records: readonly RequestRecord[]): string {
+  const rows = [...records]
+    .sort((a, b) => a.id - b.id)
+    .map((r) => RECORD_COLUMNS.map((c) => {
+      const v = c.get(r);
+      return v === null ? '' : typeof v === 'number' ? v : String(v);
+    }));
+  return stringify(rows, { header: true, columns: RECORD_COLUMNS.map((c) => c.name) });
+}
+
+/** Scalars of a nested value as [dotted.path, value]; arrays of scalars keep their index (goodput.slos.0.metric). */
+export function flatten(value: unknown, prefix = '', out: Array<[string, string | number | boolean]> = []): Array<[string, string | number | boolean]> {
+  if (value === null || value === undefined) return out;
+  if (typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) flatten(v, prefix ? `${prefix}.${k}` : k, out);
+  } else if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') {
+    out.push([prefix, value]);
+  }
+  return out;
+}
+
+export function summaryCsv(result: RunResult): string {
+  const rows = flatten({
+    run: result.run,
+    target: { base_url: result.target.base_url, endpoint: result.target.endpoint, model: result.target.model, simulated: result.target.simulated },
+    metrics: result.metrics,
+    validity: result.validity ? { valid: result.validity.valid, reasons: result.validity.reasons } : null,
+    by_task: result.by_task,
+    by_turn: result.by_turn,
+  });
+  return stringify(rows, { header: true, columns: ['figure', 'value'], cast: { boolean: (b) => String(b) } });
+}

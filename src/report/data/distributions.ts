@@ -1,0 +1,41 @@
+/**
+ * The latency distributions the report draws, binned (data/bins.ts) from the measure-phase
+ * records through the metric definitions, so the report and the figures agree on what
+ * TTFT, TPOT, ITL and E2EL are.
+ */
+import { SLO_METRICS } from '../../metrics/index.js';
+import type { RequestRecord } from '../../record/record.js';
+import { binDistribution, type BinnedDistribution } from './bins.js';
+
+export const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2el_ms'] as const;
+export type DistributionMetric = (typeof DISTRIBUTION_METRICS)[number];
+
+export interface MetricDistribution extends BinnedDistribution {
+  metric: DistributionMetric;
+  label: string;
+}
+
+export function runDistributions(records: readonly RequestRecord[]): MetricDistribution[] {
+  const ok = records.filter((r) => r.phase === 'measure' && r.status === 'ok');
+  return DISTRIBUTION_METRICS.map((metric) => {
+    const def = SLO_METRICS[metric];
+    const binned =
+      def.kind === 'pooled'
+        ? binDistribution((emit) => {
+            let buf = new Float64Array(256);
+            for (const r of ok) {
+              const k = def.count(r);
+              if (k > buf.length) buf = new Float64Array(k * 2);
+              def.fill(r, buf, 0);
+              for (let i = 0; i < k; i++) emit(buf[i]!);
+            }
+          })
+        : binDistribution((emit) => {
+            for (const r of ok) {
+              const v = def.value(r);
+              if (v !== null) emit(v);
+            }
+          });
+    return { metric, label: def.label, ...binned };
+  });
+}

@@ -1,0 +1,149 @@
+/**
+ * Time series of a run for the report, one point per window (data/windows.ts), over every
+ * record of every phase (warmup and cooldown show as what they were). Which time places a
+ * request in a window:
+ *   completions, failures, TPOT, SLO attainment → end_ms;  TTFT → first_token_ms;
+ *   output tokens → each chunk's time (output_tokens spread over the chunks, as the peaks are);
+ *   in flight → time-averaged over [sent_ms, end_ms);  send lag → sent_ms.
+ */
+import { isGood, meetsSlo, percentile, SLO_METRICS, type Slo } from '../../metrics/index.js';
+import type { ErrorClass, RequestRecord } from '../../record/record.js';
+import { makeWindows } from './windows.js';
+
+export interface SeriesPoint {
+  /** Window start, s from the run's t = 0. */
+  t: number;
+  completed_per_s: number;
+  failed_per_s: number;
+  output_tokens_per_s: number;
+  /** Mean requests in flight over the window. */
+  in_flight: number;
+  ttft_p50: number | null;
+  ttft_p90: number | null;
+  ttft_p99: number | null;
+  tpot_p50: number | null;
+  tpot_p90: number | null;
+  tpot_p99: number | null;
+  /** Requests the schedule wanted sent by the window's end, and those actually sent (cumulative). */
+  scheduled: number;
+  sent: number;
+  lag_p50: number | null;
+  lag_p99: number | null;
+  lag_max: number | null;
+}
+
+export interface RunSeries {
+  window_s: number;
+  points: SeriesPoint[];
+  /** Failed requests per window and class (only non-zero counts). */
+  errors: Array<{ t: number; error_class: ErrorClass; count: number }>;
+  /** Fraction of the requests ending in a window that met each SLO and all of them (null without SLOs). */
+  slo: Array<{ t: number; objective: string; attained: number; requests: number }> | null;
+}
+
+const TPOT = SLO_METRICS.tpot_ms;
+const r3 = (v: number): number => Math.round(v * 1000) / 1000;
+
+function pct(values: number[] | undefined, p: number): number | null {
+  if (!values || values.length === 0) return null;
+  return r3(percentile(values, p));
+}
+
+export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[]): RunSeries {
+  let endMs = 0;
+  for (const r of records) endMs = Math.max(endMs, r.end_ms, r.sent_ms, r.scheduled_ms);
+  const w = makeWindows(endMs);
+  const n = w.count;
+  const widthMs = w.width_s * 1000;
+  const completed = new Float64Array(n);
+  const failed = new Float64Array(n);
+  const tokens = new Float64Array(n);
+  const busyMs = new Float64Array(n);
+  const scheduled = new Float64Array(n);
+  const sent = new Float64Array(n);
+  const ttft: number[][] = [];
+  const tpot: number[][] = [];
+  const lag: number[][] = [];
+  const errors = new Map<string, number>();
+  const sloNames = slos.map((s) => `${SLO_METRICS[s.metric].label} ≤ ${s.threshold_ms} ms`);
+  const sloGood = slos.length ? Array.from({ length: slos.length + 1 }, () => new Float64Array(n)) : [];
+  const sloTotal = new Float64Array(n);
+  const push = (lists: number[][], i: number, v: number) => (lists[i] ??= []).push(v);
+
+  for (const r of records) {
+    const e = w.of(r.end_ms);
+    scheduled[w.of(r.scheduled_ms)]! += 1;
+    sent[w.of(r.sent_ms)]! += 1;
+    push(lag, w.of(r.sent_ms), r.sent_ms - r.scheduled_ms);
+    // Time in flight, split over the windows it covers.
+    for (let i = w.of(r.sent_ms); i <= e; i++) {
+      const a = Math.max(r.sent_ms, i * widthMs);
+      const b = Math.min(r.end_ms, (i + 1) * widthMs);
+      if (b > a) busyMs[i]! += b - a;
+    }
+    if (r.status === 'ok') {
+      completed[e]! += 1;
+      if (r.first_token_ms !== null) push(ttft, w.of(r.first_token_ms), r.first_token_ms - r.sent_ms);
+      const tp = TPOT.kind === 'request' ? TPOT.value(r) : null;
+      if (tp !== null) push(tpot, e, tp);
+    } else {
+      failed[e]! += 1;
+      const key = `${e}\u0000${r.error_class ?? r.status}`;
+      errors.set(key, (errors.get(key) ?? 0) + 1);
+    }
+    if (r.output_tokens > 0) {
+      const c = r.chunk_ms;
+      if (c.length === 0) tokens[e]! += r.output_tokens;
+      else for (let i = 0; i < c.length; i++) tokens[w.of(c[i]!)]! += r.output_tokens / c.length;
+    }
+    if (slos.length && r.phase === 'measure') {
+      sloTotal[e]! += 1;
+      slos.forEach((s, k) => {
+        if (r.status === 'ok' && meetsSlo(r, s)) sloGood[k]![e]! += 1;
+      });
+      if (isGood(r, slos)) sloGood[slos.length]![e]! += 1;
+    }
+  }
+
+  for (const lists of [ttft, tpot, lag]) for (const l of lists) l?.sort((a, b) => a - b);
+  const points: SeriesPoint[] = [];
+  let cumScheduled = 0;
+  let cumSent = 0;
+  for (let i = 0; i < n; i++) {
+    cumScheduled += scheduled[i]!;
+    cumSent += sent[i]!;
+    const t = r3(i * w.width_s);
+    points.push({
+      t,
+      completed_per_s: r3(completed[i]! / w.width_s),
+      failed_per_s: r3(failed[i]! / w.width_s),
+      output_tokens_per_s: r3(tokens[i]! / w.width_s),
+      in_flight: r3(busyMs[i]! / widthMs),
+      ttft_p50: pct(ttft[i], 50),
+      ttft_p90: pct(ttft[i], 90),
+      ttft_p99: pct(ttft[i], 99),
+      tpot_p50: pct(tpot[i], 50),
+      tpot_p90: pct(tpot[i], 90),
+      tpot_p99: pct(tpot[i], 99),
+      scheduled: cumScheduled,
+      sent: cumSent,
+      lag_p50: pct(lag[i], 50),
+      lag_p99: pct(lag[i], 99),
+      lag_max: pct(lag[i], 100),
+    });
+  }
+  const errorPoints = [...errors].map(([key, count]) => {
+    const [i, cls] = key.split('\u0000') as [string, ErrorClass];
+    return { t: r3(Number(i) * w.width_s), error_class: cls, count };
+  });
+  let slo: RunSeries['slo'] = null;
+  if (slos.length) {
+    slo = [];
+    const names = [...sloNames, 'all SLOs (goodput)'];
+    for (let i = 0; i < n; i++) {
+      if (sloTotal[i] === 0) continue;
+      names.forEach((objective, k) => slo!.push({ t: r3(i * w.width_s), objective, attained: r3(sloGood[k]![i]! / sloTotal[i]!), requests: sloTotal[i]! }));
+    }
+  }
+  return { window_s: w.width_s, points, errors: errorPoints, slo };
+}

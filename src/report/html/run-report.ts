@@ -1,0 +1,117 @@
+/**
+ * The HTML report of one run: result.json's figures and verdicts as tables, the records'
+ * distributions and time series as charts (binned and windowed: the page's size does not
+ * grow with the run), the run spec.
+ */
+import type { RequestRecord } from '../../record/record.js';
+import { SLO_METRICS } from '../../metrics/index.js';
+import type { RunResult } from '../result-json.js';
+import { breakdownChart } from '../charts/breakdown-charts.js';
+import type { Chart, Datasets } from '../charts/chart.js';
+import { distributionCharts, distributionDatasets } from '../charts/distribution-charts.js';
+import { seriesCharts, seriesDatasets } from '../charts/series-charts.js';
+import { runDistributions } from '../data/distributions.js';
+import { runSeries } from '../data/time-series.js';
+import { escapeHtml as e } from './escape.js';
+import { renderPage, type PageSection } from './page.js';
+import { failureExamples, groupTable, latencyTable, pct, requestsTable, sampleOutputs, throughputTable } from './tables.js';
+
+export interface RunBundle {
+  result: RunResult;
+  /** spec.json of the run (secrets already removed), when present. */
+  spec: unknown;
+  records: readonly RequestRecord[];
+}
+
+function verdictHtml(v: RunResult['validity']): string {
+  if (!v) {
+    return '<div class="verdict unknown"><strong>Run validity: not assessed</strong> — virtual time has no client to fall behind, and re-analysed records carry no observation of the client.</div>';
+  }
+  const list = (items: string[]) => (items.length ? `<ul>${items.map((i) => `<li>${e(i)}</li>`).join('')}</ul>` : '');
+  return v.valid
+    ? `<div class="verdict ok"><strong>Run validity: VALID</strong> — the client kept its schedule and was not saturated.${list(v.warnings.map((w) => `note: ${w}`))}</div>`
+    : `<div class="verdict bad"><strong>Run validity: INVALID</strong> — these figures show the client’s limits, not the server’s:${list([...v.reasons, ...v.warnings.map((w) => `note: ${w}`)])}</div>`;
+}
+
+function sloHtml(result: RunResult): string {
+  const g = result.metrics.goodput;
+  if (!g) return '<p class="note">No SLOs were given. Add <code>--goodput ttft:500 tpot:50</code> to a run, or to <code>infermeter analyze</code>, to see goodput and attainment.</p>';
+  const rows = g.slos.map((s) => `<li>${e(SLO_METRICS[s.metric]?.label ?? s.metric)} ≤ ${e(s.threshold_ms)} ms</li>`).join('');
+  return `<p>Objectives (per request):</p><ul>${rows}</ul><p><strong>${e(g.good)}</strong> of ${e(result.metrics.requests.total)} measured requests met every SLO (<strong>${e(pct(g.attained))}</strong>); goodput ${e(g.request_per_s?.toFixed(3) ?? '—')} req/s, ${e(g.output_tokens_per_s?.toFixed(1) ?? '—')} output tok/s.</p>`;
+}
+
+function factsOf(result: RunResult): Array<[string, string]> {
+  const t = result.target;
+  const facts: Array<[string, string]> = [
+    ['Run', result.run.id ?? result.run.name],
+    ['Model', t.model],
+    ['Target', t.simulated ? `built-in simulator (${result.run.driver === 'virtual' ? 'virtual time' : 'HTTP'})` : `${t.base_url ?? ''}${t.endpoint}`],
+    ['Started', result.run.started_at],
+    ['Measured', `${result.metrics.duration_s.toFixed(2)} s`],
+    ['Requests', `${result.metrics.requests.total} (${result.metrics.requests.failed} failed)`],
+  ];
+  if (result.run.interrupted) facts.push(['Interrupted', 'yes (what was measured is shown)']);
+  return facts;
+}
+
+export function buildRunReport(bundle: RunBundle, generator: string): string {
+  const { result, records } = bundle;
+  const slos = result.metrics.goodput?.slos ?? [];
+  const dists = runDistributions(records);
+  const series = runSeries(records, slos);
+  const datasets: Datasets = { ...distributionDatasets(dists), ...seriesDatasets(series) };
+  const allSeries = seriesCharts(series);
+  const pick = (...ids: string[]) => allSeries.filter((c) => ids.includes(c.id));
+
+  const sections: PageSection[] = [
+    {
+      id: 'summary',
+      title: 'Summary',
+      html: `${verdictHtml(result.validity)}<div class="tables">${requestsTable(result.metrics)}${throughputTable(result.metrics)}</div>${latencyTable(result.metrics)}`,
+      charts: [],
+    },
+    { id: 'slo', title: 'SLOs and goodput', html: sloHtml(result), charts: pick('ts-slo') },
+    { id: 'distributions', title: 'Latency distributions', html: '', charts: distributionCharts(dists) },
+    { id: 'over-time', title: 'Over the run', html: '', charts: pick('ts-requests', 'ts-tokens', 'ts-inflight', 'ts-ttft', 'ts-tpot', 'ts-errors') },
+    { id: 'schedule', title: 'Arrival schedule vs. actual sends', html: '', charts: pick('ts-schedule', 'ts-lag') },
+  ];
+
+  const breakdownHtml: string[] = [];
+  const breakdownCharts: Chart[] = [];
+  if (result.by_task && Object.keys(result.by_task).length > 0) {
+    const groups = Object.entries(result.by_task);
+    breakdownHtml.push(`<h3>Per task</h3>${groupTable('Task', groups)}`);
+    const b = breakdownChart('tasks', 'Latency per task', groups);
+    breakdownCharts.push(b.chart);
+    Object.assign(datasets, b.data);
+  }
+  if (result.by_turn) {
+    const groups: Array<[string, typeof result.by_turn.first_turn]> = [
+      ['first turn', result.by_turn.first_turn],
+      ['later turns', result.by_turn.later_turns],
+    ];
+    breakdownHtml.push(`<h3>Per turn</h3>${groupTable('Turn', groups)}`);
+    const b = breakdownChart('turns', 'Latency: first turn vs. later turns', groups);
+    breakdownCharts.push(b.chart);
+    Object.assign(datasets, b.data);
+  }
+  if (breakdownHtml.length) sections.push({ id: 'breakdowns', title: 'Per task and per turn', html: breakdownHtml.join(''), charts: breakdownCharts });
+
+  const failures = failureExamples(records);
+  const outputs = sampleOutputs(records);
+  sections.push({
+    id: 'requests',
+    title: 'Failures and outputs',
+    html: `<h3>Failures by class</h3>${failures ?? '<p class="note">No request failed.</p>'}<h3>Sample outputs</h3>${outputs ?? '<p class="note">Outputs were not kept (run with <code>--keep-text</code> to keep them).</p>'}`,
+    charts: [],
+  });
+  sections.push({
+    id: 'spec',
+    title: 'Run spec',
+    html: `<details open><summary>spec.json (secrets removed), load and workload as run</summary><pre>${e(JSON.stringify(bundle.spec ?? { load: result.load, workload: result.workload, target: result.target }, null, 2))}</pre></details>`,
+    charts: [],
+  });
+
+  const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${result.target.model}`;
+  return renderPage({ title, facts: factsOf(result), sections, datasets, generator });
+}

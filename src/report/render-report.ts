@@ -1,0 +1,55 @@
+/**
+ * `renderReport(dir)`: the HTML report of a saved run directory, as a string. The one entry
+ * point for `infermeter report`, the report written at the end of a run, and the dashboard.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../errors/user-error.js';
+import type { RequestRecord } from '../record/record.js';
+import { readRecordsFile } from '../store/records-file.js';
+import { buildRunReport, type RunBundle } from './html/run-report.js';
+import type { RunResult } from './result-json.js';
+
+export const REPORT_FILE = 'report.html';
+
+export interface ReportOptions {
+  /** The run's records when the caller holds them already (the end of a run), to skip re-reading records.jsonl. */
+  records?: readonly RequestRecord[];
+  /** Names the generator in the page (e.g. "infermeter 0.1.0"). */
+  generator?: string;
+}
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new UserError(`${path}: cannot read (${err instanceof SyntaxError ? 'not valid JSON' : ((err as NodeJS.ErrnoException).code ?? String(err))})`);
+  }
+}
+
+/**
+ * A saved run: result.json, spec.json (null if absent) and the records (empty if records.jsonl is absent).
+ * @throws UserError when `dir` is not a run directory (no result.json) or a file in it cannot be read.
+ */
+export function loadRunBundle(dir: string, records?: readonly RequestRecord[]): RunBundle {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`${dir}: no such run directory`);
+  const resultPath = join(dir, 'result.json');
+  if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json (not a run directory, or the run did not finish; \`infermeter analyze\` recomputes from records.jsonl)`);
+  const result = readJson(resultPath) as RunResult;
+  if (typeof result !== 'object' || result === null || !String((result as { schema?: unknown }).schema ?? '').startsWith('infermeter.result/')) {
+    throw new UserError(`${resultPath}: not an infermeter result (no "schema": "infermeter.result/…")`);
+  }
+  const specPath = join(dir, 'spec.json');
+  const spec = existsSync(specPath) ? readJson(specPath) : null;
+  if (!records) {
+    const recordsPath = join(dir, 'records.jsonl');
+    records = existsSync(recordsPath) ? readRecordsFile(recordsPath).records : [];
+  }
+  return { result, spec, records };
+}
+
+/** The HTML report of a run directory. @throws UserError as loadRunBundle. */
+export function renderReport(dir: string, opts: ReportOptions = {}): string {
+  const bundle = loadRunBundle(dir, opts.records);
+  return buildRunReport(bundle, opts.generator ?? `infermeter ${bundle.result.infermeter_version}`);
+}

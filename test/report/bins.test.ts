@@ -1,0 +1,61 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { binDistribution, type ValueSource } from '../../src/report/data/bins.js';
+
+const from = (values: number[]): ValueSource => (emit) => values.forEach(emit);
+
+describe('binDistribution', () => {
+  it('bins a narrow range linearly, by hand', () => {
+    // 4 fine bins over [1, 5]: width 1 → [1,2) [2,3) [3,4) [4,5]; merge 2 → [1,3) [3,5].
+    const d = binDistribution(from([1, 1.5, 2, 4, 5]), { fine: 4, merge: 2 });
+    expect(d.scale).toBe('linear');
+    expect(d.bins).toEqual([
+      { lo: 1, hi: 3, count: 3 },
+      { lo: 3, hi: 5, count: 2 },
+    ]);
+    // CDF at each fine bin's upper edge: 2 values < 2, 3 ≤ 3, 3 ≤ 4, 5 ≤ 5.
+    expect(d.cdf).toEqual([
+      { x: 1, p: 0 },
+      { x: 2, p: 0.4 },
+      { x: 3, p: 0.6 },
+      { x: 4, p: 0.6 },
+      { x: 5, p: 1 },
+    ]);
+  });
+
+  it('uses a log scale over a decade or more and keeps zeros apart', () => {
+    // log10 range [0, 2] in 2 fine bins: [1,10) [10,100]; the two zeros start the CDF.
+    const d = binDistribution(from([0, 0, 1, 5, 10, 100]), { fine: 2, merge: 1 });
+    expect(d.scale).toBe('log');
+    expect(d.at_or_below_zero).toBe(2);
+    expect(d.bins).toEqual([
+      { lo: 1, hi: 10, count: 2 },
+      { lo: 10, hi: 100, count: 2 },
+    ]);
+    expect(d.cdf.map((c) => c.p)).toEqual([2 / 6, 4 / 6, 1].map((p) => Number(p.toFixed(6))));
+  });
+
+  it('is empty for no values and one bin wide for one value', () => {
+    expect(binDistribution(from([]))).toMatchObject({ count: 0, bins: [], cdf: [] });
+    const one = binDistribution(from([7, 7, 7]), { fine: 4, merge: 4 });
+    expect(one.bins).toEqual([{ lo: 7, hi: 7, count: 3 }]);
+    expect(one.cdf.at(-1)!.p).toBe(1);
+  });
+
+  it('accounts for every value, and its CDF climbs to 1 (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 300 }), (values) => {
+        const d = binDistribution(from(values));
+        const binned = d.bins.reduce((s, b) => s + b.count, 0);
+        expect(binned + d.at_or_below_zero).toBe(values.length);
+        expect(d.bins.length).toBeLessThanOrEqual(40);
+        for (let i = 1; i < d.cdf.length; i++) expect(d.cdf[i]!.p).toBeGreaterThanOrEqual(d.cdf[i - 1]!.p);
+        expect(d.cdf.at(-1)!.p).toBe(1);
+        // The CDF at an edge is at least the true fraction of values strictly below that edge.
+        const mid = d.cdf[Math.floor(d.cdf.length / 2)]!;
+        const below = values.filter((v) => v < mid.x * (1 - 1e-5)).length / values.length;
+        expect(mid.p).toBeGreaterThanOrEqual(below - 1e-6);
+      }),
+    );
+  });
+});

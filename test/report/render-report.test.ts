@@ -1,0 +1,86 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderReport } from '../../src/report/render-report.js';
+import { escapeHtml } from '../../src/report/html/escape.js';
+import { runCli } from '../helpers/cli.js';
+import { INJECTED, makeReportFixture, type ReportFixture } from './report-fixture.js';
+
+let fx: ReportFixture;
+beforeAll(async () => {
+  fx = await makeReportFixture();
+});
+afterAll(() => fx?.cleanup());
+
+/** The JSON the page renders its charts from. */
+function payload(html: string): { charts: Array<{ id: string; datasets: string[] }>; datasets: Record<string, unknown[]> } {
+  const m = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html);
+  return JSON.parse(m![1]!) as ReturnType<typeof payload>;
+}
+
+describe('renderReport', () => {
+  it('shows server and dataset text escaped, never as markup', () => {
+    const html = renderReport(fx.dir);
+    for (const text of Object.values(INJECTED)) {
+      expect(html).not.toContain(text);
+    }
+    expect(html).toContain(escapeHtml(INJECTED.output));
+    expect(html).toContain(escapeHtml(INJECTED.error));
+    expect(html).toContain(escapeHtml(INJECTED.model));
+    // Only the page's own three script elements (data, runtime, boot).
+    expect(html.match(/<script/gi)).toHaveLength(3);
+  });
+
+  it('carries every chart with its data, and the tables of figures', () => {
+    const html = renderReport(fx.dir);
+    const p = payload(html);
+    const ids = p.charts.map((c) => c.id);
+    for (const id of ['hist-ttft', 'cdf-ttft', 'hist-tpot', 'cdf-tpot', 'hist-itl', 'cdf-itl', 'hist-e2el', 'cdf-e2el', 'ts-requests', 'ts-tokens', 'ts-inflight', 'ts-ttft', 'ts-tpot', 'ts-errors', 'ts-slo', 'ts-schedule', 'ts-lag', 'breakdown-tasks']) {
+      expect(ids).toContain(id);
+      expect(html).toContain(`id="chart-${id}"`);
+    }
+    for (const c of p.charts) for (const d of c.datasets) expect(p.datasets[d]!.length).toBeGreaterThan(0);
+    const result = JSON.parse(readFileSync(join(fx.dir, 'result.json'), 'utf8'));
+    expect(html).toContain(result.metrics.latency.ttft_ms.p99.toFixed(2));
+    expect(html).toContain('http_5xx');
+    expect(html).toContain('Run spec');
+  });
+
+  it('stays small: binned data, no point per token', () => {
+    const html = renderReport(fx.dir);
+    const p = payload(html);
+    expect(p.datasets.hist_itl_ms!.length).toBeLessThanOrEqual(40);
+    expect(p.datasets.cdf_itl_ms!.length).toBeLessThanOrEqual(201);
+    expect(p.datasets.series!.length).toBeLessThanOrEqual(200);
+  });
+
+  it('says what is wrong with a directory that is not a run', async () => {
+    expect(() => renderReport(join(fx.root, 'missing'))).toThrow(/no such run directory/);
+    expect(() => renderReport(fx.root)).toThrow(/no result.json/);
+    const r = await runCli(['report', join(fx.root, 'missing')]);
+    expect(r.code).toBe(2);
+  });
+});
+
+describe('infermeter report and the report of a run', () => {
+  it('writes --out and names it', async () => {
+    const out = join(fx.root, 'out.html');
+    const r = await runCli(['report', fx.dir, '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(out);
+    expect(readFileSync(out, 'utf8')).toMatch(/^<!doctype html>/);
+  });
+
+  it('sim run writes report.html and names it; --no-report does not', async () => {
+    const r = await runCli(['sim', 'run', '--num-prompts', '20', '--request-rate', '10', '--result-dir', join(fx.root, 'auto'), '--name', 'a']);
+    expect(r.code).toBe(0);
+    const dir = join(fx.root, 'auto', readdirSync(join(fx.root, 'auto'))[0]!);
+    expect(r.stdout).toContain(`Report: ${join(dir, 'report.html')}`);
+    expect(existsSync(join(dir, 'report.html'))).toBe(true);
+    const q = await runCli(['sim', 'run', '--num-prompts', '20', '--result-dir', join(fx.root, 'quiet'), '--no-report']);
+    expect(q.code).toBe(0);
+    expect(q.stdout).not.toContain('Report:');
+    const qdir = join(fx.root, 'quiet', readdirSync(join(fx.root, 'quiet'))[0]!);
+    expect(existsSync(join(qdir, 'report.html'))).toBe(false);
+  });
+});

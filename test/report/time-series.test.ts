@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { runSeries } from '../../src/report/data/time-series.js';
+import { chooseWindowS } from '../../src/report/data/windows.js';
+import { rec } from '../metrics/make-record.js';
+
+describe('report windows', () => {
+  it('picks at most ~200 windows, 1 s ones when the run is long enough', () => {
+    expect(chooseWindowS(0.4)).toBe(0.1);
+    expect(chooseWindowS(12)).toBe(1);
+    expect(chooseWindowS(200)).toBe(1);
+    expect(chooseWindowS(3600)).toBe(30);
+    expect(3600 / chooseWindowS(3600)).toBeLessThanOrEqual(200);
+  });
+});
+
+describe('runSeries', () => {
+  // End 400 ms → 0.1 s windows [0,100) [100,200) [200,300) [300,400] (400 falls in the last).
+  const records = [
+    rec({ sent_ms: 0, chunks: [50, 100, 150] }), // A: TTFT 50, TPOT (150 − 50)/(3 − 1) = 50
+    rec({ scheduled_ms: 100, sent_ms: 120, chunks: [220], end_ms: 230 }), // B: TTFT 100, sent 20 ms late
+    rec({ sent_ms: 300, end_ms: 400, status: 'error', error_class: 'http_5xx' }), // C
+  ];
+  const s = runSeries(records, [{ metric: 'ttft_ms', threshold_ms: 60 }]);
+
+  it('counts completions, tokens, in-flight time and latency per window, by hand', () => {
+    expect(s.window_s).toBe(0.1);
+    expect(s.points.map((p) => p.t)).toEqual([0, 0.1, 0.2, 0.3]);
+    expect(s.points.map((p) => p.completed_per_s)).toEqual([0, 10, 10, 0]);
+    expect(s.points.map((p) => p.failed_per_s)).toEqual([0, 0, 0, 10]);
+    // One token per chunk: A's at 50 | 100, 150; B's at 220.
+    expect(s.points.map((p) => p.output_tokens_per_s)).toEqual([10, 20, 10, 0]);
+    // Busy ms / 100: A 0–100 | A 100–150 + B 120–200 = 130 | B 200–230 | C 300–400.
+    expect(s.points.map((p) => p.in_flight)).toEqual([1, 1.3, 0.3, 1]);
+    expect(s.points.map((p) => p.ttft_p50)).toEqual([50, null, 100, null]);
+    expect(s.points.map((p) => p.tpot_p99)).toEqual([null, 50, null, null]);
+    expect(s.points.map((p) => [p.scheduled, p.sent])).toEqual([[1, 1], [2, 2], [2, 2], [3, 3]]);
+    expect(s.points.map((p) => p.lag_max)).toEqual([0, 20, null, 0]);
+    expect(s.errors).toEqual([{ t: 0.3, error_class: 'http_5xx', count: 1 }]);
+  });
+
+  it('gives SLO attainment per window of the requests ending in it', () => {
+    expect(s.slo).toEqual([
+      { t: 0.1, objective: 'TTFT ≤ 60 ms', attained: 1, requests: 1 },
+      { t: 0.1, objective: 'all SLOs (goodput)', attained: 1, requests: 1 },
+      { t: 0.2, objective: 'TTFT ≤ 60 ms', attained: 0, requests: 1 },
+      { t: 0.2, objective: 'all SLOs (goodput)', attained: 0, requests: 1 },
+      { t: 0.3, objective: 'TTFT ≤ 60 ms', attained: 0, requests: 1 },
+      { t: 0.3, objective: 'all SLOs (goodput)', attained: 0, requests: 1 },
+    ]);
+    expect(runSeries(records, []).slo).toBeNull();
+  });
+});
