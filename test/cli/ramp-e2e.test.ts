@@ -71,6 +71,29 @@ describe('ramps in virtual time (sim run)', () => {
     }
   });
 
+  it('closed loop ramp-down: users leave one by one, none sends at or after the end of the duration', async () => {
+    // 4 users, 10 s, ramp-down 4 s: user k sends no new request from 10,000 − 1,000·k ms on.
+    const { recs } = await records([
+      'sim', 'run', '--concurrency', '4', '--duration', '10s', '--ramp-down', '4s', '--num-prompts', '2000', '--random-input-len', '64', '--random-output-len', '64',
+    ]);
+    expect(recs.length).toBeLessThan(2000);
+    for (const r of recs) {
+      const t = r.sent_ms;
+      expect(t).toBeLessThan(10_000);
+      expect(r.phase).toBe(t >= 6000 ? 'ramp_down' : 'measure');
+      // Only users k < a can send at or after 10,000 − 1,000·a, one request in flight each: so at
+      // most a requests sent since then are in flight, a = users still active at t.
+      if (t >= 6000) {
+        const active = Array.from({ length: 4 }, (_, k) => userWindow({ up_ms: 0, down_ms: 4000, end_ms: 10_000 }, k, 4)).filter((w) => t < w.stop_ms).length;
+        const sentSinceFall = recs.filter((o) => o.sent_ms <= t && o.end_ms > t && o.sent_ms >= 10_000 - 1000 * active).length;
+        expect(sentSinceFall).toBeLessThanOrEqual(active);
+      }
+    }
+    const lastQuarter = recs.filter((r) => r.sent_ms >= 9000).length;
+    const firstQuarter = recs.filter((r) => r.sent_ms >= 6000 && r.sent_ms < 7000).length;
+    expect(lastQuarter).toBeLessThan(firstQuarter);
+  });
+
   it('rejects ramps that cannot apply, naming the flag', async () => {
     const inf = await runCli(['sim', 'run', '--no-save', '--ramp-up', '10s', '--num-prompts', '10']);
     expect(inf.code).toBe(2);
@@ -85,6 +108,20 @@ describe('ramps in virtual time (sim run)', () => {
 });
 
 describe('ramps over HTTP with worker threads', () => {
+  it('multi-turn sessions with --concurrency: users start through the ramp, so no turn is sent before its user started', async () => {
+    const { recs } = await records([
+      'run', '--endpoint', '/v1/chat/completions', '--sim-prefill-ms', '3', '--sim-per-token-ms', '1', '--session-turns', '2', '--think-time', '5',
+      '--concurrency', '4', '--ramp-up', '800ms', '--num-prompts', '24', '--random-input-len', '16', '--random-output-len', '3', '--workers', '2',
+    ]);
+    expect(recs).toHaveLength(24);
+    for (const r of recs) {
+      const t = r.sent_ms;
+      const inFlight = recs.filter((o) => o.sent_ms <= t && o.end_ms > t).length;
+      expect(inFlight).toBeLessThanOrEqual(Math.min(4, Math.floor(t / 200) + 1));
+    }
+    expect(recs.filter((r) => r.phase === 'ramp_up').length).toBeGreaterThan(0);
+  });
+
   it('open loop, 2 workers: the merged records carry exactly the ramped schedule and its phases', async () => {
     const { recs } = await records([
       'run', '--sim-prefill-ms', '2', '--sim-per-token-ms', '1', '--request-rate', '40', '--duration', '2s', '--ramp-up', '600ms', '--ramp-down', '600ms',
