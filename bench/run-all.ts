@@ -5,7 +5,7 @@
  *   npm run bench                      # all
  *   npx tsx bench/run-all.ts --quick   # smaller loads, for a smoke run (~2 min)
  *
- * Each part also runs alone: bench/parse.ts, ingest.ts, timing-error.ts, cli-timing.ts, schedule.ts, memory.ts.
+ * Each part also runs alone: bench/parse.ts, ingest.ts, timing-error.ts, cli-timing.ts, schedule.ts, memory.ts, report.ts.
  */
 import { parseArgs } from 'node:util';
 import { machine } from './lib.js';
@@ -15,6 +15,7 @@ import { printTiming, runTiming } from './timing-error.js';
 import { printCliTiming, runCliTiming } from './cli-timing.js';
 import { printSchedule, runSchedule } from './schedule.js';
 import { printMemory, runMemory } from './memory.js';
+import { printReport, runReportBench } from './report.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const q = values.quick;
@@ -48,3 +49,5 @@ printSchedule(await runSchedule(scheduleOpts), scheduleOpts);
 
 const memoryOpts = { requests: q ? 10_000 : 100_000, tokens: 500, concurrency: 256 };
 printMemory(await runMemory(memoryOpts), memoryOpts);
+
+printReport(await runReportBench({ requests: q ? 10_000 : 100_000 }));
