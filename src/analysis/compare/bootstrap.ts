@@ -1,8 +1,8 @@
 /**
  * Bootstrap resampling of a run's key figures.
  *
- * Resampling unit: the request. A resample draws n of the run's n measure-phase requests with
- * replacement; each request then counts k_i times (k ~ Multinomial(n, 1/n)). Percentiles are
+ * Resampling unit: the request, in moving blocks (blockCounts). A resample draws requests with
+ * replacement, block by block; each request then counts k_i times. Percentiles are
  * taken of the values of the drawn requests (ITL: of every gap of every drawn request), with
  * numpy's linear interpolation, by one weighted scan of the values sorted once — no re-sorting.
  *
@@ -118,6 +118,24 @@ export function weightedPercentiles(s: SortedValues, weight: Int32Array, ps: rea
   });
 }
 
+/**
+ * Moving-block resample of n items in their order: ⌈n/L⌉ blocks of L consecutive items, each
+ * starting at a uniform position, L = ⌈√n⌉. Requests sent close together share the engine's
+ * batches, so their latencies are correlated; resampling them one by one would understate the
+ * spread. The counts sum to ⌈n/L⌉·L ≥ n.
+ */
+export function blockCounts(rng: Rng, n: number, out: Int32Array): Int32Array {
+  out.fill(0);
+  if (n === 0) return out;
+  const len = Math.ceil(Math.sqrt(n));
+  const blocks = Math.ceil(n / len);
+  for (let b = 0; b < blocks; b++) {
+    const start = rng.int(0, n - len);
+    for (let i = start; i < start + len; i++) out[i]! += 1;
+  }
+  return out;
+}
+
 function multinomialCounts(rng: Rng, n: number, out: Int32Array): Int32Array {
   out.fill(0);
   for (let i = 0; i < n; i++) out[rng.int(0, n - 1)]! += 1;
@@ -136,7 +154,7 @@ export function scratchFor(s: RunSample): Scratch {
 
 /** The key figures of one bootstrap resample of the run. */
 export function resampleFigures(s: RunSample, rng: Rng, scratch: Scratch, goodput: boolean, withItl = true): FigureValues {
-  const k = multinomialCounts(rng, s.n, scratch.requests);
+  const k = blockCounts(rng, s.n, scratch.requests);
   const out: FigureValues = {};
   for (const key of LATENCY_KEYS) {
     if (key === 'itl' && !withItl) continue;
@@ -144,8 +162,12 @@ export function resampleFigures(s: RunSample, rng: Rng, scratch: Scratch, goodpu
     PERCENTILES.forEach((p, i) => (out[`${key}_p${p}`] = ps[i]!));
   }
   let errors = 0;
-  for (let i = 0; i < s.n; i++) errors += k[i]! * s.error[i]!;
-  out.error_rate = s.n > 0 ? errors / s.n : null;
+  let drawn = 0;
+  for (let i = 0; i < s.n; i++) {
+    errors += k[i]! * s.error[i]!;
+    drawn += k[i]!;
+  }
+  out.error_rate = drawn > 0 ? errors / drawn : null;
   const nb = s.buckets.ok.length;
   const kb = multinomialCounts(rng, nb, scratch.buckets);
   const sum = (x: Float64Array): number => {

@@ -151,7 +151,7 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
     figures: rows,
     method: withCi
       ? {
-          resampling_unit: 'requests (latency percentiles, error rate); 1-second buckets of the measured window (throughputs, goodput, cost per 1M tokens)',
+          resampling_unit: 'requests, in moving blocks of ⌈√n⌉ consecutive ones (latency percentiles, error rate); 1-second buckets of the measured window (throughputs, goodput, cost per 1M tokens)',
           resamples: opts.resamples,
           itl_resamples: itlResamples,
           seed: opts.seed,
