@@ -5,6 +5,7 @@
  */
 import type { RequestRecord } from '../record/record.js';
 import { summarize } from '../metrics/stats.js';
+import { checkPromptLengths, promptLengthReason } from './prompt-lengths.js';
 
 export interface ClientHealth {
   /** Dispatcher lateness per request (when the loop reached it − when it was due), open loop only. */
@@ -54,7 +55,7 @@ export interface RunValidity {
 export function assessValidity(
   records: readonly RequestRecord[],
   health: ClientHealth,
-  opts: { ignoreEos: boolean; clientTokenizer: 'estimate' | 'tokenizer' },
+  opts: { ignoreEos: boolean; clientTokenizer: 'estimate' | 'tokenizer'; promptOverheadTokens?: number | null },
   t: ValidityThresholds = DEFAULT_VALIDITY_THRESHOLDS,
 ): RunValidity {
   const reasons: string[] = [];
@@ -91,6 +92,8 @@ export function assessValidity(
   if (opts.clientTokenizer === 'tokenizer' && wrongTokenizer > 0) {
     warnings.push(`${wrongTokenizer} requests: server prompt_tokens differ from the client tokenizer by > ${t.promptTokenTolerance * 100}%: is --tokenizer the served model's?`);
   }
+  const promptLengths = promptLengthReason(checkPromptLengths(records, opts.promptOverheadTokens ?? null), t.promptTokenTolerance, opts.clientTokenizer);
+  if (promptLengths !== null) reasons.push(promptLengths);
   return {
     valid: reasons.length === 0,
     reasons,

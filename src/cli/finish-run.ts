@@ -49,6 +49,8 @@ export interface FinishInput {
   server?: ServerObservation | null;
   /** --cold-start figures. */
   coldStart?: ColdStartFigures | null;
+  /** Tokens the server adds to each prompt (pre-flight's calibration), for the served-vs-asked check. */
+  promptOverheadTokens?: number | null;
   /** A validity verdict carried over from the original run (analyze). */
   priorValidity?: RunValidity | null;
   /** Removes the run's secrets from everything written or printed. */
@@ -77,7 +79,7 @@ export function buildResult(input: FinishInput): RunResult {
     };
   }
   const validity = input.health
-    ? assessValidity(records, input.health, { ignoreEos: input.ignoreEos, clientTokenizer: input.clientTokenizer })
+    ? assessValidity(records, input.health, { ignoreEos: input.ignoreEos, clientTokenizer: input.clientTokenizer, promptOverheadTokens: input.promptOverheadTokens ?? null })
     : (input.priorValidity ?? null);
   const measure = measureRecords(records);
   const cost = input.cost ? computeCost(metrics, measure, input.cost, input.costSplit ?? requestTimeSplit(measure)) : null;

@@ -18,9 +18,12 @@ import { RunObserver } from '../observe/run-observer.js';
 import { ColdStartStep } from './cold-start-step.js';
 import { measureRecords, measuredWindow } from '../metrics/index.js';
 import type { CliIo } from './io.js';
-import { describeLoad, planRun } from './run-plan.js';
+import { checkContextLength, describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import { resolveCostInputs } from './cost-inputs.js';
+
+/** Within this of 1, the estimate counts as exact for the server (measurement noise of the calibration). */
+const PROMPT_SCALE_DEADBAND = 0.01;
 
 export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;
@@ -64,12 +67,22 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
 
     const coldStart = spec.observe.cold_start ? await ColdStartStep.wait(spec, baseUrl!, apiKey, io.signal, log) : null;
     let preflightInfo: Record<string, unknown> | null = null;
+    let tokenScale = 1;
+    let promptOverhead: number | null = null;
     if (spec.target.preflight) {
-      const pf = await preflight({ ...targetConfig(spec.target, { baseUrl: baseUrl!, apiKey, ignoreEos, keepText: false, countTokens: undefined }), model });
+      const pf = await preflight({ ...targetConfig(spec.target, { baseUrl: baseUrl!, apiKey, ignoreEos, keepText: false, countTokens: undefined }), model }, { log, calibrate: true });
       model = pf.model;
       preflightInfo = { ...pf };
       coldStart?.firstResponse();
       log(`pre-flight ok: ${baseUrl}${spec.target.endpoint} serves ${pf.model}; probe TTFT ${pf.probe_ttft_ms?.toFixed(1) ?? '—'} ms; usage in stream: ${pf.usage_in_stream ? 'yes' : 'no'}`);
+      checkContextLength(workload, pf.max_model_len, `${baseUrl} (${pf.model})`);
+      const cal = pf.prompt_calibration;
+      promptOverhead = cal?.overhead_tokens ?? null;
+      // A tokenizer given is trusted; the estimate is scaled to the server's count.
+      if (cal && !spec.workload.tokenizer && Math.abs(cal.tokens_per_estimated_token - 1) > PROMPT_SCALE_DEADBAND) {
+        tokenScale = cal.tokens_per_estimated_token;
+        log(`prompt lengths: the server counts ${tokenScale.toFixed(3)} tokens per estimated token (${cal.source === 'tokenize' ? 'its /tokenize' : 'usage of two probes'}); synthetic prompts are sized to its count (--tokenizer to use a tokenizer instead)`);
+      }
     } else if (model === null) {
       throw new UserError('--model: required with --no-preflight');
     }
@@ -96,6 +109,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       model: model!,
       apiKey,
       ignoreEos,
+      tokenScale,
       totalRequests,
       phases,
       shard: { offset, step },
@@ -148,6 +162,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       },
       ignoreEos,
       clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
+      promptOverheadTokens: promptOverhead,
       redactor,
       cost,
       server: observed?.observation ?? null,

@@ -38,6 +38,22 @@ export async function planRun(spec: RunSpec, warn: (line: string) => void): Prom
   return { workload, totalRequests, phases };
 }
 
+/**
+ * Refuses, before any load and before any prompt is built, a workload whose longest prompt plus
+ * output exceeds the context length the server states (every such request would be a 400).
+ */
+export function checkContextLength(workload: Workload, maxModelLen: number | null, where: string): void {
+  if (maxModelLen === null || !workload.lengthBounds) return;
+  const b = workload.lengthBounds();
+  if (b.prompt === null) return;
+  const out = b.output ?? 0;
+  if (b.prompt + out <= maxModelLen) return;
+  const n = (x: number) => x.toLocaleString('en-US');
+  throw new UserError(
+    `workload: prompts of up to ${n(b.prompt)} tokens${out > 0 ? ` plus up to ${n(out)} output tokens` : ''} exceed the context length of ${n(maxModelLen)} tokens that ${where} states (max_model_len); ask for shorter inputs or outputs (--random-input-len, --random-output-len, …)`,
+  );
+}
+
 /** The `load` section of result.json. */
 export function describeLoad(load: LoadSpec, o: { trace: boolean; numPrompts: number | null; ignoreEos: boolean }): Record<string, unknown> {
   const open = load.concurrency === null && !o.trace;

@@ -31,6 +31,8 @@ export interface LoadJob {
   model: string;
   apiKey: string | null;
   ignoreEos: boolean;
+  /** Server tokens per estimated token (pre-flight's calibration; 1 when not measured). */
+  tokenScale: number;
   /** Requests of the whole run (null: by time), and the phase plan over global indices. */
   totalRequests: number | null;
   phases: PhasePlan;
@@ -73,6 +75,7 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
     seed: load.seed,
     endpointKind: kind,
     numPrompts: job.totalRequests ?? undefined,
+    tokenScale: job.tokenScale,
     ...(job.warn ? {} : { warn: () => {} }),
   });
   const workload = shardWorkload(full, shard);

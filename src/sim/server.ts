@@ -1,6 +1,6 @@
 /**
  * The simulator's OpenAI-compatible HTTP server (real-time driver). Routes (http/router.ts):
- * GET /v1/models, GET /health, GET /metrics, POST /v1/completions, POST /v1/chat/completions.
+ * GET /v1/models, GET /health, GET /metrics, POST /tokenize, POST /v1/completions, POST /v1/chat/completions.
  * Timing comes from a Backend: fixed delays or the engine model. Works many times per
  * process; close() destroys open sockets at once; restart() refuses connections for a while.
  */
@@ -50,10 +50,12 @@ export interface SimServerOptions {
   groundTruthPath?: string;
   /** Keep ground truth in memory (SimServer.groundTruth). */
   collectGroundTruth?: boolean;
-  /** A real tokenizer's count for prompt text; default ⌈chars / 4⌉ (text.ts). */
+  /** A real tokenizer's count for prompt text (also what POST /tokenize answers); default: the shared estimate (text.ts). */
   countTokens?: (text: string) => number;
   /** Reasoning mode: chat responses start with reasoning tokens (reasoning.ts). */
   reasoning?: ReasoningOptions;
+  /** Context length stated in /v1/models and /tokenize; default: the engine model's, 131,072 with fixed timing. */
+  maxModelLen?: number;
 }
 
 export interface LatenessSummary {
@@ -80,6 +82,9 @@ export interface SimServer {
   resetLateness(): void;
 }
 
+/** What fixed-delay mode states as the context length: the default model profile's (Llama-3.1-8B). */
+const FIXED_TIMING_MAX_MODEL_LEN = 131_072;
+
 export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServer> {
   const timing = opts.timing ?? { kind: 'fixed', prefillMs: 50, perTokenMs: 10 };
   const first = createBackend(timing);
@@ -94,7 +99,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     rand: mulberry32(opts.seed ?? 0),
     backend: first.backend,
     blockSize: first.blockSize,
-    maxModelLen: first.maxModelLen,
+    maxModelLen: opts.maxModelLen ?? first.maxModelLen ?? FIXED_TIMING_MAX_MODEL_LEN,
     countTokens: opts.countTokens ?? estimateTokens,
     nextId: 1,
     metrics: new SimMetrics(modelName, opts.dialect ?? 'vllm'),

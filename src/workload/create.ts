@@ -18,6 +18,7 @@ import type { SubWorkloadSpec, WorkloadSpec } from './spec.js';
 import type { TextMaker } from './synthetic.js';
 import { createTextMaker } from './synthetic.js';
 import { loadTokenizer } from './tokenizers/load.js';
+import { scaledEstimate } from './tokenizer.js';
 import type { Workload, WorkloadOptions } from './types.js';
 
 export async function createWorkload(spec: WorkloadSpec, opts: WorkloadOptions): Promise<Workload> {
@@ -29,7 +30,8 @@ export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOpt
   const resolved: SubWorkloadSpec = { ...spec };
   if (spec.input_len) resolved.input_len = await resolveEmpirical(spec.input_len, `${field}.input_len`);
   if (spec.output_len) resolved.output_len = await resolveEmpirical(spec.output_len, `${field}.output_len`);
-  const tokenizer = await loadTokenizer(spec.tokenizer, `${field}.tokenizer`);
+  const scale = opts.tokenScale ?? 1;
+  const tokenizer = spec.tokenizer === null && scale !== 1 ? scaledEstimate(scale) : await loadTokenizer(spec.tokenizer, `${field}.tokenizer`);
   const maker = createTextMaker(tokenizer);
   switch (spec.dataset_name) {
     case 'random':

@@ -55,6 +55,25 @@ export function lengthSampler(dist: LengthDist, streamRng: Rng, datasetLengths?:
   }
 }
 
+/** The largest length `dist` can draw; null when unbounded (normal or lognormal without max). */
+export function distMax(dist: LengthDist, datasetLengths?: readonly number[]): number | null {
+  switch (dist.kind) {
+    case 'fixed':
+      return dist.value;
+    case 'uniform':
+      return dist.max;
+    case 'normal':
+    case 'lognormal':
+      return dist.max ?? null;
+    case 'empirical': {
+      const v = dist.values ?? (dist.from_dataset ? datasetLengths : undefined);
+      if (!v || v.length === 0) return dist.max ?? null;
+      const top = v.reduce((a, b) => Math.max(a, b), 0);
+      return dist.max !== undefined ? Math.min(top, dist.max) : top;
+    }
+  }
+}
+
 /** The distribution's mean before clipping (for describe()); null when unknown. */
 export function nominalMean(dist: LengthDist, datasetLengths?: readonly number[]): number | null {
   switch (dist.kind) {

@@ -80,5 +80,10 @@ export async function mixWorkload(spec: WorkloadSpec, opts: WorkloadOptions, cre
     };
   }
   if (counter) mix.countTokens = counter;
+  mix.lengthBounds = () => {
+    const all = subs.map((w) => w.lengthBounds?.() ?? { prompt: null, output: null });
+    const top = (xs: Array<number | null>): number | null => (xs.some((x) => x === null) ? null : Math.max(...(xs as number[])));
+    return { prompt: top(all.map((b) => b.prompt)), output: top(all.map((b) => b.output)) };
+  };
   return mix;
 }

@@ -5,8 +5,16 @@
  */
 import { z } from 'zod';
 
-const positiveInt = z.number().int().min(1);
-const nonNegInt = z.number().int().min(0);
+/**
+ * No length (tokens) above this is accepted: longer than any context served today, and text of
+ * that many words is still a string V8 can hold (about 6 characters per word; its limit is ~2^29).
+ * Longer asks would fail mid-run building the prompt; shorter ones are checked against the
+ * server's own context length by pre-flight.
+ */
+export const MAX_TOKENS_ASKED = 10_000_000;
+const tooLong = `at most ${MAX_TOKENS_ASKED.toLocaleString('en-US')} tokens (longer than any served context)`;
+const positiveInt = z.number().int().min(1).max(MAX_TOKENS_ASKED, tooLong);
+const nonNegInt = z.number().int().min(0).max(MAX_TOKENS_ASKED, tooLong);
 
 /** Own seed of a distribution; without it, draws come from the run seed's stream. */
 const seed = z.number().int().optional();
@@ -21,7 +29,7 @@ export const LengthDistSchema = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('normal'),
-      mean: z.number().min(0),
+      mean: z.number().min(0).max(MAX_TOKENS_ASKED, tooLong),
       std: z.number().min(0),
       min: nonNegInt.optional(),
       max: nonNegInt.optional(),
@@ -32,7 +40,7 @@ export const LengthDistSchema = z.discriminatedUnion('kind', [
     .object({
       kind: z.literal('lognormal'),
       /** Mean and standard deviation of the lengths themselves (not of their logarithm). */
-      mean: z.number().positive(),
+      mean: z.number().positive().max(MAX_TOKENS_ASKED, tooLong),
       std: z.number().min(0),
       min: nonNegInt.optional(),
       max: nonNegInt.optional(),

@@ -8,7 +8,7 @@
 import type { Rng } from '../util/rng.js';
 import { createRng } from '../util/rng.js';
 import type { Tokenizer } from './tokenizer.js';
-import { estimateTokenizer } from './tokenizer.js';
+import { estimateTokenizer, type ScaledEstimate } from './tokenizer.js';
 import { WORDS } from './words.js';
 
 export interface TextMaker {
@@ -23,6 +23,9 @@ export interface TextMaker {
 }
 
 export function createTextMaker(tokenizer: Tokenizer = estimateTokenizer): TextMaker {
+  // A calibrated estimate: every word counts as `perWord` server tokens on average.
+  const perWord = (tokenizer as Partial<ScaledEstimate>).tokensPerEstimate;
+  if (perWord !== undefined) return scaledMaker(tokenizer, perWord);
   const vocab = singleTokenWords(tokenizer);
   const words = (rng: Rng, n: number): string[] => {
     const out = new Array<string>(Math.max(0, n));
@@ -51,6 +54,24 @@ export function createTextMaker(tokenizer: Tokenizer = estimateTokenizer): TextM
     return text;
   };
   return { tokenizer, text: (rng, n) => extend(rng, '', n), extend, words };
+}
+
+/**
+ * Text for a calibrated estimate: N tokens are round(N / perWord) words of the estimate's
+ * vocabulary, which the server counts as N tokens on average (the calibration's measurement).
+ */
+function scaledMaker(tokenizer: Tokenizer, perWord: number): TextMaker {
+  const words = (rng: Rng, n: number): string[] => {
+    const out = new Array<string>(Math.max(0, n));
+    for (let i = 0; i < out.length; i++) out[i] = WORDS[rng.int(0, WORDS.length - 1)] as string;
+    return out;
+  };
+  const wordsFor = (tokens: number): number => Math.max(0, Math.round(tokens / perWord));
+  const extend = (rng: Rng, head: string, total: number, headTokens?: number): string => {
+    const have = head === '' ? 0 : (headTokens ?? tokenizer.count(head));
+    return total <= have ? head : join(head, words(rng, wordsFor(total - have)));
+  };
+  return { tokenizer, text: (rng, n) => extend(rng, '', n), extend, words: (rng, n) => words(rng, wordsFor(n)) };
 }
 
 function selfCheck(tokenizer: Tokenizer, words: (rng: Rng, n: number) => string[]): boolean {

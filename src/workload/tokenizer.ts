@@ -35,3 +35,20 @@ export const estimateTokenizer: Tokenizer = {
   count: (text) => estimateCount(text),
 };
 
+/** The estimate calibrated against a server: its count × `tokensPerEstimate` (see client/prompt-calibration.ts). */
+export interface ScaledEstimate extends Tokenizer {
+  /** Server tokens per estimated token; synthetic text of N tokens is N / this many words. */
+  readonly tokensPerEstimate: number;
+}
+
+export function scaledEstimate(tokensPerEstimate: number): ScaledEstimate {
+  const count = (text: string): number => Math.round(estimateCount(text) * tokensPerEstimate);
+  return {
+    name: 'estimate (calibrated)',
+    exact: false,
+    tokensPerEstimate,
+    encode: (text) => Array.from({ length: count(text) }, (_, i) => i),
+    count,
+  };
+}
+

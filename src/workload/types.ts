@@ -61,6 +61,17 @@ export interface Workload {
   describe(): Record<string, unknown>;
   /** Re-tokenize output text when the server gives no usage. */
   countTokens?(text: string): number;
+  /**
+   * The longest prompt and output (tokens, as asked) any request can have, without building it,
+   * so a run can be checked against the server's context length before it starts; null where
+   * unbounded or unknown (file datasets count their entries lazily).
+   */
+  lengthBounds?(): LengthBounds;
+}
+
+export interface LengthBounds {
+  prompt: number | null;
+  output: number | null;
 }
 
 export interface WorkloadOptions {
@@ -70,4 +81,9 @@ export interface WorkloadOptions {
   numPrompts?: number;
   /** Where dataset warnings (malformed lines) go; default: stderr. */
   warn?: (message: string) => void;
+  /**
+   * Server tokens per estimated token, measured by pre-flight (client/prompt-calibration.ts):
+   * without a tokenizer, prompts are sized and counted with the estimate scaled by it. Default 1.
+   */
+  tokenScale?: number;
 }

@@ -38,12 +38,27 @@ describe('run validity', () => {
       rec({ phase: 'warmup', output_tokens: 1 }), // warmup is not judged
     ];
     const v = assessValidity(records, healthy, { ignoreEos: true, clientTokenizer: 'tokenizer' });
-    expect(v.valid).toBe(true);
+    // Served prompts (usage records only): (100 + 120) / 2 = 110 where 100 were asked → +10% > 5%: not the asked workload.
+    expect(v.valid).toBe(false);
+    expect(v.reasons).toEqual([expect.stringMatching(/^prompts were served as 110 tokens on average where 100 were asked \(\+10%\).*is --tokenizer the served model’s\?$/)]);
     expect(v.checks.output_tokens_mismatched).toBe(1);
     expect(v.checks.output_counted_from_chunks).toBe(1);
     expect(v.checks.prompt_tokens_ratio).toBeCloseTo((1 + 1.2) / 2, 9); // two usage records with a client count
     expect(v.warnings).toHaveLength(3);
-    // With only an estimate on the client side, a prompt-count difference is expected, not a warning.
-    expect(assessValidity(records, healthy, { ignoreEos: true, clientTokenizer: 'estimate' }).warnings).toHaveLength(2);
+    // With only an estimate, the per-request tokenizer warning is not given; the served-vs-asked reason is.
+    const est = assessValidity(records, healthy, { ignoreEos: true, clientTokenizer: 'estimate' });
+    expect(est.warnings).toHaveLength(2);
+    expect(est.reasons).toEqual([expect.stringMatching(/where 100 were asked \(\+10%\).*give --tokenizer/)]);
+  });
+
+  it('served prompt lengths: the server’s per-request overhead is allowed for; later session turns and tiny gaps are not judged', () => {
+    // A chat template of 12 tokens on 200-token prompts: 212 served = 200 asked + 12.
+    const chat = [rec({ prompt_tokens: 212, client_prompt_tokens: 200 }), rec({ prompt_tokens: 212, client_prompt_tokens: 200 })];
+    expect(assessValidity(chat, healthy, { ignoreEos: false, clientTokenizer: 'estimate', promptOverheadTokens: 12 }).reasons).toEqual([]);
+    // Without the overhead known: 212 / 200 − 1 = +6% > 5%.
+    expect(assessValidity(chat, healthy, { ignoreEos: false, clientTokenizer: 'estimate' }).reasons).toHaveLength(1);
+    // A later turn carries the server's own replies: not judged. 10 served for 8 asked is +25% but only 2 tokens.
+    const other = [rec({ prompt_tokens: 900, client_prompt_tokens: 500, turn: 1 }), rec({ prompt_tokens: 10, client_prompt_tokens: 8, turn: 0 })];
+    expect(assessValidity(other, healthy, { ignoreEos: false, clientTokenizer: 'estimate' }).reasons).toEqual([]);
   });
 });

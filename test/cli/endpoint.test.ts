@@ -18,3 +18,50 @@ describe('infermeter run against a server', () => {
     expect(out.stdout).toContain(`${sim.url}/v1/completions`);
   });
 });
+
+describe('prompt lengths against what the server states and counts', () => {
+  let sim: SimServer;
+  let charsSim: SimServer;
+  beforeAll(async () => {
+    sim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 1, perTokenMs: 1 }, modelName: 'm1', maxModelLen: 4096, collectGroundTruth: true });
+    // Counts ⌈characters / 4⌉, not the client's word-based estimate (like a real vocabulary would differ).
+    charsSim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 1, perTokenMs: 1 }, modelName: 'm1', countTokens: (t) => Math.ceil(t.length / 4) });
+  });
+  afterAll(async () => {
+    await sim.close();
+    await charsSim.close();
+  });
+
+  const base = ['--num-prompts', '4', '--random-output-len', '2', '--no-save', '--progress', 'none', '--workers', '0'];
+
+  it('prompts beyond the stated context length: one line, exit 2, before any load', async () => {
+    const served = sim.groundTruth.length;
+    const out = await runCli(['run', '--base-url', sim.url, ...base, '--random-input-len', '5000']);
+    expect(out.code).toBe(2);
+    expect(sim.groundTruth.length - served).toBe(1); // the pre-flight probe only
+    expect(out.stderr.trim().split('\n').at(-1)).toMatch(/^error: workload: prompts of up to 5,000 tokens plus up to 2 output tokens exceed the context length of 4,096 tokens that http:\/\/127\.0\.0\.1:\d+ \(m1\) states/);
+  });
+
+  it('--random-input-len 99999999: one line, exit 2, no stack trace, no run files', async () => {
+    const out = await runCli(['run', '--base-url', sim.url, ...base, '--random-input-len', '99999999']);
+    expect(out.code).toBe(2);
+    expect(out.stderr.trim().split('\n')).toHaveLength(1);
+    expect(out.stderr).toMatch(/random_input_len: at most 10,000,000 tokens/);
+  });
+
+  it('without --tokenizer, prompts asked as 256 tokens arrive as ~256 on a server that counts otherwise (/tokenize)', async () => {
+    const out = await runCli(['run', '--base-url', charsSim.url, ...base, '--random-input-len', '256', '--json']);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toMatch(/prompt lengths: the server counts 1\.\d+ tokens per estimated token \(its \/tokenize\)/);
+    const r = JSON.parse(out.stdout) as { metrics: { tokens: { input_total: number } }; validity: { valid: boolean; reasons: string[] } };
+    const mean = r.metrics.tokens.input_total / 4;
+    expect(Math.abs(mean / 256 - 1)).toBeLessThan(0.05);
+    expect(r.validity.reasons.filter((x) => /prompts were served/.test(x))).toEqual([]);
+  });
+
+  it('when served lengths still differ from the asked ones, the summary and the verdict say so', async () => {
+    const out = await runCli(['run', '--base-url', charsSim.url, ...base, '--random-input-len', '256', '--no-preflight', '--model', 'm1']);
+    expect(out.stdout).toMatch(/prompts were served as \d+ tokens on average where 256 were asked \(\+\d+%\)/);
+    expect(out.stdout).not.toMatch(/Run validity: VALID/);
+  });
+});

@@ -6,6 +6,7 @@ import { closingSockets } from './sim-stream.js';
 import { BadRequest, parseRequest } from './request-parse.js';
 import type { ParsedRequest } from './request-parse.js';
 import { errorBody } from './wire.js';
+import { tokenizeAnswer } from './tokenize.js';
 import type { Api } from './wire.js';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -34,6 +35,18 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
     const body = ctx.metrics.render(ctx.backend.stats());
     res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
     res.end(body);
+    return;
+  }
+  if (method === 'POST' && path === '/tokenize') {
+    readBody(req, (err, raw) => {
+      try {
+        if (err !== null) throw new BadRequest(err, 413, 'BadRequestError', 413);
+        sendJson(res, 200, tokenizeAnswer(ctx, raw));
+      } catch (e) {
+        if (e instanceof BadRequest) sendJson(res, e.status, errorBody(e.message, e.type, e.code));
+        else internalError(res, e);
+      }
+    });
     return;
   }
   const api: Api | null = path === '/v1/completions' ? 'completions' : path === '/v1/chat/completions' ? 'chat' : null;

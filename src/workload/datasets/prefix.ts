@@ -16,7 +16,7 @@ import { createRng } from '../../util/rng.js';
 import type { SubWorkloadSpec } from '../spec.js';
 import type { TextMaker } from '../synthetic.js';
 import type { WorkItem, Workload } from '../types.js';
-import { inputDist, outputDist, outputSampler } from './random.js';
+import { inputDist, outputDist, outputSampler, syntheticBounds } from './random.js';
 import { blockIds } from './blocks.js';
 
 export function expectedSharedFraction(
@@ -89,5 +89,6 @@ export function prefixWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
       ...(numPrompts ? { num_prompts: numPrompts, expected_shared_token_fraction_run: expectedSharedFraction(P, meanSuffix, G, spec.prefix_mode, R, numPrompts) } : {}),
     }),
     countTokens: (text) => maker.tokenizer.count(text),
+    lengthBounds: () => syntheticBounds({ ...spec, session_turns: null, system_prompt_len: 0 }, P),
   };
 }

@@ -6,12 +6,12 @@
  * The shared prefix (random_prefix_len tokens) comes before the sampled input length:
  * prompt tokens = random_prefix_len + sampled input length, as in vLLM.
  */
-import { lengthSampler, nominalMean, vllmRange } from '../lengths.js';
+import { distMax, lengthSampler, nominalMean, vllmRange } from '../lengths.js';
 import type { Rng } from '../../util/rng.js';
 import { createRng } from '../../util/rng.js';
 import type { SubWorkloadSpec } from '../spec.js';
 import type { TextMaker } from '../synthetic.js';
-import type { WorkItem, Workload } from '../types.js';
+import type { LengthBounds, WorkItem, Workload } from '../types.js';
 import { describeSessions, sessionWorkload, syntheticSessions } from '../sessions.js';
 import { blockIds } from './blocks.js';
 
@@ -27,6 +27,22 @@ export function outputDist(spec: SubWorkloadSpec) {
 export function outputSampler(spec: SubWorkloadSpec, rng: Rng, datasetLengths?: readonly number[]): () => number {
   const s = lengthSampler(outputDist(spec), rng, datasetLengths);
   return () => Math.max(1, s());
+}
+
+/**
+ * Longest prompt and output of the random and prefix datasets: shared prefix + system prompt +
+ * the input's maximum; with sessions the last turn carries every earlier turn and reply too.
+ */
+export function syntheticBounds(spec: SubWorkloadSpec, prefixTokens: number): LengthBounds {
+  const input = distMax(inputDist(spec));
+  const output = distMax(outputDist(spec));
+  if (input === null) return { prompt: null, output };
+  const base = prefixTokens + spec.system_prompt_len;
+  if (!spec.session_turns) return { prompt: base + input, output };
+  const turns = distMax(spec.session_turns);
+  if (turns === null || output === null) return { prompt: null, output };
+  const t = Math.max(1, turns);
+  return { prompt: base + t * input + (t - 1) * output, output };
 }
 
 export function randomWorkload(spec: SubWorkloadSpec, seed: number, maker: TextMaker, kind: 'completions' | 'chat'): Workload {
@@ -50,9 +66,10 @@ export function randomWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
     ...(spec.session_turns ? describeSessions(spec) : {}),
   });
   const countTokens = (text: string): number => maker.tokenizer.count(text);
+  const lengthBounds = (): LengthBounds => syntheticBounds(spec, prefixLen);
   if (spec.session_turns) {
     const make = syntheticSessions(spec, rng.fork(), maker, kind, { input: inLen, output: outLen }, system);
-    return sessionWorkload(make, { skipped: 0, describe, countTokens });
+    return { ...sessionWorkload(make, { skipped: 0, describe, countTokens }), lengthBounds };
   }
   const sys = spec.system_prompt_len;
   // The shared prefix as one group's blocks (ids 0…⌊P/B⌋−1), the rest fresh ids.
@@ -80,5 +97,6 @@ export function randomWorkload(spec: SubWorkloadSpec, seed: number, maker: TextM
     },
     describe,
     countTokens,
+    lengthBounds,
   };
 }

@@ -188,6 +188,10 @@ export async function traceWorkload(
     timed,
     skipped: issues.skipped,
     next: () => (timed[k++ % timed.length] as TimedItem).item,
+    lengthBounds: () => ({
+      prompt: timed.reduce((m, t) => Math.max(m, t.item.prompt_tokens ?? 0), 0),
+      output: timed.reduce((m, t) => Math.max(m, t.item.max_tokens ?? 0), 0),
+    }),
     describe: () => ({
       dataset: 'trace',
       format,
