@@ -1,6 +1,7 @@
 /**
  * `infermeter run`: spec → (simulator) → pre-flight → workload → load → records → report.
  */
+import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { UserError } from '../errors/user-error.js';
 import type { LoadJob } from '../runner/load-job.js';
@@ -18,7 +19,7 @@ import { RunObserver } from '../observe/run-observer.js';
 import { ColdStartStep } from './cold-start-step.js';
 import { measureRecords, measuredWindow } from '../metrics/index.js';
 import type { CliIo } from './io.js';
-import { checkContextLength, describeLoad, planRun } from './run-plan.js';
+import { checkContextLength, defaultIgnoreEos, describeLoad, describePromptReuse, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import { resolveCostInputs } from './cost-inputs.js';
 
@@ -44,8 +45,12 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
   let dir: RunDir | null = null;
   let writer: RecordsWriter | null = null;
   try {
+    // A server may keep an earlier run's prompts in its prefix cache: a fresh salt per run changes
+    // the words (not the lengths or the schedule). spec.json records it, so a run can be replayed.
+    if (!simulated && spec.workload.prompt_salt === null) spec.workload.prompt_salt = randomBytes(4).toString('hex');
     // Everything the user could have got wrong is checked before anything starts.
     const { workload, totalRequests, phases } = await planRun(spec, log);
+    if (!simulated) describePromptReuse(spec, log);
     const cost = resolveCostInputs(spec.cost, simulated ? { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware } : { gpus: null, gpuType: null });
     const load = spec.load;
     const replay = workload.timed ?? null;
@@ -63,7 +68,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       log(`No --base-url: benchmarking the built-in simulated engine (${started.description}) at ${sim.url}`);
       log(`load: ${totalRequests ?? 'unbounded'} requests${load.duration_ms !== null ? ` for ${load.duration_ms / 1000} s` : ''}, ${shape} (change with --num-prompts, --request-rate, --concurrency, --duration)`);
     }
-    const ignoreEos = spec.target.ignore_eos ?? simulated;
+    const ignoreEos = spec.target.ignore_eos ?? defaultIgnoreEos(spec.workload, simulated);
 
     const coldStart = spec.observe.cold_start ? await ColdStartStep.wait(spec, baseUrl!, apiKey, io.signal, log) : null;
     let preflightInfo: Record<string, unknown> | null = null;

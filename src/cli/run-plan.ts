@@ -10,7 +10,7 @@ import { hasRamp, rampProblem } from '../load/ramp.js';
 import { loadRamp } from '../load/send-times.js';
 import type { LoadSpec } from '../config/schema.js';
 import { endpointKind } from '../client/openai-body.js';
-import { createWorkload, type Workload } from '../workload/index.js';
+import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
 import type { RunSpec } from './run-spec.js';
 
 export interface RunPlan {
@@ -52,6 +52,31 @@ export function checkContextLength(workload: Workload, maxModelLen: number | nul
   throw new UserError(
     `workload: prompts of up to ${n(b.prompt)} tokens${out > 0 ? ` plus up to ${n(out)} output tokens` : ''} exceed the context length of ${n(maxModelLen)} tokens that ${where} states (max_model_len); ask for shorter inputs or outputs (--random-input-len, --random-output-len, …)`,
   );
+}
+
+/**
+ * ignore_eos when the spec does not say: as vLLM's `bench serve` (vllm/benchmarks/serve.py), on
+ * for the random dataset against OpenAI-compatible backends — so the same command asks for the
+ * same output lengths — and off for every other dataset, whose output lengths are the entries'.
+ * Always on for the built-in simulator, whose natural (EOS) lengths are made up anyway.
+ */
+export function defaultIgnoreEos(w: WorkloadSpec, simulated: boolean): boolean {
+  if (simulated) return true;
+  if (w.tasks) return w.tasks.every((t) => (t.dataset_name ?? w.dataset_name) === 'random');
+  return w.dataset_name === 'random';
+}
+
+/**
+ * One line on prompt reuse across runs: the salt of synthetic prompts (and how to replay them), or
+ * that a file dataset's prompts are the same in every run, so a server's prefix cache may still
+ * hold them from an earlier one.
+ */
+export function describePromptReuse(spec: RunSpec, log: (line: string) => void): void {
+  const w = spec.workload;
+  const names = w.tasks ? w.tasks.map((t) => t.dataset_name ?? w.dataset_name) : [w.dataset_name];
+  const files = [...new Set(names.filter((n) => n === 'sharegpt' || n === 'jsonl' || n === 'hf'))];
+  if (w.prompt_salt) log(`prompts: salt ${w.prompt_salt} (recorded in spec.json; --prompt-salt ${w.prompt_salt} with the same --seed replays these prompts)`);
+  if (files.length > 0) log(`prompts: ${files.join(', ')} prompts are the same in every run; a server's prefix cache may still hold them from an earlier run (restart it, or turn prefix caching off, to measure cold)`);
 }
 
 /** The `load` section of result.json. */

@@ -54,7 +54,7 @@ export const TargetSpecSchema = z
     model: z.string().min(1).nullable().default(null).describe('Model id; null takes the first from /v1/models.'),
     api_key_env: z.string().default('OPENAI_API_KEY').describe('Environment variable holding the API key (the key itself is never stored).'),
     stream: z.boolean().default(true),
-    ignore_eos: z.boolean().nullable().default(null).describe('Send ignore_eos so the server produces exactly max_tokens (vLLM, SGLang, llama.cpp); null: only to the built-in simulator.'),
+    ignore_eos: z.boolean().nullable().default(null).describe('Send ignore_eos so the server produces exactly max_tokens (vLLM, SGLang, llama.cpp); null: as vLLM bench serve, on for the random dataset only (and always to the built-in simulator).'),
     extra_body: z.record(z.string(), z.unknown()).default({}).describe('Extra JSON fields merged into every request body.'),
     headers: z.record(z.string(), z.string()).default({}),
     timeout_ms: durationMs('s', 'Per-request timeout (bare number: seconds).').default(600_000),

@@ -32,7 +32,7 @@ export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOpt
   if (spec.output_len) resolved.output_len = await resolveEmpirical(spec.output_len, `${field}.output_len`);
   const scale = opts.tokenScale ?? 1;
   const tokenizer = spec.tokenizer === null && scale !== 1 ? scaledEstimate(scale) : await loadTokenizer(spec.tokenizer, `${field}.tokenizer`);
-  const maker = createTextMaker(tokenizer);
+  const maker = createTextMaker(tokenizer, spec.prompt_salt);
   switch (spec.dataset_name) {
     case 'random':
       return randomWorkload(resolved, opts.seed, maker, opts.endpointKind);

@@ -49,6 +49,7 @@ export const WORKLOAD_FLAGS: ReadonlyArray<readonly [flag: string, field: keyof 
   ['--session-turns <dist>', 'session_turns', 'dist', 'multi-turn: turns per session (distribution)'],
   ['--think-time <dist>', 'think_time_ms', 'dist', 'multi-turn: think time between turns in ms (distribution)'],
   ['--system-prompt-len <n>', 'system_prompt_len', 'int', 'chat: tokens of a system message in every request'],
+  ['--prompt-salt <s>', 'prompt_salt', 'string', 'changes the words of synthetic prompts; default: fresh per run against a server (see spec.json); "" = none, to replay a --seed exactly'],
 ];
 
 function attrName(flag: string): string {

@@ -128,6 +128,10 @@ const baseShape = {
   think_time_ms: LengthDistSchema.nullable().default(null),
   /** System prompt put first in every chat request's messages (tokens from the random words). */
   system_prompt_len: nonNegInt.default(0),
+  /** Mixed into the words of synthetic prompts (not their lengths, nor the schedule), so a
+   * repeated run does not replay prompts a server's prefix cache still holds. null: `run`
+   * against a server draws a fresh one per run and records it in spec.json; "" = none. */
+  prompt_salt: z.string().nullable().default(null),
 };
 
 const SubWorkloadSchema = z.object(baseShape).strict();

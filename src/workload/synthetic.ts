@@ -22,11 +22,16 @@ export interface TextMaker {
   words(rng: Rng, n: number): string[];
 }
 
-export function createTextMaker(tokenizer: Tokenizer = estimateTokenizer): TextMaker {
+/**
+ * `salt` (non-empty) permutes the vocabulary: every random draw stays the same (lengths, the
+ * schedule, which draws share a prefix) but lands on other words, so two salts give texts that
+ * share nothing a prefix cache could reuse.
+ */
+export function createTextMaker(tokenizer: Tokenizer = estimateTokenizer, salt: string | null = null): TextMaker {
   // A calibrated estimate: every word counts as `perWord` server tokens on average.
   const perWord = (tokenizer as Partial<ScaledEstimate>).tokensPerEstimate;
-  if (perWord !== undefined) return scaledMaker(tokenizer, perWord);
-  const vocab = singleTokenWords(tokenizer);
+  if (perWord !== undefined) return scaledMaker(tokenizer, perWord, salted(WORDS, salt));
+  const vocab = salted(singleTokenWords(tokenizer), salt);
   const words = (rng: Rng, n: number): string[] => {
     const out = new Array<string>(Math.max(0, n));
     for (let i = 0; i < out.length; i++) out[i] = vocab[rng.int(0, vocab.length - 1)] as string;
@@ -60,10 +65,10 @@ export function createTextMaker(tokenizer: Tokenizer = estimateTokenizer): TextM
  * Text for a calibrated estimate: N tokens are round(N / perWord) words of the estimate's
  * vocabulary, which the server counts as N tokens on average (the calibration's measurement).
  */
-function scaledMaker(tokenizer: Tokenizer, perWord: number): TextMaker {
+function scaledMaker(tokenizer: Tokenizer, perWord: number, vocab: readonly string[]): TextMaker {
   const words = (rng: Rng, n: number): string[] => {
     const out = new Array<string>(Math.max(0, n));
-    for (let i = 0; i < out.length; i++) out[i] = WORDS[rng.int(0, WORDS.length - 1)] as string;
+    for (let i = 0; i < out.length; i++) out[i] = vocab[rng.int(0, vocab.length - 1)] as string;
     return out;
   };
   const wordsFor = (tokens: number): number => Math.max(0, Math.round(tokens / perWord));
@@ -72,6 +77,18 @@ function scaledMaker(tokenizer: Tokenizer, perWord: number): TextMaker {
     return total <= have ? head : join(head, words(rng, wordsFor(total - have)));
   };
   return { tokenizer, text: (rng, n) => extend(rng, '', n), extend, words: (rng, n) => words(rng, wordsFor(n)) };
+}
+
+/** The vocabulary in a salt-seeded order (Fisher–Yates); unchanged without a salt. */
+function salted(vocab: readonly string[], salt: string | null): readonly string[] {
+  if (!salt) return vocab;
+  const out = [...vocab];
+  const rng = createRng(`prompt-salt:${salt}`);
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = rng.int(0, i);
+    [out[i], out[j]] = [out[j] as string, out[i] as string];
+  }
+  return out;
 }
 
 function selfCheck(tokenizer: Tokenizer, words: (rng: Rng, n: number) => string[]): boolean {
