@@ -87,7 +87,7 @@ describe('pre-flight retries transient faults within its bound', () => {
   it('a probe that stalls once (no answer within the per-try timeout) is retried', async () => {
     await scripted('/v1/completions', [() => {}], normal);
     const f = fakeSleep();
-    const pf = await preflight({ ...cfg(server!.url), timeoutMs: 300 }, f.opts);
+    const pf = await preflight({ ...cfg(server!.url), timeoutMs: 2000 }, f.opts);
     expect(pf.retried).toEqual(['timeout']);
   });
 
