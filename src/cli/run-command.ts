@@ -50,7 +50,6 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     if (!simulated && spec.workload.prompt_salt === null) spec.workload.prompt_salt = randomBytes(4).toString('hex');
     // Everything the user could have got wrong is checked before anything starts.
     const { workload, totalRequests, phases } = await planRun(spec, log);
-    if (!simulated) describePromptReuse(spec, log);
     const cost = resolveCostInputs(spec.cost, simulated ? { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware } : { gpus: null, gpuType: null });
     const load = spec.load;
     const replay = workload.timed ?? null;
@@ -91,6 +90,8 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     } else if (model === null) {
       throw new UserError('--model: required with --no-preflight');
     }
+    // Said once everything checked out, just before the load: an error stays one line.
+    if (!simulated) describePromptReuse(spec, log);
 
     // Server-side series (docs/observe.md): a baseline scrape now, then one per interval, off the load threads.
     const observer = await RunObserver.start({ spec: spec.observe, baseUrl: baseUrl!, insecureTls: spec.target.tls_insecure, warn: log, envPath: io.env.PATH ?? process.env.PATH });

@@ -80,7 +80,7 @@ export const LoadSpecSchema = z
     grace_ms: durationMs('s', 'After --duration, how long in-flight requests may finish before they are cancelled.').default(30_000),
     seed: z.number().int().default(0),
     workers: z.number().int().nonnegative().nullable().default(null).describe('Worker threads sending the load (null: available cores − 1, at least 1; 0: the main thread).'),
-    preconnect: z.number().int().nonnegative().nullable().default(null).describe('Connections opened before t = 0, split across workers (null: the concurrency cap, else about one second of arrivals, at most 256; 0: none).'),
+    preconnect: z.number().int().nonnegative().nullable().default(null).describe('Connections opened before t = 0, split across workers (null: the concurrency cap, else about one second of arrivals, at most 256; never more than the run has requests; 0: none).'),
     busy_poll: z.boolean().default(false).describe('Keep each sending thread polling instead of sleeping: chunks are timestamped without the OS wake-up delay; costs a full core per worker.'),
   })
   .strict();

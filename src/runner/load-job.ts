@@ -128,14 +128,14 @@ const PRECONNECT_AUTO_MAX = 256;
 
 /**
  * Connections to open before t = 0 (whole run): --preconnect, else the concurrency cap
- * (--concurrency, --max-concurrency), else about one second of open-loop arrivals, at most 256.
+ * (--concurrency, --max-concurrency), else about one second of open-loop arrivals, at most 256;
+ * never more than the run has requests (a connection no request uses costs a handshake for nothing).
  */
 export function preconnectCount(load: LoadSpec, totalRequests: number | null): number {
-  if (load.preconnect !== null) return load.preconnect;
   const cap = load.concurrency ?? load.max_concurrency;
-  if (cap !== null) return cap;
-  const firstSecond = load.request_rate === Infinity ? (totalRequests ?? PRECONNECT_AUTO_MAX) : Math.ceil(load.request_rate);
-  return Math.min(PRECONNECT_AUTO_MAX, firstSecond);
+  const wanted =
+    load.preconnect ?? cap ?? Math.min(PRECONNECT_AUTO_MAX, load.request_rate === Infinity ? (totalRequests ?? PRECONNECT_AUTO_MAX) : Math.ceil(load.request_rate));
+  return totalRequests === null ? wanted : Math.min(wanted, totalRequests);
 }
 
 async function runPrepared(

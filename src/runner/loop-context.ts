@@ -34,6 +34,7 @@ export class LoopContext {
   private readonly stopper = new AbortController();
   /** Aborted when in-flight requests are cancelled (grace over, Ctrl-C): no more retries. */
   private readonly retriesOff = new AbortController();
+  private readonly sleepers = new Set<() => void>();
   /** Woken by the next completion (see nextCompletion). */
   private completionWaiters: Array<() => void> = [];
 
@@ -63,6 +64,7 @@ export class LoopContext {
   /** Stop dispatching; wakes every executor sleeping in `sleep()`. */
   stop(): void {
     this.stopper.abort();
+    for (const wake of [...this.sleepers]) wake();
   }
 
   /** In-flight requests are being cancelled: a request waiting to retry ends with its failed attempt. */
@@ -70,8 +72,24 @@ export class LoopContext {
     this.retriesOff.abort();
   }
 
-  /** Sleeps `ms`, or less if the run stops meanwhile. */
-  sleep(ms: number, signal: AbortSignal = this.stopper.signal): Promise<void> {
+  /**
+   * Sleeps `ms`, or less if the run stops meanwhile (or `signal`, when given, aborts). Sleepers on
+   * the run's stop wait in a set rather than as abort listeners: hundreds of conversations thinking
+   * at once are normal, not a listener leak.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal === undefined) {
+      if (this.stopped) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.sleepers.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(0, ms));
+        this.sleepers.add(done);
+      });
+    }
     if (signal.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const done = () => {

@@ -3,7 +3,7 @@
  * the nearest integer, then clipped to [min, max] (normal/lognormal/empirical; a clipped normal is
  * "censored": out-of-range draws land on the bound).
  */
-import { readFile } from 'node:fs/promises';
+import { MAX_LINE_BYTES, readBounded } from './datasets/read-bounded.js';
 import { UserError } from '../errors/user-error.js';
 import type { Rng } from '../util/rng.js';
 import { createRng } from '../util/rng.js';
@@ -97,12 +97,8 @@ export function nominalMean(dist: LengthDist, datasetLengths?: readonly number[]
  */
 export async function resolveEmpirical(dist: LengthDist, field: string): Promise<LengthDist> {
   if (dist.kind !== 'empirical' || dist.values || !dist.path) return dist;
-  let text: string;
-  try {
-    text = await readFile(dist.path, 'utf8');
-  } catch {
-    throw new UserError(`workload.${field}: cannot read empirical lengths file ${dist.path}`);
-  }
+  // A lengths file is read as one string: bounded well below what a string can hold.
+  const text = (await readBounded(dist.path, `workload.${field}`, MAX_LINE_BYTES)).toString('utf8');
   const values: number[] = [];
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {

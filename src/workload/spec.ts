@@ -124,7 +124,11 @@ const baseShape = {
 
   /** Multi-turn sessions (chat): turns per session and think time between turns (ms). The
    * input length applies to each new user message. */
-  session_turns: LengthDistSchema.nullable().default(null),
+  session_turns: LengthDistSchema.refine((d) => (d.kind === 'fixed' ? d.value : d.kind === 'uniform' ? d.min : (d.min ?? 1)) >= 1, {
+    message: 'a session has at least 1 turn (give 1 or more; the smallest length must be ≥ 1)',
+  })
+    .nullable()
+    .default(null),
   think_time_ms: LengthDistSchema.nullable().default(null),
   /** System prompt put first in every chat request's messages (tokens from the random words). */
   system_prompt_len: nonNegInt.default(0),

@@ -78,7 +78,12 @@ describe('preconnectCount', () => {
     expect(preconnectCount(load({ preconnect: 7, concurrency: 50 }), 100)).toBe(7);
     expect(preconnectCount(load({ preconnect: 0 }), 100)).toBe(0);
     expect(preconnectCount(load({ concurrency: 50 }), 100)).toBe(50);
-    expect(preconnectCount(load({ max_concurrency: 600, request_rate: 10 }), 100)).toBe(600);
+    expect(preconnectCount(load({ max_concurrency: 600, request_rate: 10 }), 1000)).toBe(600);
+    // Never more than the run has requests: --concurrency 100000 --num-prompts 3 opens 3, not 100,000.
+    expect(preconnectCount(load({ concurrency: 100_000 }), 3)).toBe(3);
+    expect(preconnectCount(load({ max_concurrency: 600, request_rate: 10 }), 100)).toBe(100);
+    expect(preconnectCount(load({ preconnect: 50 }), 3)).toBe(3);
+    expect(preconnectCount(load({ concurrency: 100_000 }), null)).toBe(100_000); // by time: all may be used
     expect(preconnectCount(load({ request_rate: 10 }), 100)).toBe(10);
     expect(preconnectCount(load({ request_rate: 2.5 }), 100)).toBe(3);
     expect(preconnectCount(load({ request_rate: 5000 }), 100_000)).toBe(256);

@@ -97,4 +97,33 @@ describe('multi-turn sessions', () => {
     expect(withReply(item, 'real').messages!.map((m) => m.content)).toEqual(['q1', 'real', 'q2']);
     expect(item.messages[1]!.content).toBe('stand-in');
   });
+
+  it('with no rate, a run by count plays whole conversations (not one first turn per request) and warns of no listener leak', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const out = await runCli([
+        'run', '--base-url', server.url, '--endpoint', '/v1/chat/completions', '--no-preflight', '--model', 'm',
+        '--session-turns', '4', '--think-time', '30', '--num-prompts', '60',
+        '--random-input-len', '8', '--random-output-len', '3', '--workers', '0', '--no-save', '--progress', 'none', '--json',
+      ]);
+      expect(out.code, out.stderr).toBe(0);
+      const r = JSON.parse(out.stdout) as RunResult;
+      // 60 requests = 15 conversations of 4 turns, all started at t = 0 (rate inf): 15 first and 45 later turns.
+      expect(r.metrics.requests.ok).toBe(60);
+      expect(r.by_turn?.first_turn.requests.total).toBe(15);
+      expect(r.by_turn?.later_turns.requests.total).toBe(45);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
+  it('--session-turns 0 is rejected', async () => {
+    const out = await runCli(['run', '--base-url', server.url, '--endpoint', '/v1/chat/completions', '--no-preflight', '--model', 'm', '--session-turns', '0', '--num-prompts', '2', '--no-save']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/session-turns|session_turns/);
+    expect(out.stderr.trim().split('\n')).toHaveLength(1);
+  });
 });

@@ -39,28 +39,42 @@ export function withReply(item: WorkItem, reply: string): WorkItem {
 
 export async function runSessions(ctx: LoopContext, plan: SessionPlan): Promise<void> {
   let i = 0;
-  const nextIndex = (): number | null => (ctx.countReached(i) ? null : globalIndex(ctx.shard, i++));
+  /**
+   * Turns that conversations in progress will still send. A conversation reserves its turns when
+   * it starts (up to what --num-prompts leaves), so a run by count plays whole conversations
+   * instead of starting one conversation per request and leaving no budget for any later turn.
+   */
+  let reserved = 0;
+  const full = (): boolean => ctx.countReached(i + reserved);
 
   const converse = async (session: Session, firstDue: number): Promise<void> => {
+    const budget = ctx.totalRequests === null ? session.turns.length : Math.max(0, Math.min(session.turns.length, ctx.totalRequests - i - reserved));
+    reserved += budget;
+    let unsent = budget;
     let reply: string | null = null;
     let due = firstDue;
-    for (let t = 0; t < session.turns.length; t++) {
-      let item = session.turns[t]!;
-      if (t > 0) {
-        const think = item.think_time_ms ?? 0;
-        due = ctx.clock() + think;
-        await ctx.sleep(think);
+    try {
+      for (let t = 0; t < budget; t++) {
+        let item = session.turns[t]!;
+        if (t > 0) {
+          const think = item.think_time_ms ?? 0;
+          due = ctx.clock() + think;
+          await ctx.sleep(think);
+        }
+        if (ctx.stopped || ctx.timeUp()) return;
+        const index = globalIndex(ctx.shard, i++);
+        unsent--;
+        reserved--;
+        if (plan.substituteReplies && reply !== null) item = withReply(item, reply);
+        const rec = ctx.newRecord(index, due);
+        const done = await ctx.launch(rec, item, (r) => {
+          reply = r.output_text;
+          if (!plan.keepText) r.output_text = null;
+        });
+        if (done.status !== 'ok') return;
       }
-      if (ctx.stopped || ctx.timeUp()) return;
-      const index = nextIndex();
-      if (index === null) return;
-      if (plan.substituteReplies && reply !== null) item = withReply(item, reply);
-      const rec = ctx.newRecord(index, due);
-      const done = await ctx.launch(rec, item, (r) => {
-        reply = r.output_text;
-        if (!plan.keepText) r.output_text = null;
-      });
-      if (done.status !== 'ok') return;
+    } finally {
+      reserved -= unsent; // a conversation that ended early frees the turns it did not send
     }
   };
 
@@ -68,7 +82,7 @@ export async function runSessions(ctx: LoopContext, plan: SessionPlan): Promise<
     const user = async (j: number): Promise<void> => {
       const w = plan.ramp ? userWindow(plan.ramp.ramp, globalIndex(ctx.shard, j), plan.ramp.users) : null;
       if (w !== null && w.start_ms > ctx.clock()) await ctx.sleepUntil(w.start_ms);
-      while (!ctx.stopped && !ctx.countReached(i) && !ctx.timeUp() && !(w !== null && ctx.clock() >= w.stop_ms)) await converse(plan.nextSession(), ctx.clock());
+      while (!ctx.stopped && !full() && !ctx.timeUp() && !(w !== null && ctx.clock() >= w.stop_ms)) await converse(plan.nextSession(), ctx.clock());
     };
     const users = Promise.all(Array.from({ length: plan.users }, (_, j) => user(j)));
     if (ctx.durationMs === null) await users;
@@ -78,7 +92,7 @@ export async function runSessions(ctx: LoopContext, plan: SessionPlan): Promise<
 
   const conversations = new Set<Promise<void>>();
   const arrivals = plan.arrivals!;
-  for (let next = arrivals.next(); !next.done && !ctx.stopped && !ctx.countReached(i) && !ctx.timeUp(next.value); next = arrivals.next()) {
+  for (let next = arrivals.next(); !next.done && !ctx.stopped && !full() && !ctx.timeUp(next.value); next = arrivals.next()) {
     const now = ctx.clock();
     if (next.value > now) await ctx.sleep(next.value - now);
     if (ctx.stopped) break;

@@ -18,6 +18,8 @@ export function jsonErrorLine(text: string, err: unknown): number | null {
   return pos ? lineAt(text, Number(pos[1])) : null;
 }
 
+import { MAX_LINE_BYTES } from './read-bounded.js';
+
 export interface TextPiece {
   text: string;
   /** 1-based line where the piece starts. */
@@ -25,12 +27,13 @@ export interface TextPiece {
 }
 
 /** Lines of a UTF-8 buffer, decoded one at a time (files larger than a JS string can hold work). */
-export function* bufferLines(buf: Buffer): Generator<TextPiece> {
+export function* bufferLines(buf: Buffer, maxLineBytes = MAX_LINE_BYTES): Generator<TextPiece> {
   let start = 0;
   let line = 1;
   while (start < buf.length) {
     let end = buf.indexOf(10, start);
     if (end < 0) end = buf.length;
+    if (end - start > maxLineBytes) throw new JsonShapeError(`a line longer than ${Math.round(maxLineBytes / 1024 ** 2)} MiB (is this a JSON Lines file?)`, line);
     const stop = end > start && buf[end - 1] === 13 ? end - 1 : end;
     yield { text: buf.toString('utf8', start, stop), line };
     start = end + 1;

@@ -6,7 +6,7 @@
  * followed by a reply are malformed. The file is read as bytes and split into array elements,
  * so the ~650 MB ShareGPT_V3 file works (it is longer than a JS string may be).
  */
-import { readFile } from 'node:fs/promises';
+import { readBounded } from './read-bounded.js';
 import { UserError } from '../../errors/user-error.js';
 import type { ChatMessage } from '../types.js';
 import type { Entry, Issues } from './entries.js';
@@ -62,11 +62,7 @@ export function eachJson(buf: Buffer, path: string, issues: Issues, take: (v: un
 }
 
 export async function readBytes(path: string, field: string): Promise<Buffer> {
-  try {
-    return await readFile(path);
-  } catch (e) {
-    throw new UserError(`${field}: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  return readBounded(path, field);
 }
 
 export async function readText(path: string, field: string): Promise<string> {
