@@ -17,7 +17,7 @@ import { infermeterVersion, type CliIo } from './io.js';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import { writeRunReport } from './report-command.js';
 import type { SloSpec } from '../config/slo.js';
-import type { Redactor } from '../util/redact.js';
+import { Redactor } from '../util/redact.js';
 import { computeCost, requestTimeSplit, type CostInputs, type CostSplit } from '../metrics/cost.js';
 
 export interface FinishInput {
@@ -104,7 +104,9 @@ export function buildResult(input: FinishInput): RunResult {
 /** Writes the outputs and prints the summary; returns the exit code. */
 export function finishRun(input: FinishInput): number {
   const built = buildResult(input);
-  const result = input.redactor ? input.redactor.scrubDeep(built) : built;
+  // Without the run's secrets (analyze of an older run) URL credentials are still removed.
+  const redactor = input.redactor ?? new Redactor([]);
+  const result = redactor.scrubDeep(built);
   input.dir?.writeJson('result.json', result);
   const reportPath = input.dir && input.spec.output.report !== false ? writeRunReport(input.dir.path, input.records) : null;
   const vllmPath = input.spec.output.vllm_json;
@@ -134,11 +136,11 @@ export function finishRun(input: FinishInput): number {
     const where = result.target.simulated ? `built-in simulator (${result.target.endpoint})` : `${result.target.base_url}${result.target.endpoint}`;
     const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${where}`;
     const summary = renderSummary(result.metrics, { title, validity: result.validity, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost });
-    input.io.stdout.write(`${input.redactor ? input.redactor.scrub(summary) : summary}\n`);
+    input.io.stdout.write(`${redactor.scrub(summary)}\n`);
     if (result.cold_start) input.io.stdout.write(`\n${renderColdStart(result.cold_start)}\n`);
     if (result.server) {
       const server = renderServerSummary(result.server, result.metrics.latency.ttft_ms.mean ?? null);
-      input.io.stdout.write(`\n${input.redactor ? input.redactor.scrub(server) : server}\n`);
+      input.io.stdout.write(`\n${redactor.scrub(server)}\n`);
     }
     if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
     if (reportPath) input.io.stdout.write(`Report: ${reportPath}\n`);
