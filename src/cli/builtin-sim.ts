@@ -40,6 +40,7 @@ export async function startBuiltInSimulator(spec: RunSpec, workload: Workload): 
       timing,
       modelName: profile,
       seed: spec.load.seed,
+      ...(spec.sim.max_model_len !== null ? { maxModelLen: spec.sim.max_model_len } : {}),
       ...(workload.countTokens ? { countTokens: workload.countTokens.bind(workload) } : {}),
       ...(reasoning ? { reasoning } : {}),
     });

@@ -81,6 +81,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
       ...(opts.groundTruth ? { groundTruthPath: opts.groundTruth } : {}),
       ...(tokenizer ? { countTokens: (text: string) => tokenizer.count(text) } : {}),
       timing: simTiming(sim, model),
+      ...(sim.max_model_len !== null ? { maxModelLen: sim.max_model_len } : {}),
       log: (line) => io.stdout.write(`${line}\n`),
     });
   } catch (err) {

@@ -118,6 +118,7 @@ export const SimSpecSchema = z
     max_num_batched_tokens: z.number().int().positive().nullable().default(null),
     gpu_memory_utilization: z.number().positive().max(1).nullable().default(null),
     block_size: z.number().int().positive().nullable().default(null),
+    max_model_len: z.number().int().positive().nullable().default(null).describe('Context length the simulated server states and enforces (null: the model profile’s).'),
     enable_prefix_caching: z.boolean().nullable().default(null),
     reasoning_tokens: unit(parseReasoning, 'Reasoning mode (chat): each response starts with this many reasoning tokens (64), or this share of its output (0.3 or 30%), streamed as reasoning deltas before the answer.')
       .nullable()
@@ -152,6 +153,7 @@ export function simEngineOverrides(s: SimSpec): Record<string, number | boolean>
   if (s.max_num_batched_tokens !== null) out.max_num_batched_tokens = s.max_num_batched_tokens;
   if (s.gpu_memory_utilization !== null) out.gpu_memory_utilization = s.gpu_memory_utilization;
   if (s.block_size !== null) out.block_size = s.block_size;
+  if (s.max_model_len !== null) out.max_model_len = s.max_model_len;
   if (s.enable_prefix_caching !== null) out.enable_prefix_caching = s.enable_prefix_caching;
   return out;
 }

@@ -65,3 +65,11 @@ describe('prompt lengths against what the server states and counts', () => {
     expect(out.stdout).not.toMatch(/Run validity: VALID/);
   });
 });
+
+describe('the built-in simulator states a context length too', () => {
+  it('--max-model-len (vLLM’s serve flag) is stated and enforced before the load', async () => {
+    const out = await runCli(['run', '--sim-prefill-ms', '1', '--sim-per-token-ms', '1', '--max-model-len', '1024', '--random-input-len', '2000', '--num-prompts', '2', '--no-save', '--progress', 'none', '--workers', '0']);
+    expect(out.code).toBe(2);
+    expect(out.stderr.trim().split('\n').at(-1)).toMatch(/prompts of up to 2,000 tokens plus up to 128 output tokens exceed the context length of 1,024 tokens/);
+  });
+});
