@@ -123,7 +123,6 @@ export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: stri
     const send = (tokens: number, maxTokens: number): Promise<RequestRecord> => target.send(emptyRecord(0, 0), target.prepare(probePrompt(tokens, maxTokens)));
     const r = await withRetries(
       async (): Promise<Attempt<RequestRecord>> => {
-        target.lastRetryAfterMs = null; // only this try's answer counts
         const rec = await send(PROBE_PROMPT_TOKENS, 4);
         if (rec.status === 'ok') return { ok: true, value: rec };
         const message = rec.error_message ?? rec.error_class ?? rec.status;
