@@ -54,6 +54,8 @@ describe('secrets', () => {
     expect(records).toContain('[redacted]');
     expectNoSecret('records.jsonl', records);
     expectNoSecret('result.json', readFileSync(join(dir, 'result.json'), 'utf8'));
+    // Every file of the run (report.html and whatever else a run writes) is checked too.
+    for (const f of readdirSync(dir)) expectNoSecret(f, readFileSync(join(dir, f), 'utf8'));
     const spec = readFileSync(join(dir, 'spec.json'), 'utf8');
     expectNoSecret('spec.json', spec);
     expect(JSON.parse(spec).target.base_url).toBe(`http://[redacted]@${server.url.slice('http://'.length)}?token=[redacted]`);
