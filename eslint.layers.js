@@ -20,6 +20,8 @@ export const LAYERS = {
   report: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'runner', 'observe', 'store'],
   sim: ['errors', 'util', 'record'],
   export: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'report', 'store'],
+  history: ['errors', 'util', 'config', 'record'],
+  dashboard: ['errors', 'util', 'config', 'record', 'store', 'report', 'history'],
   cli: null, // composes everything
 };
 

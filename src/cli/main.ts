@@ -19,6 +19,7 @@ import { RunSpecSchema } from './run-spec.js';
 import { FAULT_FLAGS, simServeCommand } from './sim-command.js';
 import { simRunCommand } from './sim-run-command.js';
 import { watchCommand } from './watch-command.js';
+import { registerHistoryCommands } from './history-cli.js';
 
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('infermeter')
@@ -127,6 +128,7 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .addOption(new Option('--once', 'scrape twice one interval apart, print once, exit'))
     .addOption(new Option('--json', 'one JSON object per refresh (JSON lines) instead of the table'))
     .action(async (opts: Record<string, unknown>) => setExit(await watchCommand(opts, io)));
+  registerHistoryCommands(program, io, setExit);
 
   const sim = program.command('sim').description('the simulated inference engine');
   const simRun = sim

@@ -15,6 +15,8 @@ interface FlagDef {
   path: string[];
   kind: Kind;
   help: string;
+  /** A switch that stands for a value of another field (`--quiet` is `progress: none`). */
+  value?: unknown;
 }
 
 export const TARGET_FLAGS: FlagDef[] = [
@@ -77,7 +79,8 @@ export const OUTPUT_FLAGS: FlagDef[] = [
   ...VLLM_JSON_FLAGS,
   { flag: '--keep-text', path: ['output', 'keep_text'], kind: 'bool', help: 'keep generated text in records.jsonl' },
   { flag: '--json', path: ['output', 'json'], kind: 'bool', help: 'print result.json to stdout instead of the summary table' },
-  { flag: '--progress <mode>', path: ['output', 'progress'], kind: 'string', help: 'auto|bar|lines|none (default auto: bar on a terminal)' },
+  { flag: '--progress <mode>', path: ['output', 'progress'], kind: 'string', help: 'auto|bar|lines|none (default auto: a live panel on a terminal, a plain line every 5 s otherwise)' },
+  { flag: '--quiet', path: ['output', 'progress'], kind: 'bool', value: 'none', help: 'no progress display (same as --progress none)' },
 ];
 
 /** Server-side observation during a run (docs/observe.md). */
@@ -191,7 +194,7 @@ export function specFromFlags(opts: Record<string, unknown>, defs: readonly Flag
     if (raw === undefined) continue;
     // commander sets `--no-x` options to true by default; only an explicit --no-x (false) counts.
     if (d.flag.startsWith('--no-') && raw !== false) continue;
-    setPath(spec, d.path, convert(d, raw));
+    setPath(spec, d.path, d.value !== undefined ? d.value : convert(d, raw));
     flagPaths.set(d.path.join('.'), flagName(d));
   }
   return { spec, flagPaths };

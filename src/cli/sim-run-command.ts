@@ -14,6 +14,7 @@ import { redactSecrets } from '../util/redact.js';
 import type { WorkItem } from '../workload/index.js';
 import { finishRun } from './finish-run.js';
 import { simReasoning } from './builtin-sim.js';
+import { recordInHistory } from './record-history.js';
 import type { CliIo } from './io.js';
 import { simEngineOverrides } from '../config/schema.js';
 import { describeLoad, planRun } from './run-plan.js';
@@ -99,7 +100,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     for (const rec of out.records) writer.write(rec);
     writer.close();
   }
-  return finishRun({
+  const code = finishRun({
     spec,
     io,
     dir,
@@ -115,4 +116,6 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     cost,
     costSplit: { method: 'simulator_step_time', input_share: s.prefill_ms + s.decode_ms > 0 ? s.prefill_ms / (s.prefill_ms + s.decode_ms) : 0.5 },
   });
+  await recordInHistory(spec.output.result_dir, dir, io);
+  return code;
 }

@@ -6,15 +6,12 @@ import type { Distribution, RunMetrics } from '../metrics/index.js';
 import type { RunValidity } from '../analysis/run-validity.js';
 import type { CostFigures } from '../metrics/cost.js';
 import { renderCost } from './cost-summary.js';
+import { textTable } from '../util/text-table.js';
 
 const fmt = (v: number | null, digits = 2): string => (v === null ? '—' : v.toFixed(digits));
 const pct = (v: number | null): string => (v === null ? '—' : `${(v * 100).toFixed(2)}%`);
 
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
+const table = (header: string[], rows: string[][]): string => textTable(header, rows);
 
 const LATENCY_ROWS: Array<[keyof RunMetrics['latency'], string]> = [
   ['ttft_ms', 'TTFT (ms)'],

@@ -1,56 +1,97 @@
 /**
- * Progress during a run: one self-rewriting line on a TTY, plain periodic lines otherwise
- * (CI logs, pipes). Writes to stderr so stdout stays clean for --json.
+ * Progress during a run, on stderr (stdout stays clean for --json):
+ * - `bar` (a terminal): a live panel redrawn a few times a second by log-update, which rewrites
+ *   only the lines that changed inside one synchronized-output frame, so it does not flicker;
+ * - `lines` (a log, a pipe, CI): one plain line every few seconds, no escape codes;
+ * - `none` (--quiet).
+ * Fed by the runner's snapshots (`update`) and the finished records (`record`), both on the
+ * coordinating thread; the senders only count.
  */
+import { createLogUpdate } from 'log-update';
+import type { RequestRecord } from '../record/record.js';
 import type { ProgressSnapshot } from '../runner/progress.js';
-import { formatDuration } from '../config/units.js';
+import { renderLine, renderPanel } from './live-panel.js';
+import { LiveStats, type LiveFrame } from './live-stats.js';
 
 export type ProgressMode = 'bar' | 'lines' | 'none';
 
-export function resolveProgressMode(mode: 'auto' | ProgressMode, stream: NodeJS.WriteStream): ProgressMode {
+export function resolveProgressMode(mode: 'auto' | ProgressMode, stream: NodeJS.WriteStream | { isTTY?: boolean }): ProgressMode {
   if (mode !== 'auto') return mode;
   return stream.isTTY ? 'bar' : 'lines';
 }
 
-export function progressLine(p: ProgressSnapshot, prevTokens: number, intervalS: number): string {
-  let fraction: number | null = p.total !== null ? p.done / p.total : null;
-  const done = p.total !== null ? `${p.done}/${p.total}` : `${p.done} done`;
-  if (p.duration_ms !== null) {
-    const f = Math.min(1, p.elapsed_ms / p.duration_ms);
-    fraction = fraction === null ? f : Math.max(fraction, f);
-  }
-  const width = 20;
-  const bar = fraction === null ? '' : `[${'#'.repeat(Math.round(fraction * width)).padEnd(width, '.')}] `;
-  const tokRate = intervalS > 0 ? (p.output_tokens - prevTokens) / intervalS : 0;
-  return (
-    `${bar}${done}  ${formatDuration(p.elapsed_ms)}  in flight ${p.inflight}` +
-    (p.queued > 0 ? ` (+${p.queued} queued)` : '') +
-    `  ok ${p.ok}  failed ${p.failed}  ${tokRate.toFixed(0)} tok/s`
-  );
+export interface DisplayOptions {
+  /** The panel's first line (what runs against what). */
+  title?: string;
+  /** Plain lines: at most one per this many ms of the run's clock. */
+  everyMsForLines?: number;
+  /** Panel redraws per second on a terminal. */
+  refreshHz?: number;
+  /** The schedule sends everything at once: lateness is inherent, not a client fault. */
+  burst?: boolean;
+  /** Called with a frame once per snapshot (about once a second), e.g. to append progress.jsonl. */
+  onFrame?: (frame: LiveFrame) => void;
 }
 
-/** Returns a listener for runner snapshots and a `finish()` that ends the display. */
-export function createProgressDisplay(mode: ProgressMode, stream: NodeJS.WriteStream, everyMsForLines = 5000) {
-  let prevTokens = 0;
-  let prevElapsed = 0;
+export interface ProgressDisplay {
+  update(p: ProgressSnapshot): void;
+  record(r: RequestRecord): void;
+  finish(): void;
+}
+
+/** Returns the listener for runner snapshots and records, and `finish()`, which ends the display. */
+export function createProgressDisplay(
+  mode: ProgressMode,
+  stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
+  optsOrEveryMs: DisplayOptions | number = {},
+): ProgressDisplay {
+  const opts: DisplayOptions = typeof optsOrEveryMs === 'number' ? { everyMsForLines: optsOrEveryMs } : optsOrEveryMs;
+  const stats = new LiveStats({ burst: opts.burst ?? false });
+  const everyMs = opts.everyMsForLines ?? 5000;
+  const title = opts.title ?? 'infermeter';
   let lastLineAt = -Infinity;
-  let drewBar = false;
+  let started = false;
+  let dirty = false;
+  let finished = false;
+
+  // A terminal that reports no size (0 rows, as some ptys do) would make log-update clip the panel to nothing.
+  const size = stream as { columns?: number; rows?: number };
+  const terminal = { isTTY: true, write: (s: string) => stream.write(s), get columns() { return size.columns || 80; }, get rows() { return size.rows || 24; } };
+  const log = mode === 'bar' ? createLogUpdate(terminal as unknown as NodeJS.WriteStream) : null;
+  const draw = () => {
+    if (!log || !started || !dirty) return;
+    dirty = false;
+    log(renderPanel(stats.frame(), title, terminal.columns));
+  };
+  const timer = log ? setInterval(draw, 1000 / (opts.refreshHz ?? 4)) : null;
+  timer?.unref();
+
   return {
     update(p: ProgressSnapshot): void {
-      if (mode === 'none') return;
-      const intervalS = (p.elapsed_ms - prevElapsed) / 1000;
-      if (mode === 'bar') {
-        stream.write(`\r\x1b[2K${progressLine(p, prevTokens, intervalS)}`);
-        drewBar = true;
-      } else if (p.elapsed_ms - lastLineAt >= everyMsForLines) {
-        stream.write(`${progressLine(p, prevTokens, intervalS)}\n`);
+      stats.update(p);
+      started = true;
+      dirty = true;
+      if (!opts.onFrame && mode !== 'lines') return;
+      const frame = stats.frame();
+      opts.onFrame?.(frame);
+      if (mode === 'lines' && p.elapsed_ms - lastLineAt >= everyMs) {
+        stream.write(`${renderLine(frame)}\n`);
         lastLineAt = p.elapsed_ms;
-      } else return;
-      prevTokens = p.output_tokens;
-      prevElapsed = p.elapsed_ms;
+      }
+    },
+    record(r: RequestRecord): void {
+      stats.record(r);
+      dirty = true;
     },
     finish(): void {
-      if (drewBar) stream.write('\n');
+      if (finished) return;
+      finished = true;
+      if (timer) clearInterval(timer);
+      if (log && started) {
+        dirty = true;
+        draw();
+        log.done();
+      }
     },
   };
 }

@@ -14,6 +14,7 @@ import { LoopContext, type Sender } from './loop-context.js';
 import type { ProgressListener } from './progress.js';
 import { WHOLE, type Shard } from './shard.js';
 import type { RetryPolicy } from './retry-policy.js';
+import { busyPolling } from './busy-poll.js';
 
 export type { Sender } from './loop-context.js';
 export type LoadPlan = OpenLoopPlan | ClosedLoopPlan | SessionPlan;
@@ -62,10 +63,23 @@ export async function runLoad(opts: RunnerOptions): Promise<RunOutcome> {
     sender.cancelAll();
   };
   opts.signal?.addEventListener('abort', onAbort, { once: true });
+  // Health since the last snapshot, read once a second from what the loop records anyway.
+  let lagSeen = 0;
+  let elu = performance.eventLoopUtilization();
+  const health = () => {
+    const lag = ctx.dispatchLag;
+    let lagMax: number | null = null;
+    for (let i = lagSeen; i < lag.length; i++) lagMax = Math.max(lagMax ?? -Infinity, lag.values[i]!);
+    lagSeen = lag.length;
+    const now = performance.eventLoopUtilization();
+    const busy = busyPolling() ? null : performance.eventLoopUtilization(now, elu).utilization;
+    elu = now;
+    return { lag_max_ms: lagMax, busy };
+  };
   const progressTimer = opts.onProgress
     ? setInterval(() => {
         ctx.stats.elapsed_ms = clock();
-        opts.onProgress!({ ...ctx.stats });
+        opts.onProgress!({ ...ctx.stats, ...health() });
       }, 1000)
     : null;
 

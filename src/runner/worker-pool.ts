@@ -60,6 +60,12 @@ function merge(outcomes: JobOutcome[], records: RequestRecord[]): PoolOutcome {
   };
 }
 
+function worst(values: Array<number | null | undefined>): number | null {
+  let out: number | null = null;
+  for (const v of values) if (typeof v === 'number') out = Math.max(out ?? -Infinity, v);
+  return out;
+}
+
 export interface PoolHooks extends JobHooks {
   /** Called once every shard is ready, with the run's t = 0 (process.hrtime, ns). */
   onStart?: (originNs: string) => void;
@@ -100,6 +106,9 @@ export async function runPool(jobFor: (offset: number, step: number) => LoadJob,
           inflight: sum('inflight'),
           queued: sum('queued'),
           output_tokens: sum('output_tokens'),
+          // The worst thread speaks for the client's health.
+          lag_max_ms: worst(parts.map((p) => p.lag_max_ms)),
+          busy: worst(parts.map((p) => p.busy)),
         });
       }, 1000)
     : null;

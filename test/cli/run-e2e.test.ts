@@ -15,7 +15,8 @@ const PER_TOKEN_MS = 4;
 const OUTPUT_LEN = 16;
 
 function onlyRunDir(resultDir: string): string {
-  const dirs = readdirSync(resultDir);
+  // Run directories only: the results folder also holds the run history (history.duckdb).
+  const dirs = readdirSync(resultDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
   expect(dirs).toHaveLength(1);
   return join(resultDir, dirs[0]!);
 }

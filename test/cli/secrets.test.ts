@@ -46,7 +46,8 @@ describe('secrets', () => {
     );
     expectNoSecret('stdout', out.stdout);
     expectNoSecret('stderr', out.stderr);
-    const dirs = readdirSync(resultDir);
+    // Run directories only: the results folder also holds the run history (history.duckdb).
+    const dirs = readdirSync(resultDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
     expect(dirs).toHaveLength(1);
     const dir = join(resultDir, dirs[0]!);
     const records = readFileSync(join(dir, 'records.jsonl'), 'utf8');
@@ -60,6 +61,11 @@ describe('secrets', () => {
     expectNoSecret('spec.json', spec);
     expect(JSON.parse(spec).target.base_url).toBe(`http://[redacted]@${server.url.slice('http://'.length)}?token=[redacted]`);
     expect(out.stdout).toContain(`http://[redacted]@${server.url.slice('http://'.length)}?token=[redacted]`);
+    // The run history: the row as listed, and the database file's bytes.
+    const history = await runCli(['history', '--results-dir', resultDir, '--json']);
+    expect(history.stdout).toContain('[redacted]');
+    expectNoSecret('history --json', history.stdout);
+    expectNoSecret('history.duckdb', readFileSync(join(resultDir, 'history.duckdb')).toString('latin1'));
   });
 
   it('the pre-flight error line names the URL without its credentials', async () => {

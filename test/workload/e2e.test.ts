@@ -13,7 +13,8 @@ import { tempDir } from '../helpers/temp-dir.js';
 const FIX = resolve('test/fixtures/workload');
 
 function runDir(resultDir: string): string {
-  const dirs = readdirSync(resultDir);
+  // Run directories only: the results folder also holds the run history (history.duckdb).
+  const dirs = readdirSync(resultDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
   expect(dirs).toHaveLength(1);
   return join(resultDir, dirs[0]!);
 }

@@ -1,0 +1,25 @@
+/** `infermeter dashboard`: serves the results folder's history until Ctrl-C. */
+import { startDashboard } from '../dashboard/serve.js';
+import { renderReport } from '../report/render-report.js';
+import { EXIT_CODES } from '../errors/exit-codes.js';
+import { UserError } from '../errors/user-error.js';
+import type { CliIo } from './io.js';
+
+export async function dashboardCommand(opts: { resultsDir: string; port: string }, io: CliIo): Promise<number> {
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--port ${opts.port}: give a port number (0–65535; 0 picks a free one)`);
+  let dash;
+  try {
+    dash = await startDashboard({ resultsDir: opts.resultsDir, port, renderReport: (dir) => renderReport(dir) });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UserError(`--port ${port}: cannot listen on 127.0.0.1 (${code ?? String(err)})${code === 'EADDRINUSE' ? '; pick another with --port' : ''}`);
+  }
+  io.stderr.write(`infermeter dashboard: ${dash.url}/ (results folder ${opts.resultsDir}/; Ctrl-C to stop)\n`);
+  await new Promise<void>((resolve) => {
+    if (!io.signal || io.signal.aborted) return resolve();
+    io.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await dash.close();
+  return EXIT_CODES.OK;
+}

@@ -1,0 +1,54 @@
+/** Registers `history`, `trend`, `sql` (and `dashboard`) on the program: flags and help only. */
+import { Option, type Command } from 'commander';
+import { TREND_METRICS } from '../history/trend.js';
+import { dashboardCommand } from './dashboard-command.js';
+import { historyCommand, sqlCommand, trendCommand } from './history-command.js';
+import type { CliIo } from './io.js';
+
+const resultsDirOption = () => new Option('--results-dir <dir>', 'the results folder holding history.duckdb and the run directories').default('results');
+
+export function registerHistoryCommands(program: Command, io: CliIo, setExit: (code: number) => void): void {
+  program
+    .command('history')
+    .description('list the runs in the history (results/history.duckdb), newest first')
+    .addOption(resultsDirOption())
+    .addOption(new Option('--model <name>', 'only runs of a model (substring, case-insensitive)'))
+    .addOption(new Option('--since <when>', 'only runs started since: 30m, 12h, 7d, 2w, or a date (2026-11-01)'))
+    .addOption(new Option('--spec <hash>', 'only runs of one spec (a spec hash or its prefix)'))
+    .addOption(new Option('--limit <n>', 'at most n runs (default 20 in the table, all with --json)'))
+    .addOption(new Option('--json', 'print the rows as JSON'))
+    .addOption(new Option('--reindex', 'first (re)index every run directory under the results folder'))
+    .addHelpText('after', '\nThe history format and every column: docs/history.md. Runs are indexed when they finish.')
+    .action(async (opts: { resultsDir: string }) => setExit(await historyCommand(opts, io)));
+
+  program
+    .command('trend')
+    .description('a metric across the runs of one spec, and whether the newest run regressed against the previous comparable one')
+    .argument('<metric>', `one of ${Object.keys(TREND_METRICS).join(', ')} (the _ms may be left out)`)
+    .addOption(resultsDirOption())
+    .addOption(new Option('--spec <hash>', 'the spec to follow (hash or prefix; default: the newest run\'s)'))
+    .addOption(new Option('--run <id>', 'follow the spec of this run'))
+    .addOption(new Option('--limit <n>', 'only the newest n runs of the spec'))
+    .addOption(new Option('--threshold <pct>', 'a change worse than this is a regression').default('10%'))
+    .addOption(new Option('--fail-on-regression', 'exit 4 when the newest comparable run regressed'))
+    .addOption(new Option('--json', 'print the trend as JSON'))
+    .addHelpText('after', '\nComparable runs: same spec hash, valid and not interrupted. Exit 4 with --fail-on-regression on a regression.')
+    .action(async (metric: string, opts: { resultsDir: string; threshold: string }) => setExit(await trendCommand(metric, opts, io)));
+
+  program
+    .command('sql')
+    .description('run a DuckDB SQL query over the history (view `runs`) and every run\'s records (view `records`)')
+    .argument('<query>', 'e.g. "SELECT run_id, quantile_cont(ttft_ms, 0.99) FROM records WHERE status = \'ok\' AND phase = \'measure\' GROUP BY run_id"')
+    .addOption(resultsDirOption())
+    .addOption(new Option('--json', 'print the rows as JSON'))
+    .addHelpText('after', '\nViews and columns: docs/history.md. The query runs in a throwaway database: it cannot change the history.')
+    .action(async (query: string, opts: { resultsDir: string }) => setExit(await sqlCommand(query, opts, io)));
+
+  program
+    .command('dashboard')
+    .description('serve a read-only web page on 127.0.0.1: the runs of the history with their reports, trends, load curves, and runs in progress, live')
+    .addOption(resultsDirOption())
+    .addOption(new Option('--port <port>', 'port on 127.0.0.1 (0: a free one)').default('8300'))
+    .addHelpText('after', '\nNothing is fetched from the network: the page, its script and its charts come from this process. Ctrl-C stops it.')
+    .action(async (opts: { resultsDir: string; port: string }) => setExit(await dashboardCommand(opts, io)));
+}

@@ -1,0 +1,145 @@
+/**
+ * `infermeter history`, `trend` and `sql`: reading the run history (docs/history.md).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { EXIT_CODES } from '../errors/exit-codes.js';
+import { UserError } from '../errors/user-error.js';
+import { PENDING_DIR, withHistory } from '../history/history-db.js';
+import { reindex } from '../history/history-index.js';
+import { listRuns, parseSince, type JsonRow } from '../history/history-query.js';
+import { runSql } from '../history/history-sql.js';
+import { trend, trendMetric } from '../history/trend.js';
+import { textTable } from '../util/text-table.js';
+import type { CliIo } from './io.js';
+
+export interface HistoryOpts {
+  resultsDir: string;
+  model?: string;
+  since?: string;
+  limit?: string;
+  spec?: string;
+  json?: boolean;
+  reindex?: boolean;
+}
+
+const fmt = (v: unknown, digits = 1): string => (typeof v === 'number' ? v.toFixed(digits) : '—');
+
+function positiveInt(flag: string, text: string | undefined): number | null {
+  if (text === undefined) return null;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new UserError(`${flag} ${text}: give a whole number ≥ 1`);
+  return n;
+}
+
+/** Rows left in .history-pending/ by a run that met a busy history are folded in before reading. */
+async function foldPending(resultsDir: string): Promise<void> {
+  if (existsSync(join(resultsDir, PENDING_DIR))) await withHistory(resultsDir, { mode: 'write' }, async () => undefined);
+}
+
+export async function historyCommand(opts: HistoryOpts, io: CliIo): Promise<number> {
+  if (opts.reindex) {
+    const r = await reindex(opts.resultsDir);
+    io.stderr.write(`history: ${r.indexed} run directories indexed in ${join(opts.resultsDir, 'history.duckdb')}\n`);
+    for (const s of r.skipped) io.stderr.write(`history: skipped ${s}\n`);
+  } else await foldPending(opts.resultsDir);
+  const rows = await listRuns(opts.resultsDir, {
+    model: opts.model ?? null,
+    since: opts.since ? parseSince(opts.since) : null,
+    limit: positiveInt('--limit', opts.limit) ?? (opts.json ? null : 20),
+    spec: opts.spec ?? null,
+  });
+  if (opts.json) {
+    io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return EXIT_CODES.OK;
+  }
+  if (rows.length === 0) {
+    io.stdout.write(`No runs in the history of ${opts.resultsDir}/ (older run directories: \`infermeter history --reindex\`).\n`);
+    return EXIT_CODES.OK;
+  }
+  io.stdout.write(`${historyTable(rows)}\n`);
+  return EXIT_CODES.OK;
+}
+
+function verdict(r: JsonRow): string {
+  if (r.interrupted === true) return 'interrupted';
+  if (r.valid === false) return 'INVALID';
+  return r.slo_pass === false ? 'SLO FAIL' : r.slo_pass === true ? 'SLO ok' : r.valid === true ? 'valid' : '—';
+}
+
+export function historyTable(rows: JsonRow[]): string {
+  return textTable(
+    ['started (UTC)', 'run', 'model', 'target', 'load', 'ok/total', 'TTFT p99', 'TPOT p99', 'out tok/s', 'verdict', 'spec'],
+    rows.map((r) => [
+      String(r.started_at).replace('T', ' ').replace('Z', ''),
+      String(r.run_id),
+      String(r.model ?? '—'),
+      String(r.target ?? '—'),
+      String(r.load_shape ?? '—'),
+      `${fmt(r.ok, 0)}/${fmt(r.requests, 0)}`,
+      fmt(r.ttft_p99_ms, 2),
+      fmt(r.tpot_p99_ms, 2),
+      fmt(r.output_throughput, 1),
+      verdict(r),
+      String(r.spec_hash).slice(0, 8),
+    ]),
+    { leftColumns: 5 },
+  );
+}
+
+export interface TrendOpts {
+  resultsDir: string;
+  spec?: string;
+  run?: string;
+  limit?: string;
+  threshold: string;
+  json?: boolean;
+  failOnRegression?: boolean;
+}
+
+/** `10%`, `10` (percent) or `0.1`? Only the first two: a bare number is percent, as the flag's help says. */
+function parseThreshold(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)%?$/.exec(text.trim());
+  if (!m) throw new UserError(`--threshold ${text}: give a percentage, e.g. 10%`);
+  return Number(m[1]) / 100;
+}
+
+export async function trendCommand(metricName: string, opts: TrendOpts, io: CliIo): Promise<number> {
+  const metric = trendMetric(metricName);
+  await foldPending(opts.resultsDir);
+  const t = await trend(opts.resultsDir, metric, { spec: opts.spec ?? null, run: opts.run ?? null, limit: positiveInt('--limit', opts.limit), threshold: parseThreshold(opts.threshold) });
+  if (opts.json) io.stdout.write(`${JSON.stringify(t, null, 2)}\n`);
+  else {
+    const pct = (c: number | null) => (c === null ? '' : `${c >= 0 ? '+' : ''}${(c * 100).toFixed(1)}%`);
+    io.stdout.write(`${metric} over ${t.points.length} runs of spec ${t.spec_hash} (${t.better} is better)\n\n`);
+    io.stdout.write(
+      `${textTable(
+        ['started (UTC)', 'run', metric, 'change', 'note'],
+        t.points.map((p) => [
+          p.started_at.replace('T', ' ').replace('Z', ''),
+          p.run_id,
+          fmt(p.value, 2),
+          pct(p.change),
+          p.interrupted ? 'interrupted: not compared' : p.valid === false ? 'invalid run: not compared' : p.value === null ? 'no value' : '',
+        ]),
+        { leftColumns: 2 },
+      )}\n\n`,
+    );
+    const r = t.regression;
+    if (r) io.stdout.write(`REGRESSION: ${metric} ${fmt(r.previous, 2)} → ${fmt(r.value, 2)} (${pct(r.change)}, threshold ${(t.threshold * 100).toFixed(0)}%) in ${r.run_id} against ${r.previous_run_id}\n`);
+    else io.stdout.write(`No regression: the newest comparable run is within ${(t.threshold * 100).toFixed(0)}% of the one before it (or has no predecessor).\n`);
+  }
+  return t.regression && opts.failOnRegression ? EXIT_CODES.REGRESSION : EXIT_CODES.OK;
+}
+
+export async function sqlCommand(query: string, opts: { resultsDir: string; json?: boolean }, io: CliIo): Promise<number> {
+  await foldPending(opts.resultsDir);
+  const { columns, rows } = await runSql(opts.resultsDir, query);
+  if (opts.json) {
+    io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return EXIT_CODES.OK;
+  }
+  const cell = (v: unknown) => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  io.stdout.write(`${textTable(columns, rows.map((r) => columns.map((c) => cell(r[c]))), { leftColumns: columns.length })}\n(${rows.length} row${rows.length === 1 ? '' : 's'})\n`);
+  return EXIT_CODES.OK;
+}

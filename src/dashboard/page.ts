@@ -1,0 +1,234 @@
+/**
+ * The dashboard page: a static shell, a stylesheet and a script, all served by the dashboard
+ * itself. The script builds the DOM with textContent only, so nothing a server or a dataset
+ * wrote (model names, error classes) can become markup.
+ */
+
+export function dashboardPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>infermeter dashboard</title>
+<link rel="stylesheet" href="/assets/dashboard.css">
+</head>
+<body>
+<header><h1>infermeter dashboard</h1><span id="where"></span></header>
+<main>
+<section id="live-section" hidden>
+  <h2>In progress</h2>
+  <div id="live-list"></div>
+  <div id="live-panel" hidden>
+    <h3 id="live-title"></h3>
+    <dl id="live-figures"></dl>
+    <img id="live-chart" alt="live request rate and TTFT p99">
+  </div>
+</section>
+<section>
+  <h2>Runs</h2>
+  <p id="runs-empty" hidden>No runs in the history yet: run <code>infermeter run</code> (or <code>infermeter history --reindex</code> for older run directories).</p>
+  <table id="runs"><thead><tr>
+    <th>started (UTC)</th><th>run</th><th>model</th><th>target</th><th>load</th><th>ok/total</th>
+    <th>TTFT p99 ms</th><th>TPOT p99 ms</th><th>out tok/s</th><th>verdict</th><th>spec</th><th></th>
+  </tr></thead><tbody></tbody></table>
+</section>
+<section id="trend-section" hidden>
+  <h2>Trend <small id="trend-spec"></small></h2>
+  <label>metric <select id="trend-metric"></select></label>
+  <p id="trend-verdict"></p>
+  <img id="trend-chart" alt="metric across runs of the spec">
+</section>
+<section id="curves-section" hidden>
+  <h2>Load curves</h2>
+  <label>model @ target <select id="curve-group"></select></label>
+  <img id="curve-chart" alt="latency and throughput by offered load">
+</section>
+</main>
+<script src="/assets/dashboard.js"></script>
+</body>
+</html>
+`;
+}
+
+export const DASHBOARD_CSS = `
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1f2328; background: #fafafa; }
+header { display: flex; gap: 1em; align-items: baseline; padding: 0.8em 1.5em; background: #1f2328; color: #fff; }
+header h1 { font-size: 1.2em; margin: 0; }
+header span { opacity: 0.7; }
+main { padding: 0 1.5em 2em; }
+section { overflow-x: auto; background: #fff; border: 1px solid #e1e4e8; border-radius: 6px; padding: 0.5em 1em 1em; margin-top: 1em; }
+h2 { font-size: 1.05em; }
+table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+th, td { padding: 0.3em 0.6em; border-bottom: 1px solid #eee; text-align: left; white-space: nowrap; }
+td.num { text-align: right; }
+tr.selected { background: #eef5ff; }
+tbody tr { cursor: pointer; }
+.bad { color: #c62828; font-weight: 600; }
+.good { color: #2e7d32; }
+dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
+dt { color: #57606a; }
+img { max-width: 100%; display: block; margin-top: 0.5em; }
+button.live { margin-right: 0.5em; }
+`;
+
+/** The page's script (plain ES2020, no build step, no library). */
+export const DASHBOARD_JS = `'use strict';
+const $ = (id) => document.getElementById(id);
+const fmt = (v, d) => (typeof v === 'number' ? v.toFixed(d) : '—');
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+function verdict(r) {
+  if (r.interrupted) return ['interrupted', 'bad'];
+  if (r.valid === false) return ['INVALID', 'bad'];
+  if (r.slo_pass === false) return ['SLO FAIL', 'bad'];
+  if (r.slo_pass === true) return ['SLO ok', 'good'];
+  return [r.valid === true ? 'valid' : '—', r.valid === true ? 'good' : ''];
+}
+let state = { spec: null, metric: 'ttft_p99_ms', liveSource: null };
+
+async function getJson(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(url + ': HTTP ' + res.status);
+  return res.json();
+}
+
+function showTrend() {
+  if (!state.spec) return;
+  $('trend-section').hidden = false;
+  $('trend-spec').textContent = 'spec ' + state.spec;
+  const q = 'spec=' + encodeURIComponent(state.spec) + '&metric=' + encodeURIComponent(state.metric);
+  $('trend-chart').src = '/charts/trend.svg?' + q;
+  getJson('/api/trend?' + q).then((t) => {
+    const r = t.regression;
+    $('trend-verdict').textContent = r
+      ? 'Regression: ' + fmt(r.previous, 2) + ' → ' + fmt(r.value, 2) + ' (' + (r.change * 100).toFixed(1) + '%) in ' + r.run_id
+      : t.points.length + ' runs; no regression against the previous comparable run';
+    $('trend-verdict').className = r ? 'bad' : '';
+  }).catch(() => {});
+}
+
+function renderRuns(runs) {
+  const body = document.querySelector('#runs tbody');
+  body.replaceChildren();
+  $('runs-empty').hidden = runs.length > 0;
+  for (const r of runs) {
+    const tr = el('tr');
+    tr.dataset.run = r.run_id;
+    const [v, vc] = verdict(r);
+    const cells = [
+      [String(r.started_at).replace('T', ' ').replace('Z', '')], [r.run_id], [r.model], [r.target], [r.load_shape],
+      [fmt(r.ok, 0) + '/' + fmt(r.requests, 0), 'num'], [fmt(r.ttft_p99_ms, 2), 'num'], [fmt(r.tpot_p99_ms, 2), 'num'],
+      [fmt(r.output_throughput, 1), 'num'], [v, vc], [String(r.spec_hash).slice(0, 8)],
+    ];
+    for (const [text, cls] of cells) tr.append(el('td', text, cls));
+    const links = el('td');
+    const a = el('a', 'report');
+    a.href = '/runs/' + encodeURIComponent(r.run_id) + '/report';
+    const j = el('a', 'result.json');
+    j.href = '/runs/' + encodeURIComponent(r.run_id) + '/files/result.json';
+    links.append(a, ' · ', j);
+    tr.append(links);
+    tr.addEventListener('click', (ev) => {
+      if (ev.target instanceof HTMLAnchorElement) return;
+      for (const x of body.querySelectorAll('tr.selected')) x.classList.remove('selected');
+      tr.classList.add('selected');
+      state.spec = r.spec_hash;
+      showTrend();
+    });
+    body.append(tr);
+  }
+}
+
+function renderLiveFigures(f) {
+  const dl = $('live-figures');
+  dl.replaceChildren();
+  const classes = Object.entries(f.failed_by_class || {}).map(([k, n]) => k + ' ' + n).join(', ');
+  const rows = [
+    ['progress', (f.total !== null ? f.done + '/' + f.total : f.done + ' done') + (f.fraction !== null ? ' (' + (f.fraction * 100).toFixed(0) + '%)' : '')],
+    ['elapsed / remaining', (f.elapsed_ms / 1000).toFixed(0) + ' s / ' + (f.remaining_ms === null ? '—' : '~' + (f.remaining_ms / 1000).toFixed(0) + ' s')],
+    ['in flight', f.inflight + (f.queued ? ' (+' + f.queued + ' queued)' : '')],
+    ['ok / failed', f.ok + ' / ' + f.failed + (classes ? ' (' + classes + ')' : '')],
+    ['rate (last ' + fmt(f.window_s, 0) + ' s)', fmt(f.request_rate, 1) + ' req/s, ' + fmt(f.output_tokens_per_s, 0) + ' output tok/s'],
+    ['TTFT p50 / p99', fmt(f.ttft_p50_ms, 1) + ' / ' + fmt(f.ttft_p99_ms, 1) + ' ms'],
+    ['TPOT p50 / p99', fmt(f.tpot_p50_ms, 1) + ' / ' + fmt(f.tpot_p99_ms, 1) + ' ms'],
+    ['client', f.client.state + (f.client.reason ? ': ' + f.client.reason : '')],
+  ];
+  for (const [k, v] of rows) dl.append(el('dt', k), el('dd', v, k === 'client' && f.client.state === 'at risk' ? 'bad' : ''));
+}
+
+function follow(id) {
+  if (state.liveSource) state.liveSource.close();
+  $('live-panel').hidden = false;
+  $('live-title').textContent = id;
+  const src = new EventSource('/api/live/' + encodeURIComponent(id));
+  state.liveSource = src;
+  let frames = 0;
+  src.addEventListener('frame', (ev) => {
+    renderLiveFigures(JSON.parse(ev.data));
+    if (frames++ % 2 === 0) $('live-chart').src = '/charts/live/' + encodeURIComponent(id) + '.svg?n=' + frames;
+  });
+  src.addEventListener('end', () => {
+    src.close();
+    $('live-title').textContent = id + ' — finished';
+    $('live-chart').src = '/charts/live/' + encodeURIComponent(id) + '.svg?end=1';
+    load();
+  });
+}
+
+function renderLive(live) {
+  $('live-section').hidden = live.length === 0 && !state.liveSource;
+  const list = $('live-list');
+  list.replaceChildren();
+  for (const r of live) {
+    const b = el('button', r.run_id + (r.model ? ' (' + r.model + ')' : ''), 'live');
+    b.addEventListener('click', () => follow(r.run_id));
+    list.append(b);
+  }
+}
+
+async function loadCurves() {
+  const groups = await getJson('/api/load-curves');
+  $('curves-section').hidden = groups.length === 0;
+  const sel = $('curve-group');
+  sel.replaceChildren();
+  for (const g of groups) {
+    const o = el('option', g.model + ' @ ' + g.target + ' ' + g.endpoint + ' (' + g.n + ' loads)');
+    o.value = JSON.stringify([g.model, g.target, g.endpoint]);
+    sel.append(o);
+  }
+  const draw = () => {
+    if (!sel.value) return;
+    const [model, target, endpoint] = JSON.parse(sel.value);
+    $('curve-chart').src = '/charts/load-curve.svg?model=' + encodeURIComponent(model) + '&target=' + encodeURIComponent(target) + '&endpoint=' + encodeURIComponent(endpoint);
+  };
+  sel.onchange = draw;
+  draw();
+}
+
+async function load() {
+  const data = await getJson('/api/runs');
+  $('where').textContent = data.results_dir + '/';
+  const sel = $('trend-metric');
+  if (sel.options.length === 0) {
+    for (const m of data.metrics) sel.append(el('option', m));
+    sel.value = state.metric;
+    sel.onchange = () => { state.metric = sel.value; showTrend(); };
+  }
+  renderRuns(data.runs);
+  renderLive(data.live);
+  if (!state.spec && data.runs.length > 0) {
+    state.spec = data.runs[0].spec_hash;
+    showTrend();
+  }
+  await loadCurves();
+  document.body.dataset.loaded = 'true';
+}
+
+load().catch((err) => { document.body.dataset.loaded = 'error'; $('where').textContent = String(err); });
+setInterval(() => getJson('/api/runs').then((d) => renderLive(d.live)).catch(() => {}), 5000);
+`;

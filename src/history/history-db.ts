@@ -1,0 +1,200 @@
+/**
+ * The run history: one DuckDB file, `<results>/history.duckdb` (format: docs/history.md).
+ *
+ * DuckDB lets one process at a time open a file for writing (a file lock), and readers are
+ * locked out while it does. Every use here is short — open, one statement or transaction,
+ * close — so a process that meets the lock waits and retries (with jitter) for a bounded time.
+ * Within one process the uses are queued, since two instances on one file would not see each
+ * other's lock. A writer that still cannot get in leaves its row in `.history-pending/` beside
+ * the file, and the next writer folds it in: a busy history delays a row, never loses it.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { HistoryRow } from './history-row.js';
+
+export const HISTORY_FILE = 'history.duckdb';
+export const PENDING_DIR = '.history-pending';
+/** The history format; bump on any breaking change of the tables below (docs/history.md). */
+export const HISTORY_SCHEMA = 'infermeter.history/1';
+
+/** Column name → SQL type, in table order: the one definition of the `runs` table. */
+export const RUN_COLUMNS: ReadonlyArray<readonly [keyof HistoryRow, string]> = [
+  ['run_id', 'VARCHAR PRIMARY KEY'],
+  ['kind', 'VARCHAR NOT NULL'],
+  ['dir', 'VARCHAR NOT NULL'],
+  ['name', 'VARCHAR'],
+  ['started_at', 'TIMESTAMP NOT NULL'],
+  ['ended_at', 'TIMESTAMP'],
+  ['driver', 'VARCHAR'],
+  ['interrupted', 'BOOLEAN'],
+  ['spec_hash', 'VARCHAR NOT NULL'],
+  ['model', 'VARCHAR'],
+  ['target', 'VARCHAR'],
+  ['endpoint', 'VARCHAR'],
+  ['simulated', 'BOOLEAN'],
+  ['load_shape', 'VARCHAR'],
+  ['request_rate', 'DOUBLE'],
+  ['concurrency', 'INTEGER'],
+  ['max_concurrency', 'INTEGER'],
+  ['num_prompts', 'INTEGER'],
+  ['duration_s', 'DOUBLE'],
+  ['requests', 'INTEGER'],
+  ['ok', 'INTEGER'],
+  ['failed', 'INTEGER'],
+  ['failure_rate', 'DOUBLE'],
+  ['request_throughput', 'DOUBLE'],
+  ['output_throughput', 'DOUBLE'],
+  ['ttft_p50_ms', 'DOUBLE'],
+  ['ttft_p99_ms', 'DOUBLE'],
+  ['tpot_p50_ms', 'DOUBLE'],
+  ['tpot_p99_ms', 'DOUBLE'],
+  ['itl_p50_ms', 'DOUBLE'],
+  ['itl_p99_ms', 'DOUBLE'],
+  ['e2el_p50_ms', 'DOUBLE'],
+  ['e2el_p99_ms', 'DOUBLE'],
+  ['goodput_request_per_s', 'DOUBLE'],
+  ['goodput_attained', 'DOUBLE'],
+  ['valid', 'BOOLEAN'],
+  ['validity_reasons', 'VARCHAR[]'],
+  ['slo_pass', 'BOOLEAN'],
+  ['slo', 'JSON'],
+  ['metrics', 'JSON'],
+  ['result_schema', 'VARCHAR'],
+  ['infermeter_version', 'VARCHAR'],
+];
+
+const DDL = [
+  `CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)`,
+  `CREATE TABLE IF NOT EXISTS runs (${RUN_COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')}, indexed_at TIMESTAMP DEFAULT current_timestamp)`,
+];
+
+/** How long a process waits for another one's lock before it gives up (a write then goes to .history-pending/). */
+const LOCK_WAIT_MS = 10_000;
+
+export class HistoryBusyError extends Error {}
+
+function isLockError(err: unknown): boolean {
+  return err instanceof Error && /Could not set lock|Conflicting lock/i.test(err.message);
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+/** Runs `fn` after every earlier history use of this process has finished. */
+export function serialized<T>(fn: () => Promise<T>): Promise<T> {
+  const next = queue.then(fn, fn);
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+/** Runs `fn` (an open or an ATTACH) until it stops meeting another process's lock, for at most `waitMs`. */
+export async function retryOnLock<T>(what: string, fn: () => Promise<T>, waitMs: number = LOCK_WAIT_MS): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isLockError(err)) throw err;
+      if (Date.now() >= deadline) throw new HistoryBusyError(`${what} stayed locked by another process for ${waitMs / 1000} s`);
+      const backoff = Math.min(500, 10 * 2 ** attempt) * (0.5 + Math.random());
+      await new Promise((r) => setTimeout(r, backoff));
+    }
+  }
+}
+
+/** Nothing is ever downloaded: DuckDB would otherwise fetch a missing extension from the network. */
+export const OFFLINE = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'true' };
+
+export interface OpenOptions {
+  /** 'write' creates the file and folds in pending rows; 'read' opens it read-only (an empty in-memory history when missing). */
+  mode: 'read' | 'write';
+  lockWaitMs?: number;
+}
+
+/** Opens the history of `resultsDir`, runs `fn` on a connection and closes it again. */
+export function withHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+  return serialized(async () => {
+    const path = join(resultsDir, HISTORY_FILE);
+    const exists = existsSync(path);
+    if (opts.mode === 'write') mkdirSync(resultsDir, { recursive: true });
+    const inMemory = opts.mode === 'read' && !exists;
+    const instance = inMemory
+      ? await DuckDBInstance.create(':memory:', OFFLINE)
+      : await retryOnLock(path, () => DuckDBInstance.create(path, opts.mode === 'read' ? { ...OFFLINE, access_mode: 'READ_ONLY' } : OFFLINE), opts.lockWaitMs);
+    const c = await instance.connect();
+    try {
+      await c.run(`SET TimeZone = 'UTC'`);
+      if (opts.mode === 'write' || inMemory) {
+        for (const sql of DDL) await c.run(sql);
+        await c.run(`INSERT OR REPLACE INTO meta VALUES ('schema', ?)`, [HISTORY_SCHEMA]);
+      } else await checkSchema(c, path);
+      if (opts.mode === 'write') await foldPending(c, resultsDir);
+      return await fn(c);
+    } finally {
+      c.closeSync();
+      instance.closeSync();
+    }
+  });
+}
+
+async function checkSchema(c: DuckDBConnection, path: string): Promise<void> {
+  const rows = (await c.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema'`)).getRowObjectsJson();
+  const schema = rows[0]?.value;
+  if (schema !== HISTORY_SCHEMA) throw new Error(`${path}: history format ${String(schema)}, this infermeter reads ${HISTORY_SCHEMA}`);
+}
+
+function bindValue(row: HistoryRow, col: keyof HistoryRow): DuckDBValue {
+  const v = row[col];
+  // Lists go in as JSON text: an empty JS array has no element type to bind.
+  if (Array.isArray(v)) return JSON.stringify(v);
+  return v as DuckDBValue;
+}
+
+/** Inserts or replaces rows (a re-analysed run replaces its row). */
+export async function upsertRows(c: DuckDBConnection, rows: readonly HistoryRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const cols = RUN_COLUMNS.map(([name]) => name);
+  const placeholders = RUN_COLUMNS.map(([, type]) =>
+    type.startsWith('TIMESTAMP') ? `?::TIMESTAMPTZ` : type === 'JSON' ? '?::JSON' : type === 'VARCHAR[]' ? '?::JSON::VARCHAR[]' : '?',
+  );
+  const sql = `INSERT OR REPLACE INTO runs (${cols.join(', ')}) VALUES (${placeholders.join(', ')})`;
+  await c.run('BEGIN TRANSACTION');
+  try {
+    for (const row of rows) await c.run(sql, cols.map((col) => bindValue(row, col)));
+    await c.run('COMMIT');
+  } catch (err) {
+    await c.run('ROLLBACK');
+    throw err;
+  }
+}
+
+/** Leaves a row for the next writer (the history was locked too long, or could not be opened). */
+export function writePending(resultsDir: string, row: HistoryRow): string {
+  const dir = join(resultsDir, PENDING_DIR);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${row.run_id}.json`);
+  // Written aside and renamed, so a reader never sees half a row.
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(row)}\n`);
+  renameSync(`${path}.tmp`, path);
+  return path;
+}
+
+async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<void> {
+  const dir = join(resultsDir, PENDING_DIR);
+  if (!existsSync(dir)) return;
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  const rows: HistoryRow[] = [];
+  for (const f of files) {
+    try {
+      rows.push(JSON.parse(readFileSync(join(dir, f), 'utf8')) as HistoryRow);
+    } catch {
+      // Unreadable: left in place for a person to look at; `history --reindex` rebuilds from the run directories anyway.
+    }
+  }
+  await upsertRows(c, rows);
+  for (const r of rows) rmSync(join(dir, `${r.run_id}.json`), { force: true });
+  try {
+    rmdirSync(dir); // only when empty: then readers need not open the history for writing to fold it
+  } catch {
+    // not empty (an unreadable row is left for a person), or another process removed it
+  }
+}

@@ -1,0 +1,73 @@
+/** Reading the history: the runs list with its filters. */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { UserError } from '../errors/user-error.js';
+import { withHistory } from './history-db.js';
+
+export interface RunFilter {
+  model?: string | null;
+  /** Only runs started at or after this instant. */
+  since?: Date | null;
+  /** Only runs whose spec hash starts with this. */
+  spec?: string | null;
+  kind?: 'run' | 'sweep' | null;
+  limit?: number | null;
+}
+
+/** `--since`: a duration back from now (`30m`, `12h`, `7d`, `2w`) or a date/time (`2026-11-01`, ISO 8601). */
+export function parseSince(text: string, now: Date = new Date()): Date {
+  const m = /^(\d+(?:\.\d+)?)\s*(m|min|h|d|w)$/i.exec(text.trim());
+  if (m) {
+    const unitMs = { m: 60e3, min: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 }[m[2]!.toLowerCase() as 'm'];
+    return new Date(now.getTime() - Number(m[1]) * unitMs);
+  }
+  const d = new Date(text);
+  if (/^\d{4}-\d{2}-\d{2}/.test(text) && !Number.isNaN(d.getTime())) return d;
+  throw new UserError(`--since ${text}: give a duration back from now (30m, 12h, 7d, 2w) or a date (2026-11-01, 2026-11-01T08:00:00Z)`);
+}
+
+/** A row as plain JSON values (timestamps as ISO text in UTC, BIGINTs as numbers). */
+export type JsonRow = Record<string, unknown>;
+
+export async function queryRows(c: DuckDBConnection, sql: string, params: unknown[] = []): Promise<JsonRow[]> {
+  const reader = await c.runAndReadAll(sql, params as never);
+  return reader.getRowObjectsJson().map((r) => {
+    const out: JsonRow = {};
+    for (const [k, v] of Object.entries(r)) out[k] = typeof v === 'string' && /^-?\d+$/.test(v) && Math.abs(Number(v)) < 2 ** 53 && isIntegerColumn(k) ? Number(v) : v;
+    return out;
+  });
+}
+
+const INTEGER_COLUMNS = new Set(['concurrency', 'max_concurrency', 'num_prompts', 'requests', 'ok', 'failed']);
+function isIntegerColumn(name: string): boolean {
+  return INTEGER_COLUMNS.has(name) || name === 'count' || name === 'n';
+}
+
+/** The columns `history` shows and `--json` prints (every column but the JSON blobs). */
+export const LIST_COLUMNS = `run_id, kind, dir, name, strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started_at, driver, interrupted, spec_hash, model, target, endpoint,
+  load_shape, request_rate, concurrency, max_concurrency, num_prompts, duration_s, requests, ok, failed, failure_rate,
+  request_throughput, output_throughput, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, itl_p50_ms, itl_p99_ms,
+  e2el_p50_ms, e2el_p99_ms, goodput_request_per_s, goodput_attained, valid, validity_reasons, slo_pass`;
+
+/** Runs, newest first. */
+export function listRuns(resultsDir: string, f: RunFilter = {}): Promise<JsonRow[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (f.model) {
+    where.push(`model ILIKE ?`);
+    params.push(f.model.includes('%') ? f.model : `%${f.model}%`);
+  }
+  if (f.since) {
+    where.push(`started_at >= ?::TIMESTAMPTZ`);
+    params.push(f.since.toISOString());
+  }
+  if (f.spec) {
+    where.push(`starts_with(spec_hash, ?)`);
+    params.push(f.spec);
+  }
+  if (f.kind) {
+    where.push(`kind = ?`);
+    params.push(f.kind);
+  }
+  const sql = `SELECT ${LIST_COLUMNS} FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY runs.started_at DESC, run_id DESC ${f.limit ? `LIMIT ${Math.floor(f.limit)}` : ''}`;
+  return withHistory(resultsDir, { mode: 'read' }, (c) => queryRows(c, sql, params));
+}

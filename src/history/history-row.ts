@@ -1,0 +1,169 @@
+/**
+ * One row of the history's `runs` table, built from a run directory's spec.json and
+ * result.json alone — so any saved run can be (re)indexed, and the row says nothing the run
+ * directory does not. Column meanings: docs/history.md.
+ */
+import { readFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { redactUrl } from '../util/redact.js';
+import { specHash } from './spec-hash.js';
+
+/** A run's row; numbers that are undefined for the run are null, never NaN. */
+export interface HistoryRow {
+  run_id: string;
+  kind: 'run' | 'sweep';
+  dir: string;
+  name: string;
+  started_at: string;
+  ended_at: string | null;
+  driver: string;
+  interrupted: boolean;
+  spec_hash: string;
+  model: string | null;
+  target: string;
+  endpoint: string | null;
+  simulated: boolean;
+  load_shape: string;
+  request_rate: number | null;
+  concurrency: number | null;
+  max_concurrency: number | null;
+  num_prompts: number | null;
+  duration_s: number | null;
+  requests: number | null;
+  ok: number | null;
+  failed: number | null;
+  failure_rate: number | null;
+  request_throughput: number | null;
+  output_throughput: number | null;
+  ttft_p50_ms: number | null;
+  ttft_p99_ms: number | null;
+  tpot_p50_ms: number | null;
+  tpot_p99_ms: number | null;
+  itl_p50_ms: number | null;
+  itl_p99_ms: number | null;
+  e2el_p50_ms: number | null;
+  e2el_p99_ms: number | null;
+  goodput_request_per_s: number | null;
+  goodput_attained: number | null;
+  valid: boolean | null;
+  validity_reasons: string[];
+  slo_pass: boolean | null;
+  /** The result's SLO verdicts as JSON text, when the run had any. */
+  slo: string | null;
+  /** result.json's `metrics` object as JSON text (every figure, for queries beyond the columns). */
+  metrics: string | null;
+  result_schema: string | null;
+  infermeter_version: string | null;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** "open poisson 10 req/s", "open inf, max 32 in flight", "closed 32", "trace replay". */
+export function describeLoadShape(load: Obj): string {
+  const mode = str(load.mode) ?? (load.concurrency ? 'closed' : 'open');
+  if (mode === 'closed') return `closed ${num(load.concurrency) ?? '?'}`;
+  if (mode === 'trace') return 'trace replay';
+  const rate = num(load.request_rate);
+  const arrival = str(load.arrival) ?? 'poisson';
+  let shape = rate === null ? 'open inf' : `open ${arrival} ${rate} req/s`;
+  const cap = num(load.max_concurrency);
+  if (cap !== null) shape += `, max ${cap} in flight`;
+  return shape;
+}
+
+function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+}
+
+/** The p50/p99 of a latency distribution of result.metrics.latency. */
+function pcts(latency: Obj, key: string): [number | null, number | null] {
+  const d = obj(latency[key]);
+  return [num(d.p50), num(d.p99)];
+}
+
+/** SLO verdicts in whatever shape the result carries them: a `passed`/`pass` flag is the verdict. */
+function sloOf(result: Obj): { pass: boolean | null; json: string | null } {
+  const slo = result.slo ?? result.slos ?? null;
+  if (slo === null || slo === undefined) return { pass: null, json: null };
+  const o = obj(slo);
+  const pass = typeof o.passed === 'boolean' ? o.passed : typeof o.pass === 'boolean' ? o.pass : null;
+  return { pass, json: JSON.stringify(slo) };
+}
+
+/** Builds the row of the run in `runDir` (a folder under `resultsDir`). Throws when result.json is missing or unreadable. */
+export function rowFromRunDir(resultsDir: string, runDir: string): HistoryRow {
+  const result = obj(readJson(join(runDir, 'result.json')));
+  let spec: unknown;
+  try {
+    spec = readJson(join(runDir, 'spec.json'));
+  } catch {
+    // An old or hand-made run without spec.json still gets a row; its hash then covers only the result's load.
+    spec = { load: result.load, workload: result.workload, target: { endpoint: obj(result.target).endpoint, model: obj(result.target).model } };
+  }
+  const run = obj(result.run);
+  const target = obj(result.target);
+  const load = obj(result.load);
+  const metrics = obj(result.metrics);
+  const req = obj(metrics.requests);
+  const thr = obj(metrics.throughput);
+  const lat = obj(metrics.latency);
+  const good = obj(metrics.goodput);
+  const validity = result.validity === null || result.validity === undefined ? null : obj(result.validity);
+  const simulated = target.simulated === true;
+  const driver = str(run.driver) ?? 'http';
+  const [ttft50, ttft99] = pcts(lat, 'ttft_ms');
+  const [tpot50, tpot99] = pcts(lat, 'tpot_ms');
+  const [itl50, itl99] = pcts(lat, 'itl_ms');
+  const [e2el50, e2el99] = pcts(lat, 'e2el_ms');
+  const slo = sloOf(result);
+  const simInfo = obj(target.simulator);
+  const hardware = str(simInfo.hardware);
+  const schema = str(result.schema);
+  return {
+    run_id: str(run.id) ?? basename(runDir),
+    kind: schema?.startsWith('infermeter.sweep') ? 'sweep' : 'run',
+    dir: relative(resultsDir, runDir) || '.',
+    name: str(run.name) ?? basename(runDir),
+    started_at: str(run.started_at) ?? new Date(0).toISOString(),
+    ended_at: str(run.ended_at),
+    driver,
+    interrupted: run.interrupted === true,
+    spec_hash: specHash(spec, { simulated, driver }),
+    model: str(target.model),
+    target: simulated ? `simulator${hardware ? ` (${hardware})` : ''}` : (typeof target.base_url === 'string' ? redactUrl(target.base_url) : 'unknown'),
+    endpoint: str(target.endpoint),
+    simulated,
+    load_shape: describeLoadShape(load),
+    request_rate: num(load.request_rate),
+    concurrency: num(load.concurrency),
+    max_concurrency: num(load.max_concurrency),
+    num_prompts: num(load.num_prompts),
+    duration_s: num(metrics.duration_s),
+    requests: num(req.total),
+    ok: num(req.ok),
+    failed: num(req.failed),
+    failure_rate: num(req.failure_rate),
+    request_throughput: num(thr.request_per_s),
+    output_throughput: num(thr.output_tokens_per_s),
+    ttft_p50_ms: ttft50,
+    ttft_p99_ms: ttft99,
+    tpot_p50_ms: tpot50,
+    tpot_p99_ms: tpot99,
+    itl_p50_ms: itl50,
+    itl_p99_ms: itl99,
+    e2el_p50_ms: e2el50,
+    e2el_p99_ms: e2el99,
+    goodput_request_per_s: num(good.request_per_s),
+    goodput_attained: num(good.attained),
+    valid: validity === null ? null : validity.valid === true,
+    validity_reasons: validity === null ? [] : (Array.isArray(validity.reasons) ? validity.reasons.filter((r): r is string => typeof r === 'string') : []),
+    slo_pass: slo.pass,
+    slo: slo.json,
+    metrics: result.metrics === undefined ? null : JSON.stringify(result.metrics),
+    result_schema: schema,
+    infermeter_version: str(result.infermeter_version),
+  };
+}

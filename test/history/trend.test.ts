@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { assessTrend, trendMetric } from '../../src/history/trend.js';
+import { parseSince } from '../../src/history/history-query.js';
+import { canonicalJson, specHash } from '../../src/history/spec-hash.js';
+
+const pt = (run_id: string, value: number | null, extra: { valid?: boolean | null; interrupted?: boolean } = {}) => ({
+  run_id,
+  started_at: `2026-11-0${run_id}T00:00:00Z`,
+  value,
+  valid: extra.valid ?? true,
+  interrupted: extra.interrupted ?? false,
+});
+
+describe('trend verdict (pure)', () => {
+  it('flags a latency that rose beyond the threshold against the previous comparable run', () => {
+    // 100 → 104 (+4 %) → 120: +15.4 % against 104, over a 10 % threshold
+    const t = assessTrend('ttft_p99_ms', 'abc', [pt('1', 100), pt('2', 104), pt('3', 120)], 0.1);
+    expect(t.points.map((p) => p.change)).toEqual([null, 0.04, (120 - 104) / 104]);
+    expect(t.regression).toEqual({ run_id: '3', previous_run_id: '2', value: 120, previous: 104, change: (120 - 104) / 104 });
+  });
+
+  it('throughput regresses downwards; a rise is no regression', () => {
+    expect(assessTrend('output_throughput', 'h', [pt('1', 1000), pt('2', 850)], 0.1).regression?.change).toBeCloseTo(-0.15, 12);
+    expect(assessTrend('output_throughput', 'h', [pt('1', 1000), pt('2', 2000)], 0.1).regression).toBeNull();
+    expect(assessTrend('ttft_p99_ms', 'h', [pt('1', 100), pt('2', 50)], 0.1).regression).toBeNull();
+  });
+
+  it('skips invalid and interrupted runs: they are neither judged nor the baseline', () => {
+    const t = assessTrend('ttft_p99_ms', 'h', [pt('1', 100), pt('2', 500, { valid: false }), pt('3', 105), pt('4', 900, { interrupted: true })], 0.1);
+    expect(t.points.map((p) => p.comparable)).toEqual([true, false, true, false]);
+    expect(t.points[2]!.change).toBeCloseTo(0.05, 12); // 105 against 100, not 500
+    expect(t.regression).toBeNull();
+  });
+
+  it('a single run, or none comparable, has no verdict', () => {
+    expect(assessTrend('ttft_p99_ms', 'h', [pt('1', 100)], 0.1).regression).toBeNull();
+    expect(assessTrend('ttft_p99_ms', 'h', [pt('1', null), pt('2', 100)], 0.1).regression).toBeNull();
+  });
+
+  it('metric names: the column, or without _ms, dashes allowed; others are a usage error', () => {
+    expect(trendMetric('ttft_p99')).toBe('ttft_p99_ms');
+    expect(trendMetric('output-throughput')).toBe('output_throughput');
+    expect(() => trendMetric('ttft')).toThrow(/unknown metric/);
+  });
+});
+
+describe('--since', () => {
+  const now = new Date('2026-11-30T12:00:00Z');
+  it('durations count back from now; dates are taken as given', () => {
+    expect(parseSince('12h', now).toISOString()).toBe('2026-11-30T00:00:00.000Z');
+    expect(parseSince('2w', now).toISOString()).toBe('2026-11-16T12:00:00.000Z');
+    expect(parseSince('2026-11-01T08:00:00Z', now).toISOString()).toBe('2026-11-01T08:00:00.000Z');
+    expect(() => parseSince('yesterday', now)).toThrow(/--since yesterday/);
+  });
+});
+
+describe('spec hash', () => {
+  const spec = {
+    name: 'a',
+    target: { base_url: 'http://u:secret@h:8000/?key=k', endpoint: '/v1/completions', model: 'm', headers: { Authorization: 'Bearer x' }, api_key_env: 'OPENAI_API_KEY' },
+    load: { request_rate: 10, seed: 0, workers: 1, busy_poll: false, preconnect: null },
+    workload: { dataset_name: 'random' },
+    output: { result_dir: 'results' },
+    sim: { hardware: 'h100' },
+  };
+  const opts = { simulated: false, driver: 'http' };
+
+  it('ignores key order, the run name, output, client mechanics and header values', () => {
+    const other = {
+      ...spec,
+      name: 'b',
+      output: { result_dir: 'elsewhere' },
+      target: { ...spec.target, headers: { Authorization: 'Bearer y' } },
+      load: { preconnect: 8, busy_poll: true, workers: 4, seed: 0, request_rate: 10 },
+    };
+    expect(specHash(other, opts)).toBe(specHash(spec, opts));
+    expect(canonicalJson({ b: 1, a: [2, { d: 1, c: 2 }] })).toBe('{"a":[2,{"c":2,"d":1}],"b":1}');
+  });
+
+  it('changes with the load, the model, and the simulator settings of a simulated target', () => {
+    const h = specHash(spec, opts);
+    expect(specHash({ ...spec, load: { ...spec.load, request_rate: 11 } }, opts)).not.toBe(h);
+    expect(specHash({ ...spec, target: { ...spec.target, model: 'n' } }, opts)).not.toBe(h);
+    const sim = { simulated: true, driver: 'http' };
+    // The built-in simulator's port is random: it does not count; its hardware does.
+    expect(specHash({ ...spec, target: { ...spec.target, base_url: 'http://127.0.0.1:4000' } }, sim)).toBe(
+      specHash({ ...spec, target: { ...spec.target, base_url: 'http://127.0.0.1:5000' } }, sim),
+    );
+    expect(specHash({ ...spec, sim: { hardware: 'a100' } }, sim)).not.toBe(specHash(spec, sim));
+  });
+
+  it('a new credential in the URL does not change the hash', () => {
+    const withKey = (k: string) => ({ ...spec, target: { ...spec.target, base_url: `http://u:${k}@h:8000/?key=${k}` } });
+    expect(specHash(withKey('one'), opts)).toBe(specHash(withKey('two'), opts));
+  });
+});
