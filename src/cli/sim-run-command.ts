@@ -13,6 +13,7 @@ import { createRunDir } from '../store/run-dir.js';
 import { redactSecrets } from '../util/redact.js';
 import type { WorkItem } from '../workload/index.js';
 import { finishRun } from './finish-run.js';
+import { virtualProgress } from './virtual-progress.js';
 import { simReasoning } from './builtin-sim.js';
 import { recordInHistory } from './record-history.js';
 import type { CliIo } from './io.js';
@@ -61,6 +62,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const reasoning = simReasoning(spec.sim);
   const startedAt = new Date();
   io.stderr.write(`sim run: ${model} on ${spec.sim.hardware}, virtual time…\n`);
+  const live = virtualProgress(spec.output.progress, io.stderr, `infermeter sim run: ${model} on ${spec.sim.hardware} (virtual time)`, load.duration_ms);
   let out;
   try {
     out = runVirtual({
@@ -72,8 +74,11 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
       ...(closed && phases.ramp ? { closedLoopUsers: (k: number) => userWindow(phases.ramp!, k, load.concurrency!) } : {}),
       ...(load.max_concurrency !== null ? { maxConcurrency: load.max_concurrency } : {}),
       ...(reasoning ? { reasoning } : {}),
+      onStep: (p) => live.step(p),
     });
+    live.finish();
   } catch (err) {
+    live.finish();
     if (err instanceof UserError) throw err;
     throw new UserError(`sim run: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
   }

@@ -36,6 +36,8 @@ export interface DisplayOptions {
 export interface ProgressDisplay {
   update(p: ProgressSnapshot): void;
   record(r: RequestRecord): void;
+  /** Redraws the panel now: for a driver that runs synchronously (sim run), whose timers never fire meanwhile. */
+  flush(): void;
   finish(): void;
 }
 
@@ -82,6 +84,9 @@ export function createProgressDisplay(
     record(r: RequestRecord): void {
       stats.record(r);
       dirty = true;
+    },
+    flush(): void {
+      draw();
     },
     finish(): void {
       if (finished) return;

@@ -45,6 +45,12 @@ export interface VirtualOptions {
    * wait, as in the HTTP runner.
    */
   maxConcurrency?: number;
+  /**
+   * Called after every engine step with the virtual clock, the records finished since the last
+   * call (rejected ones included) and the counts so far: what a progress display needs. The run
+   * is synchronous, so the callback decides itself when to draw.
+   */
+  onStep?: (p: { clock_ms: number; total: number; sent: number; in_flight: number; finished: readonly RequestRecord[] }) => void;
 }
 
 export interface VirtualStats {
@@ -135,6 +141,7 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
     const why = engine.rejectReason(er);
     if (why !== null) {
       rejected++;
+      if (opts.onStep) finishedNow.push(rec);
       rec.status = 'error';
       rec.error_class = 'http_4xx';
       rec.http_status = 400;
@@ -148,6 +155,8 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
     live[i] = { rec, chunks: new Float64Array(Math.max(1, q.max_tokens)), n: 0 };
   };
 
+  /** Records finished since the last onStep call. */
+  const finishedNow: RequestRecord[] = [];
   /** Slots that were free while the last step ran: arrivals then were sent on arrival. */
   let freeDuringStep = cap;
   for (;;) {
@@ -195,7 +204,12 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
           rec.reasoning_tokens = thought;
         }
         inFlight--;
+        if (opts.onStep) finishedNow.push(rec);
         if (closed > 0) sendFor(userOf[s.id]!, end);
+      }
+      if (opts.onStep) {
+        opts.onStep({ clock_ms: clock, total: reqs.length, sent: next, in_flight: inFlight, finished: finishedNow });
+        finishedNow.length = 0;
       }
     } else if (closed <= 0 && next < reqs.length) {
       clock = Math.max(clock, (reqs[next] as VirtualRequest).scheduled_ms);

@@ -141,3 +141,22 @@ describe('run: progress on stderr', () => {
     expect(out.stderr).not.toMatch(/^\[\d+:\d\d\]/m);
   });
 });
+
+describe('sim run: progress on stderr', () => {
+  const args = ['sim', 'run', '--request-rate', '20', '--num-prompts', '200', '--random-input-len', '128', '--random-output-len', '16', '--no-save'];
+
+  it('not a terminal: plain lines on the virtual clock, the last one at 200/200, no escape codes', async () => {
+    const out = await runCli(args);
+    expect(out.code, out.stderr).toBe(0);
+    const lines = out.stderr.split('\n').filter((l) => /^\[\d+:\d\d\]/.test(l));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.at(-1)).toMatch(/^\[0:1\d\] 100% 200\/200 .*ok 200 +failed 0/); // 200 requests at 20/s: ~10 s of virtual time
+    expect(out.stderr).not.toContain(ESC);
+  });
+
+  it('--quiet: none', async () => {
+    const out = await runCli([...args, '--quiet']);
+    expect(out.code).toBe(0);
+    expect(out.stderr).not.toMatch(/^\[\d+:\d\d\]/m);
+  });
+});

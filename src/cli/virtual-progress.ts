@@ -1,0 +1,44 @@
+/**
+ * The live view of `sim run`. The virtual-time run is one synchronous loop, so no timer fires
+ * while it goes: the engine's per-step callback feeds the display and, at most every 250 ms of
+ * wall time (1 s for plain lines), hands it a snapshot on the virtual clock and draws.
+ */
+import type { ProgressSnapshot } from '../runner/progress.js';
+import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
+import type { RequestRecord } from '../record/record.js';
+import type { CliIo } from './io.js';
+
+type Step = { clock_ms: number; total: number; sent: number; in_flight: number; finished: readonly RequestRecord[] };
+
+export function virtualProgress(mode: 'auto' | 'bar' | 'lines' | 'none', stream: CliIo['stderr'], title: string, durationMs: number | null) {
+  const resolved = resolveProgressMode(mode, stream);
+  // Lines come once per wall second here, not per 5 s of the run's (virtual) clock.
+  const display = createProgressDisplay(resolved, stream, { title, everyMsForLines: 0 });
+  const everyMs = resolved === 'lines' ? 1000 : 250;
+  let last = performance.now();
+  let done = 0;
+  let latest: Step | null = null;
+  const show = (p: Step) => {
+    const snapshot: ProgressSnapshot = { elapsed_ms: p.clock_ms, total: p.total, duration_ms: durationMs, sent: p.sent, done, ok: 0, failed: 0, inflight: p.in_flight, queued: 0, output_tokens: 0 };
+    display.update(snapshot);
+    display.flush();
+  };
+  return {
+    step(p: Step): void {
+      if (resolved === 'none') return;
+      for (const r of p.finished) display.record(r);
+      done += p.finished.length;
+      latest = p;
+      const now = performance.now();
+      if (now - last < everyMs) return;
+      last = now;
+      show(p);
+    },
+    /** The final frame, however short the run was, then the end of the display. */
+    finish(): void {
+      if (latest) show(latest);
+      latest = null;
+      display.finish();
+    },
+  };
+}
