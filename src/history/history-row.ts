@@ -84,12 +84,19 @@ function pcts(latency: Obj, key: string): [number | null, number | null] {
   return [num(d.p50), num(d.p99)];
 }
 
-/** SLO verdicts in whatever shape the result carries them: a `passed`/`pass` flag is the verdict. */
+/**
+ * The SLO verdicts: result.json `slos` is one result per `--slo`, each with `pass`; the run
+ * passes when every one does. (A single object with `pass`/`passed` is read the same way.)
+ */
 function sloOf(result: Obj): { pass: boolean | null; json: string | null } {
-  const slo = result.slo ?? result.slos ?? null;
+  const slo = result.slos ?? result.slo ?? null;
   if (slo === null || slo === undefined) return { pass: null, json: null };
-  const o = obj(slo);
-  const pass = typeof o.passed === 'boolean' ? o.passed : typeof o.pass === 'boolean' ? o.pass : null;
+  const flag = (v: unknown): boolean | null => {
+    const o = obj(v);
+    return typeof o.pass === 'boolean' ? o.pass : typeof o.passed === 'boolean' ? o.passed : null;
+  };
+  const flags = Array.isArray(slo) ? slo.map(flag) : [flag(slo)];
+  const pass = flags.length === 0 || flags.some((f) => f === null) ? null : flags.every(Boolean);
   return { pass, json: JSON.stringify(slo) };
 }
 

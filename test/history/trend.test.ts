@@ -94,3 +94,25 @@ describe('spec hash', () => {
     expect(specHash(withKey('one'), opts)).toBe(specHash(withKey('two'), opts));
   });
 });
+
+describe('history row: SLO verdicts', () => {
+  it('passes when every SLO result passes; one failure fails the run; none is null', async () => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tempDir } = await import('../helpers/temp-dir.js');
+    const { rowFromRunDir } = await import('../../src/history/history-row.js');
+    const results = tempDir('history-slo');
+    const row = (slos: unknown) => {
+      const dir = join(results, 'r');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'result.json'), JSON.stringify({ schema: 'infermeter.result/1', run: { id: 'r', started_at: '2026-11-30T00:00:00Z' }, target: {}, load: {}, metrics: {}, slos }));
+      return rowFromRunDir(results, dir);
+    };
+    expect(row([{ slo: 'p99(ttft) <= 500ms', pass: true }, { slo: 'p99(tpot) <= 50ms', pass: true }]).slo_pass).toBe(true);
+    const failed = row([{ slo: 'p99(ttft) <= 500ms', pass: true }, { slo: 'p99(tpot) <= 50ms', pass: false }]);
+    expect(failed.slo_pass).toBe(false);
+    expect(JSON.parse(failed.slo!)).toHaveLength(2);
+    expect(row(null).slo_pass).toBeNull();
+    expect(row(null).slo).toBeNull();
+  });
+});
