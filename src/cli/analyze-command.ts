@@ -16,6 +16,8 @@ import { COST_FLAGS, LOAD_FLAGS, specFromFlags, VLLM_JSON_FLAGS } from './run-fl
 import { CostSpecSchema } from '../config/prices.js';
 import { resolveCostInputs } from './cost-inputs.js';
 import type { CostInputs, CostSplit } from '../metrics/cost.js';
+import { SloListSchema } from './run-spec.js';
+import { checkObjectivesUsable } from './slo-check.js';
 
 export async function analyzeCommand(path: string, opts: Record<string, unknown>, io: CliIo): Promise<number> {
   if (!existsSync(path)) throw new UserError(`${path}: no such run directory or records file`);
@@ -36,9 +38,9 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
     }
   }
   // The same schema as a run spec's, so --goodput and the vLLM JSON flags read as they do for `run`.
-  const flags = specFromFlags(opts, [...LOAD_FLAGS.filter((f) => f.path[0] === 'goodput'), ...VLLM_JSON_FLAGS, ...COST_FLAGS]);
+  const flags = specFromFlags(opts, [...LOAD_FLAGS.filter((f) => f.path[0] === 'goodput' || f.path[0] === 'slos'), ...VLLM_JSON_FLAGS, ...COST_FLAGS]);
   const given = validateSpec(
-    z.object({ goodput: GoodputSchema, output: OutputSpecSchema.prefault({}), cost: CostSpecSchema.prefault({}) }),
+    z.object({ goodput: GoodputSchema, slos: SloListSchema, output: OutputSpecSchema.prefault({}), cost: CostSpecSchema.prefault({}) }),
     flags.spec,
     { flagPaths: flags.flagPaths, configPath: null },
   );
@@ -55,9 +57,17 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
       : priorCost
         ? { gpu_hour_cost: priorCost.gpu_hour_cost, gpus: priorCost.gpus, currency: priorCost.currency, gpu_type: priorCost.gpu_type, price_source: priorCost.price_source }
         : null;
+  // Without --slo the original run's SLOs are judged again (from their canonical text).
+  let objectives = given.slos;
+  if (flags.spec.slos === undefined && prior?.slos) {
+    const parsed = SloListSchema.safeParse(prior.slos.map((r) => r.slo));
+    if (!parsed.success) throw new UserError(`${resultPath}: slos: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    objectives = parsed.data;
+  }
+  checkObjectivesUsable(objectives, slos);
   const now = new Date().toISOString();
   return finishRun({
-    spec: { goodput: slos, output: { ...output, json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },
+    spec: { goodput: slos, slos: objectives, output: { ...output, json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },
     io,
     dir: null,
     records,

@@ -16,13 +16,16 @@ import { writeJsonFile } from '../store/run-dir.js';
 import { infermeterVersion, type CliIo } from './io.js';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import { writeRunReport } from './report-command.js';
-import type { SloSpec } from '../config/slo.js';
+import type { GoodputSlo, Objective } from '../config/slo.js';
 import { Redactor } from '../util/redact.js';
 import { computeCost, requestTimeSplit, type CostInputs, type CostSplit } from '../metrics/cost.js';
+import { allObjectivesPass, evaluateObjectives } from '../metrics/index.js';
 
 export interface FinishInput {
   spec: {
-    goodput: SloSpec[];
+    goodput: GoodputSlo[];
+    /** SLOs (`--slo`): evaluated over windows; any failing one makes the exit code 3. */
+    slos?: Objective[];
     output: {
       json: boolean;
       vllm_json: string | null;
@@ -95,6 +98,7 @@ export function buildResult(input: FinishInput): RunResult {
     by_turn: byTurn,
     validity,
     cost,
+    slos: input.spec.slos && input.spec.slos.length > 0 ? evaluateObjectives(records, input.spec.slos, { goodput: slos }) : null,
     client: input.client,
     server: input.server ?? null,
     cold_start: input.coldStart ?? null,
@@ -135,7 +139,7 @@ export function finishRun(input: FinishInput): number {
   else {
     const where = result.target.simulated ? `built-in simulator (${result.target.endpoint})` : `${result.target.base_url}${result.target.endpoint}`;
     const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${where}`;
-    const summary = renderSummary(result.metrics, { title, validity: result.validity, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost });
+    const summary = renderSummary(result.metrics, { title, validity: result.validity, slos: result.slos, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost });
     input.io.stdout.write(`${redactor.scrub(summary)}\n`);
     if (result.cold_start) input.io.stdout.write(`\n${renderColdStart(result.cold_start)}\n`);
     if (result.server) {
@@ -145,5 +149,6 @@ export function finishRun(input: FinishInput): number {
     if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
     if (reportPath) input.io.stdout.write(`Report: ${reportPath}\n`);
   }
-  return input.run.interrupted && input.health !== null ? EXIT_CODES.SIGINT : 0;
+  if (input.run.interrupted && input.health !== null) return EXIT_CODES.SIGINT;
+  return result.slos && !allObjectivesPass(result.slos) ? EXIT_CODES.SLO_FAILED : EXIT_CODES.OK;
 }

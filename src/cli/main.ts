@@ -71,6 +71,7 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .description('recompute every figure from a saved run directory or records.jsonl')
     .argument('<run>', 'run directory or records.jsonl')
     .addOption(new Option('--goodput <slo...>', 'per-request SLOs, e.g. ttft:500 tpot:50 (bare numbers: ms)'))
+    .addOption(new Option('--slo <objective...>', `SLOs to judge the run by (exit 3 if one fails), e.g. 'p95(ttft) < 1.5s' (default: the run's own)`))
     .addOption(new Option('--vllm-json <file>', 'also write the figures under vllm bench serve --save-result keys'))
     .addOption(new Option('--json', 'print the result JSON instead of the summary table'));
   registerFlags(analyze, VLLM_JSON_FLAGS);

@@ -5,6 +5,7 @@ import { workloadSpecFromFlags } from '../workload/index.js';
 import { RunSpecSchema, type RunSpec } from './run-spec.js';
 import { normalizeBaseUrl } from '../config/base-url.js';
 import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS } from './run-flags.js';
+import { checkObjectivesUsable } from './slo-check.js';
 
 /** Number of requests and rate of the quickstart run against the built-in simulator. */
 export const SIM_DEMO_DEFAULTS = { num_prompts: 200, request_rate: 10 } as const;
@@ -45,5 +46,6 @@ export function resolveRunSpec(opts: Record<string, unknown>, mode: { simulatorO
     spec.target.base_url = n.baseUrl;
     spec.target.endpoint = n.endpoint;
   }
+  checkObjectivesUsable(spec.slos, spec.goodput);
   return spec;
 }

@@ -53,6 +53,7 @@ export const LOAD_FLAGS: FlagDef[] = [
   { flag: '--busy-poll', path: ['load', 'busy_poll'], kind: 'bool', help: 'precise timing: workers poll instead of sleeping, so chunks are timestamped without the OS wake-up delay (a full core each)' },
   { flag: '--seed <n>', path: ['load', 'seed'], kind: 'int', help: 'seed of the schedule and the prompts (default 0)' },
   { flag: '--goodput <slo...>', path: ['goodput'], kind: 'list', help: 'per-request SLOs for goodput, e.g. ttft:500 tpot:50 e2el:10s (bare numbers: ms)' },
+  { flag: '--slo <objective...>', path: ['slos'], kind: 'list', help: `an SLO the run must meet (repeatable; exit 3 if one fails): 'p95(ttft) < 1.5s', 'error_rate < 0.1%', 'p99(ttft) <= 500ms over 5m >= 99.9%'` },
 ];
 
 /** Cost figures (run, sim run, analyze): a price and a GPU count, or a price table. */

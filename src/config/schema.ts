@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { parseCountOrDuration, parseDurationMs, parseRate, UnitError } from './units.js';
-import { parseSlo, SLO_METRICS } from './slo.js';
+import { GOODPUT_METRICS, parseGoodputSlo } from './slo.js';
 import { CostSpecSchema } from './prices.js';
 import { ObserveSpecSchema } from './observe-spec.js';
 
@@ -158,7 +158,7 @@ export function simEngineOverrides(s: SimSpec): Record<string, number | boolean>
   return out;
 }
 
-const SloObject = z.object({ metric: z.enum(SLO_METRICS), threshold_ms: z.number().positive() }).strict();
+const SloObject = z.object({ metric: z.enum(GOODPUT_METRICS), threshold_ms: z.number().positive() }).strict();
 
 /** `"ttft:500"` or `{metric: ttft_ms, threshold_ms: 500}`; one error message that says which form is wanted. */
 const SloEntry = z
@@ -167,7 +167,7 @@ const SloEntry = z
   .transform((v, ctx) => {
     if (typeof v !== 'string') return v;
     try {
-      return parseSlo(v);
+      return parseGoodputSlo(v);
     } catch (err) {
       ctx.addIssue({ code: 'custom', message: err instanceof UnitError ? err.message : String(err) });
       return z.NEVER;
@@ -176,7 +176,11 @@ const SloEntry = z
 
 export const GoodputSchema = z.array(SloEntry).default([]).describe('Per-request SLOs for goodput, e.g. ["ttft:500", "tpot:50"].');
 
-export function buildRunSpecSchema<W extends z.ZodType>(workload: W) {
+/**
+ * The whole run spec. The workload section and the SLO list are given by the caller, because
+ * their vocabularies live in layers config may not import (workload kinds; the metric registry).
+ */
+export function buildRunSpecSchema<W extends z.ZodType, S extends z.ZodType>(workload: W, slos: S) {
   return z
     .object({
       $schema: z.string().optional(),
@@ -185,6 +189,7 @@ export function buildRunSpecSchema<W extends z.ZodType>(workload: W) {
       load: LoadSpecSchema.prefault({}),
       workload,
       goodput: GoodputSchema,
+      slos,
       output: OutputSpecSchema.prefault({}),
       sim: SimSpecSchema.prefault({}),
       cost: CostSpecSchema.prefault({}),

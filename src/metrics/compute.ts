@@ -4,9 +4,9 @@
  * value arrays and hands them to the definitions.
  */
 
-import type { ErrorClass, RequestRecord, RequestStatus, TokenSource } from '../record/record.js';
+import type { ErrorClass, RequestRecord, TokenSource } from '../record/record.js';
 import { cancelRate, errorRate, failureRate, timeoutRate } from './defs/errors.js';
-import { degradedRate, isDegraded, isOom, oomRate, retryRate } from './defs/stability.js';
+import { degradedRate, oomRate, retryRate } from './defs/stability.js';
 import {
   goodput,
   goodputAttained,
@@ -15,20 +15,16 @@ import {
   requestThroughput,
   totalTokenThroughput,
 } from './defs/throughput.js';
-import { checkSlos, isGood } from './goodput.js';
-import type { PooledMetricDef, RequestMetricDef, RunTotals } from './metric-def.js';
+import { checkSlos } from './goodput.js';
+import type { PooledMetricDef, RequestMetricDef } from './metric-def.js';
 import { summarizeVisited } from './stream-summary.js';
-import { peak, secondBuckets } from './peaks.js';
 import { LATENCY_METRICS, REASONING_METRICS } from './registry.js';
 import { answerTokens } from './defs/reasoning.js';
-import { DEFAULT_LATE_THRESHOLD_MS, type MetricsOptions, type RunMetrics } from './run-metrics.js';
+import type { MetricsOptions, RunMetrics } from './run-metrics.js';
+import { DEFAULT_LATE_THRESHOLD_MS, runTotals, type Window } from './run-totals.js';
 import { summarizeOwned, type Distribution } from './stats.js';
 
-/** The measured window: first sent_ms → last end_ms over the given records; null if none. */
-export interface Window {
-  start_ms: number;
-  end_ms: number;
-}
+export type { Window } from './run-totals.js';
 
 export function measureRecords(records: readonly RequestRecord[]): RequestRecord[] {
   return records.filter((r) => r.phase === 'measure');
@@ -106,66 +102,26 @@ export function computeOver(
   checkSlos(slos);
   const lateMs = opts.lateThresholdMs ?? DEFAULT_LATE_THRESHOLD_MS;
 
-  const byStatus: Record<RequestStatus, number> = { ok: 0, error: 0, timeout: 0, cancelled: 0 };
+  const t = runTotals(measure, window, slos, lateMs);
   const byErrorClass: Partial<Record<ErrorClass, number>> = {};
   const sources: Partial<Record<TokenSource, number>> = {};
-  const ok: RequestRecord[] = [];
-  let late = 0;
-  let oom = 0;
-  let degraded = 0;
-  let inputTotal = 0;
-  let inputUnknown = 0;
-  let outputTotal = 0;
-  let requestedTotal: number | null = 0;
-  let good = 0;
-  let goodTokens = 0;
-  // Attempts superseded by a retry (--retries) are counted, not measured: a request's figures are its last attempt's.
-  let retried = 0;
+  // A request's figures are its last attempt's (--retries): superseded attempts are only counted (t.retried).
   const final: RequestRecord[] = [];
+  const ok: RequestRecord[] = [];
+  let inputUnknown = 0;
+  let requestedTotal: number | null = 0;
   for (const r of measure) {
-    if (r.retried) {
-      retried++;
-      continue;
-    }
+    if (r.retried) continue;
     final.push(r);
-    byStatus[r.status]++;
     if (r.error_class !== null) byErrorClass[r.error_class] = (byErrorClass[r.error_class] ?? 0) + 1;
-    if (r.sent_ms - r.scheduled_ms > lateMs) late++;
-    if (isOom(r)) oom++;
-    if (isDegraded(r)) degraded++;
     if (r.status !== 'ok') continue;
     ok.push(r);
-    const input = r.prompt_tokens ?? r.client_prompt_tokens;
-    if (input === null) inputUnknown++;
-    inputTotal += input ?? 0;
-    outputTotal += r.output_tokens;
+    if ((r.prompt_tokens ?? r.client_prompt_tokens) === null) inputUnknown++;
     requestedTotal =
       requestedTotal === null || r.requested_output_tokens === null ? null : requestedTotal + r.requested_output_tokens;
     sources[r.token_source] = (sources[r.token_source] ?? 0) + 1;
-    if (slos.length > 0 && isGood(r, slos)) {
-      good++;
-      goodTokens += r.output_tokens;
-    }
   }
-
-  const buckets = window === null ? null : secondBuckets(measure, window.start_ms, window.end_ms);
   const hasGoodput = slos.length > 0;
-  const t: RunTotals = {
-    duration_s: window === null ? 0 : (window.end_ms - window.start_ms) / 1000,
-    total: final.length,
-    ok: ok.length,
-    by_status: byStatus,
-    late,
-    oom,
-    degraded,
-    retried,
-    input_tokens: inputTotal,
-    output_tokens: outputTotal,
-    good: hasGoodput ? good : null,
-    good_output_tokens: hasGoodput ? goodTokens : null,
-    peak_output_tokens_per_s: buckets === null ? 0 : peak(buckets.output_tokens),
-    peak_concurrency: buckets === null ? 0 : peak(buckets.max_concurrency),
-  };
 
   const latency = {} as RunMetrics['latency'];
   for (const def of LATENCY_METRICS) latency[def.id] = distributionOf(def, def.over === 'ok' ? ok : final);
@@ -180,25 +136,25 @@ export function computeOver(
       total: t.total,
       ok: t.ok,
       failed: t.total - t.ok,
-      by_status: byStatus,
+      by_status: t.by_status,
       by_error_class: byErrorClass,
-      late,
+      late: t.late,
       late_threshold_ms: lateMs,
       error_rate: errorRate.value(t),
       timeout_rate: timeoutRate.value(t),
       cancel_rate: cancelRate.value(t),
       failure_rate: failureRate.value(t),
-      oom,
+      oom: t.oom,
       oom_rate: oomRate.value(t),
-      degraded,
+      degraded: t.degraded,
       degraded_rate: degradedRate.value(t),
-      retried,
+      retried: t.retried,
       retry_rate: retryRate.value(t),
     },
     tokens: {
-      input_total: inputTotal,
+      input_total: t.input_tokens,
       input_unknown: inputUnknown,
-      output_total: outputTotal,
+      output_total: t.output_tokens,
       output_requested_total: ok.length === 0 ? null : requestedTotal,
       token_sources: sources,
     },
@@ -214,7 +170,7 @@ export function computeOver(
     goodput: hasGoodput
       ? {
           slos: slos.map((s) => ({ metric: s.metric, threshold_ms: s.threshold_ms })),
-          good,
+          good: t.good ?? 0,
           request_per_s: goodput.value(t),
           output_tokens_per_s: goodputOutputThroughput.value(t),
           attained: goodputAttained.value(t),

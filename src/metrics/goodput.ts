@@ -7,7 +7,7 @@
 
 import type { RequestRecord } from '../record/record.js';
 import { SLO_METRICS } from './registry.js';
-import type { Slo, SloMetric } from './run-metrics.js';
+import type { Slo } from './run-metrics.js';
 
 export function meetsSlo(r: RequestRecord, slo: Slo): boolean {
   const def = SLO_METRICS[slo.metric];
@@ -33,11 +33,5 @@ export function checkSlos(slos: readonly Slo[]): void {
   }
 }
 
-/**
- * The SLO metric a user-facing name denotes: vLLM's `ttft`, `tpot`, `e2el`, plus `itl`,
- * `ttft_from_schedule`, `e2el_from_schedule`, with or without the `_ms` suffix. null if none.
- */
-export function sloMetricFromName(name: string): SloMetric | null {
-  const id = name.endsWith('_ms') ? name : `${name}_ms`;
-  return Object.hasOwn(SLO_METRICS, id) ? (id as SloMetric) : null;
-}
+/** The goodput metric a user-facing name denotes (`ttft`, `ttft_ms`, …); null if none. */
+export { goodputMetricFromName as sloMetricFromName } from '../config/slo.js';

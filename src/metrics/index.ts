@@ -26,3 +26,7 @@ export { DEFAULT_LATE_THRESHOLD_MS } from './run-metrics.js';
 export type { MetricsOptions, RunMetrics, Slo, SloMetric } from './run-metrics.js';
 export { emptyDistribution, percentile, REPORTED_PERCENTILES, summarize, summarizeOwned } from './stats.js';
 export type { Distribution, PercentileKey } from './stats.js';
+export { objectiveCatalog, OBJECTIVE_METRICS } from './objective-catalog.js';
+export { allObjectivesPass, compare, evaluateObjectives, objectiveValue, statisticOf } from './objectives.js';
+export type { ObjectiveOptions, ObjectiveResult } from './objectives.js';
+export { runTotals } from './run-totals.js';

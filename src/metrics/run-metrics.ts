@@ -9,22 +9,11 @@
  */
 
 import type { ErrorClass, RequestStatus, TokenSource } from '../record/record.js';
+import type { GoodputSlo as Slo } from '../config/slo.js';
 import type { Distribution } from './stats.js';
 
-/** Metrics a per-request SLO can bound (all in milliseconds). */
-export type SloMetric =
-  | 'ttft_ms'
-  | 'ttft_from_schedule_ms'
-  | 'tpot_ms'
-  | 'itl_ms'
-  | 'e2el_ms'
-  | 'e2el_from_schedule_ms';
-
-/** A per-request service level objective: the request's value must be ≤ threshold_ms. */
-export interface Slo {
-  metric: SloMetric;
-  threshold_ms: number;
-}
+/** Per-request SLOs (goodput): their vocabulary lives in config/slo.ts. */
+export type { GoodputMetric as SloMetric, GoodputSlo as Slo } from '../config/slo.js';
 
 export interface MetricsOptions {
   /** Per-request SLOs for goodput; goodput is null when absent or empty. */
@@ -33,7 +22,7 @@ export interface MetricsOptions {
   lateThresholdMs?: number;
 }
 
-export const DEFAULT_LATE_THRESHOLD_MS = 10;
+export { DEFAULT_LATE_THRESHOLD_MS } from './run-totals.js';
 
 export interface RunMetrics {
   schema: 'infermeter.metrics/1';

@@ -2,7 +2,8 @@
  * The console summary printed at the end of a run or analysis: latency table with the
  * percentiles, throughput, goodput, errors, and the validity verdict.
  */
-import type { Distribution, RunMetrics } from '../metrics/index.js';
+import type { Distribution, ObjectiveResult, RunMetrics } from '../metrics/index.js';
+import { renderObjectives } from './slo-summary.js';
 import type { RunValidity } from '../analysis/run-validity.js';
 import type { CostFigures } from '../metrics/cost.js';
 import { renderCost } from './cost-summary.js';
@@ -36,6 +37,7 @@ function latencyRow(label: string, d: Distribution): string[] {
 export interface SummaryContext {
   title: string;
   validity: RunValidity | null;
+  slos?: readonly ObjectiveResult[] | null;
   byTask?: Record<string, RunMetrics> | null;
   byTurn?: { first_turn: RunMetrics; later_turns: RunMetrics } | null;
   cost?: CostFigures | null;
@@ -123,6 +125,10 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   if (ctx.cost) {
     out.push('');
     out.push(renderCost(ctx.cost));
+  }
+  if (ctx.slos && ctx.slos.length > 0) {
+    out.push('');
+    out.push(renderObjectives(ctx.slos));
   }
   if (ctx.validity) {
     const v = ctx.validity;

@@ -2,7 +2,7 @@
  * result.json: the versioned, documented result of a run (docs/result-schema.md).
  * Bump RESULT_SCHEMA on any breaking change to its shape.
  */
-import type { RunMetrics } from '../metrics/index.js';
+import type { ObjectiveResult, RunMetrics } from '../metrics/index.js';
 import type { RunValidity } from '../analysis/run-validity.js';
 import type { CostFigures } from '../metrics/cost.js';
 import type { ServerObservation } from '../observe/observation.js';
@@ -54,6 +54,8 @@ export interface RunResult {
   validity: RunValidity | null;
   /** Cost figures when a price was given (--gpu-hour-cost or --prices); docs/cost.md. */
   cost: CostFigures | null;
+  /** `--slo` / `slos:` results, one per SLO in the order given; null when none was given. */
+  slos: ObjectiveResult[] | null;
   client: Record<string, unknown>;
   /** The server's own metrics over the run (docs/observe.md); null when not observed. */
   server?: ServerObservation | null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCountOrDuration, parseDurationMs, parseRate, UnitError } from '../../src/config/units.js';
-import { parseSlo } from '../../src/config/slo.js';
+import { parseGoodputSlo as parseSlo } from '../../src/config/slo.js';
 
 describe('parseDurationMs', () => {
   it('reads units', () => {
