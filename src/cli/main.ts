@@ -20,6 +20,18 @@ import { FAULT_FLAGS, simServeCommand } from './sim-command.js';
 import { simRunCommand } from './sim-run-command.js';
 import { watchCommand } from './watch-command.js';
 import { registerHistoryCommands } from './history-cli.js';
+import { registerSweepOptions, STAGE_FLAGS, SWEEP_STAGE_DEFAULTS, sweepCommand } from './sweep-command.js';
+
+const SWEEP_HELP = `
+Each stage runs the same workload and seed; only the load changes. Per stage: --num-prompts
+and/or --duration (whichever ends first), --stage-warmup. Examples:
+  infermeter sim sweep --hardware h100 --model llama-3.1-8b --auto 8
+  infermeter sweep --base-url http://localhost:8000 --request-rates 1,2,4,8,16,inf --num-prompts 300
+  infermeter sweep --concurrencies 1,4,16,64,256 --num-prompts 500 --stage-warmup 20
+  infermeter sweep --search --slo 'p95(ttft) < 1.5s' --slo 'p95(tpot) < 80ms' --precision 5%
+
+Results: <result-dir>/<timestamp>-sweep/ with records.jsonl (each record's "stage") and
+sweep.json (docs/sweep-schema.md). Exit 3 when a stage's SLO failed (--search: when no load met them).`;
 
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('infermeter')
@@ -130,6 +142,32 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .addOption(new Option('--json', 'one JSON object per refresh (JSON lines) instead of the table'))
     .action(async (opts: Record<string, unknown>) => setExit(await watchCommand(opts, io)));
   registerHistoryCommands(program, io, setExit);
+  const SWEEP_LOAD_FLAGS = LOAD_FLAGS.filter((f) => !['--request-rate', '--concurrency', '--warmup'].includes(f.flag.split(' ')[0]!));
+  const sweep = program
+    .command('sweep')
+    .description('run stage after stage at rising load (rates, concurrencies, --auto, or --search for the highest load meeting the SLOs); print the curve with its saturation point and knee')
+    .addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it; see `infermeter schema`'));
+  sweep.optionsGroup('Stages:');
+  registerSweepOptions(sweep);
+  registerFlags(sweep, STAGE_FLAGS);
+  sweep.optionsGroup('Target:');
+  registerFlags(sweep, TARGET_FLAGS);
+  sweep.optionsGroup('Load of each stage:');
+  registerFlags(sweep, SWEEP_LOAD_FLAGS);
+  sweep.optionsGroup('Workload:');
+  registerWorkloadOptions(sweep);
+  sweep.optionsGroup('Built-in simulator (no --base-url):');
+  registerFlags(sweep, SIM_FLAGS);
+  sweep.optionsGroup('Output:');
+  registerFlags(sweep, OUTPUT_FLAGS);
+  sweep.addHelpText('after', SWEEP_HELP);
+  sweep.action(async (opts: Record<string, unknown>) => {
+    const defaulted = opts.numPrompts === undefined && opts.duration === undefined && opts.config === undefined;
+    // Without a per-stage length, each stage runs until SWEEP_STAGE_DEFAULTS says (the log says so too).
+    if (defaulted) Object.assign(opts, { numPrompts: SWEEP_STAGE_DEFAULTS.num_prompts, duration: SWEEP_STAGE_DEFAULTS.duration });
+    if (defaulted) io.stderr.write(`sweep: each stage runs ${SWEEP_STAGE_DEFAULTS.duration} or ${SWEEP_STAGE_DEFAULTS.num_prompts} requests, whichever ends first (change with --duration, --num-prompts)\n`);
+    setExit(await sweepCommand(resolveRunSpec(opts, { extraFlags: STAGE_FLAGS }), opts, io, 'http'));
+  });
 
   const sim = program.command('sim').description('the simulated inference engine');
   const simRun = sim
@@ -149,6 +187,28 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   simRun.optionsGroup('Output:');
   registerFlags(simRun, OUTPUT_FLAGS);
   simRun.action(async (opts: Record<string, unknown>) => setExit(await simRunCommand(resolveRunSpec(opts, { simulatorOnly: true }), io)));
+
+  const simSweep = sim
+    .command('sweep')
+    .description('a sweep of the simulated engine in virtual time: ten stages in seconds')
+    .addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it'))
+    .addOption(new Option('--model <name>', 'simulated model profile (default llama-3.1-8b)'))
+    .addOption(new Option('--endpoint <path>', 'API shape the workload is built for: /v1/completions or /v1/chat/completions'));
+  simSweep.optionsGroup('Stages:');
+  registerSweepOptions(simSweep);
+  registerFlags(simSweep, STAGE_FLAGS);
+  simSweep.optionsGroup('Load of each stage:');
+  registerFlags(simSweep, SWEEP_LOAD_FLAGS);
+  simSweep.optionsGroup('Workload:');
+  registerWorkloadOptions(simSweep);
+  simSweep.optionsGroup('Engine:');
+  registerFlags(simSweep, SIM_FLAGS.filter((f) => !f.flag.startsWith('--sim-')));
+  simSweep.optionsGroup('Output:');
+  registerFlags(simSweep, OUTPUT_FLAGS);
+  simSweep.addHelpText('after', SWEEP_HELP);
+  simSweep.action(async (opts: Record<string, unknown>) =>
+    setExit(await sweepCommand(resolveRunSpec(opts, { simulatorOnly: true, extraFlags: STAGE_FLAGS }), opts, io, 'virtual')),
+  );
 
   const serve = sim
     .command('serve')

@@ -10,7 +10,7 @@ import { setPath, type PlainObject } from '../config/load-spec.js';
 
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'json' | 'list' | 'headers';
 
-interface FlagDef {
+export interface FlagDef {
   flag: string;
   path: string[];
   kind: Kind;

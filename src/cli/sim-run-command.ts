@@ -7,7 +7,8 @@ import { UserError } from '../errors/user-error.js';
 import { phaseOf } from '../load/phases.js';
 import { sendTimes } from '../load/send-times.js';
 import { userWindow } from '../load/ramp.js';
-import { runVirtual, type VirtualRequest } from '../sim/virtual.js';
+import { runVirtual, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
+import type { RequestRecord } from '../record/record.js';
 import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir } from '../store/run-dir.js';
 import { redactSecrets } from '../util/redact.js';
@@ -18,20 +19,25 @@ import { simReasoning } from './builtin-sim.js';
 import { recordInHistory } from './record-history.js';
 import type { CliIo } from './io.js';
 import { simEngineOverrides } from '../config/schema.js';
-import { describeLoad, planRun } from './run-plan.js';
+import { describeLoad, planRun, type RunPlan } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import { resolveCostInputs } from './cost-inputs.js';
 
 /** Without a count or a duration, a virtual run would never end. */
 const MAX_VIRTUAL_REQUESTS = 10_000_000;
 
-export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
-  if (spec.target.base_url !== null) throw new UserError('--base-url: sim run drives the simulated engine in virtual time; use `infermeter run` for a server');
+/**
+ * Runs the spec's load and workload through the simulated engine in virtual time: records with
+ * the workload's labels and each request's phase. Shared by `sim run` and `sim sweep`.
+ */
+export function simulate(
+  spec: RunSpec,
+  plan: RunPlan,
+  model: string,
+  live: { step: NonNullable<VirtualOptions['onStep']>; finish: () => void } = { step: () => {}, finish: () => {} },
+): { records: RequestRecord[]; stats: VirtualStats } {
   const load = spec.load;
-  const cost = resolveCostInputs(spec.cost, { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware });
-  const { workload, totalRequests, phases } = await planRun(spec, (m: string) => io.stderr.write(`${m}\n`));
-  const timed = workload.timed ?? null;
-  const model = spec.target.model ?? spec.sim.model;
+  const { workload, totalRequests, phases } = plan;
   const closed = load.concurrency !== null;
   if (closed && load.duration_ms !== null && load.num_prompts === null) {
     throw new UserError('--duration with --concurrency: give --num-prompts too (sim run needs the request count up front in closed loop)');
@@ -60,9 +66,6 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   }
 
   const reasoning = simReasoning(spec.sim);
-  const startedAt = new Date();
-  io.stderr.write(`sim run: ${model} on ${spec.sim.hardware}, virtual time…\n`);
-  const live = virtualProgress(spec.output.progress, io.stderr, `infermeter sim run: ${model} on ${spec.sim.hardware} (virtual time)`, load.duration_ms);
   let out;
   try {
     out = runVirtual({
@@ -92,6 +95,22 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     }
     rec.phase = phaseOf(phases, rec.id, rec.scheduled_ms);
   }
+  return out;
+}
+
+export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
+  if (spec.target.base_url !== null) throw new UserError('--base-url: sim run drives the simulated engine in virtual time; use `infermeter run` for a server');
+  const load = spec.load;
+  const cost = resolveCostInputs(spec.cost, { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware });
+  const plan = await planRun(spec, (m: string) => io.stderr.write(`${m}\n`));
+  const workload = plan.workload;
+  const timed = workload.timed ?? null;
+  const model = spec.target.model ?? spec.sim.model;
+
+  const startedAt = new Date();
+  io.stderr.write(`sim run: ${model} on ${spec.sim.hardware}, virtual time…\n`);
+  const live = virtualProgress(spec.output.progress, io.stderr, `infermeter sim run: ${model} on ${spec.sim.hardware} (virtual time)`, load.duration_ms);
+  const out = simulate(spec, plan, model, live);
   const s = out.stats;
   io.stderr.write(
     `sim run: ${s.requests} requests, ${(s.sim_duration_ms / 1000).toFixed(1)} s simulated in ${(s.wall_ms / 1000).toFixed(2)} s; ` +

@@ -30,3 +30,4 @@ export { objectiveCatalog, OBJECTIVE_METRICS } from './objective-catalog.js';
 export { allObjectivesPass, compare, evaluateObjectives, objectiveValue, statisticOf } from './objectives.js';
 export type { ObjectiveOptions, ObjectiveResult } from './objectives.js';
 export { runTotals } from './run-totals.js';
+export { ObjectiveWatch } from './objective-watch.js';

@@ -1,0 +1,95 @@
+/**
+ * One load against an open target through the worker pool (`runPool`, as `run` drives it): what
+ * every HTTP stage of a sweep does.
+ */
+import { availableParallelism } from 'node:os';
+import type { ClientHealth } from '../analysis/run-validity.js';
+import type { PhasePlan } from '../load/phases.js';
+import type { RequestRecord } from '../record/record.js';
+import type { LoadJob } from '../runner/load-job.js';
+import type { ProgressListener } from '../runner/progress.js';
+import { runPool, type PoolOutcome } from '../runner/worker-pool.js';
+import type { RunSpec } from './run-spec.js';
+import type { OpenTarget } from './run-target.js';
+
+export interface Driven {
+  outcome: PoolOutcome;
+  workers: number;
+  /** Wall clock of t = 0 and its value on the host's monotonic clock (ns). */
+  startedAt: Date;
+  monotonicOrigin: string | null;
+  mainThreadElu: number;
+}
+
+export async function driveLoad(
+  spec: RunSpec,
+  target: OpenTarget,
+  plan: { totalRequests: number | null; phases: PhasePlan },
+  hooks: {
+    onRecord: (rec: RequestRecord) => void;
+    onProgress?: ProgressListener;
+    signal?: AbortSignal;
+    /** At t = 0: its value on the host's monotonic clock (ns) and the wall clock. */
+    onStart?: (originNs: string, startedAt: Date) => void;
+  },
+): Promise<Driven> {
+  const load = spec.load;
+  // One core stays with the coordinator (records, progress, an in-process simulator): on 2 cores,
+  // 1 worker kept send lag p99 at 0.2 ms at 1,000 req/s where 2 workers gave 2 ms (docs/performance.md).
+  const workers = load.workers ?? Math.max(1, availableParallelism() - 1);
+  const jobFor = (offset: number, step: number): LoadJob => ({
+    load,
+    target: spec.target,
+    workload: spec.workload,
+    keepText: spec.output.keep_text,
+    baseUrl: target.baseUrl,
+    model: target.model,
+    apiKey: target.apiKey,
+    ignoreEos: target.ignoreEos,
+    // Sweep stages size synthetic prompts by the estimate (no pre-flight calibration).
+    tokenScale: 1,
+    totalRequests: plan.totalRequests,
+    phases: plan.phases,
+    shard: { offset, step },
+    warn: false,
+  });
+  let startedAt = new Date();
+  let monotonicOrigin: string | null = null;
+  const mainElu0 = performance.eventLoopUtilization();
+  const outcome = await runPool(jobFor, workers, {
+    onRecord: hooks.onRecord,
+    ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
+    onStart: (originNs) => {
+      startedAt = new Date();
+      monotonicOrigin = originNs;
+      hooks.onStart?.(originNs, startedAt);
+    },
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+  });
+  return { outcome, workers, startedAt, monotonicOrigin, mainThreadElu: performance.eventLoopUtilization(mainElu0).utilization };
+}
+
+/** The client's health for the validity verdict. */
+export function healthOf(spec: RunSpec, d: Driven, replay: boolean): ClientHealth {
+  const load = spec.load;
+  return {
+    dispatchLagMs: d.outcome.dispatchLagMs,
+    eventLoopDelayP99Ms: d.outcome.eventLoopDelayP99Ms,
+    // With an in-process simulator and no workers the main thread also serves the simulator, so its busy time is not all the client's.
+    cpuFraction: d.outcome.eventLoopUtilization,
+    burst: load.concurrency === null && !replay && load.request_rate === Infinity,
+  };
+}
+
+/** result.json's `client` section. */
+export function clientOf(spec: RunSpec, d: Driven, target: OpenTarget): Record<string, unknown> {
+  return {
+    workers: d.workers,
+    busy_poll: spec.load.busy_poll,
+    preconnected: d.outcome.preconnected,
+    stale_socket_retries: d.outcome.staleSocketRetries,
+    event_loop_utilization: d.outcome.eventLoopUtilization,
+    main_thread_event_loop_utilization: d.mainThreadElu,
+    preflight: target.preflight,
+  };
+}

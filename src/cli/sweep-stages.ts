@@ -1,0 +1,146 @@
+/**
+ * How one sweep stage runs: the run spec with the stage's load, through the same machinery as
+ * `run` (HTTP, worker pool, pre-flighted target) or `sim run` (virtual time). Stages share the
+ * workload and seed, so they differ only in load.
+ */
+import { assessValidity, type ClientHealth } from '../analysis/run-validity.js';
+import { UserError } from '../errors/user-error.js';
+import { sendTimes } from '../load/send-times.js';
+import { allObjectivesPass, computeMetrics, evaluateObjectives, ObjectiveWatch } from '../metrics/index.js';
+import type { RequestRecord } from '../record/record.js';
+import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
+import type { RunStage } from '../sweep/run-sweep.js';
+import type { StageLoad, StageRole } from '../sweep/stages.js';
+import type { StageResult } from '../sweep/sweep-result.js';
+import { driveLoad, healthOf } from './drive-load.js';
+import type { CliIo } from './io.js';
+import { planRun, type RunPlan } from './run-plan.js';
+import type { RunSpec } from './run-spec.js';
+import type { OpenTarget } from './run-target.js';
+import { simulate } from './sim-run-command.js';
+
+/** The spec of one stage: the sweep's spec with the stage's load (and the stage warm-up). */
+export function stageSpec(spec: RunSpec, load: StageLoad): RunSpec {
+  const l = spec.load;
+  return {
+    ...spec,
+    load: load.kind === 'rate' ? { ...l, request_rate: load.rate, concurrency: null } : { ...l, request_rate: Infinity, concurrency: load.concurrency, max_concurrency: null },
+  };
+}
+
+/**
+ * An upper bound on a stage's measure-phase requests, for early stop: its request count, or for
+ * an open loop bounded by time the arrivals its seeded schedule puts before the end; less a
+ * warm-up given as a count. null when unknown (a closed loop bounded by time only).
+ */
+export function plannedMeasure(spec: RunSpec, plan: RunPlan): number | null {
+  const load = spec.load;
+  let n = plan.totalRequests;
+  if (load.duration_ms !== null && load.concurrency === null && Number.isFinite(load.request_rate)) {
+    const times = sendTimes(load, plan.workload.timed);
+    let count = 0;
+    const cap = n ?? Infinity;
+    for (let t = times.next(); !t.done && t.value < load.duration_ms && count < cap; t = times.next()) count++;
+    n = count;
+  }
+  if (n === null) return null;
+  return 'requests' in load.warmup ? Math.max(0, n - load.warmup.requests) : n;
+}
+
+interface Figures {
+  goodput: RunSpec['goodput'];
+  slos: RunSpec['slos'];
+}
+
+function stageResult(
+  index: number,
+  role: StageRole,
+  load: StageLoad,
+  records: RequestRecord[],
+  f: Figures,
+  o: { health: ClientHealth | null; ignoreEos: boolean; tokenizer: boolean; stoppedEarly: string | null; wallMs: number },
+): StageResult {
+  const sorted = [...records].sort((a, b) => a.id - b.id);
+  const slos = f.slos.length > 0 ? evaluateObjectives(sorted, f.slos, { goodput: f.goodput }) : null;
+  return {
+    index,
+    role,
+    load,
+    metrics: computeMetrics(sorted, { slos: f.goodput }),
+    validity: o.health ? assessValidity(sorted, o.health, { ignoreEos: o.ignoreEos, clientTokenizer: o.tokenizer ? 'tokenizer' : 'estimate' }) : null,
+    slos,
+    // A stage stopped early failed an SLO, whatever its partial figures say.
+    slos_pass: slos === null ? null : o.stoppedEarly === null && allObjectivesPass(slos),
+    stopped_early: o.stoppedEarly,
+    records: records.length,
+    wall_s: o.wallMs / 1000,
+  };
+}
+
+/** Rejects loads a stage cannot run with the sweep's limits (one line, exit 2). */
+export function checkStageLimits(spec: RunSpec, loads: readonly StageLoad[]): void {
+  const l = spec.load;
+  if (l.num_prompts === null && loads.some((s) => s.kind === 'rate' && !Number.isFinite(s.rate))) {
+    throw new UserError('--num-prompts: a stage at rate inf sends all its requests at once, so it needs a request count (give --num-prompts with --duration)');
+  }
+}
+
+export interface StageSink {
+  /** Each finished record, its `stage` already set. */
+  write(rec: RequestRecord): void;
+}
+
+/** Stages over HTTP against an open target; a stage stops early once an SLO can no longer be met. */
+export function httpStages(spec: RunSpec, target: OpenTarget, io: CliIo, sink: StageSink, log: (line: string) => void): RunStage {
+  return async (load, role, index) => {
+    const s = stageSpec(spec, load);
+    const plan = await planRun(s, log);
+    const planned = plannedMeasure(s, plan);
+    const watch = planned !== null && spec.slos.length > 0 ? new ObjectiveWatch(spec.slos, planned, spec.goodput) : null;
+    const stop = new AbortController();
+    let stoppedEarly: string | null = null;
+    const signal = io.signal ? AbortSignal.any([io.signal, stop.signal]) : stop.signal;
+    const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr as NodeJS.WriteStream), io.stderr as NodeJS.WriteStream);
+    const t0 = performance.now();
+    const driven = await driveLoad(s, target, plan, {
+      onRecord: (rec) => {
+        rec.stage = index;
+        sink.write(rec);
+        if (watch && stoppedEarly === null) {
+          watch.add(rec);
+          const why = watch.hopeless();
+          if (why !== null) {
+            stoppedEarly = why;
+            stop.abort();
+          }
+        }
+      },
+      onProgress: (p) => progress.update(p),
+      signal,
+    });
+    progress.finish();
+    const records = driven.outcome.records;
+    for (const r of records) r.stage = index;
+    return stageResult(index, role, load, records, spec, {
+      health: healthOf(s, driven, plan.workload.timed !== undefined),
+      ignoreEos: target.ignoreEos,
+      tokenizer: Boolean(spec.workload.tokenizer),
+      stoppedEarly,
+      wallMs: performance.now() - t0,
+    });
+  };
+}
+
+/** Stages in virtual time through the simulated engine (no early stop: a stage takes milliseconds). */
+export function virtualStages(spec: RunSpec, model: string, sink: StageSink, log: (line: string) => void): RunStage {
+  return async (load, role, index) => {
+    const s = stageSpec(spec, load);
+    const t0 = performance.now();
+    const out = simulate(s, await planRun(s, log), model);
+    for (const r of out.records) {
+      r.stage = index;
+      sink.write(r);
+    }
+    return stageResult(index, role, load, out.records, spec, { health: null, ignoreEos: true, tokenizer: Boolean(spec.workload.tokenizer), stoppedEarly: null, wallMs: performance.now() - t0 });
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * The console view of a sweep: progress lines per stage, the curve as a table (load → TTFT and
+ * TPOT percentiles, output tokens/s, goodput, error rate, SLOs) with the saturation point, knee
+ * and degradation marked, and the search's answer.
+ */
+import { formatLoad } from '../sweep/stages.js';
+import type { StageResult, SweepResult } from '../sweep/sweep-result.js';
+
+const fmt = (v: number | null, digits = 1): string => (v === null ? '—' : v.toFixed(digits));
+const pct = (v: number | null): string => (v === null ? '—' : `${Number((v * 100).toFixed(2))}%`);
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i <= 1 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** `stage 3/10 (auto, 4.2 req/s)`. */
+export function stageLabel(index: number, total: number | null, role: string, load: StageResult['load']): string {
+  return `stage ${index + 1}${total !== null ? `/${total}` : ''} (${role}, ${formatLoad(load)})`;
+}
+
+/** One line when a stage ends. */
+export function stageDoneLine(s: StageResult, total: number | null): string {
+  const m = s.metrics;
+  const slo = s.slos_pass === null ? '' : s.slos_pass ? ', SLOs held' : ', SLOs FAILED';
+  return (
+    `${stageLabel(s.index, total, s.role, s.load)} done in ${s.wall_s.toFixed(1)} s: ${m.requests.total} requests, ` +
+    `${fmt(m.throughput.output_tokens_per_s)} out tok/s, TTFT p99 ${fmt(m.latency.ttft_ms.p99)} ms, TPOT p99 ${fmt(m.latency.tpot_ms.p99)} ms${slo}` +
+    (s.stopped_early ? ` — stopped early: ${s.stopped_early}` : '')
+  );
+}
+
+export function renderSweep(r: SweepResult, title: string): string {
+  const out = [`== ${title} ==`];
+  const byIndex = new Map(r.stages.map((s) => [s.index, s]));
+  const a = r.analysis;
+  const marks = (i: number): string =>
+    [a.saturation?.index === i ? 'saturation' : null, a.knee?.index === i ? 'knee' : null, a.degradation?.index === i ? 'degraded' : null, r.search?.found !== undefined && r.search.found !== null && r.search.probes.some((p) => p.stage === i && p.load === r.search!.found) ? 'found' : null]
+      .filter((x) => x !== null)
+      .join(', ');
+  const hasGoodput = r.stages.some((s) => s.metrics.goodput !== null);
+  const hasSlos = r.stages.some((s) => s.slos_pass !== null);
+  const header = ['#', 'load', 'TTFT p50', 'p95', 'p99', 'TPOT p50', 'p95', 'p99', 'out tok/s', ...(hasGoodput ? ['goodput'] : []), 'errors', ...(hasSlos ? ['SLOs'] : []), ''];
+  const rows = a.order.map((i) => {
+    const s = byIndex.get(i)!;
+    const m = s.metrics;
+    const t = m.latency.ttft_ms;
+    const p = m.latency.tpot_ms;
+    const load = s.role === 'baseline' ? `c=1 (${fmt(m.throughput.request_per_s, 2)} req/s)` : formatLoad(s.load);
+    return [
+      String(i + 1),
+      load,
+      fmt(t.p50),
+      fmt(t.p95),
+      fmt(t.p99),
+      fmt(p.p50, 2),
+      fmt(p.p95, 2),
+      fmt(p.p99, 2),
+      fmt(m.throughput.output_tokens_per_s),
+      ...(hasGoodput ? [m.goodput ? `${fmt(m.goodput.request_per_s, 2)} req/s` : '—'] : []),
+      pct(m.requests.error_rate),
+      ...(hasSlos ? [s.slos_pass === null ? '—' : s.stopped_early ? 'FAIL*' : s.slos_pass ? 'pass' : 'FAIL'] : []),
+      marks(i) ? `← ${marks(i)}` : '',
+    ];
+  });
+  out.push('', 'Latencies in ms (TTFT, TPOT); rows in ascending load.', table(header, rows));
+  if (r.stages.some((s) => s.stopped_early)) out.push('FAIL*: stopped early, its SLOs could no longer be met.');
+  out.push('');
+  const finding = (name: string, f: { index: number; reason: string } | null, none: string) =>
+    out.push(f ? `${name}: stage ${f.index + 1} (${loadOf(byIndex.get(f.index)!)}) — ${f.reason}` : `${name}: ${none}`);
+  finding('Saturation', a.saturation, `not reached: throughput still rose by more than ${pct(a.params.throughputTolerance)} at the highest load, or latency did not grow`);
+  finding('Knee', a.knee, 'none: p99 E2EL did not bend upward');
+  finding('Degradation', a.degradation, `none: no stage had an error rate above ${pct(a.params.errorRateLimit)}${hasSlos ? ' or a failed SLO' : ''}`);
+  if (r.auto) {
+    out.push(`Auto: baseline ${fmt(r.auto.baseline_request_per_s, 3)} req/s (concurrency 1), max-throughput probe ${fmt(r.auto.probe_request_per_s, 3)} req/s; rates ${r.auto.rates.join(', ')}`);
+  }
+  if (r.search) {
+    const s = r.search;
+    const unit = s.kind === 'rate' ? ' req/s' : ' concurrent';
+    out.push('');
+    out.push(s.found === null ? `Search: no ${s.kind} met the SLOs (${s.reason})` : `Search: highest ${s.kind} meeting every SLO: ${s.found}${unit}`);
+    out.push(`  bracket [${s.bracket[0] ?? '—'}, ${s.bracket[1] ?? '—'}]${unit}; ${s.reason}`);
+    for (const p of s.probes) out.push(`  ${p.pass ? 'pass' : 'FAIL'}  ${String(p.load).padStart(8)}${unit}  (stage ${p.stage + 1})  ${p.why}`);
+  }
+  return out.join('\n');
+}
+
+function loadOf(s: StageResult): string {
+  return s.role === 'baseline' ? `concurrency 1, ${fmt(s.metrics.throughput.request_per_s, 2)} req/s` : formatLoad(s.load);
+}

@@ -1,0 +1,121 @@
+/**
+ * The order of a sweep's stages — a list, an auto sweep (baseline, probe, rates between) or a
+ * search — and the reading of the curve they make. How one stage runs (over HTTP or in virtual
+ * time) is the caller's `RunStage`; this file only decides which load comes next.
+ */
+import { CURVE_PARAMS, findDegradation, findKnee, findSaturation, type CurveParams, type CurvePoint } from '../analysis/load-curve.js';
+import { LoadSearch, type SearchOptions } from './search.js';
+import { autoRates, formatLoad, loadValue, type StageLoad, type StageRole } from './stages.js';
+import type { StageResult, SweepAnalysis, SweepAuto, SweepSearch } from './sweep-result.js';
+
+export type SweepPlan =
+  | { mode: 'list'; loads: StageLoad[] }
+  | { mode: 'auto'; n: number }
+  | { mode: 'search'; kind: 'rate' | 'concurrency'; options: SearchOptions };
+
+export type RunStage = (load: StageLoad, role: StageRole, index: number) => Promise<StageResult>;
+
+export interface SweepHooks {
+  /** True once the sweep should stop (Ctrl-C): no further stage starts. */
+  stopped?: () => boolean;
+  /** Before a stage starts: its index and, when known, how many stages there are. */
+  onStageStart?: (index: number, load: StageLoad, role: StageRole, total: number | null) => void;
+  onStageEnd?: (stage: StageResult) => void;
+}
+
+export interface SweepRun {
+  stages: StageResult[];
+  auto: SweepAuto | null;
+  search: SweepSearch | null;
+  interrupted: boolean;
+}
+
+export async function runStages(plan: SweepPlan, runStage: RunStage, hooks: SweepHooks = {}): Promise<SweepRun> {
+  const stages: StageResult[] = [];
+  let interrupted = false;
+  const run = async (load: StageLoad, role: StageRole, total: number | null): Promise<StageResult | null> => {
+    if (hooks.stopped?.()) {
+      interrupted = true;
+      return null;
+    }
+    const index = stages.length;
+    hooks.onStageStart?.(index, load, role, total);
+    const s = await runStage(load, role, index);
+    stages.push(s);
+    hooks.onStageEnd?.(s);
+    if (hooks.stopped?.()) interrupted = true;
+    return s;
+  };
+
+  if (plan.mode === 'list') {
+    for (const load of plan.loads) if ((await run(load, 'list', plan.loads.length)) === null || interrupted) break;
+    return { stages, auto: null, search: null, interrupted };
+  }
+
+  if (plan.mode === 'auto') {
+    const total = plan.n + 2;
+    const base = await run({ kind: 'concurrency', concurrency: 1 }, 'baseline', total);
+    const probe = base && !interrupted ? await run({ kind: 'rate', rate: Infinity }, 'probe', total) : null;
+    const b = base?.metrics.throughput.request_per_s ?? null;
+    const p = probe?.metrics.throughput.request_per_s ?? null;
+    const rates = b !== null && b > 0 && p !== null ? autoRates(b, p, plan.n) : [];
+    for (const rate of rates) if (interrupted || (await run({ kind: 'rate', rate }, 'auto', total)) === null) break;
+    return { stages, auto: { baseline_request_per_s: b, probe_request_per_s: p, rates }, search: null, interrupted };
+  }
+
+  const search = new LoadSearch(plan.options);
+  const probes: SweepSearch['probes'] = [];
+  for (let load = search.next(); load !== null; load = search.next()) {
+    const stageLoad: StageLoad = plan.kind === 'rate' ? { kind: 'rate', rate: load } : { kind: 'concurrency', concurrency: load };
+    const s = await run(stageLoad, 'search', null);
+    if (s === null) break;
+    const pass = s.slos_pass === true;
+    search.record(load, pass);
+    probes.push({ load, stage: s.index, pass, why: probeWhy(s) });
+    if (interrupted) break;
+  }
+  const outcome = interrupted ? { found: null, bracket: [null, null] as [null, null], reason: 'interrupted' } : search.outcome;
+  return { stages, auto: null, search: { kind: plan.kind, precision: plan.options.precision, ...outcome, probes }, interrupted };
+}
+
+/** Why a probe passed or failed, in one line: each SLO's value, or the early stop. */
+function probeWhy(s: StageResult): string {
+  if (s.stopped_early) return `stopped early: ${s.stopped_early}`;
+  if (!s.slos) return 'no SLOs';
+  const failed = s.slos.filter((r) => !r.pass);
+  const list = (failed.length > 0 ? failed : s.slos).map((r) => `${r.slo}: ${r.value === null ? 'no value' : Number(r.value.toPrecision(4))}`);
+  return `${failed.length > 0 ? 'failed' : 'held'}: ${list.join('; ')}`;
+}
+
+/**
+ * The curve's x for a stage: its rate or concurrency. A synchronous baseline inside a rate sweep
+ * (--auto) sits at the request rate it achieved, which is the rate it offered.
+ */
+export function curveLoad(s: StageResult, rateSweep: boolean): number {
+  if (rateSweep && s.load.kind === 'concurrency') return s.metrics.throughput.request_per_s ?? 0;
+  return loadValue(s.load);
+}
+
+/** The curve in ascending load, and its saturation point, knee and degradation point. */
+export function analyzeStages(stages: readonly StageResult[], params: CurveParams = CURVE_PARAMS): SweepAnalysis {
+  const rateSweep = stages.some((s) => s.load.kind === 'rate');
+  const sorted = [...stages].sort((a, b) => curveLoad(a, rateSweep) - curveLoad(b, rateSweep) || a.index - b.index);
+  const points: CurvePoint[] = sorted.map((s) => ({
+    load: curveLoad(s, rateSweep),
+    throughput: s.metrics.throughput.output_tokens_per_s,
+    latency_p50: s.metrics.latency.e2el_ms.p50,
+    latency_p99: s.metrics.latency.e2el_ms.p99,
+    error_rate: s.metrics.requests.error_rate,
+    slos_pass: s.slos_pass,
+  }));
+  const at = <T extends { index: number }>(f: T | null): T | null => (f === null ? null : { ...f, index: sorted[f.index]!.index });
+  return {
+    order: sorted.map((s) => s.index),
+    saturation: at(findSaturation(points, params)),
+    knee: at(findKnee(points, params)),
+    degradation: at(findDegradation(points, params)),
+    params,
+  };
+}
+
+export { formatLoad };

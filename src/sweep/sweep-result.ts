@@ -1,0 +1,78 @@
+/**
+ * sweep.json: the versioned result of a sweep (docs/sweep-schema.md). Bump SWEEP_SCHEMA on
+ * any breaking change to its shape.
+ */
+import type { CurveFinding, CurveParams } from '../analysis/load-curve.js';
+import type { RunValidity } from '../analysis/run-validity.js';
+import type { ObjectiveResult, RunMetrics } from '../metrics/index.js';
+import type { SearchOutcome } from './search.js';
+import type { StageLoad, StageRole } from './stages.js';
+
+export const SWEEP_SCHEMA = 'infermeter.sweep/1';
+
+/** One stage: the figures of its measure-phase records (its `stage` index in records.jsonl). */
+export interface StageResult {
+  index: number;
+  role: StageRole;
+  load: StageLoad;
+  /** Every figure, as in result.json's `metrics`. */
+  metrics: RunMetrics;
+  validity: RunValidity | null;
+  slos: ObjectiveResult[] | null;
+  /** Every SLO held (null without SLOs). */
+  slos_pass: boolean | null;
+  /** Why the stage was stopped before its end (an SLO that could no longer be met); null if it ran out. */
+  stopped_early: string | null;
+  /** Records the stage produced (all phases). */
+  records: number;
+  wall_s: number;
+}
+
+export interface SweepAnalysis {
+  /** Stage indices in ascending offered load (the curve's order). */
+  order: number[];
+  saturation: CurveFinding | null;
+  knee: (CurveFinding & { score: number }) | null;
+  degradation: CurveFinding | null;
+  params: CurveParams;
+}
+
+export interface SweepAuto {
+  /** Request throughput of the synchronous baseline and of the max-throughput probe (req/s). */
+  baseline_request_per_s: number | null;
+  probe_request_per_s: number | null;
+  rates: number[];
+}
+
+export interface SweepSearch extends SearchOutcome {
+  kind: 'rate' | 'concurrency';
+  precision: number;
+  /** Probes in the order run: load, stage index, pass, and why. */
+  probes: Array<{ load: number; stage: number; pass: boolean; why: string }>;
+}
+
+export interface SweepResult {
+  schema: typeof SWEEP_SCHEMA;
+  infermeter_version: string;
+  sweep: {
+    id: string | null;
+    name: string;
+    mode: 'list' | 'auto' | 'search';
+    driver: 'http' | 'virtual';
+    started_at: string;
+    ended_at: string;
+    interrupted: boolean;
+  };
+  target: Record<string, unknown>;
+  /** What every stage shares: per-stage request count / duration, warm-up, seed, arrival. */
+  load: Record<string, unknown>;
+  workload: Record<string, unknown>;
+  /** The SLOs every stage is judged by (canonical text). */
+  slos: string[];
+  stages: StageResult[];
+  analysis: SweepAnalysis;
+  auto: SweepAuto | null;
+  search: SweepSearch | null;
+  /** Every stage's SLOs held (search: a rate was found). */
+  pass: boolean;
+}
