@@ -10,7 +10,7 @@ import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { renderSweep, stageDoneLine, stageLabel } from '../report/sweep-summary.js';
 import { analyzeStages, runStages, type RunStage, type SweepPlan } from '../sweep/run-sweep.js';
-import { parseConcurrencyList, parseRateList, type StageLoad } from '../sweep/stages.js';
+import { parseConcurrencyList, parseRateList, toJsonLoad, type StageLoad } from '../sweep/stages.js';
 import { SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
 import { Redactor, redactSecrets } from '../util/redact.js';
 import { infermeterVersion, type CliIo } from './io.js';
@@ -125,7 +125,7 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
       load: { ...describeLoad(spec.load, { trace: first.workload.timed !== undefined, numPrompts: first.totalRequests, ignoreEos: target?.ignoreEos ?? true }), mode: null, request_rate: null, concurrency: null, stage_warmup: spec.load.warmup },
       workload: first.workload.describe(),
       slos: spec.slos.map((o) => o.text),
-      stages: run.stages,
+      stages: run.stages.map((s) => ({ ...s, load: toJsonLoad(s.load) })),
       analysis: analyzeStages(run.stages),
       auto: run.auto,
       search: run.search,

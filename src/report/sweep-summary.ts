@@ -6,6 +6,8 @@
 import { formatLoad } from '../sweep/stages.js';
 import type { StageResult, SweepResult } from '../sweep/sweep-result.js';
 
+type Stage = SweepResult['stages'][number];
+
 const fmt = (v: number | null, digits = 1): string => (v === null ? '—' : v.toFixed(digits));
 const pct = (v: number | null): string => (v === null ? '—' : `${Number((v * 100).toFixed(2))}%`);
 
@@ -16,7 +18,7 @@ function table(header: string[], rows: string[][]): string {
 }
 
 /** `stage 3/10 (auto, 4.2 req/s)`. */
-export function stageLabel(index: number, total: number | null, role: string, load: StageResult['load']): string {
+export function stageLabel(index: number, total: number | null, role: string, load: Stage['load'] | StageResult['load']): string {
   return `stage ${index + 1}${total !== null ? `/${total}` : ''} (${role}, ${formatLoad(load)})`;
 }
 
@@ -86,6 +88,6 @@ export function renderSweep(r: SweepResult, title: string): string {
   return out.join('\n');
 }
 
-function loadOf(s: StageResult): string {
+function loadOf(s: Stage): string {
   return s.role === 'baseline' ? `concurrency 1, ${fmt(s.metrics.throughput.request_per_s, 2)} req/s` : formatLoad(s.load);
 }

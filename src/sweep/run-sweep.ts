@@ -96,24 +96,28 @@ export function curveLoad(s: StageResult, rateSweep: boolean): number {
   return loadValue(s.load);
 }
 
-/** The curve in ascending load, and its saturation point, knee and degradation point. */
+/**
+ * The curve in ascending load, and its saturation point, knee and degradation point. Stages
+ * stopped early hold partial figures: they count for degradation but not for the curve's shape.
+ */
 export function analyzeStages(stages: readonly StageResult[], params: CurveParams = CURVE_PARAMS): SweepAnalysis {
   const rateSweep = stages.some((s) => s.load.kind === 'rate');
   const sorted = [...stages].sort((a, b) => curveLoad(a, rateSweep) - curveLoad(b, rateSweep) || a.index - b.index);
-  const points: CurvePoint[] = sorted.map((s) => ({
+  const pointOf = (s: StageResult): CurvePoint => ({
     load: curveLoad(s, rateSweep),
     throughput: s.metrics.throughput.output_tokens_per_s,
     latency_p50: s.metrics.latency.e2el_ms.p50,
     latency_p99: s.metrics.latency.e2el_ms.p99,
     error_rate: s.metrics.requests.error_rate,
     slos_pass: s.slos_pass,
-  }));
-  const at = <T extends { index: number }>(f: T | null): T | null => (f === null ? null : { ...f, index: sorted[f.index]!.index });
+  });
+  const complete = sorted.filter((s) => s.stopped_early === null);
+  const at = <T extends { index: number }>(f: T | null, over: readonly StageResult[]): T | null => (f === null ? null : { ...f, index: over[f.index]!.index });
   return {
     order: sorted.map((s) => s.index),
-    saturation: at(findSaturation(points, params)),
-    knee: at(findKnee(points, params)),
-    degradation: at(findDegradation(points, params)),
+    saturation: at(findSaturation(complete.map(pointOf), params), complete),
+    knee: at(findKnee(complete.map(pointOf), params), complete),
+    degradation: at(findDegradation(sorted.map(pointOf), params), sorted),
     params,
   };
 }

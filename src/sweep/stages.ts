@@ -20,10 +20,17 @@ export function loadValue(l: StageLoad): number {
   return l.kind === 'rate' ? l.rate : l.concurrency;
 }
 
+/** A stage's load as sweep.json holds it: JSON has no Infinity, so an all-at-once rate is "inf". */
+export type StageLoadJson = { kind: 'rate'; rate: number | 'inf' } | { kind: 'concurrency'; concurrency: number };
+
+export function toJsonLoad(l: StageLoad): StageLoadJson {
+  return l.kind === 'rate' && !Number.isFinite(l.rate) ? { kind: 'rate', rate: 'inf' } : l;
+}
+
 /** `4 req/s`, `inf`, `c=16`. */
-export function formatLoad(l: StageLoad): string {
+export function formatLoad(l: StageLoad | StageLoadJson): string {
   if (l.kind === 'concurrency') return `c=${l.concurrency}`;
-  return Number.isFinite(l.rate) ? `${Number(l.rate.toPrecision(4))} req/s` : 'inf';
+  return typeof l.rate === 'number' && Number.isFinite(l.rate) ? `${Number(l.rate.toPrecision(4))} req/s` : 'inf';
 }
 
 /** `1,2,4,8,inf` → rates; one line naming the flag when empty, malformed or not increasing. */

@@ -6,7 +6,7 @@ import type { CurveFinding, CurveParams } from '../analysis/load-curve.js';
 import type { RunValidity } from '../analysis/run-validity.js';
 import type { ObjectiveResult, RunMetrics } from '../metrics/index.js';
 import type { SearchOutcome } from './search.js';
-import type { StageLoad, StageRole } from './stages.js';
+import type { StageLoad, StageLoadJson, StageRole } from './stages.js';
 
 export const SWEEP_SCHEMA = 'infermeter.sweep/1';
 
@@ -69,7 +69,7 @@ export interface SweepResult {
   workload: Record<string, unknown>;
   /** The SLOs every stage is judged by (canonical text). */
   slos: string[];
-  stages: StageResult[];
+  stages: Array<Omit<StageResult, 'load'> & { load: StageLoadJson }>;
   analysis: SweepAnalysis;
   auto: SweepAuto | null;
   search: SweepSearch | null;
