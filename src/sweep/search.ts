@@ -5,7 +5,7 @@
  * 1. Bracket: probe `start`; while it passes, double (up to `max`); while it fails, halve (down
  *    to `min`). This finds lo (highest passing) and hi (lowest failing) with hi ≤ 2·lo.
  * 2. Bisect: probe (lo + hi) / 2 and keep the half holding the boundary, until
- *    (hi − lo) / lo ≤ precision (integers: until hi − lo ≤ 1).
+ *    (hi − lo) / lo ≤ precision (integers: or hi − lo ≤ 1).
  * Every probe's outcome is kept: a load asked for twice is answered from the first run.
  */
 
@@ -85,8 +85,8 @@ export class LoadSearch {
       if (hi <= o.min) return this.finish(`the SLOs fail even at the lowest load tried (${o.min})`);
       return round(Math.max(hi / 2, o.min));
     }
-    if (o.integer ? hi - lo <= 1 : (hi - lo) / lo <= o.precision) {
-      return this.finish(`bracket [${lo}, ${hi}] is within the precision (${o.integer ? '±1' : `${Number((o.precision * 100).toPrecision(3))}%`})`);
+    if ((hi - lo) / lo <= o.precision || (o.integer && hi - lo <= 1)) {
+      return this.finish(`bracket [${lo}, ${hi}] is within the precision (${Number((o.precision * 100).toPrecision(3))}%${o.integer ? ' or ±1' : ''})`);
     }
     const mid = o.integer ? Math.floor((lo + hi) / 2) : Number(((lo + hi) / 2).toPrecision(6));
     if (mid <= lo || mid >= hi) return this.finish(`bracket [${lo}, ${hi}] cannot be split further`);
