@@ -138,9 +138,10 @@ export class ObjectiveWatch {
     return this.trackers.length > 0;
   }
 
-  /** Feeds one completed record (records of other phases are ignored). */
+  /** Feeds one completed record (records of other phases, and superseded attempts, are ignored). */
   add(r: RequestRecord): void {
-    if (r.phase !== 'measure') return;
+    // An attempt followed by a retry (--retries) does not count: the request's last attempt will.
+    if (r.phase !== 'measure' || r.retried) return;
     this.seen++;
     for (const [, t] of this.trackers) t.add(r);
   }
