@@ -2,10 +2,39 @@
  * The run directory: results/<timestamp>-<name>/ with spec.json (secrets removed),
  * result.json and records.jsonl.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors/user-error.js';
 
+/**
+ * mkdir -p, one level at a time. Node's own `mkdirSync(p, { recursive: true })` never returns
+ * when mkdir fails with ENOENT under a parent that exists (any path under /proc): it retries the
+ * parent forever in a synchronous loop, which also keeps Ctrl-C from being handled. Here every
+ * failure is an error with its code.
+ */
+export function makeDirs(path: string): void {
+  const missing: string[] = [];
+  let p = resolve(path);
+  for (;;) {
+    try {
+      if (!statSync(p).isDirectory()) throw Object.assign(new Error(`${p} is not a directory`), { code: 'ENOTDIR' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      missing.push(p);
+      const parent = dirname(p);
+      if (parent === p) break;
+      p = parent;
+    }
+  }
+  for (const dir of missing.reverse()) {
+    try {
+      mkdirSync(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}
 
 function timestamp(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
@@ -27,7 +56,7 @@ export function createRunDir(resultDir: string, name: string, startedAt: Date): 
   for (let n = 2; ; n++) {
     const path = join(resultDir, id);
     try {
-      mkdirSync(resultDir, { recursive: true });
+      makeDirs(resultDir);
       mkdirSync(path);
       return {
         path,
@@ -46,9 +75,17 @@ export function createRunDir(resultDir: string, name: string, startedAt: Date): 
         id = `${base}-${n}`;
         continue;
       }
-      throw new UserError(`--result-dir ${resultDir}: cannot create the run directory (${code ?? String(err)})`);
+      throw new UserError(`--result-dir ${resultDir}: cannot create the run directory (${errnoText(err)})`);
     }
   }
+}
+
+/** "ENOENT: no such file or directory" from a Node fs error, without the path Node appends. */
+function errnoText(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (!e.code) return String(err);
+  const m = /^[A-Z]+: ([^,]+)/.exec(e.message);
+  return m ? `${e.code}: ${m[1]}` : e.code;
 }
 
 export function writeJsonFile(path: string, data: unknown, flag: string): void {
