@@ -12,8 +12,11 @@ export interface ClientHealth {
   dispatchLagMs: Float64Array;
   /** Event-loop delay p99 over the run, ms (perf_hooks.monitorEventLoopDelay). */
   eventLoopDelayP99Ms: number | null;
-  /** Client process CPU time / wall time (1.0 = one core busy). */
-  cpuFraction: number | null;
+  /**
+   * Event-loop utilization of the busiest sending thread (0–1, perf_hooks): the share of wall time
+   * its loop spent running code rather than waiting for I/O. Near 1, timestamps queue behind work.
+   */
+  eventLoopUtilization: number | null;
   /** True when the schedule sends everything at t = 0 (rate = inf): lateness is inherent, not a fault. */
   burst: boolean;
 }
@@ -21,7 +24,7 @@ export interface ClientHealth {
 export interface ValidityThresholds {
   dispatchLagP99Ms: number;
   eventLoopDelayP99Ms: number;
-  cpuFraction: number;
+  eventLoopUtilization: number;
   /** Relative prompt-token disagreement above which a tokenizer count is called wrong. */
   promptTokenTolerance: number;
 }
@@ -29,7 +32,7 @@ export interface ValidityThresholds {
 export const DEFAULT_VALIDITY_THRESHOLDS: ValidityThresholds = {
   dispatchLagP99Ms: 10,
   eventLoopDelayP99Ms: 50,
-  cpuFraction: 0.9,
+  eventLoopUtilization: 0.9,
   promptTokenTolerance: 0.05,
 };
 
@@ -42,7 +45,7 @@ export interface RunValidity {
   checks: {
     dispatch_lag_p99_ms: number | null;
     event_loop_delay_p99_ms: number | null;
-    client_cpu_fraction: number | null;
+    client_event_loop_utilization: number | null;
     /** ok requests whose usage output count ≠ requested max_tokens, when ignore_eos was asked. */
     output_tokens_mismatched: number | null;
     /** Mean of server prompt_tokens / client count over ok requests having both. */
@@ -67,8 +70,8 @@ export function assessValidity(
   if (health.eventLoopDelayP99Ms !== null && health.eventLoopDelayP99Ms > t.eventLoopDelayP99Ms) {
     reasons.push(`client event loop saturated: delay p99 ${health.eventLoopDelayP99Ms.toFixed(1)} ms > ${t.eventLoopDelayP99Ms} ms (timestamps may be late)`);
   }
-  if (health.cpuFraction !== null && health.cpuFraction > t.cpuFraction) {
-    reasons.push(`client CPU saturated: ${(health.cpuFraction * 100).toFixed(0)}% of a core > ${(t.cpuFraction * 100).toFixed(0)}%`);
+  if (health.eventLoopUtilization !== null && health.eventLoopUtilization > t.eventLoopUtilization) {
+    reasons.push(`client event loop saturated: busy ${(health.eventLoopUtilization * 100).toFixed(0)}% of the time > ${(t.eventLoopUtilization * 100).toFixed(0)}%`);
   }
 
   let mismatched = 0;
@@ -101,7 +104,7 @@ export function assessValidity(
     checks: {
       dispatch_lag_p99_ms: lagP99,
       event_loop_delay_p99_ms: health.eventLoopDelayP99Ms,
-      client_cpu_fraction: health.cpuFraction,
+      client_event_loop_utilization: health.eventLoopUtilization,
       output_tokens_mismatched: opts.ignoreEos ? mismatched : null,
       prompt_tokens_ratio: ratioN > 0 ? ratioSum / ratioN : null,
       output_counted_from_chunks: fromChunks,

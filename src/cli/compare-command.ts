@@ -8,7 +8,7 @@ import { UserError } from '../errors/user-error.js';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import { computeMetrics, measureRecords, measuredWindow } from '../metrics/index.js';
 import { readRecordsFile } from '../store/records-file.js';
-import { RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
+import { READABLE_RESULT_SCHEMAS, RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
 import { buildSample } from '../analysis/compare/bootstrap.js';
 import { comparePair, type CompareOptions, type CompareSide } from '../analysis/compare/compare.js';
 import { figuresOfRun, figuresOfVllm } from '../analysis/compare/key-figures.js';
@@ -29,7 +29,7 @@ function runSide(dir: string): CompareSide {
   const recordsPath = join(dir, 'records.jsonl');
   if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json (not a run directory)`);
   const result = readJson(resultPath) as Partial<RunResult> & { schema?: unknown };
-  if (result.schema !== RESULT_SCHEMA) {
+  if (typeof result.schema !== 'string' || !READABLE_RESULT_SCHEMAS.includes(result.schema)) {
     throw new UserError(`${dir}: result.json has schema ${JSON.stringify(result.schema ?? null)}; compare reads ${RESULT_SCHEMA} run directories and vLLM result files`);
   }
   if (!existsSync(recordsPath)) throw new UserError(`${dir}: no records.jsonl (compare needs the per-request records)`);
@@ -86,7 +86,7 @@ function loadSide(path: string): CompareSide {
   const j = readJson(path);
   if (j === null || typeof j !== 'object' || Array.isArray(j)) throw new UserError(`${path}: expected a JSON object`);
   const o = j as Record<string, unknown>;
-  if (o.schema === RESULT_SCHEMA && basename(path) === 'result.json') return runSide(dirname(path));
+  if (typeof o.schema === 'string' && READABLE_RESULT_SCHEMAS.includes(o.schema) && basename(path) === 'result.json') return runSide(dirname(path));
   if (typeof o.schema === 'string') throw new UserError(`${path}: schema ${o.schema} is not one compare reads (a run directory, or a vLLM result file)`);
   if (!('request_throughput' in o) || !('completed' in o)) throw new UserError(`${path}: neither a run directory nor a vLLM result file (no request_throughput / completed keys)`);
   return vllmSide(path, o);

@@ -154,7 +154,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
         dispatchLagMs: outcome.dispatchLagMs,
         eventLoopDelayP99Ms: outcome.eventLoopDelayP99Ms,
         // With an in-process simulator and no workers the main thread also serves the simulator, so its busy time is not all the client's.
-        cpuFraction: outcome.eventLoopUtilization,
+        eventLoopUtilization: outcome.eventLoopUtilization,
         burst: load.concurrency === null && !replay && load.request_rate === Infinity,
       },
       client: {

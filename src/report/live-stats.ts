@@ -153,7 +153,7 @@ export class LiveStats {
     if (lag === null && busy === null) return { state: 'unknown', reason: null, lag_max_ms: null, busy: null };
     let reason: string | null = null;
     if (!this.opts.burst && lag !== null && lag > t.dispatchLagP99Ms) reason = `behind schedule: dispatch lag up to ${lag.toFixed(1)} ms (> ${t.dispatchLagP99Ms} ms)`;
-    else if (busy !== null && busy > t.cpuFraction) reason = `sender busy ${(busy * 100).toFixed(0)}% of the time (> ${(t.cpuFraction * 100).toFixed(0)}%)`;
+    else if (busy !== null && busy > t.eventLoopUtilization) reason = `sender busy ${(busy * 100).toFixed(0)}% of the time (> ${(t.eventLoopUtilization * 100).toFixed(0)}%)`;
     return { state: reason ? 'at risk' : 'ok', reason, lag_max_ms: lag, busy };
   }
 }

@@ -16,7 +16,9 @@ export interface ColdStartFigures extends ColdStartLatency {
   time_to_first_response_ms: number | null;
 }
 
-export const RESULT_SCHEMA = 'infermeter.result/1';
+export const RESULT_SCHEMA = 'infermeter.result/2';
+/** Schemas whose figures readers (compare) still accept: /1 differs only in a validity check's name. */
+export const READABLE_RESULT_SCHEMAS: readonly string[] = ['infermeter.result/1', RESULT_SCHEMA];
 
 export interface RunResult {
   schema: typeof RESULT_SCHEMA;

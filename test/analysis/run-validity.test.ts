@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { assessValidity, type ClientHealth } from '../../src/analysis/run-validity.js';
 import { emptyRecord, type RequestRecord } from '../../src/record/record.js';
 
-const healthy: ClientHealth = { dispatchLagMs: Float64Array.from([0.2, 0.5, 1, 1.5]), eventLoopDelayP99Ms: 11, cpuFraction: 0.3, burst: false };
+const healthy: ClientHealth = { dispatchLagMs: Float64Array.from([0.2, 0.5, 1, 1.5]), eventLoopDelayP99Ms: 11, eventLoopUtilization: 0.3, burst: false };
 
 function rec(over: Partial<RequestRecord>): RequestRecord {
   return { ...emptyRecord(0, 0), status: 'ok', token_source: 'usage', output_tokens: 10, requested_output_tokens: 10, prompt_tokens: 100, client_prompt_tokens: 100, ...over };
@@ -16,13 +16,13 @@ describe('run validity', () => {
   });
 
   it('names each way the client failed to keep up', () => {
-    const lagging: ClientHealth = { dispatchLagMs: Float64Array.from({ length: 100 }, (_, i) => (i < 95 ? 1 : 40)), eventLoopDelayP99Ms: 80, cpuFraction: 0.97, burst: false };
+    const lagging: ClientHealth = { dispatchLagMs: Float64Array.from({ length: 100 }, (_, i) => (i < 95 ? 1 : 40)), eventLoopDelayP99Ms: 80, eventLoopUtilization: 0.97, burst: false };
     const v = assessValidity([rec({})], lagging, { ignoreEos: false, clientTokenizer: 'estimate' });
     expect(v.valid).toBe(false);
     expect(v.reasons).toHaveLength(3);
     expect(v.reasons[0]).toMatch(/fell behind its schedule: dispatch lag p99 40\.0 ms > 10 ms/);
     expect(v.reasons[1]).toMatch(/event loop saturated/);
-    expect(v.reasons[2]).toMatch(/CPU saturated: 97%/);
+    expect(v.reasons[2]).toMatch(/client event loop saturated: busy 97% of the time > 90%/);
   });
 
   it('does not blame the schedule in a burst (rate = inf), where lateness is inherent', () => {

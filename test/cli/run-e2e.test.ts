@@ -60,6 +60,15 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
     expect(result.client['preconnected']).toBe(24); // --request-rate 40 (no concurrency cap) wants 40; the run has 24 requests
   });
 
+  it('reports the sending threads’ event-loop utilization under its own name, in client and validity', () => {
+    expect(result.schema).toBe('infermeter.result/2');
+    const elu = result.client['event_loop_utilization'] as number;
+    expect(elu).toBeGreaterThan(0);
+    expect(elu).toBeLessThanOrEqual(1);
+    expect(result.validity!.checks.client_event_loop_utilization).toBe(elu);
+    expect(result.validity!.checks).not.toHaveProperty('client_cpu_fraction');
+  });
+
   it('states t = 0 on the host monotonic clock, between the run’s start and end', () => {
     // runCli runs the CLI in this process: the same clock, so the origin lies inside the call
     const origin = BigInt(result.run.monotonic_origin_ns!);
