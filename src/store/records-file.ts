@@ -1,15 +1,18 @@
 /**
  * Streams records to records.jsonl as they complete, so a killed run keeps what it
- * measured. Lines are batched and written with one synchronous write per batch: the
- * batch is at most ~64 KiB or 200 ms old, so a crash loses at most that.
+ * measured. Lines are batched and written with one synchronous write per batch: a batch is
+ * written when it reaches FLUSH_BYTES, or FLUSH_MS after its first record (a steady trickle
+ * cannot postpone it), so a crash loses at most that (docs/records.md §Durability).
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { recordFromJsonLine, recordToJsonLine, RecordParseError } from '../record/jsonl.js';
 import type { RequestRecord } from '../record/record.js';
 import { UserError } from '../errors/user-error.js';
 
-const FLUSH_BYTES = 64 * 1024;
-const FLUSH_MS = 200;
+/** A batch this large is written at once. */
+export const FLUSH_BYTES = 64 * 1024;
+/** A batch is written at the latest this long after its first record. */
+export const FLUSH_MS = 200;
 
 export class RecordsWriter {
   private readonly fd: number;
