@@ -1,9 +1,13 @@
 /**
  * Engine knobs (vLLM names in comments) with their defaults, and the KV block count they imply.
  */
+import { UserError } from '../../errors/user-error.js';
 import type { HardwareProfile } from './hardware.js';
 import type { ModelProfile } from './models.js';
 import { kvBytesPerToken, weightBytes } from './models.js';
+
+/** The KV block sizes vLLM accepts (its --block-size choices). */
+export const BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128];
 
 export interface EngineConfig {
   /** --block-size: tokens per KV block. */
@@ -71,6 +75,16 @@ export function numGpuBlocks(hw: HardwareProfile, m: ModelProfile, c: EngineConf
   const tp = c.tensor_parallel;
   const free = tp * hw.mem_bytes * c.gpu_memory_utilization - weightBytes(m) - tp * c.activation_reserve_bytes;
   return Math.max(0, Math.floor(free / (kvBytesPerToken(m) * c.block_size)));
+}
+
+/** Rejects what vLLM refuses at start-up, in its words: one line naming the flag. */
+export function checkEngineConfig(m: ModelProfile, c: EngineConfig): void {
+  if (!BLOCK_SIZES.includes(c.block_size)) {
+    throw new UserError(`--block-size: invalid choice: ${c.block_size} (choose from ${BLOCK_SIZES.join(', ')})`);
+  }
+  if (m.heads % c.tensor_parallel !== 0) {
+    throw new UserError(`--tensor-parallel-size: Total number of attention heads (${m.heads}) must be divisible by tensor parallel size (${c.tensor_parallel}).`);
+  }
 }
 
 export function maxModelLen(m: ModelProfile, c: EngineConfig): number {

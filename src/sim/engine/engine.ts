@@ -11,7 +11,7 @@
  */
 import { UserError } from '../../errors/user-error.js';
 import type { EngineConfig } from './config.js';
-import { maxModelLen, numGpuBlocks } from './config.js';
+import { checkEngineConfig, maxModelLen, numGpuBlocks } from './config.js';
 import { Deque } from './deque.js';
 import type { HardwareProfile } from './hardware.js';
 import { KvCache } from './kv-cache.js';
@@ -102,6 +102,7 @@ export class Engine {
     readonly model: ModelProfile,
     readonly cfg: EngineConfig,
   ) {
+    checkEngineConfig(model, cfg);
     const blocks = numGpuBlocks(hw, model, cfg);
     if (blocks < 1) {
       // e.g. Llama-3.1-70B (141 GB of bf16 weights) on one 80 GB GPU: a user error, said plainly.

@@ -65,6 +65,44 @@ function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
+/**
+ * A boolean as vLLM's request models (pydantic, lax mode) read it: true/false, 0/1, or one of
+ * pydantic's words; anything else is a 400 with pydantic's message.
+ */
+const TRUE_WORDS = new Set(['1', 'on', 't', 'true', 'y', 'yes']);
+const FALSE_WORDS = new Set(['0', 'off', 'f', 'false', 'n', 'no']);
+
+function boolField(body: Record<string, unknown>, name: string, model: string): boolean {
+  const v = body[name];
+  if (v === undefined || v === null || v === false || v === 0) return false;
+  if (v === true || v === 1) return true;
+  if (typeof v === 'string') {
+    const w = v.trim().toLowerCase();
+    if (TRUE_WORDS.has(w)) return true;
+    if (FALSE_WORDS.has(w)) return false;
+    throw new BadRequest(`1 validation error for ${model}\n${name}\n  Input should be a valid boolean, unable to interpret input [type=bool_parsing, input_value=${JSON.stringify(v)}, input_type=str]`);
+  }
+  throw new BadRequest(`1 validation error for ${model}\n${name}\n  Input should be a valid boolean [type=bool_type, input_value=${JSON.stringify(v)}, input_type=${typeof v}]`);
+}
+
+/**
+ * vLLM's length check, in its words: the prompt must leave room for an output token, and an
+ * explicit max_tokens must fit in what the prompt leaves of the context. Returns the output limit
+ * to use (without max_tokens: the default, capped at what the context leaves).
+ */
+export function checkContext(promptTokens: number, maxTokens: number | null, maxModelLen: number, defaultMaxTokens: number): number {
+  if (promptTokens >= maxModelLen) {
+    throw new BadRequest(`This model's maximum context length is ${maxModelLen} tokens. However, your request has ${promptTokens} input tokens. Please reduce the length of the input messages.`);
+  }
+  if (maxTokens === null) return Math.min(defaultMaxTokens, maxModelLen - promptTokens);
+  if (promptTokens + maxTokens > maxModelLen) {
+    throw new BadRequest(
+      `'max_tokens' or 'max_completion_tokens' is too large: ${maxTokens}. This model's maximum context length is ${maxModelLen} tokens and your request has ${promptTokens} input tokens (${maxTokens} > ${maxModelLen} - ${promptTokens}).`,
+    );
+  }
+  return maxTokens;
+}
+
 function intField(body: Record<string, unknown>, name: string): number | null {
   const v = body[name];
   if (v === undefined || v === null) return null;
@@ -116,6 +154,9 @@ export function parseRequest(api: Api, raw: string, blockSize: number, count: To
   if (!isObject(body)) throw new BadRequest('request body must be a JSON object');
   const model = body['model'];
   if (model !== undefined && model !== null && typeof model !== 'string') throw new BadRequest('model must be a string');
+  const requestModel = api === 'chat' ? 'ChatCompletionRequest' : 'CompletionRequest';
+  const stream = boolField(body, 'stream', requestModel);
+  const ignoreEos = boolField(body, 'ignore_eos', requestModel);
   const so = body['stream_options'];
   const includeUsage = isObject(so) && so['include_usage'] === true;
   let maxTokens = intField(body, 'max_tokens');
@@ -145,10 +186,10 @@ export function parseRequest(api: Api, raw: string, blockSize: number, count: To
   return {
     api,
     model: typeof model === 'string' ? model : null,
-    stream: body['stream'] === true,
+    stream,
     includeUsage,
     maxTokens,
-    ignoreEos: body['ignore_eos'] === true,
+    ignoreEos,
     promptTokens: Math.max(1, promptTokens),
     blockHashes: hashes,
   };

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerContext } from './context.js';
 import { sendJson, startGeneration } from './generate.js';
 import { closingSockets } from './sim-stream.js';
-import { BadRequest, parseRequest } from './request-parse.js';
+import { BadRequest, checkContext, parseRequest } from './request-parse.js';
 import type { ParsedRequest } from './request-parse.js';
 import { errorBody } from './wire.js';
 import { tokenizeAnswer } from './tokenize.js';
@@ -70,6 +70,7 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
       if (parsed.model !== null && parsed.model !== ctx.modelName) {
         throw new BadRequest(`The model \`${parsed.model}\` does not exist.`, 404, 'NotFoundError', 'model_not_found');
       }
+      if (ctx.maxModelLen !== null) parsed.maxTokens = checkContext(parsed.promptTokens, parsed.maxTokens, ctx.maxModelLen, ctx.defaultMaxTokens);
     } catch (e) {
       if (e instanceof BadRequest) sendJson(res, e.status, errorBody(e.message, e.type, e.code));
       else internalError(res, e);
