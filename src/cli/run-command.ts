@@ -104,7 +104,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     }
     const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr as NodeJS.WriteStream), io.stderr as NodeJS.WriteStream);
     // One core stays with the coordinator (records, progress, an in-process simulator): on 2 cores,
-    // 1 worker kept send lag p99 at 0.2 ms at 1,000 req/s where 2 workers gave 2 ms (docs/performance.md).
+    // one worker kept the send lag far lower than two (docs/performance.md §4).
     const workers = load.workers ?? Math.max(1, availableParallelism() - 1);
     const jobFor = (offset: number, step: number): LoadJob => ({
       load,

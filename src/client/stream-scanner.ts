@@ -48,8 +48,8 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export interface StreamScannerOptions {
   /**
-   * Keep the concatenated output text (content + reasoning). Costs decoding each content string
-   * (about a third of the scanner's speed; still ~3× a plain JSON.parse client).
+   * Keep the concatenated output text (content + reasoning). Costs decoding each content string,
+   * a visible share of the scanner's speed (docs/performance.md §1).
    */
   keepText?: boolean;
 }

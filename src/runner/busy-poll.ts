@@ -2,16 +2,16 @@
  * Busy polling (`--busy-poll`): keeps a thread's event loop turning instead of sleeping in
  * epoll_wait, so a streamed chunk is read, and timestamped, as soon as the kernel has it rather
  * than after the OS has woken the thread. On the 2-core VM of docs/performance.md §3 that wake-up
- * was most of the client-added TTFT error (p50 0.19 → 0.02 ms at 1,000 streams). It costs a full
- * core per thread, so it is opt-in: worth it on a client machine of its own, harmful when the
- * server shares the cores.
+ * was most of the client-added TTFT error (the figures are there). It costs a full core per
+ * thread, so it is opt-in: worth it on a client machine of its own, harmful when the server
+ * shares the cores.
  *
  * A pending immediate makes libuv poll with a zero timeout. Re-arming one every turn would be
- * the simplest spin, but Node allocates ~330 bytes per immediate and a bare spin turns 1.3 M
- * times a second: 430 MB/s of garbage, a young-generation collection every few ms, each pausing
- * the thread as long as its live requests take to copy. So each turn first burns ~20 µs without
- * allocating (util/spin.ts), cutting the garbage about 30-fold; a chunk then waits at most that
- * long for its read.
+ * the simplest spin, but Node allocates an object per immediate and a bare spin turns over a
+ * million times a second: hundreds of MB/s of garbage and frequent young-generation collections,
+ * each pausing the thread as long as its live requests take to copy (docs/performance.md §3).
+ * So each turn first burns BURN_MS without allocating (util/spin.ts); a chunk then waits at most
+ * that long for its read.
  *
  * The event loop utilisation of a spinning thread is meaningless (it is never idle), so the
  * turns themselves measure the real work: whatever a turn took beyond an empty turn was work.

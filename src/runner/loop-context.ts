@@ -106,8 +106,8 @@ export class LoopContext {
    * Sleeps until the clock reads `due`. A timer fires on a millisecond tick, up to ~1 ms late,
    * so it is set to wake just before and the last stretch is busy-waited, yielding to I/O every
    * ~20 µs so responses are still read and timestamped meanwhile. Yielding on every loop turn
-   * instead made ~250 MB/s of garbage at 1,000 req/s (an immediate and a promise per turn), and
-   * the collections it caused paused the thread for milliseconds (util/spin.ts).
+   * instead made an immediate and a promise of garbage per turn, and the collections it caused
+   * paused the thread for milliseconds (util/spin.ts; figures in docs/performance.md).
    */
   async sleepUntil(due: number): Promise<void> {
     const early = due - this.clock() - TIMER_SLACK_MS;

@@ -16,11 +16,11 @@ export type PoolOutcome = JobOutcome;
 /**
  * A small young generation for the load workers. A young-generation collection stops the thread
  * for as long as copying the live young objects takes, and in a load worker those are the
- * requests begun since the last one. V8's default lets the young generation grow to 48 MB, so at
- * 1,000 req/s a collection came every few hundred ms and copied hundreds of requests: 1.5–4 ms
- * pauses, which land in the measured TTFT and ITL. With 6 MB they come more often and copy a few
- * dozen: the CLI's client-added error p99 at 1,000 streams went from 1.35–2.7 to 0.70–0.75 ms
- * (first token) and from 2.2–4.7 to 0.86–1.24 ms (ITL) (bench/cli-timing.ts, docs/performance.md).
+ * requests begun since the last one. V8's default lets the young generation grow much larger, so
+ * at a high request rate a collection came rarely and copied hundreds of requests: pauses of
+ * milliseconds, which land in the measured TTFT and ITL. A small one collects more often and
+ * copies a few dozen, which lowered the client-added error's tail (bench/cli-timing.ts; the
+ * figures are in docs/performance.md §3).
  */
 const WORKER_YOUNG_GENERATION_MB = 6;
 

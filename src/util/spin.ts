@@ -1,9 +1,10 @@
 /**
  * Busy-waiting without garbage. Waiting loops that must not sleep (the last stretch before a
  * request's due time, `--busy-poll`) yield to I/O through setImmediate, and every yield costs an
- * immediate and often a promise, ~400 bytes that die at once. Yielding on every loop turn
- * (about a microsecond) made 250–400 MB/s of such garbage at 1,000 req/s; the young-generation
- * collections it triggered paused the very thread that timestamps chunks. So waits burn a
+ * immediate and often a promise, a few hundred bytes that die at once. Yielding on every loop
+ * turn made hundreds of MB/s of such garbage at a high request rate (docs/performance.md, §How
+ * the hot path works); the young-generation collections it triggered paused the very thread
+ * that timestamps chunks. So waits burn a
  * calibrated number of iterations of an allocation-free loop between yields (reading the clock
  * would allocate too: V8 boxes the double it returns).
  */

@@ -8,8 +8,8 @@
  * run of letters, a run of up to 3 digits, or a run of punctuation) and count each letter run
  * as ceil(letters / 10) tokens (CJK: 0.7 per character; other non-Latin scripts: 1 per 5),
  * each digit or punctuation run and each whitespace run as 1. Common English words are one token
- * in modern BPE vocabularies, so this is exact for infermeter's synthetic prompts and within
- * ~10–20% for English prose (measured in docs/workloads.md).
+ * in modern BPE vocabularies, so this is exact for infermeter's synthetic prompts and close for
+ * English prose (the error is measured in docs/workloads.md).
  */
 
 const PIECE = / ?\p{L}+| ?\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+/gu;

@@ -39,7 +39,7 @@ export function createTextMaker(tokenizer: Tokenizer = estimateTokenizer, salt: 
   };
   // Words are single tokens and the pre-tokenizer splits before each space, so N words are N
   // tokens; checked once here on sample texts. When it holds, text built only from this maker's
-  // words needs no re-count (encoding a 1k-token prompt costs ~1 ms; this keeps next() cheap).
+  // words needs no re-count (encoding with a real tokenizer is costly: this keeps next() cheap).
   const trusted = tokenizer === estimateTokenizer || selfCheck(tokenizer, words);
   const extend = (rng: Rng, head: string, total: number, headTokens?: number): string => {
     const own = trusted && (head === '' || headTokens !== undefined);

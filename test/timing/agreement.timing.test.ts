@@ -13,14 +13,14 @@ import { observe } from './observe.js';
  *   - server side (ground truth) vs virtual: every token time within 0.01 ms — the two drivers
  *     place the same steps on the same timeline;
  *   - client side vs virtual: the median over requests of |TTFT − TTFT_virtual| − 10% of
- *     TTFT_virtual is ≤ 20 ms + 6 × the scheduling noise measured meanwhile (noise-probe.ts),
+ *     TTFT_virtual is ≤ 20 ms + 8 × the scheduling noise measured meanwhile (noise-probe.ts),
  *     and the same for E2E (HTTP, the client's event loop and the machine's load are added in
  *     real time only; a median keeps one descheduled moment from failing the check).
  */
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 describe('real time vs virtual time', () => {
-  it('agree: identical step timeline server-side, client-side median within 20 ms + 10% + 6 × noise', async () => {
+  it('agree: identical step timeline server-side, client-side median within 20 ms + 10% + 8 × noise', async () => {
     const n = 16;
     const prompts = Array.from({ length: n }, (_, i) => 64 * (1 + (i % 16)));
     const s = await startSimServer({ timing: { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b' }, collectGroundTruth: true });
@@ -63,7 +63,7 @@ describe('real time vs virtual time', () => {
       e2eExcess.push(Math.abs(c.e2e - ve) - 0.1 * ve);
       expect(c.ttft).toBeGreaterThan(0);
     }
-    expect(observe('agreement.ttft_median_excess_ms', median(ttftExcess))).toBeLessThanOrEqual(20 + 6 * noise);
-    expect(observe('agreement.e2e_median_excess_ms', median(e2eExcess))).toBeLessThanOrEqual(20 + 6 * noise);
+    expect(observe('agreement.ttft_median_excess_ms', median(ttftExcess))).toBeLessThanOrEqual(20 + 8 * noise);
+    expect(observe('agreement.e2e_median_excess_ms', median(e2eExcess))).toBeLessThanOrEqual(20 + 8 * noise);
   });
 });

@@ -73,7 +73,7 @@ describe('sending on schedule', () => {
     expect(out.code, out.stderr).toBe(0);
     const lines = readFileSync(join(dir, readdirSync(dir)[0]!, 'records.jsonl'), 'utf8').trim().split('\n');
     const late = Math.max(...lines.map((l) => JSON.parse(l) as RequestRecord).map((r) => r.sent_ms - r.scheduled_ms));
-    expect(observe('trace.max_lateness_ms', late)).toBeLessThan(2 + 2 * noise);
+    expect(observe('trace.max_lateness_ms', late)).toBeLessThan(2 + 3 * noise);
   });
 });
 
@@ -115,6 +115,6 @@ describe('busy-poll accounting', () => {
     const idleShare = observe('busypoll.idle_share', idle.stop());
     const cpu = process.cpuUsage(cpu0);
     const offCpu = observe('busypoll.off_cpu_share', Math.max(0, 1 - (cpu.user + cpu.system) / 1000 / (performance.now() - wall0)));
-    expect(idleShare).toBeLessThan(0.25 + offCpu);
+    expect(idleShare).toBeLessThan(0.35 + offCpu);
   });
 });

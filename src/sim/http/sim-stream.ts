@@ -133,8 +133,8 @@ export class SimStream implements TokenSink {
   /**
    * Hot path: the events of one flush as one HTTP/1.1 chunk written straight to the socket
    * (`<hex length>\r\n<events>\r\n`), skipping ServerResponse.write's per-call cork/nextTick
-   * and its four-part chunk framing: one socket write per flush (measured: 13.7 → ~8 µs of
-   * CPU per token at 5,000 streams, bench/sim-bench.ts). res.end() later writes the last chunk
+   * and its four-part chunk framing: one socket write per flush, which cut the simulator's CPU
+   * per token (bench/sim-bench.ts; figures in docs/simulator.md §Performance). res.end() later writes the last chunk
    * and the terminator through Node, so Node's own response state stays valid.
    */
   private writeEvent(ev: string): void {

@@ -1,8 +1,9 @@
 /**
  * Shared parts of file datasets: the parsed entry, the malformed-line report and message parsing.
  * Entries are parsed eagerly (so malformed lines are reported before the run) but counted in
- * tokens lazily, on first draw (pool.ts): a real tokenizer needs ~1 ms per 1k characters, and a
- * ShareGPT file has ~90k conversations of which a run uses a few hundred.
+ * tokens lazily, on first draw (pool.ts): a real tokenizer is slow next to parsing
+ * (docs/performance.md §Tokenizer cost), and a ShareGPT file has ~90k conversations of which a run uses a few
+ * hundred.
  */
 import type { Tokenizer } from '../tokenizer.js';
 import type { ChatMessage } from '../types.js';
