@@ -76,7 +76,7 @@ export function healthOf(spec: RunSpec, d: Driven, replay: boolean): ClientHealt
     dispatchLagMs: d.outcome.dispatchLagMs,
     eventLoopDelayP99Ms: d.outcome.eventLoopDelayP99Ms,
     // With an in-process simulator and no workers the main thread also serves the simulator, so its busy time is not all the client's.
-    cpuFraction: d.outcome.eventLoopUtilization,
+    eventLoopUtilization: d.outcome.eventLoopUtilization,
     burst: load.concurrency === null && !replay && load.request_rate === Infinity,
   };
 }
