@@ -18,6 +18,7 @@ import { runCommand } from './run-command.js';
 import { RunSpecSchema } from './run-spec.js';
 import { FAULT_FLAGS, simServeCommand } from './sim-command.js';
 import { simRunCommand } from './sim-run-command.js';
+import { REFUSED_FLAGS, refuseVirtualTimeSettings } from './sim-run-refusals.js';
 import { watchCommand } from './watch-command.js';
 import { registerHistoryCommands } from './history-cli.js';
 import { registerSweepOptions, STAGE_FLAGS, SWEEP_STAGE_DEFAULTS, sweepCommand } from './sweep-command.js';
@@ -176,8 +177,9 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it'))
     .addOption(new Option('--model <name>', 'simulated model profile (default llama-3.1-8b)'))
     .addOption(new Option('--endpoint <path>', 'API shape the workload is built for: /v1/completions or /v1/chat/completions'));
+  const shown = (f: { flag: string }) => !REFUSED_FLAGS.has(f.flag.split(' ')[0]!);
   simRun.optionsGroup('Load:');
-  registerFlags(simRun, LOAD_FLAGS);
+  registerFlags(simRun, LOAD_FLAGS.filter(shown));
   simRun.optionsGroup('Workload:');
   registerWorkloadOptions(simRun);
   simRun.optionsGroup('Engine:');
@@ -185,8 +187,14 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   simRun.optionsGroup('Cost:');
   registerFlags(simRun, COST_FLAGS);
   simRun.optionsGroup('Output:');
-  registerFlags(simRun, OUTPUT_FLAGS);
-  simRun.action(async (opts: Record<string, unknown>) => setExit(await simRunCommand(resolveRunSpec(opts, { simulatorOnly: true }), io)));
+  registerFlags(simRun, OUTPUT_FLAGS.filter(shown));
+  // Registered but hidden, so giving one explains why it is refused (src/cli/sim-run-refusals.ts).
+  for (const f of [...LOAD_FLAGS, ...OUTPUT_FLAGS].filter((f) => !shown(f))) simRun.addOption(new Option(f.flag, f.help).hideHelp());
+  simRun.action(async (opts: Record<string, unknown>) => {
+    const spec = resolveRunSpec(opts, { simulatorOnly: true });
+    refuseVirtualTimeSettings(opts, spec);
+    setExit(await simRunCommand(spec, io));
+  });
 
   const simSweep = sim
     .command('sweep')

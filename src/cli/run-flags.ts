@@ -104,6 +104,7 @@ export const ENGINE_FLAGS: FlagDef[] = [
   { flag: '--gpu-memory-utilization <f>', path: ['sim', 'gpu_memory_utilization'], kind: 'number', help: 'simulated engine: fraction of GPU memory used (default 0.9)' },
   { flag: '--block-size <n>', path: ['sim', 'block_size'], kind: 'int', help: 'simulated engine: KV-cache block size in tokens (default 16)' },
   { flag: '--max-model-len <n>', path: ['sim', 'max_model_len'], kind: 'int', help: 'simulated engine: context length stated in /v1/models (default: the model profile\'s)' },
+  { flag: '--num-gpu-blocks-override <n>', path: ['sim', 'num_gpu_blocks_override'], kind: 'int', help: 'simulated engine: KV-cache blocks, instead of the count from GPU memory (e.g. to force KV pressure)' },
   { flag: '--no-enable-prefix-caching', path: ['sim', 'enable_prefix_caching'], kind: 'bool', help: 'simulated engine: turn prefix caching off' },
 ];
 

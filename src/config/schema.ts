@@ -120,6 +120,7 @@ export const SimSpecSchema = z
     block_size: z.number().int().positive().nullable().default(null),
     max_model_len: z.number().int().positive().nullable().default(null).describe('Context length the simulated server states and enforces (null: the model profile’s).'),
     enable_prefix_caching: z.boolean().nullable().default(null),
+    num_gpu_blocks_override: z.number().int().positive().nullable().default(null).describe('KV-cache blocks, replacing the count computed from GPU memory (vLLM --num-gpu-blocks-override), e.g. to force KV pressure.'),
     reasoning_tokens: unit(parseReasoning, 'Reasoning mode (chat): each response starts with this many reasoning tokens (64), or this share of its output (0.3 or 30%), streamed as reasoning deltas before the answer.')
       .nullable()
       .default(null),
@@ -155,6 +156,7 @@ export function simEngineOverrides(s: SimSpec): Record<string, number | boolean>
   if (s.block_size !== null) out.block_size = s.block_size;
   if (s.max_model_len !== null) out.max_model_len = s.max_model_len;
   if (s.enable_prefix_caching !== null) out.enable_prefix_caching = s.enable_prefix_caching;
+  if (s.num_gpu_blocks_override !== null) out.num_gpu_blocks = s.num_gpu_blocks_override;
   return out;
 }
 
