@@ -14,7 +14,7 @@ describe('sim run refuses settings that mean nothing in virtual time', () => {
     ['--preconnect', ['--preconnect', '8'], /opens no connections/],
     ['--busy-poll', ['--busy-poll'], /no timer wake-up delay/],
     ['--keep-text', ['--keep-text'], /token counts, not text/],
-    ['--progress', ['--progress', 'none'], /no progress display/],
+    ['--progress', ['--progress', 'bar'], /no progress bar or lines/],
     ['--session-turns', ['--endpoint', '/v1/chat/completions', '--session-turns', '3'], /multi-turn sessions/],
     ['--think-time', ['--endpoint', '/v1/chat/completions', '--think-time', '1000'], /multi-turn sessions/],
   ];
@@ -32,6 +32,11 @@ describe('sim run refuses settings that mean nothing in virtual time', () => {
     });
   }
 
+  it('--progress none (or auto) is what sim run does anyway, so it is accepted', async () => {
+    const out = await runCli([...base, '--progress', 'none']);
+    expect(out.code, out.stderr).toBe(0);
+  });
+
   it('a config file setting one is refused under its key', async () => {
     const dir = tempDir('sim-refusals');
     const cfg = join(dir, 'spec.yaml');
@@ -44,7 +49,7 @@ describe('sim run refuses settings that mean nothing in virtual time', () => {
   it('the refused flags are hidden from sim run --help but remain in run --help', async () => {
     const sim = await runCli(['sim', 'run', '--help']);
     const run = await runCli(['run', '--help']);
-    for (const flag of ['--grace', '--workers', '--preconnect', '--busy-poll', '--keep-text', '--progress']) {
+    for (const flag of ['--grace', '--workers', '--preconnect', '--busy-poll', '--keep-text']) {
       expect(sim.stdout).not.toContain(flag);
       expect(run.stdout).toContain(flag);
     }
