@@ -83,6 +83,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
       timing: simTiming(sim, model),
       ...(sim.max_model_len !== null ? { maxModelLen: sim.max_model_len } : {}),
       log: (line) => io.stdout.write(`${line}\n`),
+      warn: (line) => io.stderr.write(`${line}\n`),
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

@@ -48,6 +48,8 @@ export interface BackendStats {
   blockSize: number;
   /** The engine model's GPU activity (absent for the fixed-delay backend). */
   gpu?: GpuActivity;
+  /** Steps served over LATE_STEP_MS after their simulated end (engine backend; late-steps.ts). */
+  lateSteps?: number;
 }
 
 /**

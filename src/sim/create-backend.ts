@@ -16,8 +16,9 @@ export interface CreatedBackend {
   maxModelLen: number | null;
 }
 
-export function createBackend(t: TimingOptions): CreatedBackend {
+/** `warn` receives the engine backend's overload warnings (late-steps.ts). */
+export function createBackend(t: TimingOptions, warn?: (line: string) => void): CreatedBackend {
   if (t.kind === 'fixed') return { backend: new FixedBackend(t.prefillMs, t.perTokenMs), blockSize: 16, maxModelLen: null };
-  const backend = new EngineBackend(t);
+  const backend = new EngineBackend(t, undefined, warn);
   return { backend, blockSize: backend.engine.kv.blockSize, maxModelLen: backend.engine.maxLen };
 }

@@ -13,6 +13,7 @@ import type { ModelProfile } from './engine/models.js';
 import { hardwareProfile, modelProfile } from './engine/profiles.js';
 import { kvBytesPerToken, weightBytes } from './engine/models.js';
 import { LatenessStats } from './lateness.js';
+import { LateSteps } from './late-steps.js';
 
 export interface EngineTiming {
   kind: 'engine';
@@ -25,6 +26,8 @@ export interface EngineTiming {
 export class EngineBackend implements Backend {
   readonly engine: Engine;
   readonly lateness = new LatenessStats();
+  /** Steps that ended over LATE_STEP_MS late (the process was short of CPU), for /metrics. */
+  readonly lateSteps: LateSteps;
   private readonly sinks = new Map<number, TokenSink>();
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
@@ -41,7 +44,9 @@ export class EngineBackend implements Backend {
   constructor(
     t: EngineTiming,
     private readonly now: () => number = () => performance.now(),
+    warn: (line: string) => void = () => {},
   ) {
+    this.lateSteps = new LateSteps(warn);
     this.engine = new Engine(hardwareProfile(t.hardware), modelProfile(t.model), engineConfig(t.engine));
   }
 
@@ -81,6 +86,7 @@ export class EngineBackend implements Backend {
       numBlocks: e.kv.numBlocks,
       blockSize: e.kv.blockSize,
       gpu: this.gpuActivity(),
+      lateSteps: this.lateSteps.total,
     };
   }
 
@@ -137,7 +143,9 @@ export class EngineBackend implements Backend {
     const r = this.pending as StepResult;
     this.pending = null;
     const end = this.stepEnd;
-    this.lateness.record(this.now() - end);
+    const now = this.now();
+    this.lateness.record(now - end);
+    this.lateSteps.observe(now - end, now);
     const sinks = this.sinks;
     for (const s of r.admitted) sinks.get(s.id)?.onAdmit(this.stepStart);
     for (const s of r.emitted) {

@@ -18,8 +18,9 @@ export interface ServingSim extends SimServer {
 }
 
 export async function serveSim(opts: ServeOptions = {}): Promise<ServingSim> {
-  const server = await startSimServer(opts);
   const log = opts.log ?? ((l: string) => console.log(l));
+  // The overload warning (late-steps.ts) goes with the status line unless told otherwise.
+  const server = await startSimServer({ ...opts, warn: opts.warn ?? log });
   const t = opts.timing ?? { kind: 'fixed' as const, prefillMs: 50, perTokenMs: 10 };
   const timing = t.kind === 'fixed' ? `fixed prefill ${t.prefillMs} ms, ${t.perTokenMs} ms/token` : `engine ${typeof t.model === 'string' ? t.model : t.model.id} on ${typeof t.hardware === 'string' ? t.hardware : t.hardware.id}`;
   log(`infermeter sim: serving ${opts.modelName ?? 'sim-llama-3.1-8b'} at ${server.url}/v1 (${opts.dialect ?? 'vllm'} dialect, ${timing})`);

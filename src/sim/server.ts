@@ -56,6 +56,8 @@ export interface SimServerOptions {
   reasoning?: ReasoningOptions;
   /** Context length stated in /v1/models and /tokenize; default: the engine model's, 131,072 with fixed timing. */
   maxModelLen?: number;
+  /** Where the engine's overload warning goes (late-steps.ts); default: nowhere, the count is in /metrics. */
+  warn?: (line: string) => void;
 }
 
 export interface LatenessSummary {
@@ -87,7 +89,7 @@ const FIXED_TIMING_MAX_MODEL_LEN = 131_072;
 
 export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServer> {
   const timing = opts.timing ?? { kind: 'fixed', prefillMs: 50, perTokenMs: 10 };
-  const first = createBackend(timing);
+  const first = createBackend(timing, opts.warn);
   const modelName = opts.modelName ?? 'sim-llama-3.1-8b';
   const gt = opts.groundTruthPath || opts.collectGroundTruth ? new GroundTruth(opts.groundTruthPath, opts.collectGroundTruth ?? false) : null;
   const ctx: ServerContext = {
@@ -139,7 +141,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const restart = async (downMs: number): Promise<void> => {
     ctx.backend.close();
     await stopListening();
-    const next = createBackend(timing);
+    const next = createBackend(timing, opts.warn);
     ctx.backend = next.backend;
     ctx.metrics.reset(next.backend.stats());
     await new Promise((r) => setTimeout(r, downMs));
