@@ -177,8 +177,7 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it'))
     .addOption(new Option('--model <name>', 'simulated model profile (default llama-3.1-8b)'))
     .addOption(new Option('--endpoint <path>', 'API shape the workload is built for: /v1/completions or /v1/chat/completions'));
-  // --progress stays visible: `none` and `auto` are accepted (src/cli/sim-run-refusals.ts).
-  const shown = (f: { flag: string }) => f.flag.startsWith('--progress') || !REFUSED_FLAGS.has(f.flag.split(' ')[0]!);
+  const shown = (f: { flag: string }) => !REFUSED_FLAGS.has(f.flag.split(' ')[0]!);
   simRun.optionsGroup('Load:');
   registerFlags(simRun, LOAD_FLAGS.filter(shown));
   simRun.optionsGroup('Workload:');

@@ -10,8 +10,6 @@ interface Refusal {
   /** The command-line flag (long name) and the commander attribute it parses into. */
   flag: string;
   attr: string;
-  /** Values of the flag that are honest in virtual time (accepted). */
-  fine?: readonly unknown[];
   /** The spec key a config file would set, and whether the resolved spec sets it. */
   key: string;
   setIn: (spec: RunSpec) => boolean;
@@ -33,15 +31,6 @@ export const VIRTUAL_TIME_REFUSALS: readonly Refusal[] = [
   { flag: '--preconnect', attr: 'preconnect', key: 'load.preconnect', setIn: (s) => s.load.preconnect !== null, why: 'virtual time opens no connections' },
   { flag: '--busy-poll', attr: 'busyPoll', key: 'load.busy_poll', setIn: (s) => s.load.busy_poll, why: 'virtual time has no timer wake-up delay to avoid' },
   { flag: '--keep-text', attr: 'keepText', key: 'output.keep_text', setIn: (s) => s.output.keep_text, why: 'the virtual engine generates token counts, not text' },
-  {
-    flag: '--progress',
-    attr: 'progress',
-    // `none` (and `auto`) describe what sim run does anyway, so scripts shared with `run` may pass them.
-    fine: ['auto', 'none'],
-    key: 'output.progress',
-    setIn: (s) => s.output.progress !== 'auto' && s.output.progress !== 'none',
-    why: 'sim run shows no progress bar or lines (it prints one line when the run is done); only auto or none apply',
-  },
   {
     flag: '--session-turns',
     attr: 'sessionTurns',
@@ -67,8 +56,7 @@ export const REFUSED_FLAGS: ReadonlySet<string> = new Set(VIRTUAL_TIME_REFUSALS.
  */
 export function refuseVirtualTimeSettings(opts: Record<string, unknown>, spec: RunSpec): void {
   for (const r of VIRTUAL_TIME_REFUSALS) {
-    const given = opts[r.attr];
-    if (given !== undefined && !(r.fine ?? []).includes(given)) throw new UserError(`${r.flag} has no meaning in sim run: ${r.why}`);
+    if (opts[r.attr] !== undefined) throw new UserError(`${r.flag} has no meaning in sim run: ${r.why}`);
     if (r.setIn(spec)) throw new UserError(`${r.key} (config) has no meaning in sim run: ${r.why}`);
   }
 }

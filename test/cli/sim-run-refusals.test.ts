@@ -14,7 +14,6 @@ describe('sim run refuses settings that mean nothing in virtual time', () => {
     ['--preconnect', ['--preconnect', '8'], /opens no connections/],
     ['--busy-poll', ['--busy-poll'], /no timer wake-up delay/],
     ['--keep-text', ['--keep-text'], /token counts, not text/],
-    ['--progress', ['--progress', 'bar'], /no progress bar or lines/],
     ['--session-turns', ['--endpoint', '/v1/chat/completions', '--session-turns', '3'], /multi-turn sessions/],
     ['--think-time', ['--endpoint', '/v1/chat/completions', '--think-time', '1000'], /multi-turn sessions/],
   ];
@@ -31,11 +30,6 @@ describe('sim run refuses settings that mean nothing in virtual time', () => {
       expect(lines[0]).toMatch(why);
     });
   }
-
-  it('--progress none (or auto) is what sim run does anyway, so it is accepted', async () => {
-    const out = await runCli([...base, '--progress', 'none']);
-    expect(out.code, out.stderr).toBe(0);
-  });
 
   it('a config file setting one is refused under its key', async () => {
     const dir = tempDir('sim-refusals');
