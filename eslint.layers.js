@@ -16,7 +16,7 @@ export const LAYERS = {
   metrics: ['errors', 'util', 'config', 'record'],
   analysis: ['errors', 'util', 'config', 'record', 'metrics'],
   store: ['errors', 'util', 'config', 'record'],
-  observe: ['errors', 'util', 'config', 'record'],
+  observe: ['errors', 'util', 'config', 'record', 'metrics'],
   report: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'runner', 'observe', 'store', 'sweep'],
   sweep: ['errors', 'util', 'config', 'record', 'metrics', 'analysis'],
   sim: ['errors', 'util', 'record'],

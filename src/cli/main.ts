@@ -141,6 +141,7 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .addOption(new Option('--duration <duration>', 'stop after this long (default: until Ctrl-C)'))
     .addOption(new Option('--once', 'scrape twice one interval apart, print once, exit'))
     .addOption(new Option('--json', 'one JSON object per refresh (JSON lines) instead of the table'))
+    .addOption(new Option('--slo <slo...>', "SLOs on ttft, tpot or e2el judged from the server's histograms at every refresh, e.g. 'p95(ttft) < 1.5s'; exit 3 when one ends below its attainment"))
     .action(async (opts: Record<string, unknown>) => setExit(await watchCommand(opts, io)));
   registerHistoryCommands(program, io, setExit);
   const SWEEP_LOAD_FLAGS = LOAD_FLAGS.filter((f) => !['--request-rate', '--concurrency', '--warmup'].includes(f.flag.split(' ')[0]!));

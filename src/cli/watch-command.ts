@@ -10,6 +10,9 @@ import { EXIT_CODES } from '../errors/exit-codes.js';
 import { parseDurationMs } from '../config/units.js';
 import { DCGM } from '../observe/engines.js';
 import { RollingSeries } from '../observe/rolling.js';
+import { ServerObjective, unsupportedReason, type ObjectiveState } from '../observe/server-objectives.js';
+import { parseObjective } from '../config/slo.js';
+import { objectiveCatalog } from '../metrics/objective-catalog.js';
 import { Scraper, type ScrapeTarget } from '../observe/scraper.js';
 import { watchLine, watchTable, type WatchFrame } from '../report/watch-view.js';
 import type { CliIo } from './io.js';
@@ -22,6 +25,28 @@ export interface WatchOptions {
   duration?: string;
   once?: boolean;
   json?: boolean;
+  slo?: string[];
+}
+
+function objectives(texts: string[] | undefined, windowMs: number): ServerObjective[] {
+  const catalog = objectiveCatalog();
+  return (texts ?? []).map((t) => {
+    let o;
+    try {
+      o = parseObjective(t, catalog);
+    } catch (err) {
+      throw new UserError(`--slo ${(err as Error).message}`);
+    }
+    const why = unsupportedReason(o);
+    if (why) throw new UserError(`--slo ${why}`);
+    return new ServerObjective(o, windowMs);
+  });
+}
+
+function sloLine(s: ObjectiveState): string {
+  const v = s.value_ms === null ? 'no requests finished in its window' : `now ${s.value_ms.toFixed(1)} ms ${s.held ? 'held' : 'MISSED'}`;
+  const att = s.attainment === null ? '—' : `${(s.attainment * 100).toFixed(1)}% (${s.passes}/${s.evaluations})`;
+  return `${s.breached ? 'ALERT ' : ''}SLO ${s.text}: ${v}; attainment ${att} vs target ${(s.target * 100).toFixed(1)}%`;
 }
 
 function duration(flag: string, text: string | undefined, fallback: number): number {
@@ -54,13 +79,18 @@ export async function watchCommand(o: WatchOptions, io: CliIo): Promise<number> 
   const durationMs = o.duration === undefined ? null : duration('--duration', o.duration, 0);
   const warn = (line: string) => io.stderr.write(`${line}\n`);
   const scraper = new Scraper({ targets: targets(o), intervalMs: 3_600_000, warn, onProblem: 'retrying at every refresh' });
+  const slos = objectives(o.slo, windowMs);
   const rolling = new RollingSeries(windowMs);
+  let states: ObjectiveState[] = [];
   const live = !o.json && io.stdout.isTTY === true;
   const draw = live ? createLogUpdate(io.stdout as NodeJS.WriteStream) : null;
 
   const refresh = (): WatchFrame => {
     rolling.add(scraper.takeNew());
-    const frame: WatchFrame = { at: new Date().toISOString(), window_s: windowMs / 1000, sources: scraper.sources, series: rolling.summary(scraper.nowMs()) };
+    const now = scraper.nowMs();
+    const windows = rolling.windows(now);
+    states = slos.map((x) => x.evaluate(windows, now));
+    const frame: WatchFrame = { at: new Date().toISOString(), window_s: windowMs / 1000, sources: scraper.sources, series: rolling.summary(now), slo_lines: states.map(sloLine), slos: states };
     if (frame.sources.every((s) => s.scrapes === 0)) return frame; // nothing read yet: the warnings said why
     if (o.json) io.stdout.write(`${JSON.stringify(frame)}\n`);
     else if (draw) draw(watchTable(frame));
@@ -94,5 +124,6 @@ export async function watchCommand(o: WatchOptions, io: CliIo): Promise<number> 
   if (frame !== null && frame.sources.every((s) => s.scrapes === 0)) {
     throw new UserError(`no metrics could be read: ${frame.sources.map((s) => `${s.url}: ${s.problem ?? 'no samples'}`).join('; ')}`);
   }
-  return EXIT_CODES.OK;
+  // An SLO whose attainment ended below its target fails the watch, as it fails a run.
+  return states.some((x) => x.breached) ? EXIT_CODES.SLO_FAILED : EXIT_CODES.OK;
 }

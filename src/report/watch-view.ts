@@ -3,6 +3,7 @@ import type { SeriesId } from '../observe/engines.js';
 import { SERIES, SERIES_IDS } from '../observe/engines.js';
 import type { SourceReport } from '../observe/scraper.js';
 import type { SeriesSummary } from '../observe/series.js';
+import type { ObjectiveState } from '../observe/server-objectives.js';
 
 export interface WatchFrame {
   /** Wall-clock time of the refresh (ISO). */
@@ -12,6 +13,8 @@ export interface WatchFrame {
   series: Partial<Record<SeriesId, SeriesSummary>>;
   /** Lines about SLOs (attainment, alerts), filled by the caller. */
   slo_lines?: string[];
+  /** The SLOs' state (watch --slo). */
+  slos?: ObjectiveState[];
 }
 
 function fmt(id: SeriesId, x: number | null | undefined): string {
