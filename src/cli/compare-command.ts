@@ -10,11 +10,14 @@ import { computeMetrics, measureRecords, measuredWindow } from '../metrics/index
 import { readRecordsFile } from '../store/records-file.js';
 import { READABLE_RESULT_SCHEMAS, RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
 import { buildSample } from '../analysis/compare/bootstrap.js';
-import { comparePair, type CompareOptions, type CompareSide } from '../analysis/compare/compare.js';
+import { comparePair, type CompareOptions, type CompareSide, type PairComparison } from '../analysis/compare/compare.js';
 import { figuresOfRun, figuresOfVllm } from '../analysis/compare/key-figures.js';
 import { renderCompareMarkdown, renderCompareText } from '../report/compare-report.js';
 import { writeFileSync } from 'node:fs';
+import type { RequestRecord } from '../record/record.js';
+import type { Slo } from '../metrics/index.js';
 import type { CliIo } from './io.js';
+import { isSweepDir, readSweep } from './saved-sweep.js';
 
 function readJson(path: string): unknown {
   try {
@@ -24,37 +27,74 @@ function readJson(path: string): unknown {
   }
 }
 
+interface SideContext {
+  target: Record<string, unknown> | null;
+  load: Record<string, unknown> | null;
+  workload: Record<string, unknown> | null;
+  slos: Slo[];
+  cost: { gpu_hour_cost: number; gpus: number } | null;
+}
+
+/** A side from its records (a run's, or one sweep stage's) and the context they ran in. */
+function sideFromRecords(label: string, records: RequestRecord[], ctx: SideContext): CompareSide {
+  const metrics = computeMetrics(records, { slos: ctx.slos });
+  const measure = measureRecords(records);
+  const costPerS = ctx.cost ? (ctx.cost.gpu_hour_cost * ctx.cost.gpus) / 3600 : null;
+  const allTokens = metrics.tokens.input_total + metrics.tokens.output_total;
+  const costPer1m = costPerS !== null && allTokens > 0 ? ((costPerS * metrics.duration_s) / allTokens) * 1e6 : null;
+  const ok = measure.filter((r) => r.status === 'ok');
+  return {
+    label,
+    kind: 'run',
+    shape: {
+      target: ctx.target,
+      load: ctx.load,
+      workload: ctx.workload,
+      input_lengths: ok.map((r) => r.prompt_tokens ?? r.client_prompt_tokens ?? 0),
+      output_lengths: ok.map((r) => r.output_tokens),
+    },
+    figures: figuresOfRun(metrics, costPer1m),
+    sample: buildSample(measure, measuredWindow(measure), ctx.slos.length > 0 ? ctx.slos : null, costPerS),
+  };
+}
+
 function runSide(dir: string): CompareSide {
   const resultPath = join(dir, 'result.json');
   const recordsPath = join(dir, 'records.jsonl');
   if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json (not a run directory)`);
   const result = readJson(resultPath) as Partial<RunResult> & { schema?: unknown };
   if (typeof result.schema !== 'string' || !READABLE_RESULT_SCHEMAS.includes(result.schema)) {
-    throw new UserError(`${dir}: result.json has schema ${JSON.stringify(result.schema ?? null)}; compare reads ${RESULT_SCHEMA} run directories and vLLM result files`);
+    throw new UserError(`${dir}: result.json has schema ${JSON.stringify(result.schema ?? null)}; compare reads ${RESULT_SCHEMA} run directories, sweep directories and vLLM result files`);
   }
   if (!existsSync(recordsPath)) throw new UserError(`${dir}: no records.jsonl (compare needs the per-request records)`);
   const records = [...readRecordsFile(recordsPath).records].sort((a, b) => a.id - b.id);
-  const slos = result.metrics?.goodput?.slos ?? [];
-  const metrics = computeMetrics(records, { slos });
-  const measure = measureRecords(records);
-  const cost = result.cost ?? null;
-  const costPerS = cost ? (cost.gpu_hour_cost * cost.gpus) / 3600 : null;
-  const allTokens = metrics.tokens.input_total + metrics.tokens.output_total;
-  const costPer1m = costPerS !== null && allTokens > 0 ? ((costPerS * metrics.duration_s) / allTokens) * 1e6 : null;
-  const ok = measure.filter((r) => r.status === 'ok');
-  return {
-    label: dir,
-    kind: 'run',
-    shape: {
-      target: (result.target as unknown as Record<string, unknown>) ?? null,
-      load: result.load ?? null,
-      workload: result.workload ?? null,
-      input_lengths: ok.map((r) => r.prompt_tokens ?? r.client_prompt_tokens ?? 0),
-      output_lengths: ok.map((r) => r.output_tokens),
-    },
-    figures: figuresOfRun(metrics, costPer1m),
-    sample: buildSample(measure, measuredWindow(measure), slos.length > 0 ? slos : null, costPerS),
-  };
+  return sideFromRecords(dir, records, {
+    target: (result.target as unknown as Record<string, unknown>) ?? null,
+    load: result.load ?? null,
+    workload: result.workload ?? null,
+    slos: result.metrics?.goodput?.slos ?? [],
+    cost: result.cost ?? null,
+  });
+}
+
+/** One side per stage of a sweep directory, keyed by the stage's load (`8 req/s`, `c=16`). */
+function sweepSides(dir: string): Map<string, CompareSide> {
+  const sweep = readSweep(dir, 'compare');
+  const out = new Map<string, CompareSide>();
+  for (const st of sweep.stages) {
+    const stageMetrics = sweep.result.stages.find((x) => x.index === st.index)?.metrics;
+    out.set(
+      st.label,
+      sideFromRecords(`${dir} [stage ${st.index}: ${st.label}]`, st.records, {
+        target: sweep.result.target,
+        load: { ...sweep.result.load, stage: st.label },
+        workload: sweep.result.workload,
+        slos: stageMetrics?.goodput?.slos ?? [],
+        cost: null,
+      }),
+    );
+  }
+  return out;
 }
 
 function vllmSide(path: string, j: Record<string, unknown>): CompareSide {
@@ -121,9 +161,23 @@ export function compareCommand(paths: string[], opts: Record<string, unknown>, i
     failOnRegression: typeof opts.failOnRegression === 'string' ? parseShare(opts.failOnRegression, '--fail-on-regression') : null,
   };
   if (!(options.confidence > 0 && options.confidence < 1)) throw new UserError('--confidence: expected a level between 0% and 100%, e.g. 95%');
-  const sides = paths.map(loadSide);
-  io.stderr.write(`compare: ${options.resamples} bootstrap resamples per pair…\n`);
-  const pairs = sides.slice(1).map((b) => comparePair(sides[0]!, b, options));
+  const sweeps = paths.map((p) => existsSync(p) && statSync(p).isDirectory() && isSweepDir(p));
+  if (sweeps.some(Boolean) && !sweeps.every(Boolean)) throw new UserError('compare: a sweep directory compares with other sweep directories (stage by stage), not with single runs');
+  const working = () => io.stderr.write(`compare: ${options.resamples} bootstrap resamples per pair…\n`);
+  let pairs: PairComparison[];
+  if (sweeps[0]) {
+    const all = paths.map(sweepSides);
+    working();
+    pairs = all.slice(1).flatMap((b) => {
+      const common = [...all[0]!.keys()].filter((k) => b.has(k));
+      if (common.length === 0) throw new UserError('compare: the sweeps share no stage load (stages are paired by their rate or concurrency)');
+      return common.map((k) => comparePair(all[0]!.get(k)!, b.get(k)!, options));
+    });
+  } else {
+    const sides = paths.map(loadSide);
+    working();
+    pairs = sides.slice(1).map((b) => comparePair(sides[0]!, b, options));
+  }
   if (opts.json === true) io.stdout.write(`${JSON.stringify({ schema: 'infermeter.compare/1', pairs }, null, 2)}\n`);
   else io.stdout.write(`${renderCompareText(pairs)}\n`);
   if (opts.markdown !== undefined) {

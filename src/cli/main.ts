@@ -9,6 +9,7 @@ import { UserError } from '../errors/user-error.js';
 import { registerWorkloadOptions } from '../workload/index.js';
 import { analyzeCommand } from './analyze-command.js';
 import { compareCommand } from './compare-command.js';
+import { planCommand } from './plan-command.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
 import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, registerFlags, SERVE_SIM_FLAGS, SIM_FLAGS, TARGET_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { exportCommand } from './export-command.js';
@@ -122,6 +123,30 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .addOption(new Option('--out-dir <dir>', 'where the files go (default: the run directory)'))
     .addHelpText('after', `\nFiles: records.csv + summary.csv, records.parquet, summary.md + summary-charts/*.svg. See docs/report.md.`)
     .action(async (dir: string, opts: { format: string; outDir?: string }) => setExit(await exportCommand(dir, opts, io)));
+
+  program
+    .command('plan')
+    .description('capacity plan: from traffic and SLOs to replicas, GPUs and monthly cost, with the arithmetic shown')
+    .addOption(new Option('--traffic <rate|run|trace>', 'traffic to serve: a rate (200rps, 12000/m), or the rate of a saved run or of a trace file'))
+    .addOption(new Option('--slo <slo...>', `SLOs to meet (repeatable): 'p95(ttft) < 1.5s' 'p95(tpot) < 80ms' (docs/slos.md)`))
+    .addOption(new Option('--goodput <slo...>', 'per-request SLOs, for goodput SLOs (e.g. ttft:500 tpot:50)'))
+    .addOption(new Option('--headroom <pct>', 'capacity kept free on every replica (default 30%)'))
+    .addOption(new Option('--hardware <list>', 'simulated GPUs to plan for, e.g. h100,h200,a100,mi300x (default h100)'))
+    .addOption(new Option('--model <name>', 'simulated model profile (default llama-3.1-8b)'))
+    .addOption(new Option('--tensor-parallel-size <list>', 'GPUs per replica to try, e.g. 1,2,4 (default: the smallest of 1, 2, 4, 8 that holds the weights)'))
+    .addOption(new Option('--random-input-len <n>', 'input tokens per request in the simulated probes (default 1024)'))
+    .addOption(new Option('--random-output-len <n>', 'output tokens per request in the simulated probes (default 128)'))
+    .addOption(new Option('--probe-duration <duration>', 'arrivals per simulated probe (default 60s of virtual time)'))
+    .addOption(new Option('--precision <pct>', 'relative precision of the rate and length searches (default 5%)'))
+    .addOption(new Option('--seed <n>', 'seed of the probes\' arrivals (default 0)'))
+    .addOption(new Option('--from <runs...>', 'capacity from a saved sweep, or saved runs of a server at increasing load, instead of the simulator'))
+    .addOption(new Option('--gpus-per-replica <n>', 'with --from: GPUs one measured server uses (default 1)'))
+    .addOption(new Option('--gpu-hour-cost <price>', 'price of one GPU-hour, for the monthly cost'))
+    .addOption(new Option('--prices <file>', 'price table per GPU model (docs/prices.example.yaml)'))
+    .addOption(new Option('--gpu-type <name>', 'with --from and --prices: the measured server\'s GPU model'))
+    .addOption(new Option('--json', 'print the plan as JSON'))
+    .addHelpText('after', `\nExample:\n  infermeter plan --traffic 50rps --slo 'p95(ttft) < 1.5s' --slo 'p95(tpot) < 80ms' --hardware h100,h200 --model llama-3.1-8b --gpu-hour-cost 3\nDocs: docs/planning.md. An SLO no option can meet exits 2.`)
+    .action(async (opts: Record<string, unknown>) => setExit(await planCommand(opts, io)));
 
   program
     .command('schema')

@@ -103,6 +103,21 @@ describe('infermeter compare', () => {
     expect(out.stdout).toMatch(/TTFT p99 \(ms\)/);
   });
 
+  it('sweep directories: stage against stage, paired by load', async () => {
+    const sweepArgs = (seed: string, name: string) => ['sim', 'sweep', '--request-rates', '5,10', '--duration', '15s', '--random-input-len', '512', '--random-output-len', '64', '--seed', seed, '--result-dir', join(tmp, 'sweeps'), '--name', name];
+    expect((await runCli(sweepArgs('1', 'sa'))).code).toBe(0);
+    expect((await runCli(sweepArgs('2', 'sb'))).code).toBe(0);
+    const dirs = readdirSync(join(tmp, 'sweeps')).filter((d) => /-s[ab]$/.test(d)).sort().map((d) => join(tmp, 'sweeps', d));
+    const out = await runCli(['compare', ...dirs]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/\[stage 0: 5 req\/s\] {2}vs {2}B = .*\[stage 0: 5 req\/s\]/);
+    expect(out.stdout).toMatch(/\[stage 1: 10 req\/s\]/);
+    expect(out.stdout.match(/Verdict: no significant change/g)).toHaveLength(2);
+    const mixed = await runCli(['compare', dirs[0]!, a]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/a sweep directory compares with other sweep directories/);
+  });
+
   it('bad input: the same run twice, a missing directory, another schema — one line, exit 2', async () => {
     const same = await runCli(['compare', a, `${a}/`]);
     expect(same.code).toBe(2);

@@ -1,0 +1,96 @@
+/**
+ * Capacity from measured data: a saved sweep, or run directories at increasing load (a manual
+ * sweep of a real server, or `sim run`s), every stage judged against the SLOs from its records.
+ *
+ *   stage rate     = the open loop's offered rate (request_rate), else the measured requests/s
+ *   sustainable    = the highest stage rate below the first stage that fails an SLO
+ *   concurrency    = the highest peak concurrency among those passing stages
+ *   lengths        = the longest input and output seen in the passing stages (measured data
+ *                    cannot extrapolate beyond what was sent)
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../../errors/user-error.js';
+import { computeMetrics, measureRecords } from '../../metrics/index.js';
+import { readRecordsFile } from '../../store/records-file.js';
+import { READABLE_RESULT_SCHEMAS, RESULT_SCHEMA, type RunResult } from '../../report/result-json.js';
+import type { RequestRecord } from '../../record/record.js';
+import { isSweepDir, readSweep } from '../saved-sweep.js';
+import type { Judge } from './sim-capacity.js';
+
+export interface StageVerdict {
+  path: string;
+  rate: number;
+  pass: boolean;
+  failing: string[];
+  peak_concurrency: number;
+  max_input_len: number;
+  max_output_len: number;
+}
+
+export interface RunsCapacity {
+  stages: StageVerdict[];
+  /** Null when even the lowest stage fails. */
+  rate_per_replica: number | null;
+  max_concurrency: number | null;
+  max_input_len: number | null;
+  max_output_len: number | null;
+}
+
+interface StageInput {
+  path: string;
+  records: RequestRecord[];
+  /** The open loop's offered rate; null: take the measured requests/s. */
+  offered: number | null;
+}
+
+function judgeStage(st: StageInput, judge: Judge): StageVerdict {
+  const m = computeMetrics(st.records);
+  const ok = measureRecords(st.records).filter((r) => r.status === 'ok');
+  const j = judge(st.records);
+  return {
+    path: st.path,
+    rate: st.offered ?? m.throughput.request_per_s ?? 0,
+    pass: j.pass,
+    failing: j.failing,
+    peak_concurrency: m.throughput.peak_concurrency,
+    max_input_len: Math.max(0, ...ok.map((r) => r.prompt_tokens ?? r.client_prompt_tokens ?? 0)),
+    max_output_len: Math.max(0, ...ok.map((r) => r.output_tokens)),
+  };
+}
+
+/** A run directory is one stage; a sweep directory is one stage per sweep stage. */
+function readStages(dir: string): StageInput[] {
+  if (isSweepDir(dir)) {
+    return readSweep(dir, '--from').stages.map((s) => ({
+      path: `${dir} [stage ${s.index}: ${s.label}]`,
+      records: s.records,
+      offered: s.load.kind === 'rate' && typeof s.load.rate === 'number' ? s.load.rate : null,
+    }));
+  }
+  const resultPath = join(dir, 'result.json');
+  if (!existsSync(resultPath) || !existsSync(join(dir, 'records.jsonl'))) throw new UserError(`--from ${dir}: not a run or sweep directory (result.json and records.jsonl, or sweep.json)`);
+  let result: Partial<RunResult>;
+  try {
+    result = JSON.parse(readFileSync(resultPath, 'utf8')) as Partial<RunResult>;
+  } catch {
+    throw new UserError(`--from ${dir}: result.json is not valid JSON`);
+  }
+  if (typeof result.schema !== 'string' || !READABLE_RESULT_SCHEMAS.includes(result.schema)) throw new UserError(`--from ${dir}: result.json has schema ${JSON.stringify(result.schema ?? null)}, expected ${RESULT_SCHEMA}`);
+  const offered = result.load?.request_rate;
+  return [{ path: dir, records: readRecordsFile(join(dir, 'records.jsonl')).records, offered: typeof offered === 'number' && Number.isFinite(offered) && result.load?.mode === 'open' ? offered : null }];
+}
+
+export function runsCapacity(dirs: readonly string[], judge: Judge): RunsCapacity {
+  const stages = dirs.flatMap(readStages).map((st) => judgeStage(st, judge)).sort((a, b) => a.rate - b.rate);
+  const firstFail = stages.findIndex((s) => !s.pass);
+  const passing = firstFail < 0 ? stages : stages.slice(0, firstFail);
+  if (passing.length === 0) return { stages, rate_per_replica: null, max_concurrency: null, max_input_len: null, max_output_len: null };
+  return {
+    stages,
+    rate_per_replica: passing[passing.length - 1]!.rate,
+    max_concurrency: Math.max(...passing.map((s) => s.peak_concurrency)),
+    max_input_len: Math.max(...passing.map((s) => s.max_input_len)),
+    max_output_len: Math.max(...passing.map((s) => s.max_output_len)),
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * A saved sweep directory (sweep.json + records.jsonl, docs/sweep-schema.md) read back stage by
+ * stage, for `compare` (stage against stage) and `plan --from` (stages as capacity probes).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../errors/user-error.js';
+import type { RequestRecord } from '../record/record.js';
+import { readRecordsFile } from '../store/records-file.js';
+import { SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
+import { formatLoad, type StageLoadJson } from '../sweep/stages.js';
+
+export interface SavedStage {
+  index: number;
+  load: StageLoadJson;
+  /** `8 req/s`, `inf`, `c=16`: how stages of two sweeps are paired. */
+  label: string;
+  records: RequestRecord[];
+}
+
+export interface SavedSweep {
+  dir: string;
+  result: SweepResult;
+  stages: SavedStage[];
+}
+
+export function isSweepDir(dir: string): boolean {
+  return existsSync(join(dir, 'sweep.json'));
+}
+
+export function readSweep(dir: string, flag: string): SavedSweep {
+  let result: SweepResult;
+  try {
+    result = JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8')) as SweepResult;
+  } catch {
+    throw new UserError(`${flag} ${dir}: sweep.json is not valid JSON`);
+  }
+  if (result.schema !== SWEEP_SCHEMA) throw new UserError(`${flag} ${dir}: sweep.json has schema ${JSON.stringify(result.schema ?? null)}, expected ${SWEEP_SCHEMA}`);
+  if (!existsSync(join(dir, 'records.jsonl'))) throw new UserError(`${flag} ${dir}: no records.jsonl in this sweep directory`);
+  const records = readRecordsFile(join(dir, 'records.jsonl')).records;
+  const stages = result.stages.map((s): SavedStage => {
+    const load = s.load as unknown as StageLoadJson;
+    return { index: s.index, load, label: formatLoad(load), records: records.filter((r) => r.stage === s.index).sort((a, b) => a.id - b.id) };
+  });
+  return { dir, result, stages };
+}
