@@ -8,6 +8,7 @@ import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
 import { readRecordsFile } from '../store/records-file.js';
 import { buildRunReport, type RunBundle } from './html/run-report.js';
+import { buildSweepReport, type SweepDoc } from './html/sweep-report.js';
 import type { RunResult } from './result-json.js';
 
 export const REPORT_FILE = 'report.html';
@@ -34,7 +35,7 @@ function readJson(path: string): unknown {
 export function loadRunBundle(dir: string, records?: readonly RequestRecord[]): RunBundle {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`${dir}: no such run directory`);
   const resultPath = join(dir, 'result.json');
-  if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json (not a run directory, or the run did not finish; \`infermeter analyze\` recomputes from records.jsonl)`);
+  if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json or sweep.json (not a run or sweep directory, or the run did not finish; \`infermeter analyze\` recomputes from records.jsonl)`);
   const result = readJson(resultPath) as RunResult;
   if (typeof result !== 'object' || result === null || !String((result as { schema?: unknown }).schema ?? '').startsWith('infermeter.result/')) {
     throw new UserError(`${resultPath}: not an infermeter result (no "schema": "infermeter.result/…")`);
@@ -48,8 +49,17 @@ export function loadRunBundle(dir: string, records?: readonly RequestRecord[]): 
   return { result, spec, records };
 }
 
-/** The HTML report of a run directory. @throws UserError as loadRunBundle. */
+/** The HTML report of a run directory, or of a sweep directory (sweep.json). @throws UserError as loadRunBundle. */
 export function renderReport(dir: string, opts: ReportOptions = {}): string {
+  const sweepPath = join(dir, 'sweep.json');
+  if (existsSync(dir) && existsSync(sweepPath) && !existsSync(join(dir, 'result.json'))) {
+    const doc = readJson(sweepPath) as SweepDoc;
+    if (typeof doc !== 'object' || doc === null || !String(doc.schema ?? '').startsWith('infermeter.sweep/')) {
+      throw new UserError(`${sweepPath}: not an infermeter sweep (no "schema": "infermeter.sweep/…")`);
+    }
+    const specPath = join(dir, 'spec.json');
+    return buildSweepReport(doc, existsSync(specPath) ? readJson(specPath) : null, opts.generator ?? `infermeter ${doc.infermeter_version}`);
+  }
   const bundle = loadRunBundle(dir, opts.records);
   return buildRunReport(bundle, opts.generator ?? `infermeter ${bundle.result.infermeter_version}`);
 }

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/report/render-report.js';
 import { launchBrowser, type Browser } from '../helpers/browser.js';
 import { INJECTED, makeReportFixture, type ReportFixture } from '../report/report-fixture.js';
+import { makeSweepFixture } from '../report/sweep-fixture.js';
 
 let fx: ReportFixture;
 let browser: Browser;
@@ -69,6 +70,33 @@ describe('HTML report in Chromium', () => {
 
     mkdirSync('artifacts', { recursive: true });
     await page.screenshot({ path: join('artifacts', 'report.png'), fullPage: true });
+    await page.close();
+  }, 90_000);
+
+  it('draws a sweep report\'s load curves the same way', async () => {
+    const dir = await makeSweepFixture();
+    const file = join(dir, 'report.html');
+    writeFileSync(file, renderReport(dir));
+    const url = pathToFileURL(file).href;
+    const page = await browser.context.newPage();
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+    page.on('request', (r) => requests.push(r.url()));
+    await page.route('**/*', (route) => (route.request().url() === url ? route.continue() : route.abort()));
+    await page.goto(url);
+    await page.waitForSelector('body[data-charts="done"]', { timeout: 30_000 });
+    const state = await page.evaluate(() => (globalThis as unknown as { infermeterReport: { total: number; rendered: number; failed: number } }).infermeterReport);
+    expect(state).toEqual({ total: 4, rendered: 4, failed: 0 });
+    const lines = await page.$$eval('.chart-box', (els) => els.map((el) => el.querySelectorAll('g.mark-line path, g.mark-rule line, g.mark-rule path').length));
+    for (const n of lines) expect(n).toBeGreaterThan(0);
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(problems).toEqual([]);
+    expect(requests).toEqual([url]);
+    await page.screenshot({ path: join('artifacts', 'sweep-report.png'), fullPage: true });
     await page.close();
   }, 90_000);
 });

@@ -5,6 +5,7 @@ import { renderReport } from '../../src/report/render-report.js';
 import { escapeHtml } from '../../src/report/html/escape.js';
 import { runCli } from '../helpers/cli.js';
 import { INJECTED, makeReportFixture, type ReportFixture } from './report-fixture.js';
+import { makeSweepFixture, SWEEP_INJECTED } from './sweep-fixture.js';
 
 let fx: ReportFixture;
 beforeAll(async () => {
@@ -82,5 +83,22 @@ describe('infermeter report and the report of a run', () => {
     expect(q.stdout).not.toContain('Report:');
     const qdir = join(fx.root, 'quiet', readdirSync(join(fx.root, 'quiet'))[0]!);
     expect(existsSync(join(qdir, 'report.html'))).toBe(false);
+  });
+});
+
+describe('the report of a sweep directory', () => {
+  it('has the load curves with saturation and knee, the stages, and escaped text', async () => {
+    const dir = await makeSweepFixture();
+    const html = renderReport(dir);
+    expect(html).not.toContain(SWEEP_INJECTED);
+    expect(html).toContain(escapeHtml(SWEEP_INJECTED));
+    const p = payload(html);
+    expect(p.charts.map((c) => c.id)).toEqual(['sweep-ttft', 'sweep-tpot', 'sweep-throughput', 'sweep-tokens']);
+    expect(p.datasets.sweep_points!.map((pt) => (pt as { load: number }).load)).toEqual([5, 20, 60]);
+    expect(p.datasets.sweep_markers).toEqual([
+      { load: 60, label: 'saturation' },
+      { load: 20, label: 'knee' },
+    ]);
+    expect(html).toContain('fail (stopped early)');
   });
 });

@@ -1,0 +1,74 @@
+/**
+ * Sweep curves: offered load → latency percentiles, throughput and goodput, one point per
+ * stage, with the saturation point and the knee marked as vertical rules (from sweep.json's
+ * `analysis`, docs/sweep-schema.md).
+ */
+import { baseSpec, type Chart } from './chart.js';
+
+export interface SweepPoint {
+  load: number;
+  stage: number;
+  ttft_p50: number | null;
+  ttft_p99: number | null;
+  tpot_p50: number | null;
+  tpot_p99: number | null;
+  e2el_p50: number | null;
+  e2el_p99: number | null;
+  request_per_s: number | null;
+  output_tokens_per_s: number | null;
+  goodput_request_per_s: number | null;
+}
+
+export interface SweepMarker {
+  load: number;
+  label: string;
+}
+
+function curve(id: string, title: string, caption: string, loadTitle: string, fields: Array<[keyof SweepPoint, string]>, yTitle: string, log: boolean): Chart {
+  const labels = `{${fields.map(([f, l]) => `${JSON.stringify(f)}: ${JSON.stringify(l)}`).join(', ')}}`;
+  return {
+    id,
+    title,
+    caption,
+    datasets: ['sweep_points', 'sweep_markers'],
+    spec: {
+      ...baseSpec(),
+      layer: [
+        {
+          data: { name: 'sweep_points' },
+          transform: [
+            { fold: fields.map(([f]) => f), as: ['key', 'value'] },
+            { filter: 'datum.value !== null && datum.value > 0' },
+            { calculate: `${labels}[datum.key]`, as: 'figure' },
+          ],
+          mark: { type: 'line', point: true, tooltip: true },
+          encoding: {
+            x: { field: 'load', type: 'quantitative', title: loadTitle, scale: { zero: false, padding: 24 } },
+            y: { field: 'value', type: 'quantitative', title: yTitle, ...(log ? { scale: { type: 'log' as const } } : {}) },
+            color: { field: 'figure', type: 'nominal', title: null, sort: fields.map(([, l]) => l) },
+          },
+        },
+        {
+          data: { name: 'sweep_markers' },
+          mark: { type: 'rule', strokeDash: [4, 3], color: '#888' },
+          encoding: { x: { field: 'load', type: 'quantitative' } },
+        },
+        {
+          data: { name: 'sweep_markers' },
+          mark: { type: 'text', align: 'left', dx: 3, dy: -4, baseline: 'bottom', color: '#555', y: 0 },
+          encoding: { x: { field: 'load', type: 'quantitative' }, text: { field: 'label' } },
+        },
+      ],
+    },
+  };
+}
+
+export function sweepCharts(loadTitle: string): Chart[] {
+  const marks = 'Dashed lines: the saturation point and the knee found by the sweep analysis.';
+  return [
+    curve('sweep-ttft', 'Load → TTFT', `TTFT p50 and p99 of each stage (log scale). ${marks}`, loadTitle, [['ttft_p50', 'TTFT p50'], ['ttft_p99', 'TTFT p99']], 'ms', true),
+    curve('sweep-tpot', 'Load → TPOT and E2E latency', `TPOT and E2E latency p50 and p99 of each stage (log scale). ${marks}`, loadTitle, [['tpot_p50', 'TPOT p50'], ['tpot_p99', 'TPOT p99'], ['e2el_p50', 'E2EL p50'], ['e2el_p99', 'E2EL p99']], 'ms', true),
+    curve('sweep-throughput', 'Load → throughput and goodput', `Completed requests/s and goodput (requests/s meeting every per-request SLO) of each stage. ${marks}`, loadTitle, [['request_per_s', 'requests/s'], ['goodput_request_per_s', 'goodput req/s']], 'requests/s', false),
+    curve('sweep-tokens', 'Load → output tokens/s', `Output tokens/s of each stage. ${marks}`, loadTitle, [['output_tokens_per_s', 'output tokens/s']], 'tokens/s', false),
+  ];
+}
