@@ -45,6 +45,9 @@ describe('renderReport', () => {
     expect(html).toContain(result.metrics.latency.ttft_ms.p99.toFixed(2));
     expect(html).toContain('http_5xx');
     expect(html).toContain('Run spec');
+    // The SLO verdicts of result.json's `slos`: text escaped, windows met, attainment, verdict.
+    expect(html).toContain('p99(ttft) &lt;= 500ms over 5s &gt;= 99%');
+    expect(html).toMatch(/<td>2 \/ 4<\/td><td>50\.00%<\/td><td>99\.00%<\/td><td>FAIL<\/td>/);
   });
 
   it('stays small: binned data, no point per token', () => {

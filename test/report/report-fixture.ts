@@ -48,6 +48,10 @@ export async function makeReportFixture(): Promise<ReportFixture> {
   result.metrics = computeMetrics(records, { slos });
   result.by_task = computeMetricsByTask(records, { slos });
   result.target.model = INJECTED.model;
+  // Windowed SLO results as result.json's `slos` documents them (written by runs given --slo).
+  Object.assign(result, {
+    slos: [{ slo: 'p99(ttft) <= 500ms over 5s >= 99%', metric: 'ttft', value: 612.5, attainment: 0.5, attainment_target: 0.99, windows: { total: 4, evaluated: 4, met: 2, whole_run: false }, pass: false }],
+  });
   writeFileSync(join(dir, 'result.json'), JSON.stringify(result, null, 2));
   return { root, dir, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }

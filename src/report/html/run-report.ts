@@ -14,7 +14,7 @@ import { runDistributions } from '../data/distributions.js';
 import { runSeries } from '../data/time-series.js';
 import { escapeHtml as e } from './escape.js';
 import { renderPage, type PageSection } from './page.js';
-import { failureExamples, groupTable, latencyTable, pct, requestsTable, sampleOutputs, throughputTable } from './tables.js';
+import { failureExamples, groupTable, htmlTable, latencyTable, pct, requestsTable, sampleOutputs, throughputTable } from './tables.js';
 
 export interface RunBundle {
   result: RunResult;
@@ -33,11 +33,37 @@ function verdictHtml(v: RunResult['validity']): string {
     : `<div class="verdict bad"><strong>Run validity: INVALID</strong> — these figures show the client’s limits, not the server’s:${list([...v.reasons, ...v.warnings.map((w) => `note: ${w}`)])}</div>`;
 }
 
+/** result.json `slos` (windowed SLO results, where the run had `--slo`), read by its documented fields. */
+interface SloResultView {
+  slo: string;
+  value: number | null;
+  attainment: number | null;
+  attainment_target?: number;
+  windows?: { evaluated: number; met: number };
+  pass?: boolean | null;
+}
+
+function sloResultsHtml(result: RunResult): string {
+  const list = (result as { slos?: unknown }).slos;
+  if (!Array.isArray(list) || list.length === 0) return '';
+  const rows = (list as SloResultView[]).map((r) => [
+    r.slo,
+    r.value === null || r.value === undefined ? '—' : String(Number(r.value.toPrecision(6))),
+    r.windows ? `${r.windows.met} / ${r.windows.evaluated}` : '—',
+    pct(r.attainment),
+    r.attainment_target === undefined ? '—' : pct(r.attainment_target),
+    r.pass === undefined || r.pass === null ? '—' : r.pass ? 'pass' : 'FAIL',
+  ]);
+  return `<h3>SLO verdicts</h3>${htmlTable(['SLO', 'value (whole run)', 'windows met', 'attainment', 'target', 'verdict'], rows, { numeric: false })}`;
+}
+
 function sloHtml(result: RunResult): string {
+  const verdicts = sloResultsHtml(result);
   const g = result.metrics.goodput;
+  if (!g && verdicts) return verdicts;
   if (!g) return '<p class="note">No SLOs were given. Add <code>--goodput ttft:500 tpot:50</code> to a run, or to <code>infermeter analyze</code>, to see goodput and attainment.</p>';
   const rows = g.slos.map((s) => `<li>${e(SLO_METRICS[s.metric]?.label ?? s.metric)} ≤ ${e(s.threshold_ms)} ms</li>`).join('');
-  return `<p>Objectives (per request):</p><ul>${rows}</ul><p><strong>${e(g.good)}</strong> of ${e(result.metrics.requests.total)} measured requests met every SLO (<strong>${e(pct(g.attained))}</strong>); goodput ${e(g.request_per_s?.toFixed(3) ?? '—')} req/s, ${e(g.output_tokens_per_s?.toFixed(1) ?? '—')} output tok/s.</p>`;
+  return `${verdicts}<p>Goodput objectives (per request):</p><ul>${rows}</ul><p><strong>${e(g.good)}</strong> of ${e(result.metrics.requests.total)} measured requests met every SLO (<strong>${e(pct(g.attained))}</strong>); goodput ${e(g.request_per_s?.toFixed(3) ?? '—')} req/s, ${e(g.output_tokens_per_s?.toFixed(1) ?? '—')} output tok/s.</p>`;
 }
 
 function factsOf(result: RunResult): Array<[string, string]> {
