@@ -6,6 +6,7 @@
 import type { RequestRecord } from '../record/record.js';
 import { summarize } from '../metrics/stats.js';
 import { checkPromptLengths, promptLengthReason } from './prompt-lengths.js';
+import { DEFAULT_LATE_THRESHOLD_MS } from '../metrics/run-metrics.js';
 
 export interface ClientHealth {
   /** Dispatcher lateness per request (when the loop reached it − when it was due), open loop only. */
@@ -36,14 +37,26 @@ export const DEFAULT_VALIDITY_THRESHOLDS: ValidityThresholds = {
   promptTokenTolerance: 0.05,
 };
 
+/** The client-health checks: each says the figures describe the client, not the server. */
+export type ClientCheck = 'dispatch_lag' | 'event_loop' | 'client_busy';
+/** Stable ids of every check that can invalidate a run (the request-outcome ones: request-outcome.ts; prompt_lengths: prompt-lengths.ts). */
+export type ValidityCheck = ClientCheck | 'no_success' | 'failure_rate' | 'prompt_lengths';
+export const CLIENT_CHECKS: ReadonlySet<ValidityCheck> = new Set<ValidityCheck>(['dispatch_lag', 'event_loop', 'client_busy']);
+
 export interface RunValidity {
   valid: boolean;
   /** Why the run is invalid (empty when valid). */
   reasons: string[];
+  /** The check behind each reason, in the same order (stable ids for scripts; absent in results before 0.2). */
+  failed_checks: ValidityCheck[];
   /** Things worth knowing that do not invalidate the figures. */
   warnings: string[];
   checks: {
+    /** False when the client's health was not observed (sim run, analyze of records alone): its checks are null. */
+    client_observed: boolean;
     dispatch_lag_p99_ms: number | null;
+    /** Requests the dispatcher itself reached more than the late threshold after their due time (every phase); the rest of the late ones waited at the --max-concurrency gate. */
+    dispatch_late: number | null;
     event_loop_delay_p99_ms: number | null;
     client_event_loop_utilization: number | null;
     /** ok requests whose usage output count ≠ requested max_tokens, when ignore_eos was asked. */
@@ -52,6 +65,9 @@ export interface RunValidity {
     prompt_tokens_ratio: number | null;
     /** ok requests counted from content chunks because the server sent no usage. */
     output_counted_from_chunks: number;
+    /** Measure-phase failures / attempts (metrics.requests.failure_rate) and the limit it was held to. */
+    failure_rate: number | null;
+    max_failure_rate: number | null;
   };
 }
 
@@ -62,15 +78,21 @@ export function assessValidity(
   t: ValidityThresholds = DEFAULT_VALIDITY_THRESHOLDS,
 ): RunValidity {
   const reasons: string[] = [];
+  const failed: ValidityCheck[] = [];
   const warnings: string[] = [];
   const lagP99 = summarize(health.dispatchLagMs).p99;
+  let dispatchLate = 0;
+  for (const lag of health.dispatchLagMs) if (lag > DEFAULT_LATE_THRESHOLD_MS) dispatchLate++;
   if (!health.burst && lagP99 !== null && lagP99 > t.dispatchLagP99Ms) {
+    failed.push('dispatch_lag');
     reasons.push(`client fell behind its schedule: dispatch lag p99 ${lagP99.toFixed(1)} ms > ${t.dispatchLagP99Ms} ms`);
   }
   if (health.eventLoopDelayP99Ms !== null && health.eventLoopDelayP99Ms > t.eventLoopDelayP99Ms) {
+    failed.push('event_loop');
     reasons.push(`client event loop saturated: delay p99 ${health.eventLoopDelayP99Ms.toFixed(1)} ms > ${t.eventLoopDelayP99Ms} ms (timestamps may be late)`);
   }
   if (health.eventLoopUtilization !== null && health.eventLoopUtilization > t.eventLoopUtilization) {
+    failed.push('client_busy');
     reasons.push(`client event loop saturated: busy ${(health.eventLoopUtilization * 100).toFixed(0)}% of the time > ${(t.eventLoopUtilization * 100).toFixed(0)}%`);
   }
 
@@ -96,18 +118,26 @@ export function assessValidity(
     warnings.push(`${wrongTokenizer} requests: server prompt_tokens differ from the client tokenizer by > ${t.promptTokenTolerance * 100}%: is --tokenizer the served model's?`);
   }
   const promptLengths = promptLengthReason(checkPromptLengths(records, opts.promptOverheadTokens ?? null), t.promptTokenTolerance, opts.clientTokenizer);
-  if (promptLengths !== null) reasons.push(promptLengths);
+  if (promptLengths !== null) {
+    failed.push('prompt_lengths');
+    reasons.push(promptLengths);
+  }
   return {
     valid: reasons.length === 0,
     reasons,
+    failed_checks: failed,
     warnings,
     checks: {
+      client_observed: true,
       dispatch_lag_p99_ms: lagP99,
+      dispatch_late: health.dispatchLagMs.length > 0 ? dispatchLate : null,
       event_loop_delay_p99_ms: health.eventLoopDelayP99Ms,
       client_event_loop_utilization: health.eventLoopUtilization,
       output_tokens_mismatched: opts.ignoreEos ? mismatched : null,
       prompt_tokens_ratio: ratioN > 0 ? ratioSum / ratioN : null,
       output_counted_from_chunks: fromChunks,
+      failure_rate: null,
+      max_failure_rate: null,
     },
   };
 }

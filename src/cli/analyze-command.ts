@@ -10,9 +10,9 @@ import type { RunResult } from '../report/result-json.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
 import { z } from 'zod';
-import { GoodputSchema, OutputSpecSchema } from '../config/schema.js';
+import { GoodputSchema, OutputSpecSchema, ValiditySpecSchema } from '../config/schema.js';
 import { validateSpec } from '../config/load-spec.js';
-import { COST_FLAGS, LOAD_FLAGS, specFromFlags, VLLM_JSON_FLAGS } from './run-flags.js';
+import { COST_FLAGS, LOAD_FLAGS, specFromFlags, VALIDITY_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { CostSpecSchema } from '../config/prices.js';
 import { resolveCostInputs } from './cost-inputs.js';
 import type { CostInputs, CostSplit } from '../metrics/cost.js';
@@ -38,9 +38,9 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
     }
   }
   // The same schema as a run spec's, so --goodput and the vLLM JSON flags read as they do for `run`.
-  const flags = specFromFlags(opts, [...LOAD_FLAGS.filter((f) => f.path[0] === 'goodput' || f.path[0] === 'slos'), ...VLLM_JSON_FLAGS, ...COST_FLAGS]);
+  const flags = specFromFlags(opts, [...LOAD_FLAGS.filter((f) => f.path[0] === 'goodput' || f.path[0] === 'slos'), ...VLLM_JSON_FLAGS, ...COST_FLAGS, ...VALIDITY_FLAGS]);
   const given = validateSpec(
-    z.object({ goodput: GoodputSchema, slos: SloListSchema, output: OutputSpecSchema.prefault({}), cost: CostSpecSchema.prefault({}) }),
+    z.object({ goodput: GoodputSchema, slos: SloListSchema, output: OutputSpecSchema.prefault({}), cost: CostSpecSchema.prefault({}), validity: ValiditySpecSchema.prefault({}) }),
     flags.spec,
     { flagPaths: flags.flagPaths, configPath: null },
   );
@@ -67,7 +67,7 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
   checkObjectivesUsable(objectives, slos);
   const now = new Date().toISOString();
   return finishRun({
-    spec: { goodput: slos, slos: objectives, output: { ...output, json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },
+    spec: { goodput: slos, slos: objectives, validity: given.validity, output: { ...output, json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },
     io,
     dir: null,
     records,

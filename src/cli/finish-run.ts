@@ -2,7 +2,8 @@
  * After the load: records → metrics → verdict → result.json, vLLM JSON, console summary.
  * Shared by `run`, `sim run` and `analyze`, so every driver reports the same way.
  */
-import { assessValidity, type ClientHealth, type RunValidity } from '../analysis/run-validity.js';
+import type { ClientHealth, RunValidity } from '../analysis/run-validity.js';
+import { judgeRun } from '../analysis/verdict.js';
 import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from '../metrics/index.js';
 import type { RequestRecord } from '../record/record.js';
 import { renderSummary } from '../report/console-summary.js';
@@ -20,12 +21,17 @@ import type { GoodputSlo, Objective } from '../config/slo.js';
 import { Redactor } from '../util/redact.js';
 import { computeCost, requestTimeSplit, type CostInputs, type CostSplit } from '../metrics/cost.js';
 import { allObjectivesPass, evaluateObjectives } from '../metrics/index.js';
+import { DEFAULT_MAX_FAILURE_RATE, type ValiditySpec } from '../config/schema.js';
+
+const DEFAULT_VALIDITY: ValiditySpec = { max_failure_rate: DEFAULT_MAX_FAILURE_RATE, allow_invalid: false };
 
 export interface FinishInput {
   spec: {
     goodput: GoodputSlo[];
     /** SLOs (`--slo`): evaluated over windows; any failing one makes the exit code 3. */
     slos?: Objective[];
+    /** Default: --max-failure-rate's default, invalid runs fail the command. */
+    validity?: ValiditySpec;
     output: {
       json: boolean;
       vllm_json: string | null;
@@ -54,8 +60,8 @@ export interface FinishInput {
   coldStart?: ColdStartFigures | null;
   /** Tokens the server adds to each prompt (pre-flight's calibration), for the served-vs-asked check. */
   promptOverheadTokens?: number | null;
-  /** A validity verdict carried over from the original run (analyze). */
-  priorValidity?: RunValidity | null;
+  /** A validity verdict carried over from the original run (analyze): its client findings are kept. */
+  priorValidity?: Partial<RunValidity> | null;
   /** Removes the run's secrets from everything written or printed. */
   redactor?: Redactor;
   /** Price and GPU count for cost figures; null/absent: no cost figures. */
@@ -81,9 +87,17 @@ export function buildResult(input: FinishInput): RunResult {
       later_turns: computeOver(measure.filter((r) => (r.turn ?? 0) > 0), window, { slos }),
     };
   }
-  const validity = input.health
-    ? assessValidity(records, input.health, { ignoreEos: input.ignoreEos, clientTokenizer: input.clientTokenizer, promptOverheadTokens: input.promptOverheadTokens ?? null })
-    : (input.priorValidity ?? null);
+  const validity = judgeRun({
+    records,
+    requests: metrics.requests,
+    health: input.health,
+    prior: input.priorValidity ?? null,
+    ignoreEos: input.ignoreEos,
+    clientTokenizer: input.clientTokenizer,
+    promptOverheadTokens: input.promptOverheadTokens ?? null,
+    maxFailureRate: (input.spec.validity ?? DEFAULT_VALIDITY).max_failure_rate,
+    interrupted: input.run.interrupted,
+  });
   const measure = measureRecords(records);
   const cost = input.cost ? computeCost(metrics, measure, input.cost, input.costSplit ?? requestTimeSplit(measure)) : null;
   return {
@@ -149,6 +163,18 @@ export function finishRun(input: FinishInput): number {
     if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
     if (reportPath) input.io.stdout.write(`Report: ${reportPath}\n`);
   }
+  return exitCodeOf(input, result);
+}
+
+/** A signal's code when one stopped the run, else 5 for an invalid run (unless allowed), else 0. */
+function exitCodeOf(input: FinishInput, result: RunResult): number {
   if (input.run.interrupted && input.health !== null) return EXIT_CODES.SIGINT;
+  const v = result.validity;
+  const allow = (input.spec.validity ?? DEFAULT_VALIDITY).allow_invalid;
+  if (v && !v.valid) {
+    const hatch = allow ? 'accepted with --allow-invalid' : `exit ${EXIT_CODES.INVALID_RUN}; --allow-invalid accepts it`;
+    input.io.stderr.write(`invalid run (${hatch}): ${v.reasons[0]}${v.reasons.length > 1 ? ` (+${v.reasons.length - 1} more, see the verdict)` : ''}\n`);
+    if (!allow) return EXIT_CODES.INVALID_RUN;
+  }
   return result.slos && !allObjectivesPass(result.slos) ? EXIT_CODES.SLO_FAILED : EXIT_CODES.OK;
 }

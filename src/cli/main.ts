@@ -4,14 +4,14 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { z } from 'zod';
-import { EXIT_CODES } from '../errors/exit-codes.js';
+import { EXIT_CODE_HELP, EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
 import { registerWorkloadOptions } from '../workload/index.js';
 import { analyzeCommand } from './analyze-command.js';
 import { compareCommand } from './compare-command.js';
 import { planCommand } from './plan-command.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
-import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, registerFlags, SERVE_SIM_FLAGS, SIM_FLAGS, TARGET_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
+import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, registerFlags, SERVE_SIM_FLAGS, SIM_FLAGS, TARGET_FLAGS, VALIDITY_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { exportCommand } from './export-command.js';
 import { reportCommand } from './report-command.js';
 import { resolveRunSpec } from './resolve-spec.js';
@@ -64,6 +64,8 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   registerFlags(run, COST_FLAGS);
   run.optionsGroup('Output:');
   registerFlags(run, OUTPUT_FLAGS);
+  run.optionsGroup('Validity:');
+  registerFlags(run, VALIDITY_FLAGS);
   run.addHelpText(
     'after',
     `
@@ -76,7 +78,7 @@ Examples:
   infermeter run --config run.yaml --request-rate 20     # a spec file, one value overridden
 
 Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl);
-\`infermeter analyze\` recomputes them. Exit code 2 means bad input, named in one line.`,
+\`infermeter analyze\` recomputes them.`,
   );
   run.action(async (opts: Record<string, unknown>) => setExit(await runCommand(resolveRunSpec(opts), io)));
 
@@ -90,6 +92,7 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .addOption(new Option('--json', 'print the result JSON instead of the summary table'));
   registerFlags(analyze, VLLM_JSON_FLAGS);
   registerFlags(analyze, COST_FLAGS);
+  registerFlags(analyze, VALIDITY_FLAGS);
   analyze.action(async (path: string, opts: Record<string, unknown>) => setExit(await analyzeCommand(path, opts, io)));
 
   program
@@ -216,6 +219,8 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   registerFlags(simRun, OUTPUT_FLAGS.filter(shown));
   // Registered but hidden, so giving one explains why it is refused (src/cli/sim-run-refusals.ts).
   for (const f of [...LOAD_FLAGS, ...OUTPUT_FLAGS].filter((f) => !shown(f))) simRun.addOption(new Option(f.flag, f.help).hideHelp());
+  simRun.optionsGroup('Validity:');
+  registerFlags(simRun, VALIDITY_FLAGS);
   simRun.action(async (opts: Record<string, unknown>) => {
     const spec = resolveRunSpec(opts, { simulatorOnly: true });
     refuseVirtualTimeSettings(opts, spec);
@@ -258,7 +263,14 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   serve.optionsGroup('Fault injection:');
   for (const [flag, help] of FAULT_FLAGS) serve.addOption(new Option(flag, help));
   serve.action(async (opts: Record<string, string | undefined>) => setExit(await simServeCommand(opts, io)));
+  addExitCodeHelp(program);
   return program;
+}
+
+/** Every command's --help ends with the exit-code table (one source: errors/exit-codes.ts). */
+function addExitCodeHelp(cmd: Command): void {
+  cmd.addHelpText('after', `\n${EXIT_CODE_HELP}`);
+  for (const sub of cmd.commands) addExitCodeHelp(sub);
 }
 
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {

@@ -4,7 +4,7 @@ import { deepMerge, readSpecFile, validateSpec, type PlainObject } from '../conf
 import { workloadSpecFromFlags } from '../workload/index.js';
 import { RunSpecSchema, type RunSpec } from './run-spec.js';
 import { normalizeBaseUrl } from '../config/base-url.js';
-import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS, type FlagDef } from './run-flags.js';
+import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS, VALIDITY_FLAGS, type FlagDef } from './run-flags.js';
 import { checkObjectivesUsable } from './slo-check.js';
 
 /** Number of requests and rate of the quickstart run against the built-in simulator. */
@@ -27,7 +27,7 @@ function applySimulatorDemoDefaults(merged: PlainObject): void {
 export function resolveRunSpec(opts: Record<string, unknown>, mode: { simulatorOnly?: boolean; extraFlags?: readonly FlagDef[] } = {}): RunSpec {
   const configPath = typeof opts.config === 'string' ? opts.config : null;
   const fromFile = configPath ? readSpecFile(configPath) : {};
-  const { spec: fromFlags, flagPaths } = specFromFlags(opts, [...TARGET_FLAGS, ...LOAD_FLAGS, ...OUTPUT_FLAGS, ...SIM_FLAGS, ...COST_FLAGS, ...OBSERVE_FLAGS, ...(mode.extraFlags ?? [])]);
+  const { spec: fromFlags, flagPaths } = specFromFlags(opts, [...TARGET_FLAGS, ...LOAD_FLAGS, ...OUTPUT_FLAGS, ...VALIDITY_FLAGS, ...SIM_FLAGS, ...COST_FLAGS, ...OBSERVE_FLAGS, ...(mode.extraFlags ?? [])]);
   const workloadFlags = workloadSpecFromFlags(opts);
   if (Object.keys(workloadFlags).length > 0) fromFlags.workload = workloadFlags;
   const merged = deepMerge(fromFile, fromFlags);

@@ -71,6 +71,12 @@ export const VLLM_JSON_FLAGS: FlagDef[] = [
   { flag: '--label <label>', path: ['output', 'label'], kind: 'string', help: 'vLLM JSON: label field' },
 ];
 
+/** When a run counts as invalid and whether that fails the command (run, sim run, analyze). */
+export const VALIDITY_FLAGS: FlagDef[] = [
+  { flag: '--max-failure-rate <rate>', path: ['validity', 'max_failure_rate'], kind: 'string', help: 'largest share of requests that may fail in a valid run, e.g. 0.01 or 1% (default 5%); above it the run is invalid (exit 5)' },
+  { flag: '--allow-invalid', path: ['validity', 'allow_invalid'], kind: 'bool', help: 'exit 0 even when the run is invalid (the verdict still says why)' },
+];
+
 export const OUTPUT_FLAGS: FlagDef[] = [
   { flag: '--name <name>', path: ['name'], kind: 'string', help: 'run name, used in the run directory name (default run)' },
   { flag: '--result-dir <dir>', path: ['output', 'result_dir'], kind: 'string', help: 'where run directories go (default results)' },

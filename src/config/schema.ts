@@ -4,7 +4,7 @@
  * snake_case; durations accept units (`500ms`, `10s`, `2m`); rates accept `inf`.
  */
 import { z } from 'zod';
-import { parseCountOrDuration, parseDurationMs, parseRate, UnitError } from './units.js';
+import { parseCountOrDuration, parseDurationMs, parseFraction, parseRate, UnitError } from './units.js';
 import { GOODPUT_METRICS, parseGoodputSlo } from './slo.js';
 import { CostSpecSchema } from './prices.js';
 import { ObserveSpecSchema } from './observe-spec.js';
@@ -57,7 +57,9 @@ export const TargetSpecSchema = z
     ignore_eos: z.boolean().nullable().default(null).describe('Send ignore_eos so the server produces exactly max_tokens (vLLM, SGLang, llama.cpp); null: as vLLM bench serve, on for the random dataset only (and always to the built-in simulator).'),
     extra_body: z.record(z.string(), z.unknown()).default({}).describe('Extra JSON fields merged into every request body.'),
     headers: z.record(z.string(), z.string()).default({}),
-    timeout_ms: durationMs('s', 'Per-request timeout (bare number: seconds).').default(600_000),
+    timeout_ms: durationMs('s', 'Per-request timeout (bare number: seconds).')
+      .refine((ms) => ms > 0, 'expected a timeout longer than 0, e.g. 60s (a request cannot finish in no time)')
+      .default(600_000),
     retries: z.number().int().min(0).max(10).default(0).describe('Send a request again, up to this many times, when it failed before any output with 429, 5xx or a refused connection (Retry-After honoured, else exponential backoff from 0.5 s, at most 30 s).'),
     preflight: z.boolean().default(true),
     tls_insecure: z.boolean().default(false).describe('Skip TLS certificate verification (self-signed endpoints).'),
@@ -103,6 +105,21 @@ export const OutputSpecSchema = z
     keep_text: z.boolean().default(false),
     json: z.boolean().default(false).describe('Print result.json to stdout instead of the table.'),
     progress: z.enum(['auto', 'bar', 'lines', 'none']).default('auto'),
+  })
+  .strict();
+
+/**
+ * Default --max-failure-rate. A CI job against a real endpoint should not fail on a transient
+ * blip (a 429 burst, one dropped stream in a few hundred), but should fail when the service is
+ * broken or when so many requests failed that the latencies describe only the survivors.
+ */
+export const DEFAULT_MAX_FAILURE_RATE = 0.05;
+
+/** When a run is invalid, and whether that fails the command (exit 5). */
+export const ValiditySpecSchema = z
+  .object({
+    max_failure_rate: unit(parseFraction, 'Largest share of measured requests that may fail (error, timeout or cancelled) in a valid run: 0.05 or 5%.').default(DEFAULT_MAX_FAILURE_RATE),
+    allow_invalid: z.boolean().default(false).describe('Exit 0 even when the run is invalid (the verdict still says so).'),
   })
   .strict();
 
@@ -193,6 +210,7 @@ export function buildRunSpecSchema<W extends z.ZodType, S extends z.ZodType>(wor
       goodput: GoodputSchema,
       slos,
       output: OutputSpecSchema.prefault({}),
+      validity: ValiditySpecSchema.prefault({}),
       sim: SimSpecSchema.prefault({}),
       cost: CostSpecSchema.prefault({}),
       observe: ObserveSpecSchema.prefault({}),
@@ -203,3 +221,4 @@ export function buildRunSpecSchema<W extends z.ZodType, S extends z.ZodType>(wor
 export type TargetSpec = z.output<typeof TargetSpecSchema>;
 export type LoadSpec = z.output<typeof LoadSpecSchema>;
 export type OutputSpec = z.output<typeof OutputSpecSchema>;
+export type ValiditySpec = z.output<typeof ValiditySpecSchema>;

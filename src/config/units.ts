@@ -47,6 +47,15 @@ export function parseRate(input: string | number): number {
   return m[2] === '/m' || m[2] === '/min' || m[2] === 'rpm' ? value / 60 : value;
 }
 
+/** A fraction as `0.05` or a percentage as `5%`; between 0 and 1 inclusive. */
+export function parseFraction(input: string | number): number {
+  const s = typeof input === 'number' ? String(input) : input.trim();
+  const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(%?)$/.exec(s);
+  const value = m ? Number(m[1]) / (m[2] ? 100 : 1) : NaN;
+  if (!(value >= 0 && value <= 1)) throw new UnitError(`expected a fraction between 0 and 1 (0.05) or a percentage (5%), got "${input}"`);
+  return value;
+}
+
 /**
  * A count or a duration: `--warmup 20` (requests) or `--warmup 30s` (time).
  * A bare integer is a request count; anything with a unit is a duration.

@@ -4,7 +4,8 @@
  */
 import type { Distribution, ObjectiveResult, RunMetrics } from '../metrics/index.js';
 import { renderObjectives } from './slo-summary.js';
-import type { RunValidity } from '../analysis/run-validity.js';
+import { CLIENT_CHECKS, type RunValidity } from '../analysis/run-validity.js';
+import { describeFailureClasses } from '../analysis/request-outcome.js';
 import type { CostFigures } from '../metrics/cost.js';
 import { renderCost } from './cost-summary.js';
 import { textTable } from '../util/text-table.js';
@@ -65,11 +66,7 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   const out: string[] = [];
   out.push(`== ${ctx.title} ==`);
   const r = m.requests;
-  out.push(
-    `Requests: ${r.total} measured, ${r.ok} ok, ${r.failed} failed` +
-      (r.late > 0 ? `, ${r.late} sent late (> ${r.late_threshold_ms} ms after schedule)` : '') +
-      `   Duration: ${m.duration_s.toFixed(2)} s`,
-  );
+  out.push(`Requests: ${r.total} measured, ${r.ok} ok, ${r.failed} failed${lateNote(r, ctx.validity)}   Duration: ${m.duration_s.toFixed(2)} s`);
   out.push('');
   out.push(
     table(
@@ -116,11 +113,7 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   }
   if (r.failed > 0) {
     out.push('');
-    const classes = Object.entries(r.by_error_class)
-      .sort((a, b) => b[1]! - a[1]!)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ');
-    out.push(`Failures: ${classes || 'none'}  (error rate ${pct(r.error_rate)}, timeouts ${pct(r.timeout_rate)}, cancelled ${pct(r.cancel_rate)})`);
+    out.push(failureLine(r));
   }
   if (ctx.cost) {
     out.push('');
@@ -131,11 +124,49 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
     out.push(renderObjectives(ctx.slos));
   }
   if (ctx.validity) {
-    const v = ctx.validity;
     out.push('');
-    out.push(v.valid ? 'Run validity: VALID (the client kept its schedule and was not saturated)' : 'Run validity: INVALID — these figures show the client’s limits, not the server’s:');
-    for (const reason of v.reasons) out.push(`  - ${reason}`);
-    for (const w of v.warnings) out.push(`  note: ${w}`);
+    out.push(...verdictLines(ctx.validity));
   }
   return out.join('\n');
+}
+
+/** The failure rate first, then its parts: errors (by class), timeouts, cancellations. */
+export function failureLine(r: RunMetrics['requests']): string {
+  const errors = describeFailureClasses(r, (c) => c !== 'timeout' && c !== 'cancelled');
+  return (
+    `Failure rate ${pct(r.failure_rate)} (${r.failed} of ${r.total}): ` +
+    `errors ${pct(r.error_rate)}${errors ? ` (${errors})` : ''}, timeouts ${pct(r.timeout_rate)}, cancelled ${pct(r.cancel_rate)}`
+  );
+}
+
+/**
+ * Late requests and where they waited: at the --max-concurrency gate (the server's back-pressure,
+ * by design) or behind the client's own dispatcher (the client could not keep up).
+ */
+function lateNote(r: RunMetrics['requests'], v: RunValidity | null): string {
+  if (r.late === 0) return '';
+  const head = `, ${r.late} sent late (> ${r.late_threshold_ms} ms after schedule`;
+  const behind = v?.checks.dispatch_late ?? null;
+  if (behind === null) return `${head})`;
+  const byClient = Math.min(r.late, behind);
+  const atGate = r.late - byClient;
+  if (byClient === 0) return `${head}: all waited for a --max-concurrency slot, not for the client)`;
+  if (atGate === 0) return `${head}: the client's dispatcher was late)`;
+  return `${head}: ${atGate} waited for a --max-concurrency slot, ${byClient} for the client's dispatcher)`;
+}
+
+function verdictLines(v: RunValidity): string[] {
+  const out: string[] = [];
+  if (v.valid) {
+    out.push(
+      v.checks.client_observed
+        ? 'Run validity: VALID (the client kept its schedule and was not saturated)'
+        : 'Run validity: VALID (failures within --max-failure-rate; the client itself was not observed here)',
+    );
+  } else if (v.failed_checks.every((c) => CLIENT_CHECKS.has(c))) {
+    out.push('Run validity: INVALID — these figures show the client’s limits, not the server’s:');
+  } else out.push('Run validity: INVALID —');
+  for (const reason of v.reasons) out.push(`  - ${reason}`);
+  for (const w of v.warnings) out.push(`  note: ${w}`);
+  return out;
 }

@@ -43,6 +43,8 @@ describe('CLI errors', () => {
     [['run', '--num-prompts', '10', '--cooldown', '5s'], /--cooldown as a duration needs --duration/],
     [['run', '--num-prompts', '10', '--warmup', '10'], /leave nothing/],
     [['run', '--base-url', 'not a url'], /--base-url: /],
+    [['run', '--timeout', '0'], /^error: --timeout: expected a timeout longer than 0/],
+    [['run', '--timeout', '0s'], /^error: --timeout: expected a timeout longer than 0/],
     [['run', '--no-such-flag'], /unknown option '--no-such-flag'/],
     [['frobnicate'], /unknown command 'frobnicate'/],
   ])('%j', async (argv, pattern) => {

@@ -23,8 +23,12 @@ describe('infermeter run against a faulty server', () => {
       '--num-prompts', '120', '--request-rate', '400', '--random-input-len', '16', '--random-output-len', '12',
       '--timeout', '2s', '--no-save', '--json', '--progress', 'none', '--workers', '1',
     ]);
-    expect(out.code, out.stderr).toBe(0);
-    const m = (JSON.parse(out.stdout) as RunResult).metrics;
+    // About 40% of the requests fail: far above the default --max-failure-rate (5%), an invalid run.
+    expect(out.code, out.stderr).toBe(5);
+    const result = JSON.parse(out.stdout) as RunResult;
+    expect(result.validity!.failed_checks[0]).toBe('failure_rate');
+    expect(result.validity!.reasons[0]).toMatch(/^failure rate \d+\.\d\d% > --max-failure-rate 5\.00%/);
+    const m = result.metrics;
     const classes = m.requests.by_error_class;
     expect(m.requests.total).toBe(120);
     expect(m.requests.ok + m.requests.failed).toBe(120);

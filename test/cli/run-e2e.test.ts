@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import type { RunResult } from '../../src/report/result-json.js';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const PREFILL_MS = 30;
@@ -50,7 +50,7 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
       '--name', 'e2e',
     ]);
     expect(out.stderr).toContain('pre-flight ok');
-    expect(out.code).toBe(0);
+    expectCompleted(out);
     stdout = out.stdout;
     result = JSON.parse(readFileSync(join(onlyRunDir(resultDir), 'result.json'), 'utf8')) as RunResult;
     hrtimeAfter = process.hrtime.bigint();
@@ -132,7 +132,7 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
     const dir = onlyRunDir(resultDir);
     const path = join(tempDir('vllm2'), 'v.json');
     const out = await runCli(['analyze', dir, '--vllm-json', path, '--percentile-metrics', 'ttft,e2el', '--metric-percentiles', '90,99', '--label', 'nightly']);
-    expect(out.code, out.stderr).toBe(0);
+    expectCompleted(out);
     const v = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
     expect(v.label).toBe('nightly');
     expect(v).toHaveProperty('p90_ttft_ms');
@@ -147,7 +147,7 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
   it('analyze recomputes the same figures from the records alone, and takes new SLOs', async () => {
     const dir = onlyRunDir(resultDir);
     const again = await runCli(['analyze', dir, '--json']);
-    expect(again.code).toBe(0);
+    expectCompleted(again);
     const r = JSON.parse(again.stdout) as RunResult;
     // Times are stored rounded to 1 µs, so a difference of two times is off by at most 0.001 ms.
     const within = (a: number, b: number) => expect(Math.abs(a - b)).toBeLessThanOrEqual(0.0010001);
@@ -177,7 +177,7 @@ describe('infermeter run against a server given by --base-url', () => {
     const cfg = join(dir, 'run.yaml');
     writeFileSync(cfg, `target:\n  endpoint: /v1/chat/completions\n  ignore_eos: true\nload:\n  concurrency: 4\n  num_prompts: 100\nworkload:\n  random_input_len: 32\n  random_output_len: 8\n`);
     const out = await runCli(['run', '--config', cfg, '--base-url', sim.url, '--num-prompts', '12', '--no-save', '--json', '--progress', 'none']);
-    expect(out.code, out.stderr).toBe(0);
+    expectCompleted(out);
     const r = JSON.parse(out.stdout) as RunResult;
     expect(r.target.model).toBe('served-model');
     expect(r.load.mode).toBe('closed');

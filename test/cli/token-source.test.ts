@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecordsFile } from '../../src/store/records-file.js';
 import { loadTokenizer } from '../../src/workload/index.js';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 import { chunk, sseHeaders, startTestServer, type TestServer } from '../helpers/servers.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -26,7 +26,7 @@ describe('output token source without server usage', () => {
   async function records(extra: string[]) {
     const dir = tempDir('tok');
     const out = await runCli(['run', '--base-url', server.url, '--model', 'm', '--no-preflight', '--num-prompts', '3', '--random-input-len', '8', '--random-output-len', '4', '--workers', '0', '--result-dir', dir, '--progress', 'none', ...extra]);
-    expect(out.code, out.stderr).toBe(0);
+    expectCompleted(out);
     return readRecordsFile(join(dir, readdirSync(dir)[0]!, 'records.jsonl')).records;
   }
 

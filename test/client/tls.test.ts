@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyRecord } from '../../src/record/record.js';
 import { HttpTarget } from '../../src/client/http-client.js';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 import { chunk } from '../helpers/servers.js';
 
 const fixture = (f: string) => readFileSync(new URL(`../fixtures/tls/${f}`, import.meta.url));
@@ -57,7 +57,7 @@ describe('https targets', () => {
     const refused = await runCli(['run', '--base-url', url, '--num-prompts', '1']);
     expect(refused.code).toBe(2);
     const ok = await runCli(['run', '--base-url', url, '--insecure', '--num-prompts', '4', '--no-save', '--json', '--progress', 'none', '--workers', '0']);
-    expect(ok.code, ok.stderr).toBe(0);
+    expectCompleted(ok);
     expect(JSON.parse(ok.stdout).metrics.requests.ok).toBe(4);
   });
 });

@@ -27,3 +27,36 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = {}, signal
   const code = await main(argv, { stdout, stderr, env, signal });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
+
+/** Reasons of an INVALID verdict in a CLI's output (the --json result or the printed summary). */
+export function invalidReasons(out: CliResult): Array<{ check: string | null; reason: string }> {
+  try {
+    const v = (JSON.parse(out.stdout) as { validity: { reasons: string[]; failed_checks: string[] } }).validity;
+    return v.reasons.map((reason, i) => ({ check: v.failed_checks[i] ?? null, reason }));
+  } catch {
+    const at = out.stdout.indexOf('Run validity: INVALID');
+    if (at < 0) return [];
+    const lines = out.stdout.slice(at).split('\n').slice(1);
+    const reasons = [];
+    for (const line of lines) {
+      if (!line.startsWith('  - ')) break;
+      const reason = line.slice(4);
+      reasons.push({ check: reason.startsWith('client ') ? 'client' : null, reason });
+    }
+    return reasons;
+  }
+}
+
+const CLIENT_CHECK_IDS = new Set(['dispatch_lag', 'event_loop', 'client_busy', 'client']);
+
+/**
+ * A run that completed as it should: exit 0, or exit 5 only because the client itself could
+ * not keep up (a busy test machine may rightly say so), never because requests failed.
+ */
+export function expectCompleted(out: CliResult): void {
+  if (out.code === 0) return;
+  const reasons = invalidReasons(out);
+  if (out.code !== 5 || reasons.length === 0 || !reasons.every((r) => CLIENT_CHECK_IDS.has(r.check ?? ''))) {
+    throw new Error(`expected exit 0 (or 5 for a client that fell behind), got ${out.code}: ${reasons.map((r) => r.reason).join('; ')}\n${out.stderr}`);
+  }
+}

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/report/result-json.js';
 import { BusyPoll, busyPolling } from '../../src/runner/busy-poll.js';
 import { readRecordsFile } from '../../src/store/records-file.js';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const immediates = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Immediate').length;
@@ -37,7 +37,7 @@ describe('infermeter run --busy-poll', () => {
         '--random-input-len', '32', '--random-output-len', '5', '--seed', '4', '--busy-poll',
         '--workers', workers, '--result-dir', dir, '--progress', 'none',
       ]);
-      expect(out.code, out.stderr).toBe(0);
+      expectCompleted(out);
       const runDir = join(dir, readdirSync(dir)[0]!);
       const result = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8')) as RunResult;
       expect(result.client['busy_poll']).toBe(true);

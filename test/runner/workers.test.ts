@@ -9,7 +9,7 @@ import { buildResult, type FinishInput } from '../../src/cli/finish-run.js';
 import type { RequestRecord } from '../../src/record/record.js';
 import { globalIndex, shardCount, shardIterator, shardShare } from '../../src/runner/shard.js';
 import { readRecordsFile } from '../../src/store/records-file.js';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 describe('shards', () => {
@@ -38,7 +38,7 @@ async function recordsWith(workers: number): Promise<RequestRecord[]> {
     '--random-input-len', '40', '--random-output-len', '6', '--random-range-ratio', '0.5', '--seed', '9',
     '--workers', String(workers), '--result-dir', dir, '--progress', 'none',
   ]);
-  expect(out.code, out.stderr).toBe(0);
+  expectCompleted(out);
   return readRecordsFile(join(dir, readdirSync(dir)[0]!, 'records.jsonl')).records;
 }
 

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/report/result-json.js';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const FIX = resolve('test/fixtures/workload');
@@ -44,7 +44,7 @@ describe('workload end to end (simulator over HTTP)', () => {
       '--progress', 'none',
     ]);
     expect(out.stderr).toContain('skipped 1 malformed');
-    expect(out.code).toBe(0);
+    expectCompleted(out);
     const dir = runDir(resultDir);
     const recs = readFileSync(join(dir, 'records.jsonl'), 'utf8')
       .trim()
@@ -93,7 +93,7 @@ describe('workload end to end (simulator over HTTP)', () => {
       '--result-dir', resultDir,
       '--progress', 'none',
     ]);
-    expect(out.code, out.stderr).toBe(0);
+    expectCompleted(out);
     const dir = runDir(resultDir);
     const recs = readFileSync(join(dir, 'records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Rec);
     expect(new Set(recs.map((r) => r.task))).toEqual(new Set(['chat', 'rag', 'qa']));
