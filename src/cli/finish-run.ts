@@ -18,6 +18,7 @@ import { infermeterVersion, type CliIo } from './io.js';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import { writeRunReport } from './report-command.js';
 import type { GoodputSlo, Objective } from '../config/slo.js';
+import { signalExitCode } from './signals.js';
 import { Redactor } from '../util/redact.js';
 import { computeCost, requestTimeSplit, type CostInputs, type CostSplit } from '../metrics/cost.js';
 import { allObjectivesPass, evaluateObjectives } from '../metrics/index.js';
@@ -168,7 +169,7 @@ export function finishRun(input: FinishInput): number {
 
 /** A signal's code when one stopped the run, else 5 for an invalid run (unless allowed), else 0. */
 function exitCodeOf(input: FinishInput, result: RunResult): number {
-  if (input.run.interrupted && input.health !== null) return EXIT_CODES.SIGINT;
+  if (input.run.interrupted && input.health !== null) return signalExitCode(input.io.signal);
   const v = result.validity;
   const allow = (input.spec.validity ?? DEFAULT_VALIDITY).allow_invalid;
   if (v && !v.valid) {

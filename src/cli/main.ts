@@ -34,6 +34,8 @@ and/or --duration (whichever ends first), --stage-warmup. Examples:
 
 Results: <result-dir>/<timestamp>-sweep/ with records.jsonl (each record's "stage") and
 sweep.json (docs/sweep-schema.md). Exit 3 when a stage's SLO failed (--search: when no load met them).`;
+import { listenForStopSignals } from './signals.js';
+import { debugRequested, reportInternalError } from './internal-error.js';
 
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('infermeter')
@@ -44,7 +46,8 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     })
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    .option('--debug', 'print the stack trace of an internal error (give it before or after the command)');
 
   const run = program
     .command('run')
@@ -275,15 +278,18 @@ function addExitCodeHelp(cmd: Command): void {
 
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   let code = 0;
-  let ownSignal: AbortController | null = null;
-  const onSigint = () => ownSignal?.abort();
-  if (!io.signal) {
-    ownSignal = new AbortController();
-    io = { ...io, signal: ownSignal.signal };
-    process.once('SIGINT', onSigint);
-  }
+  let stopListening = (): void => {};
+  const own = io.signal ? null : new AbortController();
+  if (own) io = { ...io, signal: own.signal };
   try {
     const program = buildProgram(io, (c) => (code = c));
+    // `sim run` computes synchronously in virtual time, where no listener could run: a signal
+    // keeps its default effect there and ends it at once (it writes nothing until the end).
+    program.hook('preAction', (_root, action) => {
+      if (own && !(action.name() === 'run' && action.parent?.name() === 'sim')) {
+        stopListening = listenForStopSignals(own, (line) => io.stderr.write(`\n${line}\n`));
+      }
+    });
     if (argv.length === 0) {
       program.outputHelp();
       return 0;
@@ -300,8 +306,9 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       io.stderr.write(`error: ${err.message}\n`);
       return EXIT_CODES.USAGE;
     }
-    throw err;
+    io.stderr.write(reportInternalError(err, debugRequested(argv)));
+    return EXIT_CODES.INTERNAL;
   } finally {
-    process.off('SIGINT', onSigint);
+    stopListening();
   }
 }

@@ -22,6 +22,19 @@ import type { CliIo } from './io.js';
 import { checkContextLength, defaultIgnoreEos, describeLoad, describePromptReuse, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import { resolveCostInputs } from './cost-inputs.js';
+import { signalExitCode } from './signals.js';
+import { onAbort } from '../util/on-abort.js';
+
+/** Resolves with `p`, or with null as soon as `signal` aborts (at once if it has). */
+function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T | null> {
+  return new Promise<T | null>((resolve, reject) => {
+    const detach = onAbort(signal, () => resolve(null));
+    p.then(
+      (v) => (detach(), resolve(v)),
+      (err: unknown) => (detach(), reject(err)),
+    );
+  });
+}
 
 /** Within this of 1, the estimate counts as exact for the server (measurement noise of the calibration). */
 const PROMPT_SCALE_DEADBAND = 0.01;
@@ -44,6 +57,11 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
   let sim: SimServer | null = null;
   let dir: RunDir | null = null;
   let writer: RecordsWriter | null = null;
+  // A signal before the load starts (planning, simulator start, pre-flight) ends the run there.
+  const stoppedEarly = (): number => {
+    log('interrupted before the load started: nothing was sent');
+    return signalExitCode(io.signal);
+  };
   try {
     // A server may keep an earlier run's prompts in its prefix cache: a fresh salt per run changes
     // the words (not the lengths or the schedule). spec.json records it, so a run can be replayed.
@@ -53,6 +71,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     const cost = resolveCostInputs(spec.cost, simulated ? { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware } : { gpus: null, gpuType: null });
     const load = spec.load;
     const replay = workload.timed ?? null;
+    if (io.signal?.aborted) return stoppedEarly();
 
     let baseUrl = spec.target.base_url;
     let model = spec.target.model;
@@ -63,6 +82,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       baseUrl = sim.url;
       model = started.model;
       simulator = started.timing;
+      if (io.signal?.aborted) return stoppedEarly();
       const shape = load.concurrency !== null ? `concurrency ${load.concurrency}` : `${Number.isFinite(load.request_rate) ? `${load.request_rate} req/s` : 'all at once'}`;
       log(`No --base-url: benchmarking the built-in simulated engine (${started.description}) at ${sim.url}`);
       log(`load: ${totalRequests ?? 'unbounded'} requests${load.duration_ms !== null ? ` for ${load.duration_ms / 1000} s` : ''}, ${shape} (change with --num-prompts, --request-rate, --concurrency, --duration)`);
@@ -74,7 +94,11 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     let tokenScale = 1;
     let promptOverhead: number | null = null;
     if (spec.target.preflight) {
-      const pf = await preflight({ ...targetConfig(spec.target, { baseUrl: baseUrl!, apiKey, ignoreEos, keepText: false, countTokens: undefined }), model }, { log, calibrate: true });
+      const pf = await unlessAborted(
+        preflight({ ...targetConfig(spec.target, { baseUrl: baseUrl!, apiKey, ignoreEos, keepText: false, countTokens: undefined }), model }, { log, calibrate: true }),
+        io.signal,
+      );
+      if (pf === null) return stoppedEarly();
       model = pf.model;
       preflightInfo = { ...pf };
       coldStart?.firstResponse();
@@ -93,6 +117,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     // Said once everything checked out, just before the load: an error stays one line.
     if (!simulated) describePromptReuse(spec, log);
 
+    if (io.signal?.aborted) return stoppedEarly();
     // Server-side series (docs/observe.md): a baseline scrape now, then one per interval, off the load threads.
     const observer = await RunObserver.start({ spec: spec.observe, baseUrl: baseUrl!, insecureTls: spec.target.tls_insecure, warn: log, envPath: io.env.PATH ?? process.env.PATH });
     let startedAt = new Date();

@@ -9,6 +9,7 @@ import { SimSpecSchema } from '../config/schema.js';
 import { simReasoning, simTiming } from './builtin-sim.js';
 import { validateSpec } from '../config/load-spec.js';
 import { SERVE_SIM_FLAGS, specFromFlags } from './run-flags.js';
+import { onAbort } from '../util/on-abort.js';
 
 function int(name: string, v: string | undefined, min = 0): number | undefined {
   if (v === undefined) return undefined;
@@ -90,7 +91,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
     if (code === 'EADDRINUSE') throw new UserError(`--port ${port}: address already in use`);
     throw new UserError(`sim serve: ${err instanceof Error ? err.message : String(err)}`);
   }
-  io.signal?.addEventListener('abort', () => void server.close(), { once: true });
+  onAbort(io.signal, () => void server.close());
   await server.stopped;
   return 0;
 }

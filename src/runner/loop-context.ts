@@ -12,6 +12,7 @@ import type { Shard } from './shard.js';
 import { spinFor } from '../util/spin.js';
 import { busyPolling } from './busy-poll.js';
 import { retryDelayMs, shouldRetry, type RetryPolicy } from './retry-policy.js';
+import { onAbort } from '../util/on-abort.js';
 
 /** What the loop needs of a target: prepare a request ahead of time, send it, cancel all. */
 export interface Sender<P = unknown> {
@@ -92,13 +93,14 @@ export class LoopContext {
     }
     if (signal.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
+      const timer = setTimeout(() => {
+        detach();
         resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms));
-      signal.addEventListener('abort', done, { once: true });
+      }, Math.max(0, ms));
+      const detach = onAbort(signal, () => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
   }
 

@@ -15,6 +15,7 @@ import type { ProgressListener } from './progress.js';
 import { WHOLE, type Shard } from './shard.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { busyPolling } from './busy-poll.js';
+import { onAbort } from '../util/on-abort.js';
 
 export type { Sender } from './loop-context.js';
 export type LoadPlan = OpenLoopPlan | ClosedLoopPlan | SessionPlan;
@@ -56,13 +57,12 @@ export async function runLoad(opts: RunnerOptions): Promise<RunOutcome> {
   const dueWhenSent = plan.mode === 'closed' || (plan.mode === 'sessions' && plan.users !== null);
   const ctx = new LoopContext(clock, sender, opts.phases, opts.shard ?? WHOLE, opts.totalRequests, opts.durationMs, opts.onRecord, dueWhenSent, opts.keepRecords ?? true, opts.retry ?? null);
   let interrupted = false;
-  const onAbort = () => {
+  const detach = onAbort(opts.signal, () => {
     interrupted = true;
     ctx.stop();
     ctx.cancelRetries();
     sender.cancelAll();
-  };
-  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  });
   // Health since the last snapshot, read once a second from what the loop records anyway.
   let lagSeen = 0;
   let elu = performance.eventLoopUtilization();
@@ -103,7 +103,7 @@ export async function runLoad(opts: RunnerOptions): Promise<RunOutcome> {
   }
   await Promise.all(ctx.pending);
   if (progressTimer) clearInterval(progressTimer);
-  opts.signal?.removeEventListener('abort', onAbort);
+  detach();
   ctx.stats.elapsed_ms = clock();
   opts.onProgress?.({ ...ctx.stats });
   return { records: ctx.records, dispatchLagMs: ctx.dispatchLag.view(), interrupted };

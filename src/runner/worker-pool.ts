@@ -9,6 +9,7 @@ import type { RequestRecord } from '../record/record.js';
 import { prepareJob, type JobHooks, type JobOutcome, type LoadJob } from './load-job.js';
 import { hrtimeNowNs } from './run-clock.js';
 import type { ProgressSnapshot } from './progress.js';
+import { onAbort } from '../util/on-abort.js';
 
 /** The merged outcome of every shard: records of all, the worst thread's health. */
 export type PoolOutcome = JobOutcome;
@@ -87,8 +88,8 @@ export async function runPool(jobFor: (offset: number, step: number) => LoadJob,
   const records: RequestRecord[] = [];
   const latest: Array<ProgressSnapshot | null> = Array.from({ length: workers }, () => null);
   const threads = Array.from({ length: workers }, (_, w) => startWorker(jobFor(w, workers)));
-  const onAbort = () => threads.forEach((t) => t.postMessage({ type: 'cancel' }));
-  hooks.signal?.addEventListener('abort', onAbort, { once: true });
+  // A cancel posted before a worker's start is kept by the worker: it then sends nothing.
+  const detach = onAbort(hooks.signal, () => threads.forEach((t) => t.postMessage({ type: 'cancel' })));
 
   const progressTimer = hooks.onProgress
     ? setInterval(() => {
@@ -155,7 +156,7 @@ export async function runPool(jobFor: (offset: number, step: number) => LoadJob,
     return merge(outcomes, records);
   } finally {
     if (progressTimer) clearInterval(progressTimer);
-    hooks.signal?.removeEventListener('abort', onAbort);
+    detach();
     await Promise.all(threads.map((t) => t.terminate()));
   }
 }

@@ -1,4 +1,6 @@
 /** Runs the CLI in-process with captured output. */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 
@@ -58,5 +60,20 @@ export function expectCompleted(out: CliResult): void {
   const reasons = invalidReasons(out);
   if (out.code !== 5 || reasons.length === 0 || !reasons.every((r) => CLIENT_CHECK_IDS.has(r.check ?? ''))) {
     throw new Error(`expected exit 0 (or 5 for a client that fell behind), got ${out.code}: ${reasons.map((r) => r.reason).join('; ')}\n${out.stderr}`);
+  }
+}
+
+/**
+ * Resolves once a run under `resultDir` has written at least one record to records.jsonl (the
+ * run directory is created once the load is about to start). Event order, not a fixed sleep:
+ * a test that interrupts a run waits for this, however slow the machine.
+ */
+export async function firstRecordWritten(resultDir: string, isDone: () => boolean = () => false): Promise<string> {
+  for (;;) {
+    const dirs = existsSync(resultDir) ? readdirSync(resultDir) : [];
+    const path = dirs.length > 0 ? join(resultDir, dirs[0]!, 'records.jsonl') : null;
+    if (path !== null && existsSync(path) && statSync(path).size > 0) return join(resultDir, dirs[0]!);
+    if (isDone()) throw new Error(`the run ended before any record was written under ${resultDir}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }

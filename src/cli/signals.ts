@@ -1,0 +1,36 @@
+/**
+ * SIGINT (Ctrl-C), SIGTERM (`timeout`, `docker stop`, Kubernetes, a cancelled CI job) and SIGHUP
+ * (the terminal went away) all stop a run the same way: sending stops, requests in flight are
+ * cancelled, the records are flushed, result.json and the summary are written, and the process
+ * exits 128 + the signal's number. A second signal ends the process at once (the default
+ * disposition, restored after the first).
+ */
+import { EXIT_CODES } from '../errors/exit-codes.js';
+
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+export type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/** The exit code of a run stopped through `signal`: its reason names the signal (a bare abort counts as Ctrl-C). */
+export function signalExitCode(signal: AbortSignal | undefined): number {
+  const reason: unknown = signal?.reason;
+  if (reason === 'SIGTERM') return EXIT_CODES.SIGTERM;
+  if (reason === 'SIGHUP') return EXIT_CODES.SIGHUP;
+  return EXIT_CODES.SIGINT;
+}
+
+/** Aborts `controller` with the signal's name on the first stop signal; returns a function that stops listening. */
+export function listenForStopSignals(controller: AbortController, say: (line: string) => void): () => void {
+  const detach = (): void => {
+    for (const [sig, h] of handlers) process.off(sig, h);
+  };
+  const handlers = STOP_SIGNALS.map((sig) => {
+    const h = (): void => {
+      detach();
+      say(`${sig}: stopping — cancelling requests in flight, saving what was measured (send it again to quit at once)`);
+      controller.abort(sig);
+    };
+    process.on(sig, h);
+    return [sig, h] as const;
+  });
+  return detach;
+}
