@@ -1,12 +1,12 @@
 /**
  * `infermeter analyze RUN_DIR_OR_records.jsonl`: every figure recomputed from records alone,
- * with new SLOs if given; the original run's context is taken from result.json when present.
+ * with new SLOs if given; the original run's context is taken from result.json, else spec.json.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
 import { readRecordsFile } from '../store/records-file.js';
-import type { RunResult } from '../report/result-json.js';
+import { readSavedRun, savedLoad, savedTarget } from './saved-run.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
 import { z } from 'zod';
@@ -28,15 +28,8 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
   if (truncatedTail) io.stderr.write(`note: ${recordsPath}: last line was incomplete (killed run?) and was skipped\n`);
   if (records.length === 0) throw new UserError(`${recordsPath}: no records`);
 
-  let prior: Partial<RunResult> | null = null;
-  const resultPath = join(isDir ? path : join(recordsPath, '..'), 'result.json');
-  if (existsSync(resultPath)) {
-    try {
-      prior = JSON.parse(readFileSync(resultPath, 'utf8')) as Partial<RunResult>;
-    } catch {
-      io.stderr.write(`note: ${resultPath} is not valid JSON; analysing records alone\n`);
-    }
-  }
+  const saved = readSavedRun(isDir ? path : join(recordsPath, '..'), (line) => io.stderr.write(`${line}\n`));
+  const prior = saved.result;
   // The same schema as a run spec's, so --goodput and the vLLM JSON flags read as they do for `run`.
   const flags = specFromFlags(opts, [...LOAD_FLAGS.filter((f) => f.path[0] === 'goodput' || f.path[0] === 'slos'), ...VLLM_JSON_FLAGS, ...COST_FLAGS, ...VALIDITY_FLAGS]);
   const given = validateSpec(
@@ -46,7 +39,8 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
   );
   const output = given.output;
   // Without --goodput the original run's SLOs apply (the schema's default [] would drop them).
-  const slos = flags.spec.goodput !== undefined ? given.goodput! : (prior?.metrics?.goodput?.slos ?? []);
+  const slos = flags.spec.goodput !== undefined ? given.goodput! : (prior?.metrics?.goodput?.slos ?? saved.spec?.goodput ?? []);
+  const load = savedLoad(saved) ?? { num_prompts: records.length };
   // Without cost flags the original run's price and GPU count apply; the simulator's own
   // prefill/decode split is kept (records alone cannot give it).
   const priorCost = prior?.cost ?? null;
@@ -72,21 +66,21 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
     dir: null,
     records,
     run: {
-      name: prior?.run?.name ?? 'analyze',
+      name: prior?.run?.name ?? saved.spec?.name ?? 'analyze',
       started_at: prior?.run?.started_at ?? now,
       ended_at: prior?.run?.ended_at ?? now,
       interrupted: prior?.run?.interrupted ?? false,
       driver: prior?.run?.driver ?? 'http',
       monotonic_origin_ns: prior?.run?.monotonic_origin_ns ?? null,
     },
-    target: prior?.target ?? { base_url: null, endpoint: '/v1/completions', model: 'unknown', simulated: false, simulator: null, stream: true },
-    load: prior?.load ?? { num_prompts: records.length },
+    target: savedTarget(saved) ?? { base_url: null, endpoint: '/v1/completions', model: 'unknown', simulated: false, simulator: null, stream: true },
+    load,
     workload: prior?.workload ?? {},
     health: null,
     priorValidity: prior?.validity ?? null,
     client: prior?.client ?? {},
-    ignoreEos: prior?.load?.ignore_eos === true,
-    clientTokenizer: 'estimate',
+    ignoreEos: load.ignore_eos === true,
+    clientTokenizer: saved.spec?.workload?.tokenizer ? 'tokenizer' : 'estimate',
     cost,
     costSplit: priorCost?.split.method === 'simulator_step_time' ? priorCost.split : simulatorSplit(sim),
   });

@@ -174,7 +174,8 @@ function exitCodeOf(input: FinishInput, result: RunResult): number {
   const allow = (input.spec.validity ?? DEFAULT_VALIDITY).allow_invalid;
   if (v && !v.valid) {
     const hatch = allow ? 'accepted with --allow-invalid' : `exit ${EXIT_CODES.INVALID_RUN}; --allow-invalid accepts it`;
-    input.io.stderr.write(`invalid run (${hatch}): ${v.reasons[0]}${v.reasons.length > 1 ? ` (+${v.reasons.length - 1} more, see the verdict)` : ''}\n`);
+    const line = `invalid run (${hatch}): ${v.reasons[0]}${v.reasons.length > 1 ? ` (+${v.reasons.length - 1} more, see the verdict)` : ''}`;
+    input.io.stderr.write(`${input.redactor ? input.redactor.scrub(line) : line}\n`);
     if (!allow) return EXIT_CODES.INVALID_RUN;
   }
   return result.slos && !allObjectivesPass(result.slos) ? EXIT_CODES.SLO_FAILED : EXIT_CODES.OK;
