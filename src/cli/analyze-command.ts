@@ -83,6 +83,7 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
     clientTokenizer: saved.spec?.workload?.tokenizer ? 'tokenizer' : 'estimate',
     cost,
     costSplit: priorCost?.split.method === 'simulator_step_time' ? priorCost.split : simulatorSplit(sim),
+    tokenizerId: saved.spec?.workload?.tokenizer ?? null,
   });
 }
 

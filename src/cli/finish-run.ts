@@ -61,6 +61,8 @@ export interface FinishInput {
   coldStart?: ColdStartFigures | null;
   /** Tokens the server adds to each prompt (pre-flight's calibration), for the served-vs-asked check. */
   promptOverheadTokens?: number | null;
+  /** --tokenizer as given (vLLM JSON's tokenizer_id); null or absent when prompts were not tokenized. */
+  tokenizerId?: string | null;
   /** A validity verdict carried over from the original run (analyze): its client findings are kept. */
   priorValidity?: Partial<RunValidity> | null;
   /** Removes the run's secrets from everything written or printed. */
@@ -138,6 +140,7 @@ export function finishRun(input: FinishInput): number {
         date: result.run.started_at,
         backend: input.target.endpoint.includes('chat') ? 'openai-chat' : 'openai',
         model_id: input.target.model,
+        tokenizer_id: input.tokenizerId ?? null,
         num_prompts: typeof load.num_prompts === 'number' ? load.num_prompts : input.records.length,
         request_rate: typeof rate === 'number' ? rate : 'inf',
         burstiness: typeof load.burstiness === 'number' ? load.burstiness : 1,

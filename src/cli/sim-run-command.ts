@@ -139,6 +139,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
     cost,
     costSplit: { method: 'simulator_step_time', input_share: s.prefill_ms + s.decode_ms > 0 ? s.prefill_ms / (s.prefill_ms + s.decode_ms) : 0.5 },
+    tokenizerId: spec.workload.tokenizer,
   });
   await recordInHistory(spec.output.result_dir, dir, io);
   return code;

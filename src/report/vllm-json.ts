@@ -29,8 +29,12 @@ export interface VllmJsonContext {
   /** vLLM's `--label`; null when not given. */
   label?: string | null;
   model_id: string;
-  /** Defaults to model_id, as in vLLM. */
-  tokenizer_id?: string;
+  /**
+   * The tokenizer that counted the prompts (--tokenizer), or null when none did (the
+   * tokenizer-free estimate, server usage). vLLM always tokenizes, so it writes --tokenizer or
+   * else the model id; writing the model id here would claim a tokenizer that was never used.
+   */
+  tokenizer_id: string | null;
   num_prompts: number;
   request_rate: number | 'inf';
   burstiness: number;
@@ -67,7 +71,7 @@ export function toVllmJson(m: RunMetrics, ctx: VllmJsonContext): VllmJson {
     backend: ctx.backend,
     label: ctx.label ?? null,
     model_id: ctx.model_id,
-    tokenizer_id: ctx.tokenizer_id ?? ctx.model_id,
+    tokenizer_id: ctx.tokenizer_id,
     num_prompts: ctx.num_prompts,
   };
   for (const [k, v] of Object.entries(ctx.metadata ?? {})) out[k] = v;

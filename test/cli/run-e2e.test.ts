@@ -126,6 +126,9 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
     expect(v.mean_ttft_ms).toBeCloseTo(result.metrics.latency.ttft_ms.mean!, 6);
     expect(v.p99_tpot_ms).toBeCloseTo(result.metrics.latency.tpot_ms.p99!, 6);
     expect(v.request_throughput).toBeCloseTo(result.metrics.throughput.request_per_s!, 6);
+    // No --tokenizer: no tokenizer counted the prompts, so none is named (vLLM would name the model's).
+    expect(v.model_id).toBe(result.target.model);
+    expect(v.tokenizer_id).toBeNull();
   });
 
   it('--percentile-metrics / --metric-percentiles / --label shape the vLLM JSON as vLLM would', async () => {

@@ -15,6 +15,7 @@ const ctx: VllmJsonContext = {
   date: '20261129-113000',
   backend: 'openai-chat',
   model_id: 'meta-llama/Llama-3.1-8B-Instruct',
+  tokenizer_id: 'meta-llama/Llama-3.1-8B-Instruct',
   num_prompts: 4,
   request_rate: 'inf',
   burstiness: 1,
@@ -52,6 +53,11 @@ describe('toVllmJson', () => {
   it('writes exactly vLLM’s keys, in vLLM’s order', () => {
     const j = toVllmJson(computeMetrics(records), { ...ctx, metric_percentiles: [99] });
     expect(Object.keys(j)).toEqual(VLLM_KEYS);
+  });
+
+  it('tokenizer_id names the tokenizer that counted the prompts, null when none did (not the model id)', () => {
+    expect(toVllmJson(computeMetrics(records), { ...ctx, tokenizer_id: null }).tokenizer_id).toBeNull();
+    expect(toVllmJson(computeMetrics(records), { ...ctx, tokenizer_id: 'llama3' }).tokenizer_id).toBe('llama3');
   });
 
   it('carries the figures under vLLM’s names', () => {
