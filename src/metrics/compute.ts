@@ -30,13 +30,21 @@ export function measureRecords(records: readonly RequestRecord[]): RequestRecord
   return records.filter((r) => r.phase === 'measure');
 }
 
+/**
+ * The measured window over the given records (null if none): first sent_ms → the later of the
+ * last end_ms of a request that ended by itself (ok, error, timeout) and the last sent_ms. A
+ * cancelled request counts until its send, not its cancellation: after a --duration run the
+ * client lets requests finish for up to --grace, and a server that keeps connections open
+ * without answering would otherwise stretch the window by the grace the client chose (halving
+ * the throughputs of a 30 s run with a 30 s grace) though it served nothing in it.
+ */
 export function measuredWindow(measure: readonly RequestRecord[]): Window | null {
   if (measure.length === 0) return null;
   let start = Infinity;
   let end = -Infinity;
   for (const r of measure) {
     start = Math.min(start, r.sent_ms);
-    end = Math.max(end, r.end_ms, r.sent_ms);
+    end = Math.max(end, r.status === 'cancelled' ? r.sent_ms : r.end_ms, r.sent_ms);
   }
   return { start_ms: start, end_ms: end };
 }

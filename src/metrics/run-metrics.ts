@@ -26,7 +26,11 @@ export { DEFAULT_LATE_THRESHOLD_MS } from './run-totals.js';
 
 export interface RunMetrics {
   schema: 'infermeter.metrics/1';
-  /** Measured window: first measure-phase sent_ms → last measure-phase end_ms (null when empty). */
+  /**
+   * Measured window (null when empty): first measure-phase sent_ms → the later of the last
+   * end_ms of a request that was not cancelled and the last sent_ms (cancelled requests count
+   * until their send; see measuredWindow).
+   */
   start_ms: number | null;
   end_ms: number | null;
   /** (end_ms − start_ms) / 1000; 0 when there are no measure-phase records. */

@@ -126,13 +126,35 @@ describe('computeMetrics on the worked example', () => {
   });
 });
 
+describe('the measured window', () => {
+  it('ends at the last request that ended by itself, not at a cancellation after the grace', () => {
+    // A --duration 2s run with a 30 s grace against a server that stops answering:
+    // A ok [0, 1000], B ok [100, 2000], C timeout [300, 1800], D cancelled [1500, 32000] (held open until the grace ended).
+    const records = [
+      rec({ sent_ms: 0, chunks: [500, 1000] }),
+      rec({ sent_ms: 100, chunks: [1000, 2000] }),
+      rec({ sent_ms: 300, end_ms: 1800, status: 'timeout', error_class: 'timeout' }),
+      rec({ sent_ms: 1500, end_ms: 32000, status: 'cancelled', error_class: 'cancelled' }),
+    ];
+    const m = computeMetrics(records);
+    expect([m.start_ms, m.end_ms]).toEqual([0, 2000]);
+    expect(m.duration_s).toBe(2);
+    expect(m.throughput.request_per_s).toBe(1); // 2 ok / 2 s (it was 2 / 32 s)
+    expect(m.throughput.output_tokens_per_s).toBe(2); // 4 tokens / 2 s
+    // A cancelled request sent after the last answer still counts until its send: the server had it from then.
+    const later = computeMetrics([...records, rec({ sent_ms: 2500, end_ms: 32000, status: 'cancelled', error_class: 'cancelled' })]);
+    expect(later.end_ms).toBe(2500);
+  });
+});
+
 describe('computeMetrics edge cases', () => {
   it('returns null statistics, not NaN, when no request is ok', () => {
     const m = computeMetrics([
       rec({ sent_ms: 0, end_ms: 500, status: 'timeout', error_class: 'timeout' }),
       rec({ sent_ms: 100, end_ms: 2000, status: 'cancelled', error_class: 'cancelled' }),
     ]);
-    expect(m.duration_s).toBe(2);
+    // window 0 → 500: the timeout ended at 500; the cancelled request counts until its send (100)
+    expect(m.duration_s).toBe(0.5);
     expect(m.latency.ttft_ms.count).toBe(0);
     expect(m.latency.ttft_ms.mean).toBeNull();
     expect(m.latency.tpot_ms.p99).toBeNull();
