@@ -1,26 +1,21 @@
 /** analyze of a run that wrote no result.json (killed, crashed) takes the run's context from spec.json. */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import type { RunResult } from '../../src/report/result-json.js';
 import { expectCompleted, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('analyze reads spec.json when there is no result.json', () => {
   let sim: SimServer;
-  let dir: string;
   beforeAll(async () => {
     sim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 1, perTokenMs: 1 }, modelName: 'served-model' });
-    dir = mkdtempSync(join(tmpdir(), 'infermeter-anspec-'));
   });
-  afterAll(async () => {
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => sim.close());
 
   async function runThenDropResult(argv: string[]): Promise<string> {
-    const resultDir = mkdtempSync(join(dir, 'r-'));
+    const resultDir = tempDir('anspec');
     expectCompleted(await runCli([...argv, '--result-dir', resultDir, '--progress', 'none']));
     const runDir = join(resultDir, readdirSync(resultDir)[0]!);
     rmSync(join(runDir, 'result.json'));

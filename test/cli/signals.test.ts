@@ -5,25 +5,17 @@
  * CLI; they wait for events (records on disk, the process's exit), never for a fixed time.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/errors/exit-codes.js';
 import type { RunResult } from '../../src/report/result-json.js';
 import { readRecordsFile } from '../../src/store/records-file.js';
 import { firstRecordWritten, runCli } from '../helpers/cli.js';
+import { tempDir as scratch } from '../helpers/temp-dir.js';
 
 const ENTRY = new URL('../../src/cli/entry.ts', import.meta.url).pathname;
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'infermeter-sig-'));
-  dirs.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const tempDir = () => scratch('sig');
 
 /** A run that would take 20 s: 400 requests at 20 req/s, each ~0.3 s long. */
 const LONG_RUN = ['run', '--sim-prefill-ms', '5', '--sim-per-token-ms', '20', '--num-prompts', '400', '--request-rate', '20', '--random-input-len', '16', '--random-output-len', '15', '--progress', 'none'];

@@ -3,8 +3,7 @@
  * INVALID and exits 5 (EXIT_CODES.INVALID_RUN); --allow-invalid is the explicit escape hatch.
  * Real HTTP on 127.0.0.1; every assertion is on counts and exit codes, never on timing.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/errors/exit-codes.js';
@@ -12,6 +11,7 @@ import type { RunResult } from '../../src/report/result-json.js';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import { chunk, sseHeaders, startTestServer, type TestServer } from '../helpers/servers.js';
 import { expectCompleted, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const LOAD = ['--num-prompts', '8', '--request-rate', '200', '--random-input-len', '8', '--random-output-len', '3', '--no-save', '--progress', 'none', '--workers', '0'];
 
@@ -118,16 +118,14 @@ describe('--max-failure-rate', () => {
 
 describe('analyze applies the verdict to saved records', () => {
   it('exits 5 on a run with no success, 0 with --allow-invalid', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'infermeter-verdict-'));
-    try {
+    const dir = tempDir('verdict');
+    {
       const line = (id: number) => JSON.stringify({ id, status: 'error', error_class: 'http_5xx', http_status: 500, sent_ms: id, end_ms: id + 1, chunk_ms: [] });
       writeFileSync(join(dir, 'records.jsonl'), `${[0, 1, 2].map(line).join('\n')}\n`);
       const out = await runCli(['analyze', dir]);
       expect(out.code, out.stderr).toBe(EXIT_CODES.INVALID_RUN);
       expect(out.stdout).toMatch(/- no request succeeded: 3 of 3 failed \(http_5xx 3\)/);
       expect((await runCli(['analyze', dir, '--allow-invalid'])).code).toBe(EXIT_CODES.OK);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
