@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/report/result-json.js';
 import type { RequestRecord } from '../../src/record/record.js';
 import { readRecordsFile } from '../../src/store/records-file.js';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -21,11 +21,11 @@ async function run(args: string[]): Promise<{ recs: RequestRecord[]; result: Run
   const dir = mkdtempSync(join(tmpdir(), 'infermeter-reasoning-'));
   dirs.push(dir);
   const out = await runCli([...args, '--result-dir', dir, '--progress', 'none']);
-  expect(out.code, out.stderr).toBe(0);
+  expectCompleted(out);
   const runDir = join(dir, readdirSync(dir)[0]!);
   const recs = readRecordsFile(join(runDir, 'records.jsonl')).records.sort((a, b) => a.id - b.id);
   const analyzed = await runCli(['analyze', runDir, '--json']);
-  expect(analyzed.code, analyzed.stderr).toBe(0);
+  expectCompleted(analyzed);
   return { recs, result: JSON.parse(analyzed.stdout) as RunResult, stdout: out.stdout };
 }
 
