@@ -8,7 +8,7 @@ import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import type { RunResult } from '../../src/report/result-json.js';
 import { Scraper } from '../../src/observe/scraper.js';
 import { observationOf } from '../../src/observe/observation.js';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 import { startTestServer } from '../helpers/servers.js';
 
 async function complete(url: string, maxTokens: number): Promise<void> {
@@ -29,7 +29,7 @@ describe('server metrics during a run', () => {
       '--num-prompts', '40', '--request-rate', 'inf', '--random-input-len', '256', '--random-output-len', '32',
       '--scrape-interval', '200ms', '--no-save', '--json', '--progress', 'none', '--workers', '0',
     ]);
-    expect(out.code, out.stderr).toBe(0);
+    expectCompleted(out);
     const r = JSON.parse(out.stdout) as RunResult;
     const server = r.server;
     expect(server).toBeTruthy();
@@ -94,7 +94,7 @@ describe('server metrics during a run', () => {
         'run', '--base-url', sim.url, '--model', 'sim-llama-3.1-8b', '--num-prompts', '4', '--random-input-len', '16', '--random-output-len', '4',
         '--metrics-url', `${html.url}/metrics`, `${html.url}/other`, 'http://127.0.0.1:9/metrics', '--no-save', '--json', '--progress', 'none', '--workers', '0',
       ]);
-      expect(out.code, out.stderr).toBe(0);
+      expectCompleted(out);
       const r = JSON.parse(out.stdout) as RunResult;
       expect(r.metrics.requests.ok).toBe(4);
       const problems = r.server?.sources.map((x) => x.problem);

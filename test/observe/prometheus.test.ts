@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import type { RunResult } from '../../src/report/result-json.js';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 
 function prometheusBinary(): string {
   try {
@@ -77,7 +77,7 @@ describe('server series from a Prometheus server', () => {
       '--num-prompts', '30', '--request-rate', '20', '--random-input-len', '128', '--random-output-len', '16',
       '--prometheus-url', promUrl, '--no-save', '--json', '--progress', 'none', '--workers', '0',
     ]);
-    expect(out.code, out.stderr).toBe(0);
+    expectCompleted(out);
     const r = JSON.parse(out.stdout) as RunResult;
     const server = r.server;
     expect(server?.mode).toBe('prometheus');
