@@ -16,6 +16,7 @@ import { objectiveCatalog } from '../metrics/objective-catalog.js';
 import { Scraper, type ScrapeTarget } from '../observe/scraper.js';
 import { watchLine, watchTable, type WatchFrame } from '../report/watch-view.js';
 import type { CliIo } from './io.js';
+import { onAbort } from '../util/on-abort.js';
 
 export interface WatchOptions {
   metricsUrl?: string[];
@@ -100,11 +101,7 @@ export async function watchCommand(o: WatchOptions, io: CliIo): Promise<number> 
 
   await scraper.start();
   const started = Date.now();
-  const aborted = new Promise<void>((resolve) => {
-    if (!io.signal) return;
-    if (io.signal.aborted) resolve();
-    else io.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  const aborted = new Promise<void>((resolve) => void onAbort(io.signal, resolve));
   let stopped = false;
   void aborted.then(() => (stopped = true));
   let frame: WatchFrame | null = null;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { waitForHealthy } from '../../src/client/cold-start.js';
 import { coldStartLatency } from '../../src/metrics/cold-start.js';
 import type { RunResult } from '../../src/report/result-json.js';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 import { chunk, sseHeaders, startTestServer } from '../helpers/servers.js';
 import { rec } from '../metrics/make-record.js';
 
@@ -74,7 +74,7 @@ describe('cold start', () => {
     const server = await coldServer(2);
     try {
       const out = await runCli(['run', '--base-url', server.url, '--model', 'm', '--num-prompts', '12', '--cold-start', '--json', '--no-save', '--progress', 'none', '--workers', '0', '--no-metrics']);
-      expect(out.code, out.stderr).toBe(0);
+      expectCompleted(out);
       const c = (JSON.parse(out.stdout) as RunResult).cold_start;
       expect(c?.polls).toBe(3);
       expect(c?.first_n).toBe(10);

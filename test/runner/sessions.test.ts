@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withReply } from '../../src/runner/executors/sessions.js';
 import type { RunResult } from '../../src/report/result-json.js';
 import { readRecordsFile } from '../../src/store/records-file.js';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 import { sseHeaders, startTestServer, type TestServer } from '../helpers/servers.js';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,7 +55,7 @@ describe('multi-turn sessions', () => {
       '--session-turns', '3', '--think-time', '40', '--concurrency', '2', '--num-prompts', '12',
       '--random-input-len', '20', '--random-output-len', '3', '--workers', '0', '--result-dir', dir, '--progress', 'none', '--json',
     ]);
-    expect(out.code, out.stderr).toBe(0);
+    expectCompleted(out);
     const result = JSON.parse(out.stdout) as RunResult;
     expect(result.metrics.requests.total).toBe(12);
     expect(result.metrics.requests.ok).toBe(12);
