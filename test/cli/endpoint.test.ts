@@ -51,7 +51,7 @@ describe('prompt lengths against what the server states and counts', () => {
 
   it('without --tokenizer, prompts asked as 256 tokens arrive as ~256 on a server that counts otherwise (/tokenize)', async () => {
     const out = await runCli(['run', '--base-url', charsSim.url, ...base, '--random-input-len', '256', '--json']);
-    expect(out.code).toBe(0);
+    expectCompleted(out);
     expect(out.stderr).toMatch(/prompt lengths: the server counts 1\.\d+ tokens per estimated token \(its \/tokenize\)/);
     const r = JSON.parse(out.stdout) as { metrics: { tokens: { input_total: number } }; validity: { valid: boolean; reasons: string[] } };
     const mean = r.metrics.tokens.input_total / 4;

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { expectCompleted, runCli } from '../helpers/cli.js';
 import { chunk, sseHeaders, startTestServer, type TestServer } from '../helpers/servers.js';
 
 interface Sent {
@@ -49,23 +49,23 @@ describe('request defaults against a server', () => {
   const loadRequests = () => sent.slice(-3); // after pre-flight's probes
 
   it('random dataset: ignore_eos is sent, as vllm bench serve does', async () => {
-    expect((await run(['--no-save'])).code).toBe(0);
+    expectCompleted(await run(['--no-save']));
     expect(loadRequests().map((b) => b.ignore_eos)).toEqual([true, true, true]);
   });
 
   it('a file dataset: no ignore_eos (its entries’ lengths); --no-ignore-eos turns it off for random', async () => {
     const data = join(dir, 'd.jsonl');
     writeFileSync(data, ['{"prompt":"one two three","output_len":2}', '{"prompt":"four five six","output_len":2}'].join('\n'));
-    expect((await run(['--no-save', '--dataset-name', 'jsonl', '--dataset-path', data])).code).toBe(0);
+    expectCompleted(await run(['--no-save', '--dataset-name', 'jsonl', '--dataset-path', data]));
     expect(loadRequests().map((b) => b.ignore_eos)).toEqual([undefined, undefined, undefined]);
-    expect((await run(['--no-save', '--no-ignore-eos'])).code).toBe(0);
+    expectCompleted(await run(['--no-save', '--no-ignore-eos']));
     expect(loadRequests().map((b) => b.ignore_eos)).toEqual([undefined, undefined, undefined]);
   });
 
   it('a repeated run with the default seed sends other words of the same lengths; the recorded salt replays them', async () => {
     const resultDir = join(dir, 'runs');
     const first = await run(['--result-dir', resultDir]);
-    expect(first.code).toBe(0);
+    expectCompleted(first);
     const a = loadRequests().map((b) => b.prompt);
     await run(['--no-save']);
     const b = loadRequests().map((x) => x.prompt);

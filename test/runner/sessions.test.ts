@@ -108,7 +108,7 @@ describe('multi-turn sessions', () => {
         '--session-turns', '4', '--think-time', '30', '--num-prompts', '60',
         '--random-input-len', '8', '--random-output-len', '3', '--workers', '0', '--no-save', '--progress', 'none', '--json',
       ]);
-      expect(out.code, out.stderr).toBe(0);
+      expectCompleted(out);
       const r = JSON.parse(out.stdout) as RunResult;
       // 60 requests = 15 conversations of 4 turns, all started at t = 0 (rate inf): 15 first and 45 later turns.
       expect(r.metrics.requests.ok).toBe(60);
