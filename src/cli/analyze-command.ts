@@ -55,7 +55,7 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
   let objectives = given.slos;
   if (flags.spec.slos === undefined && prior?.slos) {
     const parsed = SloListSchema.safeParse(prior.slos.map((r) => r.slo));
-    if (!parsed.success) throw new UserError(`${resultPath}: slos: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    if (!parsed.success) throw new UserError(`${join(isDir ? path : join(recordsPath, "..") , "result.json")}: slos: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     objectives = parsed.data;
   }
   checkObjectivesUsable(objectives, slos);
