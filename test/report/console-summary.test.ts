@@ -7,7 +7,7 @@ import { rec } from '../metrics/make-record.js';
 
 function summary(records: RequestRecord[], dispatchLagMs: number[] | null): string {
   const m = computeMetrics(records);
-  const health = dispatchLagMs && { dispatchLagMs: Float64Array.from(dispatchLagMs), eventLoopDelayP99Ms: 1, cpuFraction: 0.1, burst: false };
+  const health = dispatchLagMs && { dispatchLagMs: Float64Array.from(dispatchLagMs), eventLoopDelayP99Ms: 1, eventLoopUtilization: 0.1, burst: false };
   const validity = judgeRun({ records, requests: m.requests, health, ignoreEos: false, clientTokenizer: 'estimate', maxFailureRate: 1, interrupted: false });
   return renderSummary(m, { title: 't', validity });
 }
