@@ -18,6 +18,8 @@ import { finishRun } from './finish-run.js';
 import { RunObserver } from '../observe/run-observer.js';
 import { ColdStartStep } from './cold-start-step.js';
 import { measureRecords, measuredWindow } from '../metrics/index.js';
+import { ProgressFile } from '../store/progress-file.js';
+import { recordInHistory } from './record-history.js';
 import type { CliIo } from './io.js';
 import { checkContextLength, defaultIgnoreEos, describeLoad, describePromptReuse, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
@@ -127,7 +129,12 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : baseUrl, model } })));
       writer = new RecordsWriter(dir.recordsPath);
     }
-    const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr as NodeJS.WriteStream), io.stderr as NodeJS.WriteStream);
+    const progressFile = dir ? new ProgressFile(dir.path) : null;
+    const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
+      title: `infermeter run: ${model} @ ${simulated ? `built-in simulator (${spec.target.endpoint})` : `${redactUrl(baseUrl!)}${spec.target.endpoint}`}`,
+      burst: load.concurrency === null && !replay && load.request_rate === Infinity,
+      ...(progressFile ? { onFrame: (f) => progressFile.append(f) } : {}),
+    });
     // One core stays with the coordinator (records, progress, an in-process simulator): on 2 cores,
     // one worker kept the send lag far lower than two (docs/performance.md §4).
     const workers = load.workers ?? Math.max(1, availableParallelism() - 1);
@@ -148,7 +155,10 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     });
     const mainElu0 = performance.eventLoopUtilization();
     const outcome = await runPool(jobFor, workers, {
-      onRecord: (rec) => writer?.write(rec),
+      onRecord: (rec) => {
+        writer?.write(rec);
+        progress.record(rec);
+      },
       onProgress: (p) => progress.update(p),
       onStart: (originNs) => {
         startedAt = new Date();
@@ -166,7 +176,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     const observed = observer ? await observer.finish(span?.start_ms ?? 0, span?.end_ms ?? 0) : null;
     if (observed && dir) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
 
-    return finishRun({
+    const code = finishRun({
       spec,
       io,
       dir,
@@ -200,6 +210,8 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       server: observed?.observation ?? null,
       coldStart: coldStart?.result(outcome.records) ?? null,
     });
+    await recordInHistory(spec.output.result_dir, dir, io);
+    return code;
   } finally {
     writer?.close();
     await sim?.close();
