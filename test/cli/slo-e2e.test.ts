@@ -73,7 +73,7 @@ describe('SLOs decide the exit code', () => {
     const resultDir = tempDir();
     const run = await runCli([
       'run', '--sim-prefill-ms', '30', '--sim-per-token-ms', '2', '--num-prompts', '12', '--request-rate', '50',
-      '--random-input-len', '32', '--random-output-len', '8', '--progress', 'none', '--result-dir', resultDir,
+      '--random-input-len', '32', '--random-output-len', '8', '--progress', 'none', '--result-dir', resultDir, '--allow-invalid',
       // The fixed 30 ms prefill puts every TTFT above 5 ms.
       '--slo', 'p50(ttft) < 5ms', '--slo', 'error_rate <= 0%',
     ]);
