@@ -178,7 +178,10 @@ describe('runLoad', () => {
     const out = await runLoad(opts);
     hook.disable();
     expect(out.records).toHaveLength(n);
-    expect(immediates / n).toBeLessThan(250);
+    // The count grows with the wall time the last stretch takes (a preempted thread spins longer
+    // between yields' checks), so the bound sits well above the ~75 of an idle machine and well
+    // below the ~1,000 per request of yielding on every turn.
+    expect(immediates / n).toBeLessThan(600);
     for (const r of out.records) expect(r.sent_ms).toBeGreaterThanOrEqual(r.scheduled_ms);
   });
 
