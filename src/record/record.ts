@@ -98,6 +98,20 @@ export interface RequestRecord {
   retried?: boolean;
   /** The server's Retry-After on this answer (429/503), in ms. */
   retry_after_ms?: number;
+
+  /** Quality check of the answer (issue 15, docs/quality.md); absent when the request had no check. */
+  quality?: RecordQuality;
+}
+
+/** The outcome of one answer check; kinds and outcome classes are listed in src/quality/check-types.ts. */
+export interface RecordQuality {
+  /** Check kind: exact, normalized, regex, contains, choice, numeric, json, max_length, refusal, closed_book, code, citation. */
+  kind: string;
+  pass: boolean;
+  /** correct, wrong, hallucinated, abstained, refused, complied, malformed or empty. */
+  outcome: string;
+  /** One short line saying why. */
+  reason: string;
 }
 
 /** A fresh record with every optional field empty; the target fills it in. */
