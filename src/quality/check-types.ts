@@ -45,3 +45,18 @@ export interface CheckOutcome {
   /** One short line saying why (e.g. `expected "42", got "41"`); never the whole answer. */
   reason: string;
 }
+
+/** One declared check, as parsed from a dataset entry's `check` field (or a spec task). */
+export type QualityCheck =
+  | { kind: 'exact'; expected: string }
+  | { kind: 'normalized'; expected: string | string[] }
+  | { kind: 'regex'; pattern: string; flags?: string }
+  | { kind: 'contains'; expected: string[]; any?: boolean }
+  | { kind: 'choice'; expected: string; choices?: string[] }
+  | { kind: 'numeric'; expected: number; tolerance?: number; relative?: number }
+  | { kind: 'json'; schema?: Record<string, unknown> }
+  | { kind: 'max_length'; max_chars?: number; max_words?: number }
+  | { kind: 'refusal'; should_refuse: boolean }
+  | { kind: 'closed_book'; expected: string[]; answerable: boolean }
+  | { kind: 'code'; language: 'javascript'; tests: string; entry?: string }
+  | { kind: 'citation'; documents: string[]; required?: number[] };

@@ -2,6 +2,7 @@
  * What the workload hands the runner: one `WorkItem` per request. The consumer (runner/target)
  * decides how to send it; the workload only decides *what* to send.
  */
+import type { QualityCheck } from '../quality/check-types.js';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -21,6 +22,8 @@ export interface WorkItem {
   task: string | null;
   /** Expected answer for quality checks. */
   expected: string | null;
+  /** The answer check this request carries (issue 15, docs/quality.md); absent without one. */
+  check?: QualityCheck;
   /** Multi-turn session id and 0-based turn index. */
   session: string | null;
   turn: number | null;
