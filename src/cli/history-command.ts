@@ -40,7 +40,7 @@ async function foldPending(resultsDir: string): Promise<void> {
 export async function historyCommand(opts: HistoryOpts, io: CliIo): Promise<number> {
   if (opts.reindex) {
     const r = await reindex(opts.resultsDir);
-    io.stderr.write(`history: ${r.indexed} run directories indexed in ${join(opts.resultsDir, 'history.duckdb')}\n`);
+    io.stderr.write(`history: ${r.indexed} rows (runs and sweep stages) indexed in ${join(opts.resultsDir, 'history.duckdb')}\n`);
     for (const s of r.skipped) io.stderr.write(`history: skipped ${s}\n`);
   } else await foldPending(opts.resultsDir);
   const rows = await listRuns(opts.resultsDir, {

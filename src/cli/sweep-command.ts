@@ -17,6 +17,8 @@ import { infermeterVersion, type CliIo } from './io.js';
 import { describeLoad, planRun } from './run-plan.js';
 import type { FlagDef } from './run-flags.js';
 import type { RunSpec } from './run-spec.js';
+import { recordInHistory } from './record-history.js';
+import { writeRunReport } from './report-command.js';
 import { openTarget, type OpenTarget } from './run-target.js';
 import { checkStageLimits, httpStages, virtualStages } from './sweep-stages.js';
 
@@ -137,6 +139,13 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
       const where = result.target.simulated ? `built-in simulator${driver === 'virtual' ? ', virtual time' : ''}` : `${String(result.target.base_url)}${spec.target.endpoint}`;
       io.stdout.write(`${redactor.scrub(renderSweep(result, `infermeter ${driver === 'virtual' ? 'sim sweep' : 'sweep'}: ${String(result.target.model)} @ ${where}`))}\n`);
       if (dir) io.stdout.write(`\nSweep directory: ${dir.path}\n`);
+    }
+    if (dir) {
+      if (spec.output.report !== false) {
+        const reportPath = writeRunReport(dir.path);
+        if (!spec.output.json) io.stdout.write(`Report: ${reportPath}\n`);
+      }
+      await recordInHistory(spec.output.result_dir, dir, io);
     }
     if (run.interrupted) return EXIT_CODES.SIGINT;
     return result.pass || spec.slos.length === 0 ? EXIT_CODES.OK : EXIT_CODES.SLO_FAILED;

@@ -3,7 +3,7 @@
  * result.json alone — so any saved run can be (re)indexed, and the row says nothing the run
  * directory does not. Column meanings: docs/history.md.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { redactUrl } from '../util/redact.js';
 import { specHash } from './spec-hash.js';
@@ -110,6 +110,51 @@ export function rowFromRunDir(resultsDir: string, runDir: string): HistoryRow {
     // An old or hand-made run without spec.json still gets a row; its hash then covers only the result's load.
     spec = { load: result.load, workload: result.workload, target: { endpoint: obj(result.target).endpoint, model: obj(result.target).model } };
   }
+  return rowFromResult(resultsDir, runDir, result, spec);
+}
+
+/** The directory holds a sweep (sweep.json and no result.json, docs/sweep-schema.md). */
+export function isSweepDir(dir: string): boolean {
+  return existsSync(join(dir, 'sweep.json')) && !existsSync(join(dir, 'result.json'));
+}
+
+/**
+ * One row per stage of the sweep in `sweepDir`, kind `sweep`, run_id `<sweep id>.stage<i>`. Each
+ * stage reads as a run at its own load: its metrics, validity and SLO verdicts, and a spec hash
+ * over the sweep's spec plus the stage's load, so `trend` follows one stage across sweeps.
+ */
+export function rowsFromSweepDir(resultsDir: string, sweepDir: string): HistoryRow[] {
+  const sweep = obj(readJson(join(sweepDir, 'sweep.json')));
+  let spec: unknown = null;
+  try {
+    spec = readJson(join(sweepDir, 'spec.json'));
+  } catch {
+    spec = { load: sweep.load, workload: sweep.workload, target: { endpoint: obj(sweep.target).endpoint, model: obj(sweep.target).model } };
+  }
+  const info = obj(sweep.sweep);
+  const id = str(info.id) ?? basename(sweepDir);
+  const stages = Array.isArray(sweep.stages) ? sweep.stages.map(obj) : [];
+  return stages.map((stage) => {
+    const load = obj(stage.load);
+    const rate = load.kind === 'rate' ? (load.rate === 'inf' ? null : num(load.rate)) : null;
+    const concurrency = load.kind === 'concurrency' ? num(load.concurrency) : null;
+    const stageLoad = { ...obj(sweep.load), mode: concurrency !== null ? 'closed' : 'open', request_rate: rate, concurrency };
+    const asResult = {
+      schema: sweep.schema,
+      infermeter_version: sweep.infermeter_version,
+      run: { id: `${id}.stage${String(stage.index)}`, name: str(info.name) ?? id, started_at: info.started_at, ended_at: info.ended_at, driver: info.driver, interrupted: info.interrupted },
+      target: sweep.target,
+      load: stageLoad,
+      metrics: stage.metrics,
+      validity: stage.validity,
+      slos: stage.slos,
+    };
+    const stageSpec = { ...obj(spec), load: { ...obj(obj(spec).load), stage: load } };
+    return rowFromResult(resultsDir, sweepDir, asResult, stageSpec);
+  });
+}
+
+function rowFromResult(resultsDir: string, runDir: string, result: Obj, spec: unknown): HistoryRow {
   const run = obj(result.run);
   const target = obj(result.target);
   const load = obj(result.load);

@@ -109,7 +109,7 @@ describe('history', () => {
     res.metrics.latency.ttft_ms.p99 = base * 1.5;
     writeFileSync(join(slow, 'result.json'), JSON.stringify(res));
     const re = await runCli(['history', '--results-dir', results(), '--reindex']);
-    expect(re.stderr).toMatch(/4 run directories indexed/);
+    expect(re.stderr).toMatch(/4 rows \(runs and sweep stages\) indexed/);
 
     const t = await json<{ spec_hash: string; points: Row[]; regression: Row | null }>(['trend', 'ttft_p99', '--results-dir', results()]);
     expect(t.points.map((p) => p.run_id)).toEqual([dirs[0]!.split('/').pop(), dirs[1]!.split('/').pop(), 'slow-copy']);
