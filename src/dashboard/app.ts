@@ -66,7 +66,7 @@ export function createDashboardApp(opts: DashboardOptions): Hono {
 
   app.get('/runs/:id/report', (c) => {
     const dir = runDirOf(resultsDir, c.req.param('id'));
-    if (!dir || !existsSync(join(dir, 'result.json'))) return c.text('no such finished run', 404);
+    if (!dir || !(existsSync(join(dir, 'result.json')) || existsSync(join(dir, 'sweep.json')))) return c.text('no such finished run or sweep', 404);
     // The report the run wrote (or `infermeter report` rewrote), else one rendered now.
     const written = join(dir, 'report.html');
     if (existsSync(written)) return c.html(readFileSync(written, 'utf8'));

@@ -127,10 +127,13 @@ function renderRuns(runs) {
     ];
     for (const [text, cls] of cells) tr.append(el('td', text, cls));
     const links = el('td');
+    // A sweep's stages share their sweep's directory (r.dir); its document is sweep.json.
+    const folder = encodeURIComponent(r.dir || r.run_id);
+    const doc = r.kind === 'sweep' ? 'sweep.json' : 'result.json';
     const a = el('a', 'report');
-    a.href = '/runs/' + encodeURIComponent(r.run_id) + '/report';
-    const j = el('a', 'result.json');
-    j.href = '/runs/' + encodeURIComponent(r.run_id) + '/files/result.json';
+    a.href = '/runs/' + folder + '/report';
+    const j = el('a', doc);
+    j.href = '/runs/' + folder + '/files/' + doc;
     links.append(a, ' · ', j);
     tr.append(links);
     tr.addEventListener('click', (ev) => {

@@ -10,6 +10,7 @@ import { PROGRESS_FILE } from '../store/progress-file.js';
 /** The files of a run the dashboard serves, and their content types. */
 export const SERVED_FILES: Record<string, string> = {
   'result.json': 'application/json; charset=utf-8',
+  'sweep.json': 'application/json; charset=utf-8',
   'spec.json': 'application/json; charset=utf-8',
   'records.jsonl': 'application/x-ndjson; charset=utf-8',
   [PROGRESS_FILE]: 'application/x-ndjson; charset=utf-8',

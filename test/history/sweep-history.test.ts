@@ -3,8 +3,9 @@
  * and `--reindex` finds it again; in virtual time, so the figures are the simulator's own.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startDashboard } from '../../src/dashboard/serve.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -40,6 +41,20 @@ describe('sweep → history and report', () => {
     expect(re.stderr).toMatch(/2 rows \(runs and sweep stages\) indexed/);
     const again = JSON.parse((await runCli(['history', '--results-dir', results, '--json'])).stdout) as Row[];
     expect(again).toHaveLength(2);
+
+    // The dashboard lists the stages and serves their sweep's report and sweep.json through the row's `dir`.
+    const dash = await startDashboard({ resultsDir: results, port: 0, pollMs: 20 });
+    try {
+      const listed = (await (await fetch(`${dash.url}/api/runs`)).json()) as { runs: Row[] };
+      expect(listed.runs.map((r) => r.dir)).toEqual([basename(dir), basename(dir)]);
+      const page = await fetch(`${dash.url}/runs/${basename(dir)}/report`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toBe(readFileSync(report, 'utf8'));
+      const doc = (await (await fetch(`${dash.url}/runs/${basename(dir)}/files/sweep.json`)).json()) as { sweep: { id: string } };
+      expect(doc.sweep.id).toBe(sweep.sweep.id);
+    } finally {
+      await dash.close();
+    }
   }, 60_000);
 
   it('--no-report writes no report.html', async () => {
