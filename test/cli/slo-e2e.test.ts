@@ -83,13 +83,14 @@ describe('SLOs decide the exit code', () => {
     expect(saved.slos!.map((s) => s.pass)).toEqual([false, true]);
     expect(saved.slos![0]!.value!).toBeGreaterThanOrEqual(30);
 
-    const again = await runCli(['analyze', runDir, '--json']);
+    // A busy machine can make the saved run invalid (the client fell behind): that is not under test here.
+    const again = await runCli(['analyze', runDir, '--json', '--allow-invalid']);
     expect(again.code).toBe(EXIT_CODES.SLO_FAILED);
     // Records on disk keep µs, so values agree to 1e-3 ms.
     const rejudged = (JSON.parse(again.stdout) as RunResult).slos!;
     expect(rejudged.map((s) => [s.slo, s.pass, s.windows])).toEqual(saved.slos!.map((s) => [s.slo, s.pass, s.windows]));
     expect(rejudged[0]!.value!).toBeCloseTo(saved.slos![0]!.value!, 2);
-    const relaxed = await runCli(['analyze', runDir, '--slo', 'p50(ttft) >= 30ms']);
+    const relaxed = await runCli(['analyze', runDir, '--slo', 'p50(ttft) >= 30ms', '--allow-invalid']);
     expect(relaxed.code, relaxed.stderr).toBe(EXIT_CODES.OK);
     expect(relaxed.stdout).toMatch(/SLOs: all 1 met/);
   });

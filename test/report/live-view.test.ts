@@ -124,7 +124,7 @@ describe('progress display', () => {
 });
 
 describe('run: progress on stderr', () => {
-  const args = ['run', '--sim-prefill-ms', '5', '--sim-per-token-ms', '2', '--num-prompts', '20', '--request-rate', '40', '--random-input-len', '16', '--random-output-len', '8', '--workers', '0', '--no-save'];
+  const args = ['run', '--sim-prefill-ms', '5', '--sim-per-token-ms', '2', '--num-prompts', '20', '--request-rate', '40', '--random-input-len', '16', '--random-output-len', '8', '--workers', '0', '--no-save', '--allow-invalid'];
 
   it('not a terminal: plain progress lines, no escape codes anywhere', async () => {
     const out = await runCli(args);
