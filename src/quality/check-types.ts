@@ -58,5 +58,5 @@ export type QualityCheck =
   | { kind: 'max_length'; max_chars?: number; max_words?: number }
   | { kind: 'refusal'; should_refuse: boolean }
   | { kind: 'closed_book'; expected: string[]; answerable: boolean }
-  | { kind: 'code'; language: 'javascript'; tests: string; entry?: string }
-  | { kind: 'citation'; documents: string[]; required?: number[] };
+  | { kind: 'code'; language: 'javascript'; tests: string; entry?: string; timeout_ms?: number }
+  | { kind: 'citation'; documents: string[]; required?: number[]; min_span_words?: number };
