@@ -24,6 +24,7 @@ export const LAYERS = {
   export: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'report', 'store'],
   history: ['errors', 'util', 'config', 'record'],
   dashboard: ['errors', 'util', 'config', 'record', 'store', 'report', 'history'],
+  distributed: ['errors', 'util', 'config', 'record', 'runner'],
   cli: null, // composes everything
 };
 

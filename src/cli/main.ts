@@ -35,6 +35,7 @@ and/or --duration (whichever ends first), --stage-warmup. Examples:
 Results: <result-dir>/<timestamp>-sweep/ with records.jsonl (each record's "stage") and
 sweep.json (docs/sweep-schema.md). Exit 3 when a stage's SLO failed (--search: when no load met them).`;
 import { listenForStopSignals } from './signals.js';
+import { registerK8sCommand } from './k8s-command.js';
 import { debugRequested, reportInternalError } from './internal-error.js';
 
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
@@ -266,6 +267,7 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   serve.optionsGroup('Fault injection:');
   for (const [flag, help] of FAULT_FLAGS) serve.addOption(new Option(flag, help));
   serve.action(async (opts: Record<string, string | undefined>) => setExit(await simServeCommand(opts, io)));
+  registerK8sCommand(program, io, setExit);
   addExitCodeHelp(program);
   return program;
 }

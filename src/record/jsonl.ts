@@ -87,6 +87,7 @@ export function recordFromJsonLine(line: string): RequestRecord {
     output_text: strOrNull(o.output_text),
     ...reasoningFields(o),
     ...retryFields(o),
+    ...(o.node != null ? { node: num(o.node, 'node') } : {}),
   };
 }
 

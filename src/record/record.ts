@@ -48,8 +48,10 @@ export interface RequestRecord {
   phase: Phase;
   /** Sweep stage index (0 when the run has one stage). */
   stage: number;
-  /** Worker thread index that ran it (0 for a single worker). */
+  /** Load shard that ran it: the worker thread (0 for a single worker); in a distributed run the process-wide shard offset (docs/distributed.md). */
   worker: number;
+  /** Distributed runs only: index of the worker process (`infermeter worker`) that sent it; absent otherwise. */
+  node?: number;
   task: string | null;
   session: string | null;
   turn: number | null;
