@@ -40,8 +40,34 @@ export const DEFAULT_VALIDITY_THRESHOLDS: ValidityThresholds = {
 /** The client-health checks: each says the figures describe the client, not the server. */
 export type ClientCheck = 'dispatch_lag' | 'event_loop' | 'client_busy';
 /** Stable ids of every check that can invalidate a run (the request-outcome ones: request-outcome.ts; prompt_lengths: prompt-lengths.ts). */
-export type ValidityCheck = ClientCheck | 'no_success' | 'failure_rate' | 'prompt_lengths';
+export type ValidityCheck = ClientCheck | 'no_success' | 'failure_rate' | 'prompt_lengths' | 'partial_result';
 export const CLIENT_CHECKS: ReadonlySet<ValidityCheck> = new Set<ValidityCheck>(['dispatch_lag', 'event_loop', 'client_busy']);
+/** Findings the records alone cannot show again, so `analyze` carries them over from the original verdict. */
+export const CARRIED_CHECKS: ReadonlySet<ValidityCheck> = new Set<ValidityCheck>([...CLIENT_CHECKS, 'partial_result']);
+
+/** A worker of a distributed run whose share did not all arrive (docs/distributed.md). */
+export interface IncompleteWorker {
+  /** Worker process index. */
+  node: number;
+  /** Why: lost (no heartbeat), or records missing. */
+  reason: string;
+  /** Requests of its share without a record; null when the run stopped by time (its share's size is unknown). */
+  missing: number | null;
+  missing_ids: number[];
+  /** Records received from it. */
+  received: number;
+}
+
+/** How many missing ids a reason lists before "+N more". */
+const IDS_SHOWN = 8;
+
+/** The partial-result finding for one worker: it names the worker and its missing requests. */
+export function partialResultReason(w: IncompleteWorker): string {
+  const ids = w.missing_ids.slice(0, IDS_SHOWN).join(', ') + (w.missing_ids.length > IDS_SHOWN ? `, … +${w.missing_ids.length - IDS_SHOWN} more` : '');
+  const missing =
+    w.missing === null ? 'how many of its requests are missing is unknown (the run stops by time)' : `${w.missing} of its requests have no record${w.missing > 0 ? ` (ids ${ids})` : ''}`;
+  return `partial result: worker ${w.node} ${w.reason}; ${missing}; ${w.received} of its records were received and are kept`;
+}
 
 export interface RunValidity {
   valid: boolean;

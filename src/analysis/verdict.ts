@@ -7,7 +7,7 @@
 import type { RequestRecord } from '../record/record.js';
 import type { RunMetrics } from '../metrics/run-metrics.js';
 import { assessOutcome } from './request-outcome.js';
-import { assessValidity, CLIENT_CHECKS, type ClientHealth, type RunValidity, type ValidityCheck } from './run-validity.js';
+import { assessValidity, CARRIED_CHECKS, CLIENT_CHECKS, partialResultReason, type ClientHealth, type IncompleteWorker, type RunValidity, type ValidityCheck } from './run-validity.js';
 
 export interface VerdictInput {
   records: readonly RequestRecord[];
@@ -23,6 +23,8 @@ export interface VerdictInput {
   maxFailureRate: number;
   /** Stopped by a signal: cancellations were the user's doing. */
   interrupted: boolean;
+  /** Distributed runs: workers whose share did not all arrive (each a partial_result finding). */
+  incomplete?: readonly IncompleteWorker[];
 }
 
 /** Health that raises nothing: only the record-based checks then speak. */
@@ -50,7 +52,7 @@ export function judgeRun(input: VerdictInput): RunValidity {
       // A verdict written before failed_checks existed held client findings only.
       const ids = prior.failed_checks ?? prior.reasons.map((): ValidityCheck => 'dispatch_lag');
       prior.reasons.forEach((reason, i) => {
-        if (!CLIENT_CHECKS.has(ids[i]!)) return;
+        if (!CARRIED_CHECKS.has(ids[i]!)) return;
         reasons.push(reason);
         failed.push(ids[i]!);
       });
@@ -65,6 +67,10 @@ export function judgeRun(input: VerdictInput): RunValidity {
       };
     }
   }
+  // A worker's missing share comes first among the client's findings: the figures cover part of the run.
+  const partial = (input.incomplete ?? []).map(partialResultReason);
+  reasons.unshift(...partial);
+  failed.unshift(...partial.map((): ValidityCheck => 'partial_result'));
   const outcome = assessOutcome(input.requests, { maxFailureRate: input.maxFailureRate, interrupted: input.interrupted });
   // The outcome first: "no request succeeded" matters more than how the client fared.
   return {

@@ -2,7 +2,7 @@
  * After the load: records → metrics → verdict → result.json, vLLM JSON, console summary.
  * Shared by `run`, `sim run` and `analyze`, so every driver reports the same way.
  */
-import type { ClientHealth, RunValidity } from '../analysis/run-validity.js';
+import type { ClientHealth, IncompleteWorker, RunValidity } from '../analysis/run-validity.js';
 import { judgeRun } from '../analysis/verdict.js';
 import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from '../metrics/index.js';
 import type { RequestRecord } from '../record/record.js';
@@ -69,6 +69,8 @@ export interface FinishInput {
   redactor?: Redactor;
   /** Price and GPU count for cost figures; null/absent: no cost figures. */
   cost?: CostInputs | null;
+  /** Distributed runs: workers whose share did not all arrive (partial_result findings). */
+  incomplete?: readonly IncompleteWorker[];
   /** How GPU time splits between input and output tokens; absent: the request-time rule. */
   costSplit?: CostSplit | null;
 }
@@ -100,6 +102,7 @@ export function buildResult(input: FinishInput): RunResult {
     promptOverheadTokens: input.promptOverheadTokens ?? null,
     maxFailureRate: (input.spec.validity ?? DEFAULT_VALIDITY).max_failure_rate,
     interrupted: input.run.interrupted,
+    ...(input.incomplete ? { incomplete: input.incomplete } : {}),
   });
   const measure = measureRecords(records);
   const cost = input.cost ? computeCost(metrics, measure, input.cost, input.costSplit ?? requestTimeSplit(measure)) : null;

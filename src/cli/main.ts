@@ -36,7 +36,31 @@ Results: <result-dir>/<timestamp>-sweep/ with records.jsonl (each record's "stag
 sweep.json (docs/sweep-schema.md). Exit 3 when a stage's SLO failed (--search: when no load met them).`;
 import { listenForStopSignals } from './signals.js';
 import { registerK8sCommand } from './k8s-command.js';
+import { coordinatorFlags, registerCoordinatorOptions, registerWorkerOptions, workerFlags } from './distributed-flags.js';
+import { distributedRunCommand } from './distributed-run.js';
+import { workerCommand } from './worker-command.js';
 import { debugRequested, reportInternalError } from './internal-error.js';
+
+/** The run spec's flags, shared by `run` and `worker` (a worker must load the coordinator's spec). */
+function registerRunSpecOptions(cmd: Command): void {
+  cmd.addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it; see `infermeter schema`'));
+  cmd.optionsGroup('Target:');
+  registerFlags(cmd, TARGET_FLAGS);
+  cmd.optionsGroup('Load:');
+  registerFlags(cmd, LOAD_FLAGS);
+  cmd.optionsGroup('Workload:');
+  registerWorkloadOptions(cmd);
+  cmd.optionsGroup('Server metrics (docs/observe.md):');
+  registerFlags(cmd, OBSERVE_FLAGS);
+  cmd.optionsGroup('Built-in simulator (no --base-url):');
+  registerFlags(cmd, SIM_FLAGS);
+  cmd.optionsGroup('Cost:');
+  registerFlags(cmd, COST_FLAGS);
+  cmd.optionsGroup('Output:');
+  registerFlags(cmd, OUTPUT_FLAGS);
+  cmd.optionsGroup('Validity:');
+  registerFlags(cmd, VALIDITY_FLAGS);
+}
 
 function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const program = new Command('infermeter')
@@ -52,24 +76,9 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
 
   const run = program
     .command('run')
-    .description('benchmark an OpenAI-compatible endpoint (or the built-in simulator) and report latency, throughput and goodput')
-    .addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it; see `infermeter schema`'));
-  run.optionsGroup('Target:');
-  registerFlags(run, TARGET_FLAGS);
-  run.optionsGroup('Load:');
-  registerFlags(run, LOAD_FLAGS);
-  run.optionsGroup('Workload:');
-  registerWorkloadOptions(run);
-  run.optionsGroup('Server metrics (docs/observe.md):');
-  registerFlags(run, OBSERVE_FLAGS);
-  run.optionsGroup('Built-in simulator (no --base-url):');
-  registerFlags(run, SIM_FLAGS);
-  run.optionsGroup('Cost:');
-  registerFlags(run, COST_FLAGS);
-  run.optionsGroup('Output:');
-  registerFlags(run, OUTPUT_FLAGS);
-  run.optionsGroup('Validity:');
-  registerFlags(run, VALIDITY_FLAGS);
+    .description('benchmark an OpenAI-compatible endpoint (or the built-in simulator) and report latency, throughput and goodput');
+  registerRunSpecOptions(run);
+  registerCoordinatorOptions(run);
   run.addHelpText(
     'after',
     `
@@ -84,7 +93,24 @@ Examples:
 Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl);
 \`infermeter analyze\` recomputes them.`,
   );
-  run.action(async (opts: Record<string, unknown>) => setExit(await runCommand(resolveRunSpec(opts), io)));
+  run.action(async (opts: Record<string, unknown>) => {
+    const distributed = coordinatorFlags(opts);
+    setExit(distributed ? await distributedRunCommand(resolveRunSpec(opts), distributed, io) : await runCommand(resolveRunSpec(opts), io));
+  });
+
+  const worker = program
+    .command('worker')
+    .description('one worker process of a distributed run: joins the coordinator (`run --distributed`) over NATS and sends its share of the load (docs/distributed.md)');
+  registerWorkerOptions(worker);
+  registerRunSpecOptions(worker);
+  worker.addHelpText(
+    'after',
+    `
+Give the worker the same --config and flags as the coordinator (their spec hashes must match):
+  infermeter run --distributed nats://127.0.0.1:4222 --workers-expected 3 --num-prompts 300 --request-rate 30
+  infermeter worker --nats nats://127.0.0.1:4222 --index 0 --num-prompts 300 --request-rate 30   # and --index 1, 2`,
+  );
+  worker.action(async (opts: Record<string, unknown>) => setExit(await workerCommand(resolveRunSpec(opts), workerFlags(opts, io.env), io)));
 
   const analyze = program
     .command('analyze')

@@ -70,6 +70,12 @@ function worst(values: Array<number | null | undefined>): number | null {
 export interface PoolHooks extends JobHooks {
   /** Called once every shard is ready, with the run's t = 0 (process.hrtime, ns). */
   onStart?: (originNs: string) => void;
+  /**
+   * Once every shard is ready: resolves with t = 0 (process.hrtime, ns, not in the future) when
+   * the run may start — a distributed worker waits here for the coordinator's start time.
+   * Default: now.
+   */
+  startAt?: () => Promise<string>;
 }
 
 /**
@@ -80,7 +86,7 @@ export async function runPool(jobFor: (offset: number, step: number) => LoadJob,
   if (workers === 0) {
     const records: RequestRecord[] = [];
     const prepared = await prepareJob(jobFor(0, 1));
-    const originNs = hrtimeNowNs();
+    const originNs = hooks.startAt ? await hooks.startAt() : hrtimeNowNs();
     hooks.onStart?.(originNs);
     const out = await prepared.run(originNs, { ...hooks, onRecord: (r) => (records.push(r), hooks.onRecord(r)) });
     return merge([out], records);
@@ -115,44 +121,53 @@ export async function runPool(jobFor: (offset: number, step: number) => LoadJob,
     : null;
 
   let ready = 0;
-  const onReady = () => {
-    if (++ready < workers) return;
-    const originNs = hrtimeNowNs();
+  const begin = (originNs: string) => {
     hooks.onStart?.(originNs);
     for (const t of threads) t.postMessage({ type: 'start', originNs });
   };
+  let startFailed: (err: unknown) => void = () => {};
+  const startFailure = new Promise<never>((_, reject) => (startFailed = reject));
+  startFailure.catch(() => {});
+  const onReady = () => {
+    if (++ready < workers) return;
+    if (hooks.startAt) hooks.startAt().then(begin, (err: unknown) => startFailed(err));
+    else begin(hrtimeNowNs());
+  };
 
   try {
-    const outcomes = await Promise.all(
-      threads.map(
-        (t, w) =>
-          new Promise<JobOutcome>((resolve, reject) => {
-            let settled = false;
-            t.on('message', (msg: { type: string; records?: RequestRecord[]; p?: ProgressSnapshot; outcome?: JobOutcome; message?: string; user?: boolean }) => {
-              if (msg.type === 'ready') onReady();
-              else if (msg.type === 'records') {
-                for (const r of msg.records!) {
-                  records.push(r);
-                  hooks.onRecord(r);
+    const outcomes = await Promise.race([
+      startFailure,
+      Promise.all(
+        threads.map(
+          (t, w) =>
+            new Promise<JobOutcome>((resolve, reject) => {
+              let settled = false;
+              t.on('message', (msg: { type: string; records?: RequestRecord[]; p?: ProgressSnapshot; outcome?: JobOutcome; message?: string; user?: boolean }) => {
+                if (msg.type === 'ready') onReady();
+                else if (msg.type === 'records') {
+                  for (const r of msg.records!) {
+                    records.push(r);
+                    hooks.onRecord(r);
+                  }
+                } else if (msg.type === 'progress') latest[w] = msg.p!;
+                else if (msg.type === 'done') {
+                  settled = true;
+                  resolve(msg.outcome!);
+                } else if (msg.type === 'failed') {
+                  settled = true;
+                  reject(msg.user ? new UserError(msg.message!) : new Error(`load worker ${w}: ${msg.message}`));
                 }
-              } else if (msg.type === 'progress') latest[w] = msg.p!;
-              else if (msg.type === 'done') {
-                settled = true;
-                resolve(msg.outcome!);
-              } else if (msg.type === 'failed') {
-                settled = true;
-                reject(msg.user ? new UserError(msg.message!) : new Error(`load worker ${w}: ${msg.message}`));
-              }
-            });
-            t.on('error', (err) => {
-              if (!settled) reject(new Error(`load worker ${w} crashed: ${err.message}`));
-            });
-            t.on('exit', (code) => {
-              if (!settled) reject(new Error(`load worker ${w} exited with code ${code} before finishing`));
-            });
-          }),
+              });
+              t.on('error', (err) => {
+                if (!settled) reject(new Error(`load worker ${w} crashed: ${err.message}`));
+              });
+              t.on('exit', (code) => {
+                if (!settled) reject(new Error(`load worker ${w} exited with code ${code} before finishing`));
+              });
+            }),
+        ),
       ),
-    );
+    ]);
     return merge(outcomes, records);
   } finally {
     if (progressTimer) clearInterval(progressTimer);

@@ -3,7 +3,7 @@
  * result.json and records.jsonl.
  */
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../errors/user-error.js';
 
 /**
@@ -50,6 +50,30 @@ export interface RunDir {
   writeJsonLines(name: string, rows: readonly unknown[]): void;
 }
 
+function runDirAt(path: string, id: string): RunDir {
+  return {
+    path,
+    id,
+    recordsPath: join(path, 'records.jsonl'),
+    writeJson(file: string, data: unknown) {
+      writeFileSync(join(path, file), `${JSON.stringify(data, null, 2)}\n`);
+    },
+    writeJsonLines(file: string, rows: readonly unknown[]) {
+      writeFileSync(join(path, file), rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    },
+  };
+}
+
+/** An existing run directory, written again (a distributed run's restarted coordinator). */
+export function openRunDir(path: string): RunDir {
+  try {
+    if (!statSync(path).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+  } catch (err) {
+    throw new UserError(`${path}: cannot reopen the run directory (${errnoText(err)})`);
+  }
+  return runDirAt(path, basename(path));
+}
+
 export function createRunDir(resultDir: string, name: string, startedAt: Date): RunDir {
   const base = `${timestamp(startedAt)}-${name}`;
   let id = base;
@@ -58,17 +82,7 @@ export function createRunDir(resultDir: string, name: string, startedAt: Date): 
     try {
       makeDirs(resultDir);
       mkdirSync(path);
-      return {
-        path,
-        id,
-        recordsPath: join(path, 'records.jsonl'),
-        writeJson(file: string, data: unknown) {
-          writeFileSync(join(path, file), `${JSON.stringify(data, null, 2)}\n`);
-        },
-        writeJsonLines(file: string, rows: readonly unknown[]) {
-          writeFileSync(join(path, file), rows.map((r) => `${JSON.stringify(r)}\n`).join(''));
-        },
-      };
+      return runDirAt(path, id);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') {

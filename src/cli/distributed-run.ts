@@ -1,0 +1,185 @@
+/**
+ * `infermeter run --distributed nats://… --workers-expected N`: the coordinator. It sends nothing
+ * itself: it checks the spec, opens the target (pre-flight, or the built-in simulator), waits for
+ * N workers at the start barrier, broadcasts the start, writes the records the workers stream
+ * through JetStream into one run directory, and computes the figures from them exactly as `run`
+ * does. Restarted with the same --run-id while the run's stream exists, it resumes instead.
+ */
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { UserError } from '../errors/user-error.js';
+import type { ClientHealth } from '../analysis/run-validity.js';
+import { Coordinator, type JoinedNode } from '../distributed/coordinator.js';
+import type { RunLedger } from '../distributed/ledger.js';
+import { NatsLink } from '../distributed/nats-link.js';
+import type { RunState, TargetInfo } from '../distributed/protocol.js';
+import { specHash } from '../history/spec-hash.js';
+import { summarize } from '../metrics/stats.js';
+import type { RequestRecord } from '../record/record.js';
+import type { RunResult } from '../report/result-json.js';
+import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
+import { RecordsWriter } from '../store/records-file.js';
+import { createRunDir, openRunDir, type RunDir } from '../store/run-dir.js';
+import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
+import type { CoordinatorFlags } from './distributed-flags.js';
+import { finishRun } from './finish-run.js';
+import type { CliIo } from './io.js';
+import { infermeterVersion } from './io.js';
+import { recordInHistory } from './record-history.js';
+import { describeLoad, planRun } from './run-plan.js';
+import type { RunSpec } from './run-spec.js';
+import { openTarget, type OpenTarget } from './run-target.js';
+
+export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFlags, io: CliIo): Promise<number> {
+  const apiKey = io.env[spec.target.api_key_env] || null;
+  const redactor = Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers });
+  const log = (line: string) => io.stderr.write(`${redactor.scrub(line)}\n`);
+  const simulated = spec.target.base_url === null;
+  // Hashed as the workers hash it: before the coordinator picks the prompt salt it hands them.
+  const hash = specHash(spec, { simulated, driver: 'http' });
+  const plan = await planRun(spec, log);
+  const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs });
+  let target: OpenTarget | null = null;
+  try {
+    const coord = new Coordinator({ link, runId: flags.runId, workers: flags.workers, specHash: hash, version: infermeterVersion(), totalRequests: plan.totalRequests, log, ...(io.signal ? { signal: io.signal } : {}) });
+    const prior = (await link.streamExists()) ? await link.lastOn<RunState>(link.subjects.state) : null;
+    if (prior) {
+      if (prior.spec_hash !== hash || prior.workers !== flags.workers) {
+        throw new UserError(`--run-id ${flags.runId}: NATS holds an unfinished run under this id with another spec or worker count (hash ${prior.spec_hash}, ${prior.workers} workers); give another --run-id`);
+      }
+      log(`resuming run ${flags.runId}: a coordinator restarted; re-reading every record from the stream ${link.stream}`);
+      const dir = prior.run_dir ? openRunDir(prior.run_dir) : null;
+      if (dir) rmSync(dir.recordsPath, { force: true });
+      return await collectAndFinish({ spec, io, flags, coord, link, dir, state: prior, plan, redactor, target: null, resumed: true });
+    }
+    // A stream without a state never started: what it holds belongs to no run.
+    await link.deleteStream();
+    await link.ensureStream();
+    if (!simulated && spec.workload.prompt_salt === null) spec.workload.prompt_salt = randomBytes(4).toString('hex');
+    target = await openTarget(spec, plan.workload, apiKey, log, `the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)`);
+    const info: TargetInfo = { base_url: target.baseUrl, model: target.model, token_scale: 1, ignore_eos: target.ignoreEos, prompt_salt: spec.workload.prompt_salt };
+    log(`waiting for ${flags.workers} workers on ${redactUrl(flags.natsUrl)} (run id ${flags.runId}, spec hash ${hash}): infermeter worker --nats ${redactUrl(flags.natsUrl)} --run-id ${flags.runId} --index I …`);
+    const nodes: JoinedNode[] = await coord.barrier(info, flags.workerWaitMs);
+    const startedAt = new Date();
+    let dir: RunDir | null = null;
+    if (spec.output.save) {
+      dir = createRunDir(spec.output.result_dir, spec.name, startedAt);
+      dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : target.baseUrl, model: target.model } })));
+    }
+    const state = await coord.start(
+      { spec_hash: hash, workers: flags.workers, started_at: startedAt.toISOString(), run_dir: dir?.path ?? null, target: info, describe: target.describe() as unknown as Record<string, unknown>, nodes },
+      flags.startDelayMs,
+    );
+    return await collectAndFinish({ spec, io, flags, coord, link, dir, state, plan, redactor, target, resumed: false });
+  } finally {
+    await target?.close();
+    await link.close();
+  }
+}
+
+interface Collecting {
+  spec: RunSpec;
+  io: CliIo;
+  flags: CoordinatorFlags;
+  coord: Coordinator;
+  link: NatsLink;
+  dir: RunDir | null;
+  state: RunState;
+  plan: Awaited<ReturnType<typeof planRun>>;
+  redactor: Redactor;
+  target: OpenTarget | null;
+  resumed: boolean;
+}
+
+async function collectAndFinish(c: Collecting): Promise<number> {
+  const { spec, io, dir, state } = c;
+  const late = c.coord.refuseLateJoiners();
+  const writer = dir ? new RecordsWriter(dir.recordsPath) : null;
+  const records: RequestRecord[] = [];
+  const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
+    title: `infermeter run (distributed, ${state.workers} workers): ${state.target.model}`,
+    burst: spec.load.concurrency === null && spec.load.request_rate === Infinity,
+  });
+  let collected: { ledger: RunLedger; interrupted: boolean };
+  try {
+    collected = await c.coord.collect({
+      onRecord: (rec) => {
+        records.push(rec);
+        writer?.write(rec);
+        progress.record(rec);
+      },
+      onProgress: (p) => progress.update(p),
+      workerTimeoutMs: c.flags.workerTimeoutMs,
+    });
+  } finally {
+    progress.finish();
+    writer?.close();
+    late.stop();
+  }
+  const { ledger, interrupted } = collected;
+  const done = ledger.nodes.map((n) => n.done).filter((d) => d !== null);
+  const health: ClientHealth = {
+    dispatchLagMs: ledger.dispatchLag(),
+    eventLoopDelayP99Ms: done.reduce<number | null>((m, d) => (d.event_loop_delay_p99_ms === null ? m : Math.max(m ?? 0, d.event_loop_delay_p99_ms)), null),
+    eventLoopUtilization: done.length > 0 ? Math.max(...done.map((d) => d.event_loop_utilization)) : null,
+    burst: spec.load.concurrency === null && spec.load.request_rate === Infinity,
+  };
+  const code = finishRun({
+    spec,
+    io,
+    dir,
+    records,
+    run: { name: spec.name, started_at: state.started_at, ended_at: new Date().toISOString(), interrupted, driver: 'http', monotonic_origin_ns: null },
+    target: state.describe as unknown as RunResult['target'],
+    load: describeLoad(spec.load, { trace: c.plan.workload.timed !== undefined, numPrompts: c.plan.totalRequests, ignoreEos: state.target.ignore_eos }),
+    workload: c.plan.workload.describe(),
+    health,
+    client: {
+      workers: done.reduce((n, d) => n + d.threads, 0),
+      busy_poll: spec.load.busy_poll,
+      preconnected: done.reduce((n, d) => n + d.preconnected, 0),
+      stale_socket_retries: done.reduce((n, d) => n + d.stale_socket_retries, 0),
+      event_loop_utilization: health.eventLoopUtilization,
+      preflight: c.target?.preflight ?? null,
+      distributed: distributedSection(c, ledger),
+    },
+    ignoreEos: state.target.ignore_eos,
+    clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
+    tokenizerId: spec.workload.tokenizer,
+    redactor: c.redactor,
+    incomplete: ledger.incomplete(),
+  });
+  await recordInHistory(spec.output.result_dir, dir, io);
+  // The run is written: its stream is no longer needed (a restart now starts a new run).
+  await c.link.deleteStream();
+  return code;
+}
+
+/** result.json's client.distributed: each worker's host, clock offset, share and health. */
+function distributedSection(c: Collecting, ledger: RunLedger): Record<string, unknown> {
+  return {
+    run_id: c.flags.runId,
+    nats_url: redactUrl(c.flags.natsUrl),
+    workers: c.state.workers,
+    start_at: new Date(c.state.start_at_ms).toISOString(),
+    resumed: c.resumed,
+    nodes: ledger.nodes.map((n) => {
+      const joined = c.state.nodes.find((j) => j.node === n.node);
+      const lag = [...n.lag.values()].flat();
+      return {
+        node: n.node,
+        host: joined?.host ?? null,
+        threads: joined?.threads ?? null,
+        status: n.status,
+        lost_reason: n.lostReason,
+        records_received: n.received,
+        records_published: n.done?.records ?? null,
+        clock_offset_ms: joined?.clock.offset_ms ?? null,
+        clock_rtt_ms: joined?.clock.rtt_ms ?? null,
+        dispatch_lag_p99_ms: lag.length > 0 ? summarize(Float64Array.from(lag)).p99 : null,
+        event_loop_utilization: n.done?.event_loop_utilization ?? null,
+        event_loop_delay_p99_ms: n.done?.event_loop_delay_p99_ms ?? null,
+      };
+    }),
+  };
+}

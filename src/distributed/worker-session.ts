@@ -1,0 +1,221 @@
+/**
+ * A worker's side of a distributed run over NATS: join (hello with spec hash and version, until a
+ * coordinator answers), measure the clock against it, report ready, wait for the start, then
+ * stream every record to JetStream with its idempotent id, beat once a second, and say done.
+ */
+import { hostname } from 'node:os';
+import { UserError } from '../errors/user-error.js';
+import { recordToJsonLine } from '../record/jsonl.js';
+import type { RequestRecord } from '../record/record.js';
+import type { ProgressSnapshot } from '../runner/progress.js';
+import { hrtimeNowNs } from '../runner/run-clock.js';
+import { epochNowMs, estimateOffset, type ClockSample } from './clock-offset.js';
+import type { NatsLink } from './nats-link.js';
+import { encodeJson, encodeText, LAG_CHUNK, PROTOCOL_VERSION, recordKey, type Beat, type ClockEstimate, type Control, type Done, type HelloReply, type TargetInfo } from './protocol.js';
+
+const CLOCK_SAMPLES = 9;
+/** Records being stored at once: enough to keep up with thousands a second over one connection. */
+const MAX_IN_FLIGHT = 256;
+const PUBLISH_TRIES = 5;
+
+export interface Joined {
+  runId: string;
+  workers: number;
+  target: TargetInfo;
+}
+
+export class WorkerSession {
+  private controlSub: { unsubscribe(): void } | null = null;
+  private startAt: ((ms: number | null) => void) | null = null;
+  private readonly started: Promise<number | null>;
+  private abortReason: string | null = null;
+  private beatTimer: NodeJS.Timeout | null = null;
+  private latest: ProgressSnapshot | null = null;
+  private published = 0;
+  private readonly publisher: StreamPublisher;
+  clock: ClockEstimate | null = null;
+  readonly host = hostname();
+
+  private constructor(
+    private readonly link: NatsLink,
+    readonly node: number,
+    readonly joined: Joined,
+    private readonly onAbort: (reason: string) => void,
+  ) {
+    this.started = new Promise((r) => (this.startAt = r));
+    this.publisher = new StreamPublisher(link);
+    // Subscribed before "ready" is sent, so the start cannot be missed.
+    this.controlSub = link.listen<Control>(link.subjects.control, (c) => {
+      if (c.type === 'start') this.startAt?.(c.start_at_ms);
+      else if (c.type === 'abort' && (c.nodes === null || c.nodes.includes(node))) {
+        this.abortReason = c.reason;
+        this.startAt?.(null);
+        onAbort(c.reason);
+      }
+    });
+  }
+
+  /** Says hello until a coordinator answers (within `waitMs`); a refusal is a UserError with its reason. */
+  static async join(link: NatsLink, o: { node: number; specHash: string; version: string; threads: number; waitMs: number; log: (line: string) => void; onAbort: (reason: string) => void }): Promise<WorkerSession> {
+    const deadline = Date.now() + o.waitMs;
+    const hello = { protocol: PROTOCOL_VERSION, node: o.node, spec_hash: o.specHash, version: o.version, host: hostname(), threads: o.threads };
+    let said = false;
+    for (;;) {
+      const reply = await link.request<HelloReply>(link.subjects.hello, hello, 2_000);
+      if (reply && reply.ok) return new WorkerSession(link, o.node, { runId: reply.run_id, workers: reply.workers, target: reply.target }, o.onAbort);
+      if (reply && !reply.ok) throw new UserError(`worker ${o.node}: refused by the coordinator: ${reply.reason}`);
+      if (Date.now() >= deadline) throw new UserError(`worker ${o.node}: no coordinator answered on ${link.subjects.hello} within ${o.waitMs / 1000} s (--wait)`);
+      if (!said) o.log(`worker ${o.node}: waiting for the coordinator (${link.subjects.hello})`);
+      said = true;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
+  /** The coordinator's clock against ours (NTP-style; the answer with the shortest round trip). */
+  async measureClock(): Promise<ClockEstimate> {
+    const samples: ClockSample[] = [];
+    for (let i = 0; i < CLOCK_SAMPLES; i++) {
+      const sent = epochNowMs();
+      const reply = await this.link.request<{ now_ms: number }>(this.link.subjects.clock, {}, 2_000);
+      const received = epochNowMs();
+      if (reply) samples.push({ sent_ms: sent, remote_ms: reply.now_ms, received_ms: received });
+    }
+    if (samples.length === 0) throw new UserError(`worker ${this.node}: the coordinator stopped answering clock requests`);
+    this.clock = estimateOffset(samples);
+    return this.clock;
+  }
+
+  /**
+   * Reports ready, waits for the start and returns t = 0 on this process's monotonic clock (ns),
+   * reached: the coordinator's start time moved onto our clock by the measured offset. Aborted
+   * before the start: now (the load threads were told to send nothing).
+   */
+  async readyAndWaitForStart(): Promise<string> {
+    const clock = this.clock ?? (await this.measureClock());
+    const ack = await this.link.request<{ ok: boolean }>(this.link.subjects.ready, { node: this.node, clock }, 10_000);
+    if (!ack?.ok) throw new UserError(`worker ${this.node}: the coordinator did not take the ready report`);
+    const startAt = await this.started;
+    if (startAt === null) return hrtimeNowNs();
+    const aheadMs = startAt - clock.offset_ms - epochNowMs();
+    const origin = BigInt(hrtimeNowNs()) + BigInt(Math.round(Math.max(0, aheadMs) * 1e6));
+    if (aheadMs > 3) await new Promise((r) => setTimeout(r, aheadMs - 2));
+    while (process.hrtime.bigint() < origin) await new Promise((r) => setImmediate(r));
+    return origin.toString();
+  }
+
+  /** Why the coordinator told this worker to stop (null: it did not). */
+  get aborted(): string | null {
+    return this.abortReason;
+  }
+
+  /** Heartbeats once a second with the latest progress, until finish(). */
+  startBeats(): void {
+    const beat = () => {
+      const p = this.latest;
+      const b: Beat = {
+        node: this.node,
+        sent: p?.sent ?? 0,
+        done: p?.done ?? 0,
+        ok: p?.ok ?? 0,
+        failed: p?.failed ?? 0,
+        inflight: p?.inflight ?? 0,
+        queued: p?.queued ?? 0,
+        output_tokens: p?.output_tokens ?? 0,
+        elapsed_ms: p?.elapsed_ms ?? 0,
+        total: p?.total ?? null,
+        duration_ms: p?.duration_ms ?? null,
+        lag_max_ms: p?.lag_max_ms ?? null,
+        busy: p?.busy ?? null,
+      };
+      this.link.broadcast(this.link.subjects.beat, b);
+    };
+    beat();
+    this.beatTimer = setInterval(beat, 1000);
+  }
+
+  progress(p: ProgressSnapshot): void {
+    this.latest = p;
+  }
+
+  /** Streams one record (with its worker index) to JetStream; stored in the background, in order of completion. */
+  record(rec: RequestRecord): void {
+    rec.node = this.node;
+    this.published++;
+    this.publisher.publish(this.link.subjects.records(this.node), encodeText(recordToJsonLine(rec)), recordKey(this.node, rec));
+  }
+
+  /** Waits until every record is stored, then publishes the dispatch lateness and "done". */
+  async finish(o: Omit<Done, 'node' | 'records' | 'lag_chunks' | 'host' | 'clock'>, dispatchLagMs: Float64Array): Promise<number> {
+    await this.publisher.drain();
+    const chunks = Math.ceil(dispatchLagMs.length / LAG_CHUNK);
+    for (let k = 0; k < chunks; k++) {
+      const values = Array.from(dispatchLagMs.subarray(k * LAG_CHUNK, (k + 1) * LAG_CHUNK), (v) => Math.round(v * 1000) / 1000);
+      await this.publisher.once(this.link.subjects.lag(this.node), encodeJson({ k, values }), `lag:${this.node}:${k}`);
+    }
+    const done: Done = { ...o, node: this.node, records: this.published, lag_chunks: chunks, host: this.host, clock: this.clock ?? { offset_ms: 0, rtt_ms: 0, samples: 0 } };
+    await this.publisher.once(this.link.subjects.done(this.node), encodeJson(done), `done:${this.node}`);
+    return this.published;
+  }
+
+  close(): void {
+    if (this.beatTimer) clearInterval(this.beatTimer);
+    this.beatTimer = null;
+    this.controlSub?.unsubscribe();
+    this.controlSub = null;
+  }
+}
+
+/**
+ * Publishes to JetStream with at most MAX_IN_FLIGHT waiting for their acknowledgement. A publish
+ * whose acknowledgement is lost is retried with the same message id, which JetStream stores once.
+ */
+class StreamPublisher {
+  private readonly queue: Array<{ subject: string; data: Uint8Array; id: string }> = [];
+  private inFlight = 0;
+  private failure: Error | null = null;
+  private idle: Array<() => void> = [];
+
+  constructor(private readonly link: NatsLink) {}
+
+  publish(subject: string, data: Uint8Array, id: string): void {
+    this.queue.push({ subject, data, id });
+    this.pump();
+  }
+
+  async once(subject: string, data: Uint8Array, id: string): Promise<void> {
+    this.publish(subject, data, id);
+    await this.drain();
+  }
+
+  private pump(): void {
+    while (this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
+      const m = this.queue.shift()!;
+      this.inFlight++;
+      void this.send(m).finally(() => {
+        this.inFlight--;
+        this.pump();
+        if (this.inFlight === 0 && this.queue.length === 0) for (const r of this.idle.splice(0)) r();
+      });
+    }
+  }
+
+  private async send(m: { subject: string; data: Uint8Array; id: string }): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.link.publish(m.subject, m.data, m.id);
+        return;
+      } catch (err) {
+        if (attempt >= PUBLISH_TRIES) {
+          this.failure ??= new Error(`JetStream did not store ${m.id} after ${PUBLISH_TRIES} tries: ${(err as Error).message}`);
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
+  }
+
+  async drain(): Promise<void> {
+    if (this.inFlight > 0 || this.queue.length > 0) await new Promise<void>((r) => this.idle.push(r));
+    if (this.failure) throw this.failure;
+  }
+}
