@@ -19,12 +19,23 @@ import type { CostInputs, CostSplit } from '../metrics/cost.js';
 import { SloListSchema } from './run-spec.js';
 import { checkObjectivesUsable } from './slo-check.js';
 
+/** records.jsonl from this size up gets progress lines (a few seconds of reading and computing). */
+const ANALYZE_PROGRESS_BYTES = 16 * 2 ** 20;
+
+const seconds = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+
 export async function analyzeCommand(path: string, opts: Record<string, unknown>, io: CliIo): Promise<number> {
   if (!existsSync(path)) throw new UserError(`${path}: no such run directory or records file`);
   const isDir = statSync(path).isDirectory();
   const recordsPath = isDir ? join(path, 'records.jsonl') : path;
   if (!existsSync(recordsPath)) throw new UserError(`${path}: no records.jsonl in this directory`);
+  // Reading and recomputing a long run takes seconds: say so before, and how long it took after.
+  const size = statSync(recordsPath).size;
+  const slow = size >= ANALYZE_PROGRESS_BYTES;
+  const t0 = performance.now();
+  if (slow) io.stderr.write(`analyze: reading ${recordsPath} (${(size / 2 ** 20).toFixed(0)} MiB)…\n`);
   const { records, truncatedTail } = readRecordsFile(recordsPath);
+  if (slow) io.stderr.write(`analyze: ${records.length.toLocaleString('en-US')} records read in ${seconds(t0)}; computing figures…\n`);
   if (truncatedTail) io.stderr.write(`note: ${recordsPath}: last line was incomplete (killed run?) and was skipped\n`);
   if (records.length === 0) throw new UserError(`${recordsPath}: no records`);
 
@@ -60,7 +71,7 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
   }
   checkObjectivesUsable(objectives, slos);
   const now = new Date().toISOString();
-  return finishRun({
+  const code = await finishRun({
     spec: { goodput: slos, slos: objectives, validity: given.validity, output: { ...output, json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },
     io,
     dir: null,
@@ -85,6 +96,8 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
     costSplit: priorCost?.split.method === 'simulator_step_time' ? priorCost.split : simulatorSplit(sim),
     tokenizerId: saved.spec?.workload?.tokenizer ?? null,
   });
+  if (slow) io.stderr.write(`analyze: done in ${seconds(t0)}\n`);
+  return code;
 }
 
 /** The prefill/decode share a virtual-time run recorded in its engine stats, if any. */
