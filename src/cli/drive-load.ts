@@ -1,6 +1,6 @@
 /**
- * One load against an open target through the worker pool (`runPool`, as `run` drives it): what
- * every HTTP stage of a sweep does.
+ * One load against an open target through the worker pool (`runPool`): a `run`, and every HTTP
+ * stage of a sweep.
  */
 import { availableParallelism } from 'node:os';
 import type { ClientHealth } from '../analysis/run-validity.js';
@@ -46,8 +46,7 @@ export async function driveLoad(
     model: target.model,
     apiKey: target.apiKey,
     ignoreEos: target.ignoreEos,
-    // Sweep stages size synthetic prompts by the estimate (no pre-flight calibration).
-    tokenScale: 1,
+    tokenScale: target.tokenScale,
     totalRequests: plan.totalRequests,
     phases: plan.phases,
     shard: { offset, step },

@@ -1,15 +1,20 @@
 /**
  * The server a run (or every stage of a sweep) talks to: the given --base-url, or the built-in
- * simulator started in-process; checked by pre-flight once. Shared by `run` and `sweep`.
+ * simulator started in-process; waited for (--cold-start), checked by pre-flight once, with the
+ * prompt-length calibration and the context-length check. One path for `run` and `sweep`.
  */
+import { randomBytes } from 'node:crypto';
 import { UserError } from '../errors/user-error.js';
 import type { SimServer } from '../sim/index.js';
 import { preflight } from '../client/preflight.js';
 import { targetConfig } from '../client/target-config.js';
 import type { RunResult } from '../report/result-json.js';
+import { onAbort } from '../util/on-abort.js';
 import { redactUrl } from '../util/redact.js';
 import type { Workload } from '../workload/index.js';
 import { startBuiltInSimulator } from './builtin-sim.js';
+import { ColdStartStep } from './cold-start-step.js';
+import { checkContextLength, defaultIgnoreEos, describePromptReuse } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 
 export interface OpenTarget {
@@ -19,14 +24,44 @@ export interface OpenTarget {
   ignoreEos: boolean;
   apiKey: string | null;
   preflight: Record<string, unknown> | null;
+  /** Server tokens per estimated token from pre-flight's calibration (1 with a tokenizer or without calibration). */
+  tokenScale: number;
+  /** Tokens the server adds to every prompt (chat template, BOS), from the calibration; null when unknown. */
+  promptOverheadTokens: number | null;
+  /** The --cold-start measurement, when asked. */
+  coldStart: ColdStartStep | null;
   /** result.json's `target` section. */
   describe(): RunResult['target'];
   close(): Promise<void>;
 }
 
+/** Within this of 1, the estimate counts as exact for the server (measurement noise of the calibration). */
+const PROMPT_SCALE_DEADBAND = 0.01;
+
 /**
- * Starts the built-in simulator when there is no --base-url (logging what it runs with
- * `simulatorNote`), then runs pre-flight unless --no-preflight.
+ * A server may keep an earlier run's prompts in its prefix cache: a fresh salt per run changes the
+ * words (not the lengths or the schedule). spec.json records it, so a run can be replayed.
+ * Call before the workload is built.
+ */
+export function saltPrompts(spec: RunSpec): void {
+  if (spec.target.base_url !== null && spec.workload.prompt_salt === null) spec.workload.prompt_salt = randomBytes(4).toString('hex');
+}
+
+/** Resolves with `p`, or with null as soon as `signal` aborts (at once if it has). */
+export function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T | null> {
+  return new Promise<T | null>((resolve, reject) => {
+    const detach = onAbort(signal, () => resolve(null));
+    p.then(
+      (v) => (detach(), resolve(v)),
+      (err: unknown) => (detach(), reject(err)),
+    );
+  });
+}
+
+/**
+ * Starts the built-in simulator when there is no --base-url (logging what it runs, then
+ * `simulatorNote`), waits for a cold start when asked, then runs pre-flight (with calibration)
+ * unless --no-preflight. Null when `signal` aborted before the load could start (nothing left open).
  */
 export async function openTarget(
   spec: RunSpec,
@@ -34,13 +69,8 @@ export async function openTarget(
   apiKey: string | null,
   log: (line: string) => void,
   simulatorNote: string | null,
-  hooks: {
-    /** Between starting the simulator (if any) and pre-flight, e.g. waiting for a cold start. */
-    beforePreflight?: (baseUrl: string) => Promise<void>;
-    /** When pre-flight got its first answer. */
-    afterPreflight?: () => void;
-  } = {},
-): Promise<OpenTarget> {
+  signal?: AbortSignal,
+): Promise<OpenTarget | null> {
   const simulated = spec.target.base_url === null;
   let sim: SimServer | null = null;
   let baseUrl = spec.target.base_url;
@@ -53,21 +83,36 @@ export async function openTarget(
       baseUrl = sim.url;
       model = started.model;
       simulator = started.timing;
+      if (signal?.aborted) return await closed(sim);
       log(`No --base-url: benchmarking the built-in simulated engine (${started.description}) at ${sim.url}`);
       if (simulatorNote) log(simulatorNote);
     }
-    const ignoreEos = spec.target.ignore_eos ?? simulated;
-    await hooks.beforePreflight?.(baseUrl!);
+    const ignoreEos = spec.target.ignore_eos ?? defaultIgnoreEos(spec.workload, simulated);
+    const coldStart = spec.observe.cold_start ? await ColdStartStep.wait(spec, baseUrl!, apiKey, signal, log) : null;
     let preflightInfo: Record<string, unknown> | null = null;
+    let tokenScale = 1;
+    let promptOverheadTokens: number | null = null;
     if (spec.target.preflight) {
-      const pf = await preflight({ ...targetConfig(spec.target, { baseUrl: baseUrl!, apiKey, ignoreEos, keepText: false, countTokens: undefined }), model });
+      const pf = await unlessAborted(preflight({ ...targetConfig(spec.target, { baseUrl: baseUrl!, apiKey, ignoreEos, keepText: false, countTokens: undefined }), model }, { log, calibrate: true }), signal);
+      if (pf === null) return await closed(sim);
       model = pf.model;
       preflightInfo = { ...pf };
-      hooks.afterPreflight?.();
+      coldStart?.firstResponse();
       log(`pre-flight ok: ${baseUrl}${spec.target.endpoint} serves ${pf.model}; probe TTFT ${pf.probe_ttft_ms?.toFixed(1) ?? '—'} ms; usage in stream: ${pf.usage_in_stream ? 'yes' : 'no'}`);
+      checkContextLength(workload, pf.max_model_len, `${baseUrl} (${pf.model})`);
+      const cal = pf.prompt_calibration;
+      promptOverheadTokens = cal?.overhead_tokens ?? null;
+      // A tokenizer given is trusted; the estimate is scaled to the server's count.
+      if (cal && !spec.workload.tokenizer && Math.abs(cal.tokens_per_estimated_token - 1) > PROMPT_SCALE_DEADBAND) {
+        tokenScale = cal.tokens_per_estimated_token;
+        log(`prompt lengths: the server counts ${tokenScale.toFixed(3)} tokens per estimated token (${cal.source === 'tokenize' ? 'its /tokenize' : 'usage of two probes'}); synthetic prompts are sized to its count (--tokenizer to use a tokenizer instead)`);
+      }
     } else if (model === null) {
       throw new UserError('--model: required with --no-preflight');
     }
+    // Said once everything checked out, just before the load: an error stays one line.
+    if (!simulated) describePromptReuse(spec, log);
+    if (signal?.aborted) return await closed(sim);
     const finalModel = model!;
     const url = baseUrl!;
     return {
@@ -77,6 +122,9 @@ export async function openTarget(
       ignoreEos,
       apiKey,
       preflight: preflightInfo,
+      tokenScale,
+      promptOverheadTokens,
+      coldStart,
       describe: () => ({ base_url: simulated ? null : redactUrl(url), endpoint: spec.target.endpoint, model: finalModel, simulated, simulator, stream: spec.target.stream }),
       close: async () => {
         await sim?.close();
@@ -86,4 +134,9 @@ export async function openTarget(
     await sim?.close();
     throw err;
   }
+}
+
+async function closed(sim: SimServer | null): Promise<null> {
+  await sim?.close();
+  return null;
 }

@@ -19,7 +19,8 @@ import type { FlagDef } from './run-flags.js';
 import type { RunSpec } from './run-spec.js';
 import { recordInHistory } from './record-history.js';
 import { writeRunReport } from './report-command.js';
-import { openTarget, type OpenTarget } from './run-target.js';
+import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
+import { signalExitCode } from './signals.js';
 import { checkStageLimits, httpStages, virtualStages } from './sweep-stages.js';
 
 /**
@@ -97,9 +98,16 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
   let writer: RecordsWriter | null = null;
   try {
     // The workload is built once up front so that bad workload flags fail before any stage.
+    if (driver === 'http') saltPrompts(spec);
     const first = await planRun(spec, log);
     const model = spec.target.model ?? spec.sim.model;
-    if (driver === 'http') target = await openTarget(spec, first.workload, apiKey, log, null);
+    if (driver === 'http') {
+      target = await openTarget(spec, first.workload, apiKey, log, null, io.signal);
+      if (target === null) {
+        log('interrupted before the first stage: nothing was sent');
+        return signalExitCode(io.signal);
+      }
+    }
     const startedAt = new Date();
     if (spec.output.save) {
       dir = createRunDir(spec.output.result_dir, spec.name === 'run' ? 'sweep' : spec.name, startedAt);

@@ -34,7 +34,7 @@ describe('--num-gpu-blocks-override (vLLM serve name)', () => {
   });
 
   it('run (built-in simulator): the engine is started with the override', async () => {
-    const out = await runCli(['run', '--no-save', '--json', '--no-metrics', '--num-prompts', '2', '--random-input-len', '16', '--random-output-len', '2', '--num-gpu-blocks-override', '77']);
+    const out = await runCli(['run', '--no-save', '--json', '--no-metrics', '--num-prompts', '2', '--random-input-len', '16', '--random-output-len', '2', '--num-gpu-blocks-override', '77', '--allow-invalid']);
     expect(out.code, out.stderr).toBe(0);
     const sim = (JSON.parse(out.stdout) as RunResult).target.simulator as { engine: Record<string, unknown> };
     expect(sim.engine.num_gpu_blocks).toBe(77);
