@@ -5,7 +5,6 @@
  * through JetStream into one run directory, and computes the figures from them exactly as `run`
  * does. Restarted with the same --run-id while the run's stream exists, it resumes instead.
  */
-import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { UserError } from '../errors/user-error.js';
 import type { ClientHealth } from '../analysis/run-validity.js';
@@ -28,7 +27,8 @@ import { infermeterVersion } from './io.js';
 import { recordInHistory } from './record-history.js';
 import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
-import { openTarget, type OpenTarget } from './run-target.js';
+import { signalExitCode } from './signals.js';
+import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 
 export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFlags, io: CliIo): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;
@@ -55,9 +55,14 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
     // A stream without a state never started: what it holds belongs to no run.
     await link.deleteStream();
     await link.ensureStream();
-    if (!simulated && spec.workload.prompt_salt === null) spec.workload.prompt_salt = randomBytes(4).toString('hex');
-    target = await openTarget(spec, plan.workload, apiKey, log, `the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)`);
-    const info: TargetInfo = { base_url: target.baseUrl, model: target.model, token_scale: 1, ignore_eos: target.ignoreEos, prompt_salt: spec.workload.prompt_salt };
+    saltPrompts(spec);
+    target = await openTarget(spec, plan.workload, apiKey, log, `the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)`, io.signal);
+    if (target === null) {
+      log('interrupted before the load started: nothing was sent');
+      return signalExitCode(io.signal);
+    }
+    // Every worker sizes prompts by the coordinator's pre-flight calibration, as one process would.
+    const info: TargetInfo = { base_url: target.baseUrl, model: target.model, token_scale: target.tokenScale, ignore_eos: target.ignoreEos, prompt_salt: spec.workload.prompt_salt };
     log(`waiting for ${flags.workers} workers on ${redactUrl(flags.natsUrl)} (run id ${flags.runId}, spec hash ${hash}): infermeter worker --nats ${redactUrl(flags.natsUrl)} --run-id ${flags.runId} --index I …`);
     const nodes: JoinedNode[] = await coord.barrier(info, flags.workerWaitMs);
     const startedAt = new Date();
