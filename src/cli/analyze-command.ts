@@ -18,6 +18,15 @@ import { resolveCostInputs } from './cost-inputs.js';
 import type { CostInputs, CostSplit } from '../metrics/cost.js';
 import { SloListSchema } from './run-spec.js';
 import { checkObjectivesUsable } from './slo-check.js';
+import { analyzeSweep } from './analyze-sweep.js';
+import { isSweepDir } from './saved-sweep.js';
+
+/** A sweep directory: its stages re-judged (--slo, --goodput), as analyze-sweep.ts says. */
+function analyzeSavedSweep(path: string, opts: Record<string, unknown>, io: CliIo): number {
+  const flags = specFromFlags(opts, LOAD_FLAGS.filter((f) => f.path[0] === 'goodput' || f.path[0] === 'slos'));
+  const given = validateSpec(z.object({ goodput: GoodputSchema, slos: SloListSchema }), flags.spec, { flagPaths: flags.flagPaths, configPath: null });
+  return analyzeSweep(path, opts, { given: flags.spec.slos === undefined ? null : given.slos, goodput: flags.spec.goodput === undefined ? null : given.goodput! }, io);
+}
 
 /** records.jsonl from this size up gets progress lines (a few seconds of reading and computing). */
 const ANALYZE_PROGRESS_BYTES = 16 * 2 ** 20;
@@ -27,6 +36,7 @@ const seconds = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(1)}
 export async function analyzeCommand(path: string, opts: Record<string, unknown>, io: CliIo): Promise<number> {
   if (!existsSync(path)) throw new UserError(`${path}: no such run directory or records file`);
   const isDir = statSync(path).isDirectory();
+  if (isDir && isSweepDir(path)) return analyzeSavedSweep(path, opts, io);
   const recordsPath = isDir ? join(path, 'records.jsonl') : path;
   if (!existsSync(recordsPath)) throw new UserError(`${path}: no records.jsonl in this directory`);
   // Reading and recomputing a long run takes seconds: say so before, and how long it took after.

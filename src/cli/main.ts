@@ -114,8 +114,8 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
 
   const analyze = program
     .command('analyze')
-    .description('recompute every figure from a saved run directory or records.jsonl')
-    .argument('<run>', 'run directory or records.jsonl')
+    .description('recompute every figure from a saved run directory, sweep directory or records.jsonl')
+    .argument('<run>', 'run directory, sweep directory (each stage re-judged) or records.jsonl')
     .addOption(new Option('--goodput <slo...>', 'per-request SLOs, e.g. ttft:500 tpot:50 (bare numbers: ms)'))
     .addOption(new Option('--slo <objective...>', `SLOs to judge the run by (exit 3 if one fails), e.g. 'p95(ttft) < 1.5s' (default: the run's own)`))
     .addOption(new Option('--vllm-json <file>', 'also write the figures under vllm bench serve --save-result keys'))

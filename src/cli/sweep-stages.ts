@@ -52,13 +52,17 @@ interface Figures {
   slos: RunSpec['slos'];
 }
 
-function stageResult(
+/**
+ * A stage's figures from its records. `validity` given (a saved stage's, for `analyze`) is kept
+ * as it is: the client's health it rests on is not in the records.
+ */
+export function stageResult(
   index: number,
   role: StageRole,
   load: StageLoad,
   records: RequestRecord[],
   f: Figures,
-  o: { health: ClientHealth | null; ignoreEos: boolean; tokenizer: boolean; stoppedEarly: string | null; wallMs: number },
+  o: { health: ClientHealth | null; ignoreEos: boolean; tokenizer: boolean; stoppedEarly: string | null; wallMs: number; validity?: StageResult['validity'] },
 ): StageResult {
   const sorted = [...records].sort((a, b) => a.id - b.id);
   const slos = f.slos.length > 0 ? evaluateObjectives(sorted, f.slos, { goodput: f.goodput }) : null;
@@ -67,7 +71,7 @@ function stageResult(
     role,
     load,
     metrics: computeMetrics(sorted, { slos: f.goodput }),
-    validity: o.health ? assessValidity(sorted, o.health, { ignoreEos: o.ignoreEos, clientTokenizer: o.tokenizer ? 'tokenizer' : 'estimate' }) : null,
+    validity: o.validity !== undefined ? o.validity : o.health ? assessValidity(sorted, o.health, { ignoreEos: o.ignoreEos, clientTokenizer: o.tokenizer ? 'tokenizer' : 'estimate' }) : null,
     slos,
     // A stage stopped early failed an SLO, whatever its partial figures say.
     slos_pass: slos === null ? null : o.stoppedEarly === null && allObjectivesPass(slos),
