@@ -19,7 +19,7 @@ export const LAYERS = {
   store: ['errors', 'util', 'config', 'record'],
   observe: ['errors', 'util', 'config', 'record', 'metrics'],
   report: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'runner', 'observe', 'store', 'sweep'],
-  sweep: ['errors', 'util', 'config', 'record', 'metrics', 'analysis'],
+  sweep: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'observe'],
   sim: ['errors', 'util', 'record'],
   export: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'report', 'store'],
   history: ['errors', 'util', 'config', 'record'],

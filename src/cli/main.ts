@@ -216,6 +216,8 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
   registerFlags(sweep, SWEEP_LOAD_FLAGS);
   sweep.optionsGroup('Workload:');
   registerWorkloadOptions(sweep);
+  sweep.optionsGroup('Server metrics, per stage (docs/observe.md):');
+  registerFlags(sweep, OBSERVE_FLAGS.filter((f) => !f.flag.startsWith('--cold-start')));
   sweep.optionsGroup('Built-in simulator (no --base-url):');
   registerFlags(sweep, SIM_FLAGS);
   sweep.optionsGroup('Output:');

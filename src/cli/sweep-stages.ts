@@ -6,7 +6,8 @@
 import { assessValidity, type ClientHealth } from '../analysis/run-validity.js';
 import { UserError } from '../errors/user-error.js';
 import { sendTimes } from '../load/send-times.js';
-import { allObjectivesPass, computeMetrics, evaluateObjectives, ObjectiveWatch } from '../metrics/index.js';
+import { allObjectivesPass, computeMetrics, evaluateObjectives, measuredWindow, measureRecords, ObjectiveWatch } from '../metrics/index.js';
+import { RunObserver } from '../observe/run-observer.js';
 import type { RequestRecord } from '../record/record.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import type { RunStage } from '../sweep/run-sweep.js';
@@ -106,7 +107,10 @@ export function httpStages(spec: RunSpec, target: OpenTarget, io: CliIo, sink: S
     const signal = io.signal ? AbortSignal.any([io.signal, stop.signal]) : stop.signal;
     const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr as NodeJS.WriteStream), io.stderr as NodeJS.WriteStream);
     const t0 = performance.now();
+    // Server-side series per stage (docs/observe.md): what the server did at this load.
+    const observer = await RunObserver.start({ spec: spec.observe, baseUrl: target.baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: io.env.PATH ?? process.env.PATH });
     const driven = await driveLoad(s, target, plan, {
+      onStart: (originNs, startedAt) => observer?.setOrigin(originNs, startedAt.getTime()),
       onRecord: (rec) => {
         rec.stage = index;
         sink.write(rec);
@@ -125,13 +129,16 @@ export function httpStages(spec: RunSpec, target: OpenTarget, io: CliIo, sink: S
     progress.finish();
     const records = driven.outcome.records;
     for (const r of records) r.stage = index;
-    return stageResult(index, role, load, records, spec, {
+    const span = measuredWindow(measureRecords(records));
+    const observed = observer ? await observer.finish(span?.start_ms ?? 0, span?.end_ms ?? 0) : null;
+    const result = stageResult(index, role, load, records, spec, {
       health: healthOf(s, driven, plan.workload.timed !== undefined),
       ignoreEos: target.ignoreEos,
       tokenizer: Boolean(spec.workload.tokenizer),
       stoppedEarly,
       wallMs: performance.now() - t0,
     });
+    return { ...result, server: observed?.observation ?? null };
   };
 }
 

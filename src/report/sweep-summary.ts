@@ -68,6 +68,8 @@ export function renderSweep(r: SweepResult, title: string): string {
   });
   out.push('', 'Latencies in ms (TTFT, TPOT); rows in ascending load.', table(header, rows));
   if (r.stages.some((s) => s.stopped_early)) out.push('FAIL*: stopped early, its SLOs could no longer be met.');
+  const server = serverTable(a.order.map((i) => byIndex.get(i)!));
+  if (server) out.push('', 'Server side per stage (mean over the stage; peak in parentheses):', server);
   out.push('');
   const finding = (name: string, f: { index: number; reason: string } | null, none: string) =>
     out.push(f ? `${name}: stage ${f.index + 1} (${loadOf(byIndex.get(f.index)!)}) — ${f.reason}` : `${name}: ${none}`);
@@ -86,6 +88,27 @@ export function renderSweep(r: SweepResult, title: string): string {
     for (const p of s.probes) out.push(`  ${p.pass ? 'pass' : 'FAIL'}  ${String(p.load).padStart(8)}${unit}  (stage ${p.stage + 1})  ${p.why}`);
   }
   return out.join('\n');
+}
+
+/** The server's queue, batch and KV cache per stage, when any stage was observed (HTTP sweeps). */
+function serverTable(stages: readonly Stage[]): string | null {
+  const seen = stages.filter((s) => s.server && Object.keys(s.server.series).length > 0);
+  if (seen.length === 0) return null;
+  const peak = (mean: number | null | undefined, max: number | undefined, digits: number, scale = 1) =>
+    mean === null || mean === undefined ? '—' : `${(mean * scale).toFixed(digits)}${max === undefined ? '' : ` (${(max * scale).toFixed(digits)})`}`;
+  const rows = stages.map((s) => {
+    const x = s.server?.series ?? {};
+    return [
+      String(s.index + 1),
+      loadOf(s),
+      peak(x.running?.mean, x.running?.max, 1),
+      peak(x.waiting?.mean, x.waiting?.max, 1),
+      peak(x.kv_usage?.mean, x.kv_usage?.max, 1, 100),
+      x.preemptions_per_s?.total === undefined ? '—' : fmt(x.preemptions_per_s.total, 0),
+      peak(x.gpu_util?.mean, undefined, 1, 100),
+    ];
+  });
+  return table(['#', 'load', 'running', 'waiting', 'KV cache %', 'preemptions', 'GPU util %'], rows);
 }
 
 function loadOf(s: Stage): string {

@@ -145,3 +145,31 @@ describe('sweep over HTTP: early stop', { timeout: 60_000 }, () => {
     expect(stage.metrics.requests.ok).toBe(30);
   });
 });
+
+describe('sweep over HTTP: the server side per stage', { timeout: 60_000 }, () => {
+  const ARGS = ['sweep', '--request-rates', '4,16', '--num-prompts', '16', '--random-input-len', '64', '--random-output-len', '8', '--progress', 'none', '--no-save'];
+
+  it("each stage carries the server's series scraped during it; the console has a table of them", async () => {
+    const out = await runCli([...ARGS, '--json']);
+    expect([EXIT_CODES.OK, EXIT_CODES.SLO_FAILED]).toContain(out.code);
+    const stages = (JSON.parse(out.stdout) as SweepResult).stages;
+    expect(stages).toHaveLength(2);
+    for (const s of stages) {
+      expect(s.server?.mode).toBe('scrape');
+      expect(s.server!.sources[0]!.engines).toContain('vllm');
+      expect(s.server!.series.running?.mean).toBeGreaterThanOrEqual(0);
+      expect(s.server!.series.kv_usage).toBeDefined();
+      // The span summarized is the stage's own measured window.
+      expect(s.server!.span_ms.to).toBeGreaterThan(s.server!.span_ms.from);
+    }
+    const text = await runCli(ARGS);
+    expect(text.stdout).toMatch(/Server side per stage/);
+    expect(text.stdout).toMatch(/running +waiting +KV cache %/);
+  });
+
+  it('--no-metrics: no server section', async () => {
+    const out = await runCli([...ARGS, '--json', '--no-metrics']);
+    expect((JSON.parse(out.stdout) as SweepResult).stages.map((s) => s.server)).toEqual([null, null]);
+  });
+});
+
