@@ -25,7 +25,7 @@ const LATENCY_ROWS: Array<[keyof RunMetrics['latency'], string]> = [
 ];
 
 /** Shown below them when the run had reasoning (RunMetrics.reasoning). */
-const REASONING_ROWS: Array<[keyof NonNullable<RunMetrics['reasoning']>['latency'], string]> = [
+export const REASONING_ROWS: Array<[keyof NonNullable<RunMetrics['reasoning']>['latency'], string]> = [
   ['ttfat_ms', 'First answer token (ms)'],
   ['reasoning_ms', 'Reasoning (ms)'],
   ['answer_tpot_ms', 'Answer TPOT (ms)'],

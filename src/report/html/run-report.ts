@@ -14,6 +14,8 @@ import { runDistributions } from '../data/distributions.js';
 import { runSeries } from '../data/time-series.js';
 import { escapeHtml as e } from './escape.js';
 import { renderPage, type PageSection } from './page.js';
+import { renderCost } from '../cost-summary.js';
+import { renderColdStart, renderServerSummary } from '../server-summary.js';
 import { failureExamples, groupTable, htmlTable, latencyTable, pct, requestsTable, sampleOutputs, throughputTable } from './tables.js';
 
 export interface RunBundle {
@@ -122,6 +124,13 @@ export function buildRunReport(bundle: RunBundle, generator: string): string {
     Object.assign(datasets, b.data);
   }
   if (breakdownHtml.length) sections.push({ id: 'breakdowns', title: 'Per task and per turn', html: breakdownHtml.join(''), charts: breakdownCharts });
+
+  // The server's side, cost and cold start: the console's own blocks, so both say the same.
+  const extra: string[] = [];
+  if (result.server) extra.push(`<h3>Server side</h3><pre>${e(renderServerSummary(result.server, result.metrics.latency.ttft_ms.mean ?? null))}</pre>`);
+  if (result.cost) extra.push(`<h3>Cost</h3><pre>${e(renderCost(result.cost))}</pre>`);
+  if (result.cold_start) extra.push(`<h3>Cold start</h3><pre>${e(renderColdStart(result.cold_start))}</pre>`);
+  if (extra.length) sections.push({ id: 'server-cost', title: 'Server, cost and cold start', html: extra.join(''), charts: [] });
 
   const failures = failureExamples(records);
   const outputs = sampleOutputs(records);

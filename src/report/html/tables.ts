@@ -5,6 +5,7 @@
 import type { Distribution, RunMetrics } from '../../metrics/index.js';
 import type { RequestRecord } from '../../record/record.js';
 import { escapeHtml as e } from './escape.js';
+import { REASONING_ROWS } from '../console-summary.js';
 
 const fmt = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined ? '—' : v.toFixed(digits));
 export const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : `${(v * 100).toFixed(2)}%`);
@@ -29,7 +30,13 @@ const LATENCY_ROWS: Array<[keyof RunMetrics['latency'], string]> = [
 const latencyRow = (label: string, d: Distribution): string[] => [label, String(d.count), fmt(d.mean), fmt(d.std), fmt(d.min), fmt(d.p50), fmt(d.p90), fmt(d.p95), fmt(d.p99), fmt(d.p99_9), fmt(d.max)];
 
 export function latencyTable(m: RunMetrics): string {
-  return htmlTable(['Latency', 'n', 'mean', 'std', 'min', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'], LATENCY_ROWS.map(([k, label]) => latencyRow(label, m.latency[k])));
+  const rows = LATENCY_ROWS.map(([k, label]) => latencyRow(label, m.latency[k]));
+  // A reasoning model's answer latencies (docs/metrics.md), below the rest as on the console.
+  if (m.reasoning) for (const [k, label] of REASONING_ROWS) rows.push(latencyRow(label, m.reasoning.latency[k]));
+  const table = htmlTable(['Latency', 'n', 'mean', 'std', 'min', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'], rows);
+  if (!m.reasoning) return table;
+  const z = m.reasoning;
+  return `${table}<p class="note">Reasoning: ${e(z.requests)} of ${e(m.requests.ok)} ok responses reasoned; ${e(z.reasoning_tokens_total)} reasoning + ${e(z.answer_tokens_total)} answer tokens.</p>`;
 }
 
 export function throughputTable(m: RunMetrics): string {
