@@ -5,6 +5,7 @@
  */
 
 import type { ErrorClass, RequestRecord, TokenSource } from '../record/record.js';
+import { availability, findOutages } from './defs/availability.js';
 import { cancelRate, errorRate, failureRate, timeoutRate } from './defs/errors.js';
 import { degradedRate, oomRate, retryRate } from './defs/stability.js';
 import {
@@ -173,6 +174,7 @@ export function computeOver(
       peak_output_tokens_per_s: t.peak_output_tokens_per_s,
       peak_concurrency: t.peak_concurrency,
     },
+    availability: { value: availability.value(t), downtime_s: t.downtime_ms / 1000, outages: window === null ? [] : findOutages(measure, window.end_ms) },
     latency,
     reasoning,
     goodput: hasGoodput

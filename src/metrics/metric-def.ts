@@ -58,6 +58,8 @@ export interface RunTotals {
   degraded: number;
   /** Attempts superseded by a retry (--retries); not in `total`. */
   retried: number;
+  /** Σ length of the client-seen outages in the window (defs/availability.ts), ms. */
+  downtime_ms: number;
   /** Σ input / output tokens over ok requests. */
   input_tokens: number;
   output_tokens: number;

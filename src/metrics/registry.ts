@@ -22,6 +22,7 @@ import {
 import { tpot } from './defs/tpot.js';
 import { answerTpot, reasoningDuration, ttfat } from './defs/reasoning.js';
 import { degradedRate, oomRate, retryRate } from './defs/stability.js';
+import { availability } from './defs/availability.js';
 
 export class MetricRegistry {
   readonly all: readonly MetricDef[];
@@ -74,6 +75,7 @@ export const METRICS = new MetricRegistry([
   failureRate,
   oomRate,
   degradedRate,
+  availability,
   retryRate,
   errorRate,
   timeoutRate,

@@ -11,6 +11,7 @@
 import type { ErrorClass, RequestStatus, TokenSource } from '../record/record.js';
 import type { GoodputSlo as Slo } from '../config/slo.js';
 import type { Distribution } from './stats.js';
+import type { Outage } from './defs/availability.js';
 
 /** Per-request SLOs (goodput): their vocabulary lives in config/slo.ts. */
 export type { GoodputMetric as SloMetric, GoodputSlo as Slo } from '../config/slo.js';
@@ -94,6 +95,17 @@ export interface RunMetrics {
     e2el_from_schedule_ms: Distribution;
     /** Over every measure-phase attempt, not only ok ones. */
     schedule_lag_ms: Distribution;
+  };
+  /**
+   * The server's availability as the client saw it (metrics/defs/availability.ts): outages are
+   * ≥ 3 consecutive connect/disconnect/5xx failures with no ok request between, until the next
+   * ok send. Absent in results from before it existed.
+   */
+  availability?: {
+    /** 1 − downtime / duration; null for a run of no duration. */
+    value: number | null;
+    downtime_s: number;
+    outages: Outage[];
   };
   /**
    * Reasoning models (null when no measured ok request carried reasoning). Latencies are over

@@ -6,6 +6,7 @@
 
 import type { RequestRecord, RequestStatus } from '../record/record.js';
 import type { GoodputSlo } from '../config/slo.js';
+import { downtimeMs, findOutages } from './defs/availability.js';
 import { isDegraded, isOom } from './defs/stability.js';
 import { isGood } from './goodput.js';
 import type { RunTotals } from './metric-def.js';
@@ -62,6 +63,7 @@ export function runTotals(
     }
   }
   const buckets = window === null ? null : secondBuckets(measure, window.start_ms, window.end_ms);
+  const downtime = window === null ? 0 : downtimeMs(findOutages(measure, window.end_ms));
   const hasGoodput = slos.length > 0;
   return {
     duration_s: window === null ? 0 : (window.end_ms - window.start_ms) / 1000,
@@ -72,6 +74,7 @@ export function runTotals(
     oom,
     degraded,
     retried,
+    downtime_ms: downtime,
     input_tokens: inputTotal,
     output_tokens: outputTotal,
     good: hasGoodput ? good : null,

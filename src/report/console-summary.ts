@@ -62,11 +62,25 @@ function groupTable(title: string, groups: Array<[string, RunMetrics]>): string 
   );
 }
 
+/** The client-seen outages (docs/metrics.md §Availability); null when there were none. */
+export function renderOutages(a: RunMetrics['availability']): string | null {
+  if (!a || a.outages.length === 0) return null;
+  const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const lines = [`Outages: ${a.outages.length}, down ${a.downtime_s.toFixed(2)} s, availability ${a.value === null ? '—' : `${(a.value * 100).toFixed(2)}%`} (the server unreachable or answering 5xx, seen by the client)`];
+  for (const o of a.outages) {
+    const classes = Object.entries(o.by_error_class).map(([k, n]) => `${k} ${n}`).join(', ');
+    lines.push(`  ${secs(o.from_ms)} → ${secs(o.to_ms)}${o.recovered ? '' : ' (not recovered by the end)'}: ${o.failed} failed (${classes})`);
+  }
+  return lines.join('\n');
+}
+
 export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   const out: string[] = [];
   out.push(`== ${ctx.title} ==`);
   const r = m.requests;
   out.push(`Requests: ${r.total} measured, ${r.ok} ok, ${r.failed} failed${lateNote(r, ctx.validity)}   Duration: ${m.duration_s.toFixed(2)} s`);
+  const outageLines = renderOutages(m.availability);
+  if (outageLines) out.push(outageLines);
   out.push('');
   out.push(
     table(
