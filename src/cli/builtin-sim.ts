@@ -4,6 +4,8 @@ import { startSimServer, type ReasoningOptions, type SimServer, type TimingOptio
 import type { Workload } from '../workload/index.js';
 import { simEngineOverrides, type SimSpec } from '../config/schema.js';
 import type { RunSpec } from './run-spec.js';
+import { buildAnswerKey } from './answer-key.js';
+import type { AnswerModeOptions } from '../sim/index.js';
 
 export interface BuiltInSimulator {
   server: SimServer;
@@ -22,6 +24,11 @@ export function simTiming(sim: SimSpec, profile: string): TimingOptions {
     : { kind: 'engine', hardware: sim.hardware, model: profile, engine: simEngineOverrides(sim) };
 }
 
+/** Answer mode for a key: the rates the spec sets (docs/quality.md §Simulator answer mode). */
+export function simAnswerRates(sim: SimSpec): NonNullable<AnswerModeOptions['rates']> {
+  return { accuracy: sim.accuracy, jsonErrorRate: sim.json_error_rate, hallucinationRate: sim.hallucination_rate, refusalRate: sim.refusal_rate };
+}
+
 /** The reasoning mode the spec asks of the simulator, if any. */
 export function simReasoning(sim: SimSpec): ReasoningOptions | undefined {
   const r = sim.reasoning_tokens;
@@ -33,10 +40,14 @@ export async function startBuiltInSimulator(spec: RunSpec, workload: Workload): 
   const profile = spec.target.model ?? spec.sim.model;
   const timing = simTiming(spec.sim, profile);
   let server: SimServer;
+  // The workload's checked entries become the simulator's answer key: it answers their prompts.
+  const key = buildAnswerKey(workload.answerSources?.() ?? []);
+  const answers: AnswerModeOptions | null = key.size > 0 ? { key, rates: simAnswerRates(spec.sim) } : null;
   try {
     // The simulator counts prompts the way the client does (its tokenizer, or the shared estimate).
     const reasoning = simReasoning(spec.sim);
     server = await startSimServer({
+      ...(answers ? { answers } : {}),
       timing,
       modelName: profile,
       seed: spec.load.seed,
@@ -47,6 +58,8 @@ export async function startBuiltInSimulator(spec: RunSpec, workload: Workload): 
   } catch (err) {
     throw new UserError(`simulator: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
   }
-  const description = timing.kind === 'fixed' ? `fixed delays: ${timing.prefillMs} ms prefill, ${timing.perTokenMs} ms/token` : `${profile} on ${spec.sim.hardware}`;
-  return { server, model: profile, timing: { ...timing }, description };
+  const speed = timing.kind === 'fixed' ? `fixed delays: ${timing.prefillMs} ms prefill, ${timing.perTokenMs} ms/token` : `${profile} on ${spec.sim.hardware}`;
+  const description = answers ? `${speed}; answer mode for ${key.size} prompts, accuracy ${spec.sim.accuracy}` : speed;
+  const answerTiming = answers ? { answer_mode: { prompts: key.size, accuracy: spec.sim.accuracy, json_error_rate: spec.sim.json_error_rate, hallucination_rate: spec.sim.hallucination_rate, refusal_rate: spec.sim.refusal_rate } } : {};
+  return { server, model: profile, timing: { ...timing, ...answerTiming }, description };
 }

@@ -289,7 +289,8 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
     .addOption(new Option('--dialect <name>', 'wire quirks of a real server: vllm|llamacpp').default('vllm'))
     .addOption(new Option('--seed <n>', 'seed').default('0'))
     .addOption(new Option('--ground-truth <file>', 'append server-side admit and token-emit times per request (JSONL)'))
-    .addOption(new Option('--tokenizer <name-or-path>', 'count prompt tokens with a real tokenizer (llama3, qwen3, cl100k_base, a tokenizer.json); default: the tokenizer-free estimate'));
+    .addOption(new Option('--tokenizer <name-or-path>', 'count prompt tokens with a real tokenizer (llama3, qwen3, cl100k_base, a tokenizer.json); default: the tokenizer-free estimate'))
+    .addOption(new Option('--answers <dataset>', 'answer mode: answer the prompts of this dataset (eval, or a JSONL file with checks) with real answers at --accuracy etc. (docs/quality.md)'));
   serve.optionsGroup('Engine:');
   registerFlags(serve, SERVE_SIM_FLAGS);
   serve.optionsGroup('Fault injection:');

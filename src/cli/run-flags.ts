@@ -120,6 +120,14 @@ export const REASONING_FLAGS: FlagDef[] = [
   { flag: '--reasoning-field <name>', path: ['sim', 'reasoning_field'], kind: 'string', help: 'simulator: delta field of reasoning tokens, reasoning_content (default) or reasoning (newer vLLM)' },
 ];
 
+/** The simulator's answer mode (docs/quality.md §Simulator answer mode), under `sim serve`'s names. */
+export const ANSWER_FLAGS: FlagDef[] = [
+  { flag: '--accuracy <p>', path: ['sim', 'accuracy'], kind: 'number', help: 'answer mode: share of checked prompts answered correctly (default 1)' },
+  { flag: '--json-error-rate <p>', path: ['sim', 'json_error_rate'], kind: 'number', help: 'answer mode: share of JSON-task answers sent malformed (default 0)' },
+  { flag: '--hallucination-rate <p>', path: ['sim', 'hallucination_rate'], kind: 'number', help: 'answer mode: share of unknowable closed-book questions answered with a confident fabrication (default 0)' },
+  { flag: '--refusal-rate <p>', path: ['sim', 'refusal_rate'], kind: 'number', help: 'answer mode: share of checked prompts refused (default 0)' },
+];
+
 /** `sim serve`: the same simulator settings, under the names of a command that only simulates. */
 export const SERVE_SIM_FLAGS: FlagDef[] = [
   { flag: '--hardware <name>', path: ['sim', 'hardware'], kind: 'string', help: 'GPU profile or a JSON/YAML profile file (default h100)' },
@@ -128,6 +136,7 @@ export const SERVE_SIM_FLAGS: FlagDef[] = [
   { flag: '--per-token-ms <ms>', path: ['sim', 'per_token_ms'], kind: 'number', help: 'fixed-delay mode: time between tokens' },
   ...ENGINE_FLAGS,
   ...REASONING_FLAGS,
+  ...ANSWER_FLAGS,
 ];
 
 export const SIM_FLAGS: FlagDef[] = [
@@ -136,6 +145,8 @@ export const SIM_FLAGS: FlagDef[] = [
   { flag: '--sim-per-token-ms <ms>', path: ['sim', 'per_token_ms'], kind: 'number', help: 'simulator fixed-delay mode: time between tokens' },
   ...ENGINE_FLAGS,
   ...REASONING_FLAGS,
+  // With the built-in simulator, answer mode is on when the dataset's entries carry checks (--dataset-name eval).
+  ...ANSWER_FLAGS.map((f) => ({ ...f, flag: f.flag.replace(/^--/, '--sim-'), help: `simulator ${f.help}` })),
 ];
 
 function attrName(flag: string): string {

@@ -61,6 +61,8 @@ export function checkContextLength(workload: Workload, maxModelLen: number | nul
  * Always on for the built-in simulator, whose natural (EOS) lengths are made up anyway.
  */
 export function defaultIgnoreEos(w: WorkloadSpec, simulated: boolean): boolean {
+  // The eval suite's answers end where they end (docs/quality.md), on a real server and in the simulator's answer mode.
+  if (w.dataset_name === 'eval' && !w.tasks) return false;
   if (simulated) return true;
   if (w.tasks) return w.tasks.every((t) => (t.dataset_name ?? w.dataset_name) === 'random');
   return w.dataset_name === 'random';

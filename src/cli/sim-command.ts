@@ -6,7 +6,8 @@ import { loadTokenizer } from '../workload/index.js';
 import type { CliIo } from './io.js';
 import { z } from 'zod';
 import { SimSpecSchema } from '../config/schema.js';
-import { simReasoning, simTiming } from './builtin-sim.js';
+import { simAnswerRates, simReasoning, simTiming } from './builtin-sim.js';
+import { answerKeyFrom } from './answer-key.js';
 import { validateSpec } from '../config/load-spec.js';
 import { SERVE_SIM_FLAGS, specFromFlags } from './run-flags.js';
 import { onAbort } from '../util/on-abort.js';
@@ -69,6 +70,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
   const tokenizer = opts.tokenizer ? await loadTokenizer(opts.tokenizer, '--tokenizer') : null;
   const faults = faultOptions(opts, seed);
   const reasoning = simReasoning(sim);
+  const answers = opts.answers ? { key: await answerKeyFrom(opts.answers), rates: simAnswerRates(sim) } : null;
   let server;
   try {
     server = await serveSim({
@@ -79,6 +81,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
       seed,
       ...(faults ? { faults } : {}),
       ...(reasoning ? { reasoning } : {}),
+      ...(answers ? { answers } : {}),
       ...(opts.groundTruth ? { groundTruthPath: opts.groundTruth } : {}),
       ...(tokenizer ? { countTokens: (text: string) => tokenizer.count(text) } : {}),
       timing: simTiming(sim, model),
@@ -91,6 +94,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
     if (code === 'EADDRINUSE') throw new UserError(`--port ${port}: address already in use`);
     throw new UserError(`sim serve: ${err instanceof Error ? err.message : String(err)}`);
   }
+  if (answers) io.stdout.write(`answer mode: ${answers.key.size} prompts from ${opts.answers}, accuracy ${sim.accuracy}, json errors ${sim.json_error_rate}, hallucinations ${sim.hallucination_rate}, refusals ${sim.refusal_rate}\n`);
   onAbort(io.signal, () => void server.close());
   await server.stopped;
   return 0;

@@ -142,6 +142,11 @@ export const SimSpecSchema = z
       .nullable()
       .default(null),
     reasoning_field: z.enum(['reasoning_content', 'reasoning']).default('reasoning_content').describe('Delta field of reasoning tokens: reasoning_content (DeepSeek, SGLang, older vLLM) or reasoning (newer vLLM).'),
+    // Answer mode (docs/quality.md §Simulator answer mode): on when the dataset's entries carry checks.
+    accuracy: z.number().min(0).max(1).default(1).describe('Answer mode: share of checked prompts answered correctly.'),
+    json_error_rate: z.number().min(0).max(1).default(0).describe('Answer mode: share of JSON-task answers sent as malformed JSON.'),
+    hallucination_rate: z.number().min(0).max(1).default(0).describe('Answer mode: share of unanswerable closed-book questions answered with a confident fabrication.'),
+    refusal_rate: z.number().min(0).max(1).default(0).describe('Answer mode: share of checked prompts answered with a refusal.'),
   })
   .strict();
 

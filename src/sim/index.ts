@@ -22,3 +22,5 @@ export { hardwareProfile, modelProfile } from './engine/profiles.js';
 export { Roofline } from './engine/roofline.js';
 export type { EngineTiming } from './engine-backend.js';
 export type { ReasoningOptions } from './reasoning.js';
+export { DEFAULT_ANSWER_RATES, SIM_REFUSAL, answerTokens, chooseAnswer } from './answer-mode.js';
+export type { AnswerKey, AnswerModeOptions, AnswerRates, KnownAnswer } from './answer-mode.js';

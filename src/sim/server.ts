@@ -4,6 +4,7 @@
  * Timing comes from a Backend: fixed delays or the engine model. Works many times per
  * process; close() destroys open sockets at once; restart() refuses connections for a while.
  */
+import { DEFAULT_ANSWER_RATES, type AnswerModeOptions } from './answer-mode.js';
 import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import type { BackendStats } from './backend.js';
@@ -58,6 +59,8 @@ export interface SimServerOptions {
   maxModelLen?: number;
   /** Where the engine's overload warning goes (late-steps.ts); default: nowhere, the count is in /metrics. */
   warn?: (line: string) => void;
+  /** Answer mode: prompts found in the key get real answers at the given rates (answer-mode.ts). */
+  answers?: AnswerModeOptions;
 }
 
 export interface LatenessSummary {
@@ -109,6 +112,8 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     groundTruth: gt,
     listener: { onStreamEnd: (s, completed) => gt?.add(entryOf(s, completed)) },
     reasoning: opts.reasoning ?? null,
+    // Its own stream (seed + a constant), so answer draws do not shift the EOS lengths of other requests.
+    answers: opts.answers && opts.answers.key.size > 0 ? { key: opts.answers.key, rates: { ...DEFAULT_ANSWER_RATES, ...opts.answers.rates }, rand: mulberry32((opts.seed ?? 0) ^ 0x5eed_a115) } : null,
   };
   const sockets = new Set<Socket>();
   const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => handle(ctx, req, res));

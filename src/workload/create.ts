@@ -6,6 +6,7 @@ import { UserError } from '../errors/user-error.js';
 import { entriesWorkload } from './datasets/dataset-workload.js';
 import type { Entry } from './datasets/entries.js';
 import { Issues, defaultWarn } from './datasets/entries.js';
+import { EVAL_SOURCE, evalEntries } from './datasets/eval-dataset.js';
 import { readHf } from './datasets/hf.js';
 import { readJsonl } from './datasets/jsonl.js';
 import { prefixWorkload } from './datasets/prefix.js';
@@ -46,6 +47,9 @@ export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOpt
     case 'jsonl':
     case 'hf':
       return fileDataset(resolved, opts, maker, field);
+    case 'eval':
+      if (spec.session_turns) throw new UserError(`${field}.session_turns: the eval suite has no sessions`);
+      return entriesWorkload(evalEntries(), resolved, opts.seed, { dataset: 'eval', path: EVAL_SOURCE, maker, issues: new Issues(EVAL_SOURCE, opts.warn ?? defaultWarn), kind: opts.endpointKind });
   }
 }
 

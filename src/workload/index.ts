@@ -1,7 +1,7 @@
 /**
  * The workload module's public API: what to send. See docs/workloads.md.
  */
-export type { ChatMessage, Session, TimedItem, WorkItem, Workload, WorkloadOptions } from './types.js';
+export type { AnswerSource, ChatMessage, Session, TimedItem, WorkItem, Workload, WorkloadOptions } from './types.js';
 export type { DatasetName, LengthDist, SubWorkloadSpec, TaskSpec, WorkloadSpec } from './spec.js';
 export { DATASET_NAMES, LengthDistSchema, WorkloadSpecSchema, defaultWorkloadSpec } from './spec.js';
 export { parseLengthDist, registerWorkloadOptions, workloadSpecFromFlags } from './flags.js';

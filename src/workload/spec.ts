@@ -63,7 +63,7 @@ export const LengthDistSchema = z.discriminatedUnion('kind', [
 ]);
 export type LengthDist = z.infer<typeof LengthDistSchema>;
 
-export const DATASET_NAMES = ['random', 'sharegpt', 'jsonl', 'prefix', 'trace', 'hf'] as const;
+export const DATASET_NAMES = ['random', 'sharegpt', 'jsonl', 'prefix', 'trace', 'hf', 'eval'] as const;
 export type DatasetName = (typeof DATASET_NAMES)[number];
 
 const baseShape = {

@@ -70,6 +70,18 @@ export interface Workload {
    * unbounded or unknown (file datasets count their entries lazily).
    */
   lengthBounds?(): LengthBounds;
+  /** Dataset entries that carry a check, with their known answers (docs/quality.md §Simulator answer mode). */
+  answerSources?(): readonly AnswerSource[];
+}
+
+/** A prompt with a check and, when the dataset gives them, a correct and a wrong answer text. */
+export interface AnswerSource {
+  /** The prompt text as sent (for chat: the last user message). */
+  prompt: string;
+  task: string | null;
+  check: QualityCheck;
+  reference: string | null;
+  wrong: string | null;
 }
 
 export interface LengthBounds {

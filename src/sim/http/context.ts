@@ -7,6 +7,14 @@ import type { TokenCounter } from './request-parse.js';
 import type { StreamListener } from './sim-stream.js';
 import type { Dialect } from './wire.js';
 import type { ReasoningOptions } from '../reasoning.js';
+import type { AnswerKey, AnswerRates } from '../answer-mode.js';
+
+/** Answer mode (answer-mode.ts): the key, the rates and its own seeded draws. */
+export interface AnswerModeState {
+  key: AnswerKey;
+  rates: AnswerRates;
+  rand: () => number;
+}
 
 export interface ServerContext {
   modelName: string;
@@ -26,4 +34,6 @@ export interface ServerContext {
   listener: StreamListener;
   /** Reasoning mode (null: off). */
   reasoning: ReasoningOptions | null;
+  /** Answer mode (null: off; every response is filler words). */
+  answers: AnswerModeState | null;
 }

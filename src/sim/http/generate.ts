@@ -7,6 +7,7 @@ import type { GenRequest } from '../backend.js';
 import { OOM_MESSAGE } from '../faults.js';
 import type { FaultDecision } from '../faults.js';
 import { naturalLength } from '../text.js';
+import { answerTokens, chooseAnswer } from '../answer-mode.js';
 import { reasoningTokensOf } from '../reasoning.js';
 import type { ServerContext } from './context.js';
 import type { ParsedRequest } from './request-parse.js';
@@ -24,17 +25,39 @@ export { sendJson };
 export function startGeneration(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, arrivalMs: number): void {
   const id = ctx.nextId++;
   const maxTokens = p.maxTokens ?? ctx.defaultMaxTokens;
-  const natural = p.ignoreEos || !Number.isFinite(ctx.eosMeanTokens) ? maxTokens : naturalLength(ctx.rand, ctx.eosMeanTokens, maxTokens);
+  const words = answerWords(ctx, p);
+  // An answer ends where its text ends (ignore_eos does not pad it), or is cut at max_tokens.
+  const natural = words ? Math.min(words.length, maxTokens) : p.ignoreEos || !Number.isFinite(ctx.eosMeanTokens) ? maxTokens : naturalLength(ctx.rand, ctx.eosMeanTokens, maxTokens);
+  const finishReason = words ? (words.length <= maxTokens ? 'stop' : 'length') : natural < maxTokens ? 'stop' : 'length';
   const fault = ctx.faults ? ctx.faults.decide(natural) : null;
+  const out: Output = { natural, finishReason, words };
   if (fault && fault.headerDelayMs > 0) {
-    const t = setTimeout(() => begin(ctx, p, res, id, natural, maxTokens, fault, performance.now()), fault.headerDelayMs);
+    const t = setTimeout(() => begin(ctx, p, res, id, out, fault, performance.now()), fault.headerDelayMs);
     res.on('close', () => clearTimeout(t));
     return;
   }
-  begin(ctx, p, res, id, natural, maxTokens, fault, arrivalMs);
+  begin(ctx, p, res, id, out, fault, arrivalMs);
 }
 
-function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: number, natural: number, maxTokens: number, fault: FaultDecision | null, arrivalMs: number): void {
+/** What a request generates: its length, why it stops, and (answer mode) the text of each token. */
+interface Output {
+  natural: number;
+  finishReason: 'stop' | 'length';
+  words: string[] | null;
+}
+
+/** Answer mode: the tokens of the answer to a prompt in the key; null when off or the prompt is unknown. */
+function answerWords(ctx: ServerContext, p: ParsedRequest): string[] | null {
+  const a = ctx.answers;
+  if (a === null || p.promptText === null) return null;
+  const known = a.key.get(p.promptText);
+  if (known === undefined) return null;
+  const words = answerTokens(chooseAnswer(known, a.rates, a.rand).text);
+  return words.length > 0 ? words : null;
+}
+
+function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: number, out: Output, fault: FaultDecision | null, arrivalMs: number): void {
+  const { natural, finishReason, words } = out;
   if (res.destroyed) return;
   let streamFault: StreamFaultPlan | null = fault?.stream ?? null;
   const rf = fault?.request;
@@ -52,7 +75,6 @@ function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: nu
   if (rf?.kind === 'oom') {
     streamFault = { disconnectAtToken: -1, stallAtToken: -1, stallMs: 0, malformedAtToken: -1, errorAtToken: Math.min(1, natural - 1), errorMessage: OOM_MESSAGE };
   }
-  const finishReason = natural < maxTokens ? 'stop' : 'length';
   const prefix = p.api === 'chat' ? 'chatcmpl' : 'cmpl';
   const fmt = new ChunkFormat(ctx.dialect, p.api, `${prefix}-sim${id}`, Math.floor(Date.now() / 1000), ctx.modelName, ctx.reasoning?.field);
   const gen: GenRequest = { id, arrivalMs, promptTokens: p.promptTokens, outputTokens: natural, blockHashes: p.blockHashes };
@@ -69,7 +91,9 @@ function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: nu
       closeAfter: llama,
       keepGroundTruth: ctx.groundTruth !== null,
       faults: streamFault,
-      reasoningTokens: p.api === 'chat' ? reasoningTokensOf(ctx.reasoning, natural) : 0,
+      // An answer is all answer: no reasoning tokens before it.
+      reasoningTokens: p.api === 'chat' && !words ? reasoningTokensOf(ctx.reasoning, natural) : 0,
+      ...(words ? { words } : {}),
     },
     ctx.backend,
     ctx.metrics,

@@ -18,6 +18,8 @@ export interface ParsedRequest {
   promptTokens: number;
   /** Chained hashes of the prompt's full blocks (see blockHashes). */
   blockHashes: number[];
+  /** The text the answer mode looks up: the prompt (completions) or the last user message (chat); null for token ids. */
+  promptText: string | null;
 }
 
 export class BadRequest extends Error {
@@ -164,6 +166,7 @@ export function parseRequest(api: Api, raw: string, blockSize: number, count: To
 
   let promptTokens: number;
   let hashes: number[];
+  let promptText: string | null = null;
   if (api === 'chat') {
     const msgs = body['messages'];
     if (!Array.isArray(msgs) || msgs.length === 0) throw new BadRequest('messages must be a non-empty array');
@@ -173,6 +176,7 @@ export function parseRequest(api: Api, raw: string, blockSize: number, count: To
       if (!isObject(m) || typeof m['role'] !== 'string') throw new BadRequest('each message needs a role');
       const c = contentText(m['content']);
       text += `<${m['role']}>${c}`;
+      if (m['role'] === 'user') promptText = c;
       promptTokens += count(c) + CHAT_TOKENS_PER_MESSAGE;
     }
     hashes = blockHashes(text, blockSize);
@@ -180,6 +184,7 @@ export function parseRequest(api: Api, raw: string, blockSize: number, count: To
     const p = completionPrompt(body['prompt'], count);
     promptTokens = p.tokens;
     hashes = blockHashes(p.text, blockSize);
+    if (typeof p.text === 'string') promptText = p.text;
   }
   // Never claim more cached blocks than the prompt has tokens.
   if (hashes.length * blockSize > promptTokens) hashes.length = Math.floor(promptTokens / blockSize);
@@ -192,5 +197,6 @@ export function parseRequest(api: Api, raw: string, blockSize: number, count: To
     ignoreEos,
     promptTokens: Math.max(1, promptTokens),
     blockHashes: hashes,
+    promptText,
   };
 }

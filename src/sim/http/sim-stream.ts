@@ -34,6 +34,16 @@ export interface StreamOptions {
   faults: StreamFaultPlan | null;
   /** Reasoning mode: the first this-many tokens are reasoning (0: none; chat only). */
   reasoningTokens: number;
+  /** Answer mode: the text of each token (answer-mode.ts: answerTokens); absent: filler words. */
+  words?: readonly string[];
+}
+
+/** A token's text as it goes inside a JSON string: escaped, and pure ASCII (\uXXXX), so the
+ * latin1 fast path of writeEvent stays byte-exact. Filler words need none of this. */
+function jsonStringBody(text: string): string {
+  return JSON.stringify(text)
+    .slice(1, -1)
+    .replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Told when the response is finished, cut or failed. */
@@ -64,6 +74,8 @@ export class SimStream implements TokenSink {
   private finished = false;
   /** SSE events produced since the last flush. */
   private pending = '';
+  /** Answer mode: each token escaped for the wire. */
+  private readonly wireWords: string[] | null;
 
   constructor(
     readonly res: ServerResponse,
@@ -74,6 +86,7 @@ export class SimStream implements TokenSink {
     private readonly metrics: SimMetrics,
     private readonly listener: StreamListener,
   ) {
+    this.wireWords = opts.words ? opts.words.map(jsonStringBody) : null;
     this.tokenMs = opts.keepGroundTruth ? new Float64Array(req.outputTokens) : null;
     this.writtenMs = opts.keepGroundTruth ? new Float64Array(req.outputTokens) : null;
     res.on('close', this.onClose);
@@ -108,7 +121,7 @@ export class SimStream implements TokenSink {
     if (f && this.faultAt(f, k)) return;
     if (!this.opts.stream) return;
     const last = k === this.req.outputTokens - 1;
-    const word = outputWord(this.opts.wordSeed, k);
+    const word = this.wireWords?.[k] ?? outputWord(this.opts.wordSeed, k);
     const ev = this.fmt.token(word, last ? this.opts.finishReason : null, k < this.opts.reasoningTokens);
     this.pending += k === 0 ? this.fmt.head() + ev : ev;
   }
@@ -174,8 +187,8 @@ export class SimStream implements TokenSink {
       let thought = '';
       let text = '';
       for (let k = 0; k < n; k++) {
-        if (k < reasoning) thought += outputWord(this.opts.wordSeed, k);
-        else text += outputWord(this.opts.wordSeed, k);
+        if (k < reasoning) thought += this.wordAt(k);
+        else text += this.wordAt(k);
       }
       const body = this.fmt.full(text, this.opts.finishReason, usage, timings, thought);
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
@@ -201,6 +214,10 @@ export class SimStream implements TokenSink {
       res.end(JSON.stringify(body));
     }
     this.listener.onStreamEnd(this, false);
+  }
+
+  private wordAt(k: number): string {
+    return this.opts.words?.[k] ?? outputWord(this.opts.wordSeed, k);
   }
 
   /** Applies a mid-stream fault at token k; true when the token must not be written. */

@@ -8,7 +8,7 @@ import { createRng } from '../../util/rng.js';
 import { conversationSessions, describeSessions, sessionWorkload } from '../sessions.js';
 import type { SubWorkloadSpec } from '../spec.js';
 import type { TextMaker } from '../synthetic.js';
-import type { WorkItem, Workload } from '../types.js';
+import type { AnswerSource, WorkItem, Workload } from '../types.js';
 import type { Entry, Issues } from './entries.js';
 import { EntryPool } from './pool.js';
 
@@ -65,11 +65,20 @@ export function entriesWorkload(entries: readonly Entry[], spec: SubWorkloadSpec
         max_tokens: Math.max(1, outSample ? outSample() : (counts.output_tokens ?? fallbackOut)),
         task: e.task,
         expected: e.expected,
+        ...(e.check ? { check: e.check } : {}),
         session: null,
         turn: null,
       };
     },
+    answerSources: () => answerSources(entries),
     describe,
     countTokens,
   };
+}
+
+/** Entries with a check: what a simulator's answer mode needs to answer their prompts. */
+function answerSources(entries: readonly Entry[]): AnswerSource[] {
+  const out: AnswerSource[] = [];
+  for (const e of entries) if (e.check) out.push({ prompt: e.prompt, task: e.task, check: e.check, reference: e.reference ?? null, wrong: e.wrong ?? null });
+  return out;
 }

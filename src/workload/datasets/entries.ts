@@ -5,6 +5,7 @@
  * (docs/performance.md §Tokenizer cost), and a ShareGPT file has ~90k conversations of which a run uses a few
  * hundred.
  */
+import type { QualityCheck } from '../../quality/check-types.js';
 import type { Tokenizer } from '../tokenizer.js';
 import type { ChatMessage } from '../types.js';
 
@@ -21,6 +22,11 @@ export interface Entry {
   conversation?: ChatMessage[];
   /** 1-based source line (JSONL line, or the line where a JSON array element starts). */
   line: number;
+  /** The answer check the entry declares (check-field.ts, docs/quality.md). */
+  check?: QualityCheck;
+  /** A known-correct answer text, and a known-wrong one, for the simulator's answer mode. */
+  reference?: string | null;
+  wrong?: string | null;
 }
 
 /** Collects malformed lines: each reported once as `file:line: reason`. */

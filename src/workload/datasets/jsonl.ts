@@ -3,13 +3,16 @@
  * - the input: `prompt` (string) or `messages` ([{role, content}], chat), also `text`/`question`/`input`;
  * - optional `max_tokens` (or `output_len`, `output_tokens`): requested output length;
  * - optional `expected` (or `answer`, `reference`): expected answer for quality checks;
- * - optional `task` (or `category`): task label.
+ * - optional `task` (or `category`): task label;
+ * - optional `check`: the answer check (docs/quality.md); a check that cannot be evaluated stops
+ *   the run with `file:line` (exit 2) instead of being skipped; `wrong`: a known-wrong answer.
  * Blank lines and lines starting with `//` are ignored; any other bad line is skipped and reported.
  * A file starting with `[` is read as a JSON array of such objects.
  */
 import type { ChatMessage } from '../types.js';
 import type { Entry, Issues } from './entries.js';
 import { lastUserText, parseMessages } from './entries.js';
+import { entryCheck, entryReference } from './check-field.js';
 import { eachJson, readBytes } from './sharegpt.js';
 
 const PROMPT_KEYS = ['prompt', 'text', 'question', 'input', 'instruction', 'problem'] as const;
@@ -22,10 +25,17 @@ export async function readJsonl(path: string, issues: Issues): Promise<Entry[]> 
   const out: Entry[] = [];
   eachJson(buf, path, issues, (v, line, index) => {
     const r = objectEntry(v, line);
-    if (typeof r !== 'string') out.push(r);
+    if (typeof r !== 'string') out.push(withCheck(r, v as Record<string, unknown>, `${path}:${line}`));
     else issues.skip(line, index === null ? r : `entry ${index}: ${r}`);
   });
   return out;
+}
+
+/** The entry with its declared check (throws a UserError for one that cannot be evaluated). */
+function withCheck(e: Entry, o: Record<string, unknown>, where: string): Entry {
+  const check = entryCheck(o, where);
+  if (check === undefined) return e;
+  return { ...e, check, reference: entryReference(o), wrong: typeof o['wrong'] === 'string' ? o['wrong'] : null };
 }
 
 /** A record (JSONL line, HF row) → Entry, or why it is malformed. */
