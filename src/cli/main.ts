@@ -250,7 +250,7 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
   simRun.optionsGroup('Output:');
   registerFlags(simRun, OUTPUT_FLAGS.filter(shown));
   // Registered but hidden, so giving one explains why it is refused (src/cli/sim-run-refusals.ts).
-  for (const f of [...LOAD_FLAGS, ...OUTPUT_FLAGS].filter((f) => !shown(f))) simRun.addOption(new Option(f.flag, f.help).hideHelp());
+  for (const f of [...LOAD_FLAGS, ...OUTPUT_FLAGS, ...SIM_FLAGS].filter((f) => !shown(f))) simRun.addOption(new Option(f.flag, f.help).hideHelp());
   simRun.optionsGroup('Validity:');
   registerFlags(simRun, VALIDITY_FLAGS);
   simRun.action(async (opts: Record<string, unknown>) => {

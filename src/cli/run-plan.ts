@@ -58,11 +58,12 @@ export function checkContextLength(workload: Workload, maxModelLen: number | nul
  * ignore_eos when the spec does not say: as vLLM's `bench serve` (vllm/benchmarks/serve.py), on
  * for the random dataset against OpenAI-compatible backends — so the same command asks for the
  * same output lengths — and off for every other dataset, whose output lengths are the entries'.
- * Always on for the built-in simulator, whose natural (EOS) lengths are made up anyway.
+ * Always on for the built-in simulator, whose natural (EOS) lengths are made up anyway — except
+ * for the eval suite, whose answers must end where they end (docs/quality.md).
  */
 export function defaultIgnoreEos(w: WorkloadSpec, simulated: boolean): boolean {
   // The eval suite's answers end where they end (docs/quality.md), on a real server and in the simulator's answer mode.
-  if (w.dataset_name === 'eval' && !w.tasks) return false;
+  if (w.tasks ? w.tasks.some((t) => (t.dataset_name ?? w.dataset_name) === 'eval') : w.dataset_name === 'eval') return false;
   if (simulated) return true;
   if (w.tasks) return w.tasks.every((t) => (t.dataset_name ?? w.dataset_name) === 'random');
   return w.dataset_name === 'random';

@@ -19,6 +19,14 @@ interface Refusal {
 const sessionsSet = (spec: RunSpec, field: 'session_turns' | 'think_time_ms'): boolean =>
   spec.workload[field] !== null || (spec.workload.tasks ?? []).some((t) => t[field] !== undefined && t[field] !== null);
 
+/** The simulator's answer-mode rates: [flag, commander attribute, sim spec field, default]. */
+const ANSWER_MODE = [
+  ['--sim-accuracy', 'simAccuracy', 'accuracy', 1],
+  ['--sim-json-error-rate', 'simJsonErrorRate', 'json_error_rate', 0],
+  ['--sim-hallucination-rate', 'simHallucinationRate', 'hallucination_rate', 0],
+  ['--sim-refusal-rate', 'simRefusalRate', 'refusal_rate', 0],
+] as const;
+
 export const VIRTUAL_TIME_REFUSALS: readonly Refusal[] = [
   {
     flag: '--grace',
@@ -45,6 +53,13 @@ export const VIRTUAL_TIME_REFUSALS: readonly Refusal[] = [
     setIn: (s) => sessionsSet(s, 'think_time_ms'),
     why: 'virtual time does not model multi-turn sessions (think time, history growth); use `infermeter run` against the built-in simulator',
   },
+  ...ANSWER_MODE.map(([flag, attr, field, unset]): Refusal => ({
+    flag,
+    attr,
+    key: `sim.${field}`,
+    setIn: (s) => s.sim[field] !== unset,
+    why: 'the virtual engine generates token counts, not answers; the answer mode needs `infermeter run` against the built-in simulator',
+  })),
 ];
 
 /** Flags `sim run` keeps registered (so the refusal is explained) but hides from --help. */

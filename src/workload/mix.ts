@@ -80,6 +80,8 @@ export async function mixWorkload(spec: WorkloadSpec, opts: WorkloadOptions, cre
     };
   }
   if (counter) mix.countTokens = counter;
+  // Every task's checked entries, under the task's name (the label its work items carry).
+  if (subs.some((w) => w.answerSources)) mix.answerSources = () => subs.flatMap((w, i) => (w.answerSources?.() ?? []).map((src) => ({ ...src, task: (tasks[i] as TaskSpec).name })));
   mix.lengthBounds = () => {
     const all = subs.map((w) => w.lengthBounds?.() ?? { prompt: null, output: null });
     const top = (xs: Array<number | null>): number | null => (xs.some((x) => x === null) ? null : Math.max(...(xs as number[])));

@@ -3,9 +3,10 @@
  * simulator's answer key, so the answers recorded are the suite's reference or wrong answers as
  * --sim-accuracy says (docs/quality.md §Simulator answer mode).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { answerKeyFrom } from '../../src/cli/answer-key.js';
 import { EVAL_ITEMS } from '../../src/workload/datasets/eval/index.js';
 import { expectCompleted, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -38,5 +39,24 @@ describe('run --dataset-name eval on the built-in simulator', () => {
     const out = await runCli(['run', '--dataset-name', 'eval', '--num-prompts', '1', '--sim-json-error-rate', '1.5', '--no-save']);
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/json.error.rate/);
+  });
+});
+
+describe('sim serve --answers', () => {
+  it('eval: every suite prompt is in the key with its own answers; a JSONL file: its checked entries', async () => {
+    const key = await answerKeyFrom('eval');
+    expect(key.size).toBe(EVAL_ITEMS.length);
+    const json = EVAL_ITEMS.find((i) => i.task === 'json_format')!;
+    expect(key.get(json.prompt)).toMatchObject({ reference: json.reference, wrong: json.wrong, malformed: expect.any(String) });
+    const unknowable = EVAL_ITEMS.find((i) => i.check['answerable'] === false)!;
+    expect(key.get(unknowable.prompt)).toMatchObject({ unknowable: true, wrong: unknowable.wrong });
+    const path = join(tempDir('serve-answers'), 'mine.jsonl');
+    writeFileSync(path, [JSON.stringify({ prompt: 'What is 6 × 7?', expected: '42', check: 'numeric' }), JSON.stringify({ prompt: 'no check' })].join('\n'));
+    const mine = await answerKeyFrom(path);
+    expect(mine.size).toBe(1);
+    // wrong = 42 + 2·0 (no tolerance) + max(1, 42 · 0.5) = 63
+    expect(mine.get('What is 6 × 7?')).toEqual({ reference: '42', wrong: 'The answer is 63.' });
+    writeFileSync(path, JSON.stringify({ prompt: 'no check' }));
+    await expect(answerKeyFrom(path)).rejects.toThrow(/--answers .*: no entry has a check with a known answer/);
   });
 });

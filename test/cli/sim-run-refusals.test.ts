@@ -16,6 +16,10 @@ describe('sim run refuses settings that mean nothing in virtual time', () => {
     ['--keep-text', ['--keep-text'], /token counts, not text/],
     ['--session-turns', ['--endpoint', '/v1/chat/completions', '--session-turns', '3'], /multi-turn sessions/],
     ['--think-time', ['--endpoint', '/v1/chat/completions', '--think-time', '1000'], /multi-turn sessions/],
+    ['--sim-accuracy', ['--sim-accuracy', '0.9'], /not answers/],
+    ['--sim-json-error-rate', ['--sim-json-error-rate', '0.1'], /not answers/],
+    ['--sim-hallucination-rate', ['--sim-hallucination-rate', '0.1'], /not answers/],
+    ['--sim-refusal-rate', ['--sim-refusal-rate', '0.1'], /not answers/],
   ];
   it('covers every refused flag', () => {
     expect(cases.map((c) => c[0]).sort()).toEqual(VIRTUAL_TIME_REFUSALS.map((r) => r.flag).sort());
@@ -38,6 +42,10 @@ describe('sim run refuses settings that mean nothing in virtual time', () => {
     const out = await runCli([...base, '--config', cfg]);
     expect(out.code).toBe(2);
     expect(out.stderr.trim()).toBe('error: load.workers (config) has no meaning in sim run: virtual time has no sending threads');
+    writeFileSync(cfg, 'sim:\n  accuracy: 0.5\n');
+    const answers = await runCli([...base, '--config', cfg]);
+    expect(answers.code).toBe(2);
+    expect(answers.stderr.trim()).toMatch(/^error: sim\.accuracy \(config\) has no meaning in sim run: the virtual engine generates token counts, not answers/);
   });
 
   it('the refused flags are hidden from sim run --help but remain in run --help', async () => {
