@@ -27,7 +27,9 @@ export function parseCheck(raw: unknown, where: string): QualityCheck {
       return { kind: 'exact', expected: f.str('expected') };
     case 'normalized': {
       const e = r['expected'];
-      return { kind: 'normalized', expected: Array.isArray(e) ? f.strList('expected') : f.str('expected') };
+      const expected = Array.isArray(e) ? f.strList('expected') : f.str('expected');
+      if (Array.isArray(expected) && expected.length === 0) fail('expected', 'needs at least one expected answer');
+      return { kind: 'normalized', expected };
     }
     case 'regex': {
       const pattern = f.str('pattern');
@@ -42,6 +44,7 @@ export function parseCheck(raw: unknown, where: string): QualityCheck {
     case 'contains': {
       const e = r['expected'];
       const expected = typeof e === 'string' ? [e] : f.strList('expected');
+      if (expected.length === 0 || expected.some((x) => x === '')) fail('expected', 'needs at least one non-empty string');
       const any = f.optBool('any');
       return any === undefined ? { kind: 'contains', expected } : { kind: 'contains', expected, any };
     }

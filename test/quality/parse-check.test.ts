@@ -34,6 +34,8 @@ describe('parseCheck: checks that cannot be evaluated are one line naming the da
     [{ kind: 'max_length' }, /check: max_length needs max_chars or max_words/],
     [{ kind: 'max_length', max_chars: 2.5 }, /check\.max_chars: must be a positive integer/],
     [{ kind: 'refusal' }, /check\.should_refuse: required/],
+    [{ kind: 'normalized', expected: [] }, /check\.expected: needs at least one expected answer/],
+    [{ kind: 'contains', expected: [''] }, /check\.expected: needs at least one non-empty string/],
     [{ kind: 'closed_book', expected: [] }, /check\.expected: an answerable closed_book question needs at least one reference answer/],
     [{ kind: 'citation', documents: [] }, /check\.documents: needs at least one document/],
     [{ kind: 'citation', documents: ['a', 'b'], required: [3] }, /check\.required: document 3 does not exist \(documents are numbered 1–2\)/],
