@@ -5,9 +5,9 @@
 import { availableParallelism } from 'node:os';
 import type { ClientHealth } from '../analysis/run-validity.js';
 import type { PhasePlan } from '../load/phases.js';
-import type { RequestRecord } from '../record/record.js';
 import type { LoadJob } from '../runner/load-job.js';
 import type { ProgressListener } from '../runner/progress.js';
+import type { RecordSink } from '../runner/run-load.js';
 import { runPool, type PoolOutcome } from '../runner/worker-pool.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
@@ -26,7 +26,7 @@ export async function driveLoad(
   target: OpenTarget,
   plan: { totalRequests: number | null; phases: PhasePlan },
   hooks: {
-    onRecord: (rec: RequestRecord) => void;
+    onRecord: RecordSink;
     onProgress?: ProgressListener;
     signal?: AbortSignal;
     /** At t = 0: its value on the host's monotonic clock (ns) and the wall clock. */

@@ -21,6 +21,7 @@ import type { GoodputSlo, Objective } from '../config/slo.js';
 import { signalExitCode } from './signals.js';
 import { Redactor } from '../util/redact.js';
 import { computeCost, requestTimeSplit, type CostInputs, type CostSplit } from '../metrics/cost.js';
+import { computeQuality } from '../metrics/quality.js';
 import { allObjectivesPass, evaluateObjectives } from '../metrics/index.js';
 import { DEFAULT_MAX_FAILURE_RATE, type ValiditySpec } from '../config/schema.js';
 
@@ -106,6 +107,7 @@ export function buildResult(input: FinishInput): RunResult {
   });
   const measure = measureRecords(records);
   const cost = input.cost ? computeCost(metrics, measure, input.cost, input.costSplit ?? requestTimeSplit(measure)) : null;
+  const quality = computeQuality(records, { slos, durationS: metrics.duration_s, totalCost: cost?.total_cost ?? null });
   return {
     schema: RESULT_SCHEMA,
     infermeter_version: infermeterVersion(),
@@ -122,6 +124,7 @@ export function buildResult(input: FinishInput): RunResult {
     client: input.client,
     server: input.server ?? null,
     cold_start: input.coldStart ?? null,
+    quality,
   };
 }
 
@@ -160,7 +163,7 @@ export function finishRun(input: FinishInput): number {
   else {
     const where = result.target.simulated ? `built-in simulator (${result.target.endpoint})` : `${result.target.base_url}${result.target.endpoint}`;
     const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${where}`;
-    const summary = renderSummary(result.metrics, { title, validity: result.validity, slos: result.slos, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost });
+    const summary = renderSummary(result.metrics, { title, validity: result.validity, slos: result.slos, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost, quality: result.quality ?? null });
     input.io.stdout.write(`${redactor.scrub(summary)}\n`);
     if (result.cold_start) input.io.stdout.write(`\n${renderColdStart(result.cold_start)}\n`);
     if (result.server) {

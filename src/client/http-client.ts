@@ -132,8 +132,10 @@ export class HttpTarget {
     rec.task = item.task;
     rec.session = item.session;
     rec.turn = item.turn;
+    // A checked request's answer is evaluated (docs/quality.md), so its text is kept whatever --keep-text says.
+    const keep = this.config.keepText || item.check !== undefined;
     return new Promise((resolve) =>
-      this.attempt(rec, body, 0, (r) => {
+      this.attempt(rec, body, 0, keep, (r) => {
         // Only failures carry a message; a server's error body may echo the key it refused.
         if (r.error_message !== null) r.error_message = this.redactor.scrub(r.error_message);
         resolve(r);
@@ -141,7 +143,7 @@ export class HttpTarget {
     );
   }
 
-  private attempt(rec: RequestRecord, body: Buffer, attemptNo: number, resolve: (r: RequestRecord) => void): void {
+  private attempt(rec: RequestRecord, body: Buffer, attemptNo: number, keep: boolean, resolve: (r: RequestRecord) => void): void {
     if (this.cancelled) {
       rec.sent_ms = rec.end_ms = this.clock();
       fail(rec, 'cancelled', 'cancelled', 'run ended before the request was sent');
@@ -150,7 +152,7 @@ export class HttpTarget {
     }
     const pooled = this.policy.pooling(this.pool);
     const { conn, reused } = this.pool.acquire(pooled);
-    const scanner = this.config.stream ? new OpenAIStreamScanner({ keepText: this.config.keepText || !!this.config.countTokens }) : null;
+    const scanner = this.config.stream ? new OpenAIStreamScanner({ keepText: keep || !!this.config.countTokens }) : null;
     let ok = false;
     /** A 200 answer to a streaming request whose content type is not an event stream (an HTML login page…). */
     let notStream: string | null = null;
@@ -205,7 +207,7 @@ export class HttpTarget {
         }
         const bodyText = Buffer.concat(other).toString('utf8');
         if (notStream !== null) fail(rec, 'error', 'not_event_stream', `HTTP 200 with content-type ${notStream} instead of text/event-stream: ${bodyPreview(bodyText)}`);
-        else this.completed(rec, ok, scanner, bodyText, readAt);
+        else this.completed(rec, ok, scanner, bodyText, readAt, keep);
         finish();
       },
     });
@@ -239,14 +241,14 @@ export class HttpTarget {
           // The server had closed this pooled connection: it never saw the request. Retry once, fresh.
           settle();
           this.policy.staleRetries++;
-          this.attempt(rec, body, attemptNo + 1, resolve);
+          this.attempt(rec, body, attemptNo + 1, keep, resolve);
           return;
         }
         if (!aborted && parser.started && parser.end()) return; // close-delimited body: onComplete ran
         rec.end_ms = now;
         if (scanner && parser.started && ok) {
           scanner.end(now);
-          this.finishStream(rec, scanner);
+          this.finishStream(rec, scanner, keep);
         }
         if (aborted) {
           const what = parser.started ? '' : ', before any response';
@@ -266,20 +268,20 @@ export class HttpTarget {
   }
 
   /** A complete response: a stream, a non-streaming body, or an HTTP error. */
-  private completed(rec: RequestRecord, ok: boolean, scanner: OpenAIStreamScanner | null, bodyText: string, now: number): void {
+  private completed(rec: RequestRecord, ok: boolean, scanner: OpenAIStreamScanner | null, bodyText: string, now: number, keep: boolean): void {
     if (!ok) failHttp(rec, rec.http_status ?? 0, bodyText);
     else if (scanner) {
       scanner.end(now);
-      this.finishStream(rec, scanner);
-    } else this.finishComplete(rec, bodyText, now);
+      this.finishStream(rec, scanner, keep);
+    } else this.finishComplete(rec, bodyText, now, keep);
   }
 
-  private finishStream(rec: RequestRecord, scan: OpenAIStreamScanner): void {
+  private finishStream(rec: RequestRecord, scan: OpenAIStreamScanner, keep: boolean): void {
     const times = scan.contentTimes();
     rec.chunk_ms = times;
     rec.first_token_ms = times.length > 0 ? times[0]! : null;
     rec.finish_reason = scan.finishReason;
-    if (this.config.keepText) rec.output_text = scan.text;
+    if (keep) rec.output_text = scan.text;
     this.countTokens(rec, scan.usage, scan.text, times.length);
     const reasoningTokens = scan.usage?.reasoning_tokens ?? scan.reasoningEvents;
     if (scan.reasoningEvents > 0 || reasoningTokens > 0) {
@@ -293,7 +295,7 @@ export class HttpTarget {
     else if (times.length === 0) fail(rec, 'error', 'empty_response', 'no output content in the stream');
   }
 
-  private finishComplete(rec: RequestRecord, bodyText: string, now: number): void {
+  private finishComplete(rec: RequestRecord, bodyText: string, now: number, keep: boolean): void {
     let parsed: ReturnType<typeof parseCompleteResponse>;
     try {
       parsed = parseCompleteResponse(JSON.parse(bodyText));
@@ -308,7 +310,7 @@ export class HttpTarget {
     rec.first_token_ms = parsed.text.length > 0 ? now : null;
     rec.chunk_ms = parsed.text.length > 0 ? Float64Array.of(now) : new Float64Array(0);
     rec.finish_reason = parsed.finishReason;
-    if (this.config.keepText) rec.output_text = parsed.text;
+    if (keep) rec.output_text = parsed.text;
     this.countTokens(rec, parsed.usage, parsed.text, rec.chunk_ms.length);
     const reasoningTokens = parsed.usage?.reasoning_tokens ?? 0;
     if (reasoningTokens > 0) {

@@ -88,7 +88,20 @@ export function recordFromJsonLine(line: string): RequestRecord {
     ...reasoningFields(o),
     ...retryFields(o),
     ...(o.node != null ? { node: num(o.node, 'node') } : {}),
+    ...qualityField(o),
   };
+}
+
+/** The answer check's outcome (docs/quality.md), only when the line has one. */
+function qualityField(o: Record<string, unknown>): Pick<RequestRecord, 'quality'> {
+  const q = o.quality;
+  if (q == null) return {};
+  if (typeof q !== 'object' || Array.isArray(q)) throw new RecordParseError('field "quality" must be an object');
+  const { kind, pass, outcome, reason } = q as Record<string, unknown>;
+  if (typeof kind !== 'string' || typeof pass !== 'boolean' || typeof outcome !== 'string') {
+    throw new RecordParseError('field "quality" needs kind (string), pass (boolean) and outcome (string)');
+  }
+  return { quality: { kind, pass, outcome, reason: typeof reason === 'string' ? reason : '' } };
 }
 
 /** The optional reasoning fields, kept only when the line has them (absent: no reasoning). */

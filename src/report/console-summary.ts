@@ -8,6 +8,8 @@ import { CLIENT_CHECKS, type RunValidity } from '../analysis/run-validity.js';
 import { describeFailureClasses } from '../analysis/request-outcome.js';
 import type { CostFigures } from '../metrics/cost.js';
 import { renderCost } from './cost-summary.js';
+import type { QualityFigures } from '../metrics/quality.js';
+import { renderQuality } from './quality-summary.js';
 import { textTable } from '../util/text-table.js';
 
 const fmt = (v: number | null, digits = 2): string => (v === null ? '—' : v.toFixed(digits));
@@ -42,6 +44,7 @@ export interface SummaryContext {
   byTask?: Record<string, RunMetrics> | null;
   byTurn?: { first_turn: RunMetrics; later_turns: RunMetrics } | null;
   cost?: CostFigures | null;
+  quality?: QualityFigures | null;
 }
 
 /** One row per group (task, turn): the figures people compare across groups. */
@@ -132,6 +135,10 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   if (ctx.cost) {
     out.push('');
     out.push(renderCost(ctx.cost));
+  }
+  if (ctx.quality) {
+    out.push('');
+    out.push(renderQuality(ctx.quality, ctx.cost?.currency ?? null));
   }
   if (ctx.slos && ctx.slos.length > 0) {
     out.push('');

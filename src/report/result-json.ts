@@ -7,6 +7,7 @@ import type { RunValidity } from '../analysis/run-validity.js';
 import type { CostFigures } from '../metrics/cost.js';
 import type { ServerObservation } from '../observe/observation.js';
 import type { ColdStartLatency } from '../metrics/cold-start.js';
+import type { QualityFigures } from '../metrics/quality.js';
 
 /** --cold-start: the health wait, the first response, and the first requests against the rest. */
 export interface ColdStartFigures extends ColdStartLatency {
@@ -63,4 +64,6 @@ export interface RunResult {
   server?: ServerObservation | null;
   /** --cold-start (docs/observe.md); null otherwise. */
   cold_start?: ColdStartFigures | null;
+  /** Answer-quality figures (docs/quality.md §Figures); null when no request carried a check. Absent in results written before it. */
+  quality?: QualityFigures | null;
 }

@@ -18,7 +18,7 @@ import { BusyPoll } from './busy-poll.js';
 import { calibrateSpin } from '../util/spin.js';
 import { createRunClock } from './run-clock.js';
 import { DEFAULT_RETRY_BACKOFF } from './retry-policy.js';
-import { runLoad, type LoadPlan } from './run-load.js';
+import { runLoad, type LoadPlan, type RecordSink } from './run-load.js';
 import { shardCount, shardIterator, shardShare, shardWorkload, type Shard } from './shard.js';
 
 export interface LoadJob {
@@ -57,7 +57,7 @@ export interface JobOutcome {
 }
 
 export interface JobHooks {
-  onRecord: (rec: RequestRecord) => void;
+  onRecord: RecordSink;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
 }

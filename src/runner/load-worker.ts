@@ -3,12 +3,13 @@
  * coordinator in batches (chunk-time buffers are transferred, not copied).
  *
  * Messages in:  {type:'start', originNs} | {type:'cancel'}
- * Messages out: {type:'ready'} | {type:'records', records} | {type:'progress', p} | {type:'done', outcome} | {type:'failed', message, user}
+ * Messages out: {type:'ready'} | {type:'records', records, checks} | {type:'progress', p} | {type:'done', outcome} | {type:'failed', message, user}
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
 import { prepareJob, type LoadJob } from './load-job.js';
+import type { AnswerCheck } from './loop-context.js';
 
 const BATCH_RECORDS = 256;
 const BATCH_MS = 100;
@@ -24,6 +25,8 @@ port.on('message', (msg: { type: string; originNs?: string }) => {
 });
 
 let batch: RequestRecord[] = [];
+/** The answer check of each batched record (null: none), in the batch's order. */
+let checks: Array<AnswerCheck | null> = [];
 let timer: NodeJS.Timeout | null = null;
 function flush(): void {
   if (timer) {
@@ -32,8 +35,10 @@ function flush(): void {
   }
   if (batch.length === 0) return;
   const records = batch;
+  const recordChecks = checks;
   batch = [];
-  port.postMessage({ type: 'records', records }, records.map((r) => r.chunk_ms.buffer as ArrayBuffer));
+  checks = [];
+  port.postMessage({ type: 'records', records, checks: recordChecks }, records.map((r) => r.chunk_ms.buffer as ArrayBuffer));
 }
 
 async function main() {
@@ -47,8 +52,9 @@ async function main() {
   });
 }
 
-function onRecord(rec: RequestRecord): void {
+function onRecord(rec: RequestRecord, check?: AnswerCheck): void {
   batch.push(rec);
+  checks.push(check ?? null);
   if (batch.length >= BATCH_RECORDS) flush();
   else if (!timer) timer = setTimeout(flush, BATCH_MS);
 }

@@ -14,6 +14,15 @@ import { busyPolling } from './busy-poll.js';
 import { retryDelayMs, shouldRetry, type RetryPolicy } from './retry-policy.js';
 import { onAbort } from '../util/on-abort.js';
 
+/** The answer check a request carries (issue 15, docs/quality.md). */
+export type AnswerCheck = NonNullable<WorkItem['check']>;
+
+/**
+ * Receives each finished record, with the answer check its request carried (if any): the check
+ * travels beside the record, not in it, so the coordinator can evaluate it off the dispatch loop.
+ */
+export type RecordSink = (rec: RequestRecord, check?: AnswerCheck) => void;
+
 /** What the loop needs of a target: prepare a request ahead of time, send it, cancel all. */
 export interface Sender<P = unknown> {
   prepare(item: WorkItem): P;
@@ -47,7 +56,7 @@ export class LoopContext {
     /** Requests of this shard before it stops (null: by time only). */
     readonly totalRequests: number | null,
     readonly durationMs: number | null,
-    private readonly onRecord: (rec: RequestRecord) => void,
+    private readonly onRecord: RecordSink,
     /** Closed loop: a request is due when it is sent. */
     private readonly dueWhenSent: boolean,
     /** Keep finished records in `records` (callers that stream them elsewhere say no, to save memory). */
@@ -147,18 +156,18 @@ export class LoopContext {
    * the reply text there, then drop it unless text is kept).
    */
   launch(rec: RequestRecord, item: WorkItem, beforeRecord?: (r: RequestRecord) => void): Promise<RequestRecord> {
-    return this.launchPrepared(rec, this.sender.prepare(item), beforeRecord);
+    return this.launchPrepared(rec, this.sender.prepare(item), beforeRecord, item.check);
   }
 
-  /** As launch, for a request prepared ahead of its due time. */
-  launchPrepared(rec: RequestRecord, prepared: unknown, beforeRecord?: (r: RequestRecord) => void): Promise<RequestRecord> {
+  /** As launch, for a request prepared ahead of its due time (`check`: the item's answer check). */
+  launchPrepared(rec: RequestRecord, prepared: unknown, beforeRecord?: (r: RequestRecord) => void, check?: AnswerCheck): Promise<RequestRecord> {
     this.stats.sent++;
     this.stats.inflight++;
     const sent = this.retry !== null && this.retry.retries > 0 ? this.sendWithRetries(rec, prepared, this.retry) : this.sender.send(rec, prepared);
     const p: Promise<RequestRecord> = sent.then((r) => {
       if (this.dueWhenSent) r.scheduled_ms = r.sent_ms;
       beforeRecord?.(r);
-      this.complete(r);
+      this.complete(r, check);
       this.pending.delete(p);
       const waiters = this.completionWaiters;
       if (waiters.length > 0) {
@@ -216,7 +225,7 @@ export class LoopContext {
   }
 
   /** Records a finished (or never-sent) request. */
-  complete(rec: RequestRecord): void {
+  complete(rec: RequestRecord, check?: AnswerCheck): void {
     const s = this.stats;
     s.inflight--;
     s.done++;
@@ -224,7 +233,7 @@ export class LoopContext {
     else s.failed++;
     s.output_tokens += rec.output_tokens;
     if (this.keepRecords) this.records.push(rec);
-    this.onRecord(rec);
+    this.onRecord(rec, check);
   }
 
   /** Records a request that was scheduled but never sent, as cancelled: nothing scheduled disappears. */

@@ -10,14 +10,14 @@ import type { Workload } from '../workload/types.js';
 import { runClosedLoop, type ClosedLoopPlan } from './executors/closed-loop.js';
 import { runOpenLoop, type OpenLoopPlan } from './executors/open-loop.js';
 import { runSessions, type SessionPlan } from './executors/sessions.js';
-import { LoopContext, type Sender } from './loop-context.js';
+import { LoopContext, type RecordSink, type Sender } from './loop-context.js';
 import type { ProgressListener } from './progress.js';
 import { WHOLE, type Shard } from './shard.js';
 import type { RetryPolicy } from './retry-policy.js';
 import { busyPolling } from './busy-poll.js';
 import { onAbort } from '../util/on-abort.js';
 
-export type { Sender } from './loop-context.js';
+export type { AnswerCheck, RecordSink, Sender } from './loop-context.js';
 export type LoadPlan = OpenLoopPlan | ClosedLoopPlan | SessionPlan;
 
 export interface RunnerOptions {
@@ -34,7 +34,7 @@ export interface RunnerOptions {
   workload: Workload;
   sender: Sender;
   clock: Clock;
-  onRecord: (rec: RequestRecord) => void;
+  onRecord: RecordSink;
   onProgress?: ProgressListener;
   /** Aborting it ends the run early (Ctrl-C): in-flight requests are cancelled. */
   signal?: AbortSignal;

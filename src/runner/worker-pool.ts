@@ -10,6 +10,7 @@ import { prepareJob, type JobHooks, type JobOutcome, type LoadJob } from './load
 import { hrtimeNowNs } from './run-clock.js';
 import type { ProgressSnapshot } from './progress.js';
 import { onAbort } from '../util/on-abort.js';
+import type { AnswerCheck } from './loop-context.js';
 
 /** The merged outcome of every shard: records of all, the worst thread's health. */
 export type PoolOutcome = JobOutcome;
@@ -88,7 +89,7 @@ export async function runPool(jobFor: (offset: number, step: number) => LoadJob,
     const prepared = await prepareJob(jobFor(0, 1));
     const originNs = hooks.startAt ? await hooks.startAt() : hrtimeNowNs();
     hooks.onStart?.(originNs);
-    const out = await prepared.run(originNs, { ...hooks, onRecord: (r) => (records.push(r), hooks.onRecord(r)) });
+    const out = await prepared.run(originNs, { ...hooks, onRecord: (r, check) => (records.push(r), hooks.onRecord(r, check)) });
     return merge([out], records);
   }
   const records: RequestRecord[] = [];
@@ -142,13 +143,14 @@ export async function runPool(jobFor: (offset: number, step: number) => LoadJob,
           (t, w) =>
             new Promise<JobOutcome>((resolve, reject) => {
               let settled = false;
-              t.on('message', (msg: { type: string; records?: RequestRecord[]; p?: ProgressSnapshot; outcome?: JobOutcome; message?: string; user?: boolean }) => {
+              t.on('message', (msg: { type: string; records?: RequestRecord[]; checks?: Array<AnswerCheck | null>; p?: ProgressSnapshot; outcome?: JobOutcome; message?: string; user?: boolean }) => {
                 if (msg.type === 'ready') onReady();
                 else if (msg.type === 'records') {
-                  for (const r of msg.records!) {
+                  const checks = msg.checks ?? [];
+                  msg.records!.forEach((r, i) => {
                     records.push(r);
-                    hooks.onRecord(r);
-                  }
+                    hooks.onRecord(r, checks[i] ?? undefined);
+                  });
                 } else if (msg.type === 'progress') latest[w] = msg.p!;
                 else if (msg.type === 'done') {
                   settled = true;

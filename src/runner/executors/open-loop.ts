@@ -5,7 +5,7 @@
  */
 import type { RequestRecord } from '../../record/record.js';
 import type { Workload } from '../../workload/types.js';
-import type { LoopContext } from '../loop-context.js';
+import type { AnswerCheck, LoopContext } from '../loop-context.js';
 import { globalIndex } from '../shard.js';
 
 export interface OpenLoopPlan {
@@ -16,20 +16,21 @@ export interface OpenLoopPlan {
 }
 
 export async function runOpenLoop(ctx: LoopContext, plan: OpenLoopPlan, workload: Workload): Promise<void> {
-  const queue: Array<{ rec: RequestRecord; prepared: unknown }> = [];
+  const queue: Array<{ rec: RequestRecord; prepared: unknown; check: AnswerCheck | undefined }> = [];
   const max = plan.maxConcurrency ?? Infinity;
   const stats = ctx.stats;
   const drainQueue = (): void => {
     while (queue.length > 0 && stats.inflight < max && !ctx.stopped) {
       const next = queue.shift()!;
       stats.queued = queue.length;
-      void ctx.launchPrepared(next.rec, next.prepared).then(drainQueue);
+      void ctx.launchPrepared(next.rec, next.prepared, undefined, next.check).then(drainQueue);
     }
   };
   let i = 0;
   let next = plan.arrivals.next();
   // The next request is built (prompt, JSON body) before its due time, so sending it costs only the write.
-  let prepared = next.done ? null : ctx.sender.prepare(workload.next());
+  let item = next.done ? null : workload.next();
+  let prepared = item === null ? null : ctx.sender.prepare(item);
   while (!ctx.stopped && !next.done && !ctx.countReached(i) && !ctx.timeUp(next.value)) {
     const due = next.value;
     if (due > ctx.clock()) {
@@ -38,13 +39,17 @@ export async function runOpenLoop(ctx: LoopContext, plan: OpenLoopPlan, workload
     }
     ctx.dispatchLag.push(ctx.clock() - due);
     const rec = ctx.newRecord(globalIndex(ctx.shard, i++), due);
-    if (stats.inflight < max) void ctx.launchPrepared(rec, prepared).then(drainQueue);
+    const check = item?.check;
+    if (stats.inflight < max) void ctx.launchPrepared(rec, prepared, undefined, check).then(drainQueue);
     else {
-      queue.push({ rec, prepared });
+      queue.push({ rec, prepared, check });
       stats.queued = queue.length;
     }
     next = plan.arrivals.next();
-    if (!next.done && !ctx.countReached(i)) prepared = ctx.sender.prepare(workload.next());
+    if (!next.done && !ctx.countReached(i)) {
+      item = workload.next();
+      prepared = ctx.sender.prepare(item);
+    }
     // Yield to I/O between bursts so responses are timestamped while we dispatch.
     if ((i & 63) === 0) await new Promise<void>((r) => setImmediate(r));
   }

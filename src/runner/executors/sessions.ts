@@ -69,7 +69,8 @@ export async function runSessions(ctx: LoopContext, plan: SessionPlan): Promise<
         const rec = ctx.newRecord(index, due);
         const done = await ctx.launch(rec, item, (r) => {
           reply = r.output_text;
-          if (!plan.keepText) r.output_text = null;
+          // A checked turn's answer is evaluated later (docs/quality.md): its text stays.
+          if (!plan.keepText && item.check === undefined) r.output_text = null;
         });
         if (done.status !== 'ok') return;
       }

@@ -1,0 +1,41 @@
+/** The quality block of the console summary (figures from src/metrics/quality.ts, docs/quality.md). */
+import type { QualityFigures, Rate } from '../metrics/quality.js';
+import { textTable } from '../util/text-table.js';
+import { money } from './cost-summary.js';
+
+/** `87.5% [80.1–92.4%] (70/80)`: a share with its 95% interval and counts. */
+export function formatRate(r: Rate | null): string {
+  if (r === null || r.value === null) return '—';
+  const p = (v: number) => (v * 100).toFixed(1);
+  const ci = r.ci95 ? ` [${p(r.ci95[0])}–${p(r.ci95[1])}%]` : '';
+  return `${p(r.value)}%${ci} (${r.k}/${r.n})`;
+}
+
+export function renderQuality(q: QualityFigures, currency: string | null): string {
+  const rows: string[][] = [['Accuracy (all answered)', formatRate(q.accuracy)]];
+  if (q.hallucination) {
+    rows.push(['Hallucination (closed-book)', formatRate(q.hallucination.rate)]);
+    rows.push(['Abstention (closed-book)', formatRate(q.hallucination.abstention)]);
+  }
+  if (q.format_compliance) rows.push(['Format compliance (json, length)', formatRate(q.format_compliance)]);
+  if (q.code_pass) rows.push(['Code pass rate', formatRate(q.code_pass)]);
+  if (q.citation_correctness) rows.push(['Citation correctness', formatRate(q.citation_correctness)]);
+  if (q.refusal) {
+    rows.push(['Refusal (should refuse)', formatRate(q.refusal.rate)]);
+    rows.push(['Over-refusal (benign)', formatRate(q.refusal.over_refusal)]);
+  }
+  rows.push(['Empty answers', formatRate(q.empty_answers)]);
+  rows.push(['Malformed answers (json, code)', formatRate(q.malformed_answers)]);
+  const out = [`Quality: ${q.checked} checked requests, ${q.answered} answered`, textTable(['Quality', 'value [95% CI] (k/n)'], rows)];
+  const tasks = Object.entries(q.by_task);
+  if (tasks.length > 1) {
+    out.push(textTable(['Task', 'checked', 'answered', 'accuracy [95% CI]'], tasks.map(([t, f]) => [t, String(f.checked), String(f.answered), formatRate(f.accuracy)])));
+  }
+  const s = q.success;
+  const perS = s.per_s === null ? '—' : s.per_s.toFixed(3);
+  const cost = s.cost_per_success === null || currency === null ? '' : `;  cost per successful task ${money(s.cost_per_success, currency)}`;
+  out.push(
+    `Successful tasks (ok, correct${s.slos_applied ? ', within SLOs' : ', no SLOs given'}): ${s.count} of ${q.checked} (${formatRate(s.rate)});  ${perS} successful tasks/s${cost}`,
+  );
+  return out.join('\n');
+}
