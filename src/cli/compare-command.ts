@@ -12,6 +12,7 @@ import { READABLE_RESULT_SCHEMAS, RESULT_SCHEMA, type RunResult } from '../repor
 import { buildSample } from '../analysis/compare/bootstrap.js';
 import { comparePair, type CompareOptions, type CompareSide, type PairComparison } from '../analysis/compare/compare.js';
 import { figuresOfRun, figuresOfVllm } from '../analysis/compare/key-figures.js';
+import { qualitySample } from '../analysis/compare/quality-delta.js';
 import { renderCompareMarkdown, renderCompareText } from '../report/compare-report.js';
 import { writeFileSync } from 'node:fs';
 import type { RequestRecord } from '../record/record.js';
@@ -55,6 +56,9 @@ function sideFromRecords(label: string, records: RequestRecord[], ctx: SideConte
     },
     figures: figuresOfRun(metrics, costPer1m),
     sample: buildSample(measure, measuredWindow(measure), ctx.slos.length > 0 ? ctx.slos : null, costPerS),
+    quality: qualitySample(records),
+    // Request i got the workload's i-th prompt: the same workload and seed mean the same prompts.
+    prompts: ctx.workload && ctx.load ? JSON.stringify({ workload: ctx.workload, seed: ctx.load.seed ?? null }) : null,
   };
 }
 
@@ -159,6 +163,7 @@ export function compareCommand(paths: string[], opts: Record<string, unknown>, i
     minEffect: typeof opts.minEffect === 'string' ? parseShare(opts.minEffect, '--min-effect') : 0.02,
     force: opts.force === true,
     failOnRegression: typeof opts.failOnRegression === 'string' ? parseShare(opts.failOnRegression, '--fail-on-regression') : null,
+    failOnQualityDrop: typeof opts.failOnQualityDrop === 'string' ? parseShare(opts.failOnQualityDrop, '--fail-on-quality-drop') : null,
   };
   if (!(options.confidence > 0 && options.confidence < 1)) throw new UserError('--confidence: expected a level between 0% and 100%, e.g. 95%');
   const sweeps = paths.map((p) => existsSync(p) && statSync(p).isDirectory() && isSweepDir(p));
@@ -191,10 +196,16 @@ export function compareCommand(paths: string[], opts: Record<string, unknown>, i
       io.stderr.write(`compare: Markdown table written to ${opts.markdown}\n`);
     } else io.stdout.write(`\n${mdText}`);
   }
-  const regressions = pairs.flatMap((p) => p.figures.filter((f) => f.regression).map((f) => `${p.b}: ${f.figure.label}`));
+  const regressions = [
+    ...pairs.flatMap((p) => p.figures.filter((f) => f.regression).map((f) => `${p.b}: ${f.figure.label}`)),
+    ...pairs.filter((p) => p.quality?.regression).map((p) => `${p.b}: accuracy ${((p.quality!.delta ?? 0) * 100).toFixed(1)} pts`),
+  ];
   if (regressions.length > 0) {
-    io.stderr.write(`compare: significant regression beyond --fail-on-regression: ${regressions.join('; ')}\n`);
+    io.stderr.write(`compare: significant regression beyond --fail-on-regression / --fail-on-quality-drop: ${regressions.join('; ')}\n`);
     return EXIT_CODES.REGRESSION;
+  }
+  if (options.failOnQualityDrop != null && pairs.some((p) => p.quality === null)) {
+    io.stderr.write('compare: note: --fail-on-quality-drop had no accuracy to judge for a pair whose runs carried no answer checks\n');
   }
   if (options.failOnRegression !== null && pairs.some((p) => !p.judged)) {
     io.stderr.write('compare: note: --fail-on-regression had nothing to judge for a pair without verdicts (see the note above)\n');

@@ -131,6 +131,7 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
     .argument('<runs...>', 'baseline A, then B [C …]: run directories or vLLM result JSON files')
     .addOption(new Option('--force', 'give verdicts even when the load shapes differ'))
     .addOption(new Option('--fail-on-regression <pct>', `exit ${EXIT_CODES.REGRESSION} when a figure is significantly worse by more than this, e.g. 5%`))
+    .addOption(new Option('--fail-on-quality-drop <pts>', `exit ${EXIT_CODES.REGRESSION} when accuracy is significantly lower by more than this many points, e.g. 1%`))
     .addOption(new Option('--markdown [file]', 'also write a Markdown table for a pull request (to the file, else to stdout)'))
     .addOption(new Option('--json', 'print the comparison as JSON'))
     .addOption(new Option('--resamples <n>', 'bootstrap resamples (default 1000)'))

@@ -1,6 +1,7 @@
 /** `infermeter compare` output: a console text, a Markdown table for a pull request. */
 import type { FigureComparison, PairComparison } from '../analysis/compare/compare.js';
 import type { ShapeItem } from '../analysis/compare/load-shape.js';
+import { compareHeadline, qualityLines } from './compare-quality.js';
 
 function table(header: string[], rows: string[][], left = false): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -52,6 +53,8 @@ export function renderCompareText(pairs: readonly PairComparison[]): string {
   const out: string[] = [];
   for (const p of pairs) {
     out.push(`== compare: A = ${p.a}  vs  B = ${p.b} ==`);
+    const headline = compareHeadline(p);
+    if (headline) out.push(`B vs A: ${headline}`);
     out.push('');
     out.push(table(['Load and configuration', 'A', 'B', ''], p.shape.map((i) => [`${i.what}${i.group === 'configuration' ? ' (config)' : ''}`, clip(i.a), clip(i.b), shapeStatus(i)]), true));
     out.push('');
@@ -63,6 +66,7 @@ export function renderCompareText(pairs: readonly PairComparison[]): string {
     if (p.note) out.push('', `Note: ${p.note}.`);
     const worse = p.figures.filter((f) => f.verdict === 'worse').map((f) => f.figure.label);
     const better = p.figures.filter((f) => f.verdict === 'better').map((f) => f.figure.label);
+    if (p.quality) out.push('', ...qualityLines(p.quality));
     if (p.judged) out.push('', `Verdict: ${worse.length === 0 && better.length === 0 ? 'no significant change' : [better.length ? `better: ${better.join(', ')}` : '', worse.length ? `worse: ${worse.join(', ')}` : ''].filter(Boolean).join('; ')}`);
     out.push('');
   }
@@ -75,6 +79,8 @@ export function renderCompareMarkdown(pairs: readonly PairComparison[]): string 
   const out: string[] = [];
   for (const p of pairs) {
     out.push(`### infermeter compare: \`${md(p.a)}\` → \`${md(p.b)}\``, '');
+    const headline = compareHeadline(p);
+    if (headline) out.push(`**${md(headline)}**`, '');
     const differing = p.shape.filter((i) => i.same === false);
     out.push(differing.length === 0 ? 'Load and configuration: identical.' : `Differences: ${differing.map((i) => `${md(i.what)} (${md(clip(i.a, 30))} → ${md(clip(i.b, 30))})`).join('; ')}.`);
     if (p.shapes_differ) out.push('', '**The load shapes differ.**');
@@ -87,6 +93,7 @@ export function renderCompareMarkdown(pairs: readonly PairComparison[]): string 
     const judged = p.figures.filter((f) => f.ci !== null).length;
     if (p.method) out.push('', md(methodLine(p, judged)));
     if (p.note) out.push('', `_${md(p.note)}._`);
+    if (p.quality) out.push('', ...qualityLines(p.quality).map((l) => md(l.trim())).map((l) => `- ${l}`));
     out.push('');
   }
   return out.join('\n').trimEnd();

@@ -13,6 +13,7 @@ import { percentile } from '../../metrics/index.js';
 import { resampleFigures, scratchFor, type RunSample } from './bootstrap.js';
 import { KEY_FIGURES, type FigureValues, type KeyFigure } from './key-figures.js';
 import { compareShapes, shapesDiffer, type ShapeItem, type ShapeSource } from './load-shape.js';
+import { compareQuality, type QualityComparison, type QualitySample } from './quality-delta.js';
 
 /** Gap scans allowed for ITL over all resamples, and the floor on its resamples. */
 const ITL_SCAN_BUDGET = 4e8;
@@ -26,6 +27,13 @@ export interface CompareSide {
   figures: FigureValues;
   /** Per-request data for the bootstrap; null for vLLM files (figures only). */
   sample: RunSample | null;
+  /** Answer checks (docs/quality.md); null or absent when the run carried none. */
+  quality?: QualitySample | null;
+  /**
+   * What decides which prompt each request id got (the workload's description and the seed, as
+   * one string): equal on both sides → the same prompts, so accuracy is compared pair by pair.
+   */
+  prompts?: string | null;
 }
 
 export interface CompareOptions {
@@ -38,6 +46,8 @@ export interface CompareOptions {
   force: boolean;
   /** --fail-on-regression as a share (0.05), or null. */
   failOnRegression: number | null;
+  /** --fail-on-quality-drop: accuracy points as a share (0.01 = 1 point), or null. */
+  failOnQualityDrop?: number | null;
 }
 
 export type Verdict = 'better' | 'worse' | 'no significant change' | 'not judged' | 'n/a';
@@ -65,6 +75,8 @@ export interface PairComparison {
   note: string | null;
   figures: FigureComparison[];
   method: { resampling_unit: string; resamples: number; itl_resamples: number; seed: number; confidence: number; per_figure_level: number; min_effect: number } | null;
+  /** Accuracy of B against A (docs/compare.md §Quality); null unless both runs carried answer checks. */
+  quality: QualityComparison | null;
 }
 
 function deltaOf(f: KeyFigure, a: number | null | undefined, b: number | null | undefined): number | null {
@@ -141,10 +153,19 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
     } else if (delta !== null && !judged) verdict = 'not judged';
     return { figure: f, a, b, delta, ci, verdict, regression: verdict === 'worse' && regressionBeyond(f, a, b, delta!, opts.failOnRegression) };
   });
+  const quality =
+    A.quality && B.quality
+      ? compareQuality(A.quality, B.quality, {
+          confidence: opts.confidence,
+          samePrompts: A.prompts != null && A.prompts === B.prompts,
+          failOnDrop: opts.failOnQualityDrop ?? null,
+        })
+      : null;
   return {
     a: A.label,
     b: B.label,
     shape,
+    quality,
     shapes_differ: differ,
     judged,
     note,

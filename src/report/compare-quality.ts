@@ -1,0 +1,55 @@
+/**
+ * The quality part of `infermeter compare`'s output (docs/compare.md §Quality): the accuracy
+ * delta with its interval and verdict, identical outputs, and the one-line headline that puts
+ * speed and quality side by side.
+ */
+import type { PairComparison } from '../analysis/compare/compare.js';
+import type { QualityComparison } from '../analysis/compare/quality-delta.js';
+
+const pts = (x: number): string => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x * 100).toFixed(1)} pts`;
+const pct = (x: number | null): string => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);
+
+/**
+ * Speed in the headline: output tokens per second, B over A (the figure an inference
+ * optimization is meant to raise; latency percentiles are in the table). Null when either is missing.
+ */
+export function speedup(p: PairComparison): number | null {
+  const f = p.figures.find((x) => x.figure.id === 'output_throughput');
+  if (!f || f.a === null || f.b === null || f.a <= 0 || f.b <= 0) return null;
+  return f.b / f.a;
+}
+
+/** "3.1× faster, accuracy −4.2 pts (significant)": null when there is neither speed nor accuracy. */
+export function compareHeadline(p: PairComparison): string | null {
+  const s = speedup(p);
+  const parts: string[] = [];
+  if (s !== null) parts.push(s >= 1 ? `${s.toFixed(s >= 10 ? 0 : 1)}× faster` : `${(1 / s).toFixed(1)}× slower`);
+  const q = p.quality;
+  if (q && q.delta !== null) {
+    const significant = q.verdict === 'better' || q.verdict === 'worse';
+    parts.push(`accuracy ${pts(q.delta)} (${significant ? 'significant' : 'not significant'})`);
+  }
+  if (parts.length === 0) return null;
+  return `${parts.join(', ')}${s !== null ? ' — speed: output tokens/s, B vs A' : ''}`;
+}
+
+export function qualityLines(q: QualityComparison): string[] {
+  const level = `${(q.confidence * 100).toFixed(0)}%`;
+  const out = [
+    `Accuracy: A ${pct(q.a.accuracy)} (${q.a.passed}/${q.a.answered}), B ${pct(q.b.accuracy)} (${q.b.passed}/${q.b.answered})`,
+  ];
+  if (q.delta !== null && q.ci !== null) {
+    const how =
+      q.method === 'paired'
+        ? `paired over ${q.pairs!.n} prompts answered in both runs (A only right: ${q.pairs!.a_only}, B only right: ${q.pairs!.b_only}; exact McNemar p = ${q.p_value! < 1e-4 ? q.p_value!.toExponential(1) : q.p_value!.toFixed(4)})`
+        : `unpaired (${q.unpaired_reason}; Newcombe interval)`;
+    out.push(`  change B − A: ${pts(q.delta)}, ${level} interval [${pts(q.ci[0])}, ${pts(q.ci[1])}], ${how}`);
+  }
+  out.push(`  verdict: ${q.verdict}${q.regression ? ' (REGRESSION beyond --fail-on-quality-drop)' : ''}`);
+  if (q.outputs) {
+    const o = q.outputs;
+    const median = o.first_difference_median === null ? '' : `; where they differ, the first difference is at word ${o.first_difference_median} (median)`;
+    out.push(`  identical outputs: ${o.identical}/${o.compared} (${pct(o.share)})${median} — meaningful with greedy decoding`);
+  }
+  return out;
+}
