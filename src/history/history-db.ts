@@ -62,12 +62,33 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [keyof HistoryRow, string]> = [
   ['metrics', 'JSON'],
   ['result_schema', 'VARCHAR'],
   ['infermeter_version', 'VARCHAR'],
+  // Added within infermeter.history/1 (answer quality, docs/quality.md): older files get them on open.
+  ['accuracy', 'DOUBLE'],
+  ['accuracy_ci_low', 'DOUBLE'],
+  ['accuracy_ci_high', 'DOUBLE'],
+  ['hallucination_rate', 'DOUBLE'],
+  ['format_compliance', 'DOUBLE'],
+  ['code_pass_rate', 'DOUBLE'],
+  ['citation_correctness', 'DOUBLE'],
+  ['refusal_rate', 'DOUBLE'],
+  ['over_refusal_rate', 'DOUBLE'],
+  ['successful_per_s', 'DOUBLE'],
+  ['cost_per_success', 'DOUBLE'],
+  ['quality', 'JSON'],
 ];
 
 const DDL = [
   `CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS runs (${RUN_COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')}, indexed_at TIMESTAMP DEFAULT current_timestamp)`,
+  // A history written before a column was added gets it (NULL for the runs already in it).
+  ...RUN_COLUMNS.filter(([, t]) => !t.includes('PRIMARY KEY') && !t.includes('NOT NULL')).map(([c, t]) => `ALTER TABLE runs ADD COLUMN IF NOT EXISTS ${c} ${t}`),
 ];
+
+/** Whether the file's `runs` table lacks a column this version writes (then it is opened once for writing to add them). */
+async function missingColumns(c: DuckDBConnection): Promise<boolean> {
+  const have = new Set((await c.runAndReadAll(`SELECT column_name FROM information_schema.columns WHERE table_name = 'runs'`)).getRowObjectsJson().map((r) => String(r.column_name)));
+  return RUN_COLUMNS.some(([name]) => !have.has(name));
+}
 
 /** How long a process waits for another one's lock before it gives up (a write then goes to .history-pending/). */
 const LOCK_WAIT_MS = 10_000;
@@ -112,28 +133,39 @@ export interface OpenOptions {
 
 /** Opens the history of `resultsDir`, runs `fn` on a connection and closes it again. */
 export function withHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-  return serialized(async () => {
-    const path = join(resultsDir, HISTORY_FILE);
-    const exists = existsSync(path);
-    if (opts.mode === 'write') mkdirSync(resultsDir, { recursive: true });
-    const inMemory = opts.mode === 'read' && !exists;
-    const instance = inMemory
-      ? await DuckDBInstance.create(':memory:', OFFLINE)
-      : await retryOnLock(path, () => DuckDBInstance.create(path, opts.mode === 'read' ? { ...OFFLINE, access_mode: 'READ_ONLY' } : OFFLINE), opts.lockWaitMs);
-    const c = await instance.connect();
-    try {
-      await c.run(`SET TimeZone = 'UTC'`);
-      if (opts.mode === 'write' || inMemory) {
-        for (const sql of DDL) await c.run(sql);
-        await c.run(`INSERT OR REPLACE INTO meta VALUES ('schema', ?)`, [HISTORY_SCHEMA]);
-      } else await checkSchema(c, path);
+  return serialized(() => openHistory(resultsDir, opts, fn, true));
+}
+
+async function openHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: DuckDBConnection) => Promise<T>, mayUpgrade: boolean): Promise<T> {
+  const path = join(resultsDir, HISTORY_FILE);
+  const exists = existsSync(path);
+  if (opts.mode === 'write') mkdirSync(resultsDir, { recursive: true });
+  const inMemory = opts.mode === 'read' && !exists;
+  const instance = inMemory
+    ? await DuckDBInstance.create(':memory:', OFFLINE)
+    : await retryOnLock(path, () => DuckDBInstance.create(path, opts.mode === 'read' ? { ...OFFLINE, access_mode: 'READ_ONLY' } : OFFLINE), opts.lockWaitMs);
+  const c = await instance.connect();
+  let upgrade = false;
+  try {
+    await c.run(`SET TimeZone = 'UTC'`);
+    if (opts.mode === 'write' || inMemory) {
+      for (const sql of DDL) await c.run(sql);
+      await c.run(`INSERT OR REPLACE INTO meta VALUES ('schema', ?)`, [HISTORY_SCHEMA]);
+    } else {
+      await checkSchema(c, path);
+      upgrade = mayUpgrade && (await missingColumns(c));
+    }
+    if (!upgrade) {
       if (opts.mode === 'write') await foldPending(c, resultsDir);
       return await fn(c);
-    } finally {
-      c.closeSync();
-      instance.closeSync();
     }
-  });
+  } finally {
+    c.closeSync();
+    instance.closeSync();
+  }
+  // Written by an earlier version: add the new columns once (a short write), then read as usual.
+  await openHistory(resultsDir, { ...opts, mode: 'write' }, async () => undefined, false);
+  return openHistory(resultsDir, opts, fn, false);
 }
 
 async function checkSchema(c: DuckDBConnection, path: string): Promise<void> {

@@ -46,7 +46,9 @@ function isIntegerColumn(name: string): boolean {
 export const LIST_COLUMNS = `run_id, kind, dir, name, strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started_at, driver, interrupted, spec_hash, model, target, endpoint,
   load_shape, request_rate, concurrency, max_concurrency, num_prompts, duration_s, requests, ok, failed, failure_rate,
   request_throughput, output_throughput, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, itl_p50_ms, itl_p99_ms,
-  e2el_p50_ms, e2el_p99_ms, goodput_request_per_s, goodput_attained, valid, validity_reasons, slo_pass`;
+  e2el_p50_ms, e2el_p99_ms, goodput_request_per_s, goodput_attained, valid, validity_reasons, slo_pass,
+  accuracy, accuracy_ci_low, accuracy_ci_high, hallucination_rate, format_compliance, code_pass_rate, citation_correctness,
+  refusal_rate, over_refusal_rate, successful_per_s, cost_per_success`;
 
 /** Runs, newest first. */
 export function listRuns(resultsDir: string, f: RunFilter = {}): Promise<JsonRow[]> {

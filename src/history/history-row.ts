@@ -54,6 +54,20 @@ export interface HistoryRow {
   metrics: string | null;
   result_schema: string | null;
   infermeter_version: string | null;
+  // Answer quality (result.json `quality`, docs/quality.md); NULL for runs without answer checks.
+  accuracy: number | null;
+  accuracy_ci_low: number | null;
+  accuracy_ci_high: number | null;
+  hallucination_rate: number | null;
+  format_compliance: number | null;
+  code_pass_rate: number | null;
+  citation_correctness: number | null;
+  refusal_rate: number | null;
+  over_refusal_rate: number | null;
+  successful_per_s: number | null;
+  cost_per_success: number | null;
+  /** result.json's whole `quality` object as JSON text. */
+  quality: string | null;
 }
 
 type Obj = Record<string, unknown>;
@@ -98,6 +112,43 @@ function sloOf(result: Obj): { pass: boolean | null; json: string | null } {
   const flags = Array.isArray(slo) ? slo.map(flag) : [flag(slo)];
   const pass = flags.length === 0 || flags.some((f) => f === null) ? null : flags.every(Boolean);
   return { pass, json: JSON.stringify(slo) };
+}
+
+/** The quality columns from result.json `quality` (all NULL when the run carried no checks). */
+function qualityColumns(result: Obj): Pick<
+  HistoryRow,
+  | 'accuracy'
+  | 'accuracy_ci_low'
+  | 'accuracy_ci_high'
+  | 'hallucination_rate'
+  | 'format_compliance'
+  | 'code_pass_rate'
+  | 'citation_correctness'
+  | 'refusal_rate'
+  | 'over_refusal_rate'
+  | 'successful_per_s'
+  | 'cost_per_success'
+  | 'quality'
+> {
+  const q = result.quality === null || result.quality === undefined ? null : obj(result.quality);
+  const value = (v: unknown): number | null => num(obj(v).value);
+  const acc = obj(q?.accuracy);
+  const ci = Array.isArray(acc.ci95) ? acc.ci95 : [];
+  const success = obj(q?.success);
+  return {
+    accuracy: num(acc.value),
+    accuracy_ci_low: num(ci[0]),
+    accuracy_ci_high: num(ci[1]),
+    hallucination_rate: value(obj(q?.hallucination).rate),
+    format_compliance: value(q?.format_compliance),
+    code_pass_rate: value(q?.code_pass),
+    citation_correctness: value(q?.citation_correctness),
+    refusal_rate: value(obj(q?.refusal).rate),
+    over_refusal_rate: value(obj(q?.refusal).over_refusal),
+    successful_per_s: num(success.per_s),
+    cost_per_success: num(success.cost_per_success),
+    quality: q === null ? null : JSON.stringify(q),
+  };
 }
 
 /** Builds the row of the run in `runDir` (a folder under `resultsDir`). Throws when result.json is missing or unreadable. */
@@ -217,5 +268,6 @@ function rowFromResult(resultsDir: string, runDir: string, result: Obj, spec: un
     metrics: result.metrics === undefined ? null : JSON.stringify(result.metrics),
     result_schema: schema,
     infermeter_version: str(result.infermeter_version),
+    ...qualityColumns(result),
   };
 }

@@ -41,6 +41,8 @@ const RECORD_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['first_reasoning_ms', 'DOUBLE'],
   ['first_answer_ms', 'DOUBLE'],
   ['reasoning_tokens', 'INTEGER'],
+  // Requests with an answer check only (docs/quality.md): {kind, pass, outcome, reason}.
+  ['quality', 'STRUCT(kind VARCHAR, pass BOOLEAN, outcome VARCHAR, reason VARCHAR)'],
 ];
 
 /** records.jsonl files one or two levels down (a run, or a stage of a sweep). */

@@ -22,6 +22,10 @@ export const TREND_METRICS = {
   output_throughput: 'higher',
   goodput_request_per_s: 'higher',
   goodput_attained: 'higher',
+  accuracy: 'higher',
+  hallucination_rate: 'lower',
+  successful_per_s: 'higher',
+  cost_per_success: 'lower',
 } as const;
 export type TrendMetric = keyof typeof TREND_METRICS;
 

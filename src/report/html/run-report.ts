@@ -16,6 +16,7 @@ import { escapeHtml as e } from './escape.js';
 import { renderPage, type PageSection } from './page.js';
 import { renderCost } from '../cost-summary.js';
 import { renderColdStart, renderServerSummary } from '../server-summary.js';
+import { qualitySectionHtml } from './quality-section.js';
 import { failureExamples, groupTable, htmlTable, latencyTable, pct, requestsTable, sampleOutputs, throughputTable } from './tables.js';
 
 export interface RunBundle {
@@ -98,6 +99,7 @@ export function buildRunReport(bundle: RunBundle, generator: string): string {
       html: `${verdictHtml(result.validity)}<div class="tables">${requestsTable(result.metrics)}${throughputTable(result.metrics)}</div>${latencyTable(result.metrics)}`,
       charts: [],
     },
+    ...(result.quality ? [{ id: 'quality', title: 'Answer quality', html: qualitySectionHtml(result.quality, records, result.cost?.currency ?? null), charts: [] }] : []),
     { id: 'slo', title: 'SLOs and goodput', html: sloHtml(result), charts: pick('ts-slo') },
     { id: 'distributions', title: 'Latency distributions', html: '', charts: distributionCharts(dists) },
     { id: 'over-time', title: 'Over the run', html: '', charts: pick('ts-requests', 'ts-tokens', 'ts-inflight', 'ts-ttft', 'ts-tpot', 'ts-errors') },
