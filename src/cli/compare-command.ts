@@ -196,14 +196,11 @@ export function compareCommand(paths: string[], opts: Record<string, unknown>, i
       io.stderr.write(`compare: Markdown table written to ${opts.markdown}\n`);
     } else io.stdout.write(`\n${mdText}`);
   }
-  const regressions = [
-    ...pairs.flatMap((p) => p.figures.filter((f) => f.regression).map((f) => `${p.b}: ${f.figure.label}`)),
-    ...pairs.filter((p) => p.quality?.regression).map((p) => `${p.b}: accuracy ${((p.quality!.delta ?? 0) * 100).toFixed(1)} pts`),
-  ];
-  if (regressions.length > 0) {
-    io.stderr.write(`compare: significant regression beyond --fail-on-regression / --fail-on-quality-drop: ${regressions.join('; ')}\n`);
-    return EXIT_CODES.REGRESSION;
-  }
+  const regressions = pairs.flatMap((p) => p.figures.filter((f) => f.regression).map((f) => `${p.b}: ${f.figure.label}`));
+  const qualityDrops = pairs.filter((p) => p.quality?.regression).map((p) => `${p.b}: accuracy ${((p.quality!.delta ?? 0) * 100).toFixed(1)} pts`);
+  if (regressions.length > 0) io.stderr.write(`compare: significant regression beyond --fail-on-regression: ${regressions.join('; ')}\n`);
+  if (qualityDrops.length > 0) io.stderr.write(`compare: significant accuracy drop beyond --fail-on-quality-drop: ${qualityDrops.join('; ')}\n`);
+  if (regressions.length > 0 || qualityDrops.length > 0) return EXIT_CODES.REGRESSION;
   if (options.failOnQualityDrop != null && pairs.some((p) => p.quality === null)) {
     io.stderr.write('compare: note: --fail-on-quality-drop had no accuracy to judge for a pair whose runs carried no answer checks\n');
   }
