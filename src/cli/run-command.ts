@@ -18,6 +18,7 @@ import { resolveCostInputs } from './cost-inputs.js';
 import { signalExitCode } from './signals.js';
 import { clientOf, driveLoad, healthOf } from './drive-load.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
+import { answerEvaluation, finishAnswerChecks } from './answer-checks.js';
 
 export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;
@@ -70,9 +71,11 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       burst: load.concurrency === null && !replay && load.request_rate === Infinity,
       ...(progressFile ? { onFrame: (f) => progressFile.append(f) } : {}),
     });
+    // Checked requests' answers are judged on this thread, off the load's dispatch loop, before their records are written.
+    const checks = answerEvaluation(load.workers ?? 1, (rec) => writer?.write(rec));
     const driven = await driveLoad(spec, target, { totalRequests, phases }, {
-      onRecord: (rec) => {
-        writer?.write(rec);
+      onRecord: (rec, check) => {
+        checks.accept(rec, check);
         progress.record(rec);
       },
       onProgress: (p) => progress.update(p),
@@ -81,6 +84,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     });
     const outcome = driven.outcome;
     progress.finish();
+    await finishAnswerChecks(checks, log);
     writer?.close();
     writer = null;
     if (outcome.interrupted) log('interrupted: in-flight requests cancelled; reporting what was measured');

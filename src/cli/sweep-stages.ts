@@ -19,6 +19,7 @@ import { planRun, type RunPlan } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
 import { simulate } from './sim-run-command.js';
+import { answerEvaluation, finishAnswerChecks } from './answer-checks.js';
 
 /** The spec of one stage: the sweep's spec with the stage's load (and the stage warm-up). */
 export function stageSpec(spec: RunSpec, load: StageLoad): RunSpec {
@@ -109,11 +110,12 @@ export function httpStages(spec: RunSpec, target: OpenTarget, io: CliIo, sink: S
     const t0 = performance.now();
     // Server-side series per stage (docs/observe.md): what the server did at this load.
     const observer = await RunObserver.start({ spec: spec.observe, baseUrl: target.baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: io.env.PATH ?? process.env.PATH });
+    const checks = answerEvaluation(s.load.workers ?? 1, (rec) => sink.write(rec));
     const driven = await driveLoad(s, target, plan, {
       onStart: (originNs, startedAt) => observer?.setOrigin(originNs, startedAt.getTime()),
-      onRecord: (rec) => {
+      onRecord: (rec, check) => {
         rec.stage = index;
-        sink.write(rec);
+        checks.accept(rec, check);
         if (watch && stoppedEarly === null) {
           watch.add(rec);
           const why = watch.hopeless();
@@ -127,6 +129,7 @@ export function httpStages(spec: RunSpec, target: OpenTarget, io: CliIo, sink: S
       signal,
     });
     progress.finish();
+    await finishAnswerChecks(checks, log);
     const records = driven.outcome.records;
     for (const r of records) r.stage = index;
     const span = measuredWindow(measureRecords(records));
