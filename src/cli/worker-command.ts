@@ -19,6 +19,7 @@ import { infermeterVersion, type CliIo } from './io.js';
 import { planRun } from './run-plan.js';
 import { signalExitCode } from './signals.js';
 import type { RunSpec } from './run-spec.js';
+import { answerEvaluation, finishAnswerChecks } from './answer-checks.js';
 
 export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;
@@ -69,8 +70,10 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
     const s = session;
     s.startBeats();
     let started = false;
+    // Answers are judged on this node, off its load threads, before the records are streamed.
+    const checks = answerEvaluation(threads, (rec) => s.record(rec));
     const outcome = await runPool(jobFor, threads, {
-      onRecord: (rec) => s.record(rec),
+      onRecord: (rec, check) => checks.accept(rec, check),
       onProgress: (p) => s.progress(p),
       signal: stop.signal,
       startAt: async () => {
@@ -81,6 +84,7 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
       },
     });
     if (!started) throw new UserError(`worker ${node}: the run was stopped before it started: ${s.aborted ?? 'interrupted'}`);
+    await finishAnswerChecks(checks, log);
     const published = await s.finish(
       {
         interrupted: outcome.interrupted,
