@@ -14,6 +14,7 @@
  * At most MAX_PARALLEL checks run at once; further ones wait their turn.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { existsSync } from 'node:fs';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -42,6 +43,9 @@ export interface SandboxInput {
   entry?: string;
   timeoutMs?: number;
 }
+
+/** The niceness of a code check's process: the lowest priority (POSIX nice 19). */
+export const CHECK_NICENESS = 19;
 
 let probe: { unshare: string | null; prlimit: string | null } | undefined;
 
@@ -111,6 +115,15 @@ function runIn(dir: string, timeoutMs: number): Promise<SandboxResult> {
   const [file, ...args] = command(dir);
   return new Promise((resolve) => {
     const child = spawn(file!, args, { cwd: dir, env: {}, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // Checks run while the load may still be running: at the lowest priority a code check never
+    // takes the CPU from the client's dispatch loop (or an in-process simulator) on a small machine.
+    if (child.pid !== undefined) {
+      try {
+        setPriority(child.pid, CHECK_NICENESS);
+      } catch {
+        // not permitted here: the check still runs, at normal priority
+      }
+    }
     let stdout = '';
     let stderr = '';
     let timedOut = false;

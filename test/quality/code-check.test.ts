@@ -8,7 +8,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QualityCheck } from '../../src/quality/check-types.js';
-import { runSandboxed } from '../../src/quality/code-sandbox.js';
+import { CHECK_NICENESS, runSandboxed } from '../../src/quality/code-sandbox.js';
 import { evaluateCheck } from '../../src/quality/evaluate.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -43,6 +43,10 @@ describe('code check outcomes', () => {
 });
 
 describe('code check limits', () => {
+  it('runs at the lowest priority, so it never takes the CPU from the load', async () => {
+    const check = add(`assert.equal(require('node:os').getPriority(), ${CHECK_NICENESS});`);
+    expect(await evaluateCheck(check, good)).toMatchObject({ pass: true });
+  });
   it('an infinite loop is killed by the time limit', async () => {
     expect(await evaluateCheck(add('add(1, 2);', { timeout_ms: 3000 }), 'function add(a, b) { for (;;) {} }')).toEqual({ pass: false, outcome: 'wrong', reason: 'timed out after 3000 ms' });
   });
