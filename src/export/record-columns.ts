@@ -51,6 +51,11 @@ export const RECORD_COLUMNS: readonly Column[] = [
   { name: 'e2el_ms', type: 'double', get: metric('e2el_ms') },
   { name: 'itl_max_ms', type: 'double', get: (r) => (r.status === 'ok' && ITL.kind === 'pooled' ? ITL.worst(r) : null) },
   { name: 'output_text', type: 'text', get: (r) => r.output_text },
+  // The answer check (docs/quality.md), empty for requests without one; pass as 1/0.
+  { name: 'quality_kind', type: 'text', get: (r) => r.quality?.kind ?? null },
+  { name: 'quality_pass', type: 'int', get: (r) => (r.quality ? (r.quality.pass ? 1 : 0) : null) },
+  { name: 'quality_outcome', type: 'text', get: (r) => r.quality?.outcome ?? null },
+  { name: 'quality_reason', type: 'text', get: (r) => r.quality?.reason ?? null },
 ];
 
 /** Parquet only: every chunk's arrival time (a CSV cell cannot hold a list well). */
