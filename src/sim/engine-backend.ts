@@ -5,8 +5,9 @@
  */
 import type { Backend, BackendStats, GenRequest, GpuActivity, TokenSink } from './backend.js';
 import type { EngineConfig } from './engine/config.js';
-import { engineConfig } from './engine/config.js';
+import { activationReserveBytes, engineConfig } from './engine/config.js';
 import { Engine } from './engine/engine.js';
+import { Frontend } from './engine/frontend.js';
 import type { EngineRequest, StepResult } from './engine/engine.js';
 import type { HardwareProfile } from './engine/hardware.js';
 import type { ModelProfile } from './engine/models.js';
@@ -38,8 +39,12 @@ export class EngineBackend implements Backend {
   private stepEnd = 0;
   /** Σ step time, and Σ of the roofline's compute and memory terms (ms): GPU activity for /metrics. */
   private readonly gpuMs = { busy: 0, compute: 0, memory: 0 };
-  /** Arrived while a step ran; added once the (scheduled) step end passes their arrival. */
+  /**
+   * Past the front end (engine/frontend.ts) at `arrivalMs` (non-decreasing): added once the
+   * (scheduled) step end passes that time, or, when idle, at that time.
+   */
   private incoming: { req: EngineRequest; arrivalMs: number }[] = [];
+  private readonly frontend: Frontend;
 
   constructor(
     t: EngineTiming,
@@ -48,6 +53,7 @@ export class EngineBackend implements Backend {
   ) {
     this.lateSteps = new LateSteps(warn);
     this.engine = new Engine(hardwareProfile(t.hardware), modelProfile(t.model), engineConfig(t.engine));
+    this.frontend = new Frontend(this.engine.cfg);
   }
 
   submit(req: GenRequest, sink: TokenSink): void {
@@ -60,14 +66,37 @@ export class EngineBackend implements Backend {
       return;
     }
     this.sinks.set(req.id, sink);
-    if (this.busy) {
-      // Joins the engine at the end of the current step, like an arrival in virtual time.
-      this.incoming.push({ req: er, arrivalMs: req.arrivalMs });
+    // Joins the engine at the end of the step running then, like an arrival in virtual time.
+    this.incoming.push({ req: er, arrivalMs: this.frontend.joinAt(req.arrivalMs, req.promptTokens) });
+    if (!this.busy) this.startAt(Math.max(this.incoming[0]!.arrivalMs, this.stepEnd));
+  }
+
+  /** Idle: the next step starts at `t` (now or later) with every request that joined by then. */
+  private startAt(t: number): void {
+    this.busy = true;
+    const wait = t - this.now();
+    if (wait > 0) {
+      this.timer = setTimeout(this.onWake, wait);
       return;
     }
-    this.engine.add(er);
-    this.runStep(Math.max(req.arrivalMs, this.stepEnd));
+    this.admitIncoming(t);
+    this.runStep(t);
   }
+
+  private readonly onWake = (): void => {
+    this.timer = null;
+    if (this.closed) return;
+    const t = Math.max(this.incoming[0]?.arrivalMs ?? this.stepEnd, this.stepEnd);
+    const early = t - this.now();
+    if (early > 0) {
+      if (early > 1) this.timer = setTimeout(this.onWake, early);
+      else this.immediate = setImmediate(this.onWake);
+      return;
+    }
+    this.immediate = null;
+    this.admitIncoming(t);
+    this.runStep(t);
+  };
 
   cancel(id: number): void {
     // A request still in `incoming` is skipped when admitted (its sink is gone).
@@ -99,7 +128,7 @@ export class EngineBackend implements Backend {
       busyMs: this.gpuMs.busy,
       computeMs: this.gpuMs.compute,
       memoryMs: this.gpuMs.memory,
-      memUsedBytesPerGpu: (weightBytes(e.model) + kvBytes) / tp + e.cfg.activation_reserve_bytes,
+      memUsedBytesPerGpu: (weightBytes(e.model) + kvBytes) / tp + activationReserveBytes(e.model, e.cfg) + e.cfg.non_torch_bytes,
       memTotalBytesPerGpu: e.hw.mem_bytes,
     };
   }
@@ -155,6 +184,7 @@ export class EngineBackend implements Backend {
         sink.flush();
       }
     }
+    this.frontend.streamed(end, r.emitted.length);
     for (const s of r.finished) {
       const sink = sinks.get(s.id);
       if (sink) {
@@ -165,10 +195,8 @@ export class EngineBackend implements Backend {
     if (this.closed) return;
     this.admitIncoming(end);
     if (!this.engine.hasWork() && this.incoming.length > 0) {
-      // Idle until the next arrival, which (the timer being late) may already lie before now.
-      const next = this.incoming[0] as { arrivalMs: number };
-      this.admitIncoming(next.arrivalMs);
-      this.runStep(next.arrivalMs);
+      // Idle until the next join, which (the timer being late) may already lie before now.
+      this.startAt((this.incoming[0] as { arrivalMs: number }).arrivalMs);
     } else if (this.engine.hasWork()) {
       this.runStep(end);
     } else {

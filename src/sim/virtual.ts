@@ -9,6 +9,8 @@ import { emptyRecord } from '../record/record.js';
 import type { EngineConfig } from './engine/config.js';
 import { engineConfig } from './engine/config.js';
 import { Engine } from './engine/engine.js';
+import type { EngineRequest } from './engine/engine.js';
+import { Frontend } from './engine/frontend.js';
 import type { HardwareProfile } from './engine/hardware.js';
 import type { ModelProfile } from './engine/models.js';
 import { hardwareProfile, modelProfile } from './engine/profiles.js';
@@ -99,6 +101,18 @@ interface Live {
 export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; stats: VirtualStats } {
   const wall0 = performance.now();
   const engine = new Engine(hardwareProfile(opts.hardware ?? 'h100'), modelProfile(opts.model ?? 'llama-3.1-8b'), engineConfig(opts.engine));
+  // Requests pass the front end (frontend.ts) before the engine sees them; join times are non-decreasing.
+  const frontend = new Frontend(engine.cfg);
+  const joining: { req: EngineRequest; at: number }[] = [];
+  let joinHead = 0;
+  const admitJoined = (t: number): void => {
+    while (joinHead < joining.length && joining[joinHead]!.at <= t) engine.add(joining[joinHead++]!.req);
+    if (joinHead > 1024 && joinHead * 2 > joining.length) {
+      joining.splice(0, joinHead);
+      joinHead = 0;
+    }
+  };
+  const nextJoin = (): number => (joinHead < joining.length ? joining[joinHead]!.at : Infinity);
   const bs = engine.cfg.block_size;
   const closed = opts.closedLoopConcurrency ?? 0;
   const cap = closed > 0 ? Infinity : (opts.maxConcurrency ?? Infinity);
@@ -150,7 +164,7 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
       if (closed > 0) sendFor(userOf[i]!, t);
       return;
     }
-    engine.add(er);
+    joining.push({ req: er, at: frontend.joinAt(t, q.prompt_tokens) });
     inFlight++;
     live[i] = { rec, chunks: new Float64Array(Math.max(1, q.max_tokens)), n: 0 };
   };
@@ -175,6 +189,7 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
         } else send(clock);
       }
     }
+    admitJoined(clock);
     if (engine.numWaiting > maxWaiting) maxWaiting = engine.numWaiting;
     if (engine.hasWork()) {
       freeDuringStep = cap - inFlight;
@@ -186,6 +201,7 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
         const l = live[s.id] as Live;
         l.chunks[l.n++] = end;
       }
+      frontend.streamed(end, r.emitted.length);
       clock = end;
       for (const s of r.finished) {
         const l = live[s.id] as Live;
@@ -211,13 +227,14 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
         opts.onStep({ clock_ms: clock, total: reqs.length, sent: next, in_flight: inFlight, finished: finishedNow });
         finishedNow.length = 0;
       }
-    } else if (closed <= 0 && next < reqs.length) {
-      clock = Math.max(clock, (reqs[next] as VirtualRequest).scheduled_ms);
-      freeDuringStep = cap - inFlight;
-    } else if (closed > 0 && nextUser < users.length && next < reqs.length) {
-      clock = Math.max(clock, users[nextUser]!.start_ms);
     } else {
-      break;
+      // Idle: jump to whichever comes first, the next arrival, user start or front-end join.
+      const arrival = closed <= 0 && next < reqs.length ? (reqs[next] as VirtualRequest).scheduled_ms : Infinity;
+      const start = closed > 0 && nextUser < users.length && next < reqs.length ? users[nextUser]!.start_ms : Infinity;
+      const t = Math.min(arrival, start, nextJoin());
+      if (t === Infinity) break;
+      clock = Math.max(clock, t);
+      if (t === arrival) freeDuringStep = cap - inFlight;
     }
   }
   const c = engine.counters;

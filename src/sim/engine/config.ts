@@ -1,5 +1,6 @@
 /**
- * Engine knobs (vLLM names in comments) with their defaults, and the KV block count they imply.
+ * Engine knobs (vLLM names in comments) and cost-model parameters with their defaults, and the
+ * KV block count they imply. Every default and its source: docs/simulator.md §Parameters.
  */
 import { UserError } from '../../errors/user-error.js';
 import type { HardwareProfile } from './hardware.js';
@@ -28,18 +29,36 @@ export interface EngineConfig {
   tensor_parallel: number;
   /** --num-gpu-blocks-override; 0 = from memory. */
   num_gpu_blocks: number;
-  /** Memory kept back per GPU for activations and CUDA graphs (bytes). */
+  /** Memory kept back per GPU for activations (bytes); 0 = estimated as vLLM's profiling run finds it. */
   activation_reserve_bytes: number;
-  /** Fraction of peak FLOP/s reached by matmuls and attention. */
+  /** Memory per GPU outside PyTorch's allocator (CUDA context, NCCL buffers), bytes. */
+  non_torch_bytes: number;
+  /** Fraction of peak FLOP/s reached by matmuls and attention; 0 = the hardware profile's. */
   compute_efficiency: number;
-  /** Fraction of peak memory bandwidth reached by weight and KV reads. */
+  /** Fraction of peak memory bandwidth reached by weight reads; 0 = the hardware profile's. */
   memory_efficiency: number;
-  /** Fixed costs added to the roofline (ms): per step, per layer per step, per scheduled request. */
+  /** Paged-attention KV reads run at this fraction of the weight-read bandwidth (scattered blocks). */
+  kv_read_factor: number;
+  /** Fixed cost of every step (scheduling, input preparation, sampler launch), ms. */
   step_overhead_ms: number;
+  /** Per layer per step when the step is not replayed from a CUDA graph (prefill, big batches), ms. */
   layer_overhead_ms: number;
+  /** Per layer per step for a decode step replayed from a CUDA graph, ms. */
+  graph_layer_overhead_ms: number;
+  /** Largest decode batch captured as a CUDA graph (vLLM's max capture size). */
+  cuda_graph_max_batch: number;
+  /** Per scheduled sequence per step: sampling, detokenization and output share, ms. */
   request_overhead_ms: number;
   /** Latency of one all-reduce under tensor parallelism (ms). */
   allreduce_latency_ms: number;
+  /** Per request on the TTFT path, not serialized: HTTP, queue hops between processes, ms. */
+  frontend_latency_ms: number;
+  /** Per request on the TTFT path, serialized in the API server (one process): parsing, scheduling, ms. */
+  frontend_cpu_ms: number;
+  /** Serialized tokenization time per 1,000 prompt tokens, ms. */
+  frontend_cpu_ms_per_1k_tokens: number;
+  /** Serialized API-server time per streamed output token (detokenization, SSE), ms. */
+  frontend_cpu_ms_per_output_token: number;
 }
 
 export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
@@ -52,29 +71,67 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   enable_prefix_caching: true,
   tensor_parallel: 1,
   num_gpu_blocks: 0,
-  activation_reserve_bytes: 2 ** 30,
-  compute_efficiency: 0.45,
-  memory_efficiency: 0.75,
-  step_overhead_ms: 0.126,
+  activation_reserve_bytes: 0,
+  non_torch_bytes: 0.5 * 2 ** 30,
+  compute_efficiency: 0,
+  memory_efficiency: 0,
+  kv_read_factor: 0.7,
+  step_overhead_ms: 0.4,
   layer_overhead_ms: 0.032,
-  request_overhead_ms: 0.004,
-  allreduce_latency_ms: 0.008,
+  graph_layer_overhead_ms: 0.004,
+  cuda_graph_max_batch: 512,
+  request_overhead_ms: 0.03,
+  allreduce_latency_ms: 0.02,
+  frontend_latency_ms: 10,
+  frontend_cpu_ms: 4,
+  frontend_cpu_ms_per_1k_tokens: 1,
+  frontend_cpu_ms_per_output_token: 0.1,
 };
+
+/** The cost-model parameters `sim calibrate` fits and a profile file may set. */
+export const COST_PARAMS = [
+  'compute_efficiency', 'memory_efficiency', 'kv_read_factor', 'step_overhead_ms', 'layer_overhead_ms', 'graph_layer_overhead_ms',
+  'request_overhead_ms', 'allreduce_latency_ms', 'frontend_latency_ms', 'frontend_cpu_ms', 'frontend_cpu_ms_per_1k_tokens', 'frontend_cpu_ms_per_output_token',
+] as const satisfies readonly (keyof EngineConfig)[];
+export type CostParam = (typeof COST_PARAMS)[number];
 
 export function engineConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
   return { ...DEFAULT_ENGINE_CONFIG, ...partial };
 }
 
+/** The efficiencies in force: the config's when set (> 0), else the hardware profile's. */
+export function efficiencies(hw: HardwareProfile, c: EngineConfig): { compute: number; memory: number } {
+  return {
+    compute: c.compute_efficiency > 0 ? c.compute_efficiency : hw.compute_efficiency,
+    memory: c.memory_efficiency > 0 ? c.memory_efficiency : hw.memory_efficiency,
+  };
+}
+
 /**
- * KV blocks = ⌊(tp × mem × utilization − weights − tp × reserve) / (kv bytes per token × block size)⌋.
- * E.g. Llama-3.1-8B on one H100: (0.9 × 80 GiB − 16.06 GB − 1 GiB) / (128 KiB × 16) ≈ 28,300 blocks
- * ≈ 453k tokens (vLLM logs ≈ 450–470k for this pair).
+ * Activation memory of vLLM's profiling run (a forward pass of max_num_batched_tokens tokens),
+ * per GPU: the widest live tensors are the MLP's (gate and up, 2 × intermediate) plus the
+ * residual and attention buffers (≈ 4 × hidden), in bf16, plus the sampler's fp32 logits for
+ * max_num_seqs sequences.
+ */
+export function activationReserveBytes(m: ModelProfile, c: EngineConfig): number {
+  if (c.activation_reserve_bytes > 0) return c.activation_reserve_bytes;
+  const tokens = c.max_num_batched_tokens;
+  const widest = (2 * m.intermediate) / c.tensor_parallel + 4 * m.hidden;
+  return tokens * widest * 2 + c.max_num_seqs * m.vocab * 4;
+}
+
+/**
+ * KV blocks, as vLLM sizes its cache after the profiling run:
+ *   per GPU: mem × gpu_memory_utilization − weights / tp − activation peak − non-torch memory,
+ *   summed over tp GPUs, / (KV bytes per token × block size).
+ * E.g. Llama-3.1-8B on one H100: 77.3 GB − 16.06 GB − 1.17 GB − 0.54 GB ≈ 59.5 GB → ≈ 28,400
+ * blocks ≈ 454k tokens (vLLM logs ≈ 450–470k tokens of KV cache for this pair).
  */
 export function numGpuBlocks(hw: HardwareProfile, m: ModelProfile, c: EngineConfig): number {
   if (c.num_gpu_blocks > 0) return c.num_gpu_blocks;
   const tp = c.tensor_parallel;
-  const free = tp * hw.mem_bytes * c.gpu_memory_utilization - weightBytes(m) - tp * c.activation_reserve_bytes;
-  return Math.max(0, Math.floor(free / (kvBytesPerToken(m) * c.block_size)));
+  const perGpu = hw.mem_bytes * c.gpu_memory_utilization - weightBytes(m) / tp - activationReserveBytes(m, c) - c.non_torch_bytes;
+  return Math.max(0, Math.floor((tp * perGpu) / (kvBytesPerToken(m) * c.block_size)));
 }
 
 /** Rejects what vLLM refuses at start-up, in its words: one line naming the flag. */

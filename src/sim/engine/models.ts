@@ -12,13 +12,17 @@ export interface ModelProfile {
   head_dim: number;
   /** All parameters (weights resident in memory). */
   params: number;
+  /** MLP width (per expert for MoE: the sum over the experts a token uses). */
+  intermediate: number;
+  /** Vocabulary size (the sampler's logits). */
+  vocab: number;
   /** Parameters used per token (= params for dense models). */
   active_params: number;
   /** MoE only: parameters in all routed experts together, expert count, experts per token. */
   expert_params?: number;
   experts?: number;
   experts_per_token?: number;
-  /** Bytes per weight and per KV element (2 = bf16). */
+  /** Bytes per weight and per KV element (2 = bf16, 1 = fp8: weights then run at the GPU's fp8 rate). */
   weight_bytes_per_param: number;
   kv_bytes_per_elem: number;
   max_model_len: number;
@@ -26,15 +30,17 @@ export interface ModelProfile {
 
 export const MODELS: readonly ModelProfile[] = [
   // 8.03 B params → 16.06 GB bf16; 32 × 8 KV heads × 128 × 2 (K,V) × 2 B = 128 KiB KV per token.
-  { id: 'llama-3.1-8b', name: 'Llama-3.1-8B', layers: 32, hidden: 4096, heads: 32, kv_heads: 8, head_dim: 128, params: 8.03e9, active_params: 8.03e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 131072 },
+  { id: 'llama-3.1-8b', name: 'Llama-3.1-8B', layers: 32, hidden: 4096, intermediate: 14336, vocab: 128256, heads: 32, kv_heads: 8, head_dim: 128, params: 8.03e9, active_params: 8.03e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 131072 },
   // 70.6 B params → 141 GB bf16 (needs TP ≥ 2 on 80 GB GPUs); 80 layers → 320 KiB KV per token.
-  { id: 'llama-3.1-70b', name: 'Llama-3.1-70B', layers: 80, hidden: 8192, heads: 64, kv_heads: 8, head_dim: 128, params: 70.6e9, active_params: 70.6e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 131072 },
+  { id: 'llama-3.1-70b', name: 'Llama-3.1-70B', layers: 80, hidden: 8192, intermediate: 28672, vocab: 128256, heads: 64, kv_heads: 8, head_dim: 128, params: 70.6e9, active_params: 70.6e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 131072 },
   // 7.62 B params; 28 layers × 4 KV heads × 128 → 56 KiB KV per token.
-  { id: 'qwen2.5-7b', name: 'Qwen2.5-7B', layers: 28, hidden: 3584, heads: 28, kv_heads: 4, head_dim: 128, params: 7.62e9, active_params: 7.62e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 32768 },
+  { id: 'qwen2.5-7b', name: 'Qwen2.5-7B', layers: 28, hidden: 3584, intermediate: 18944, vocab: 152064, heads: 28, kv_heads: 4, head_dim: 128, params: 7.62e9, active_params: 7.62e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 32768 },
   // Mixtral 8x7B: 46.7 B total, 12.9 B active (2 of 8 experts); experts hold ≈ 45.1 B.
-  { id: 'mixtral-8x7b', name: 'Mixtral-8x7B', layers: 32, hidden: 4096, heads: 32, kv_heads: 8, head_dim: 128, params: 46.7e9, active_params: 12.9e9, expert_params: 45.1e9, experts: 8, experts_per_token: 2, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 32768 },
+  { id: 'mixtral-8x7b', name: 'Mixtral-8x7B', layers: 32, hidden: 4096, intermediate: 28672, vocab: 32000, heads: 32, kv_heads: 8, head_dim: 128, params: 46.7e9, active_params: 12.9e9, expert_params: 45.1e9, experts: 8, experts_per_token: 2, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 32768 },
   // Qwen3-30B-A3B: 30.5 B total, 3.3 B active (8 of 128 experts); experts hold ≈ 29.0 B.
-  { id: 'qwen3-30b-a3b', name: 'Qwen3-30B-A3B', layers: 48, hidden: 2048, heads: 32, kv_heads: 4, head_dim: 128, params: 30.5e9, active_params: 3.3e9, expert_params: 29.0e9, experts: 128, experts_per_token: 8, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 40960 },
+  { id: 'qwen3-30b-a3b', name: 'Qwen3-30B-A3B', layers: 48, hidden: 2048, intermediate: 6144, vocab: 151936, heads: 32, kv_heads: 4, head_dim: 128, params: 30.5e9, active_params: 3.3e9, expert_params: 29.0e9, experts: 128, experts_per_token: 8, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 40960 },
+  // Qwen2.5-0.5B: 0.49 B params (tied embeddings); 24 layers × 2 KV heads × 64 → 12 KiB KV per token.
+  { id: 'qwen2.5-0.5b', name: 'Qwen2.5-0.5B', layers: 24, hidden: 896, intermediate: 4864, vocab: 151936, heads: 14, kv_heads: 2, head_dim: 64, params: 0.494e9, active_params: 0.494e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 32768 },
 ];
 
 /** KV cache bytes per token: 2 (K and V) × layers × kv_heads × head_dim × bytes per element. */

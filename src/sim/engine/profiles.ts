@@ -11,7 +11,7 @@ import { MODELS } from './models.js';
 import type { ModelProfile } from './models.js';
 
 const HW_ALIASES: Record<string, string> = {
-  'a100-80gb': 'a100', 'a100-sxm': 'a100', 'h100-sxm': 'h100', 'h100-80gb': 'h100', 'h200-sxm': 'h200', mi300: 'mi300x',
+  'a100-80gb': 'a100', 'a100-sxm': 'a100', 'h100-sxm': 'h100', 'h100-80gb': 'h100', 'h200-sxm': 'h200', mi300: 'mi300x', 'a100-40g': 'a100-40gb', 'l4-24gb': 'l4',
 };
 const MODEL_ALIASES: Record<string, string> = {
   'meta-llama/llama-3.1-8b-instruct': 'llama-3.1-8b', 'meta-llama/llama-3.1-8b': 'llama-3.1-8b', 'llama3.1-8b': 'llama-3.1-8b',
@@ -19,6 +19,7 @@ const MODEL_ALIASES: Record<string, string> = {
   'qwen/qwen2.5-7b-instruct': 'qwen2.5-7b', 'qwen/qwen2.5-7b': 'qwen2.5-7b',
   'mistralai/mixtral-8x7b-instruct-v0.1': 'mixtral-8x7b', 'mistralai/mixtral-8x7b-v0.1': 'mixtral-8x7b',
   'qwen/qwen3-30b-a3b': 'qwen3-30b-a3b',
+  'qwen/qwen2.5-0.5b-instruct': 'qwen2.5-0.5b', 'qwen/qwen2.5-0.5b': 'qwen2.5-0.5b',
 };
 
 const HW_FIELDS = ['peak_flops', 'mem_bandwidth', 'mem_bytes', 'link_bandwidth'] as const;
@@ -57,7 +58,8 @@ export function hardwareProfile(ref: string | HardwareProfile): HardwareProfile 
   if (isFile(ref)) {
     const o = loadFile(ref);
     requirePositive(o, HW_FIELDS, ref);
-    return { id: String(o['id'] ?? ref), name: String(o['name'] ?? o['id'] ?? ref), ...(o as object) } as HardwareProfile;
+    // A file without efficiencies gets the H100's: the best-measured part (docs/simulator.md).
+    return { id: String(o['id'] ?? ref), name: String(o['name'] ?? o['id'] ?? ref), compute_efficiency: 0.5, memory_efficiency: 0.8, ...(o as object) } as HardwareProfile;
   }
   const key = ref.toLowerCase();
   const id = HW_ALIASES[key] ?? key;
@@ -76,6 +78,8 @@ export function modelProfile(ref: string | ModelProfile): ModelProfile {
       id: String(o['id'] ?? ref),
       name: String(o['name'] ?? o['id'] ?? ref),
       active_params: params,
+      intermediate: 3.5 * (o['hidden'] as number),
+      vocab: 128256,
       weight_bytes_per_param: 2,
       kv_bytes_per_elem: 2,
       max_model_len: 32768,

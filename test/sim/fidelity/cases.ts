@@ -1,0 +1,130 @@
+/**
+ * Published measurements of real serving engines, copied exactly from their sources, with the
+ * setup needed to replay them in the simulator. Nothing here is estimated: a figure a source did
+ * not state is not listed. docs/simulator.md §Fidelity renders these into its table.
+ */
+import { MODELS, type ModelProfile } from '../../../src/sim/index.js';
+
+export type Figure = 'ttft' | 'tpot' | 'itl' | 'throughput';
+/** How a source aggregated: the mean over requests, or the median (of requests, or of all gaps for ITL). */
+export type Stat = 'mean' | 'p50';
+
+export interface Measured {
+  figure: Figure;
+  stat: Stat;
+  /** ms for ttft/tpot/itl; output tokens/s for throughput. */
+  value: number;
+}
+
+export interface Source {
+  id: string;
+  title: string;
+  url: string;
+  engine: string;
+  note: string;
+}
+
+interface CaseBase {
+  id: string;
+  source: string;
+  hardware: string;
+  gpus: number;
+  model: string | ModelProfile;
+  precision: string;
+  engine: Record<string, number>;
+  measured: Measured[];
+}
+
+/** Closed loop: `concurrency` users, fixed lengths, `requests` in all. */
+export interface ClosedCase extends CaseBase {
+  kind: 'closed';
+  concurrency: number;
+  input: number;
+  output: number;
+  requests: number;
+}
+
+/** Every request sent at t = 0 (request rate inf), with the lengths the source recorded. */
+export interface BurstCase extends CaseBase {
+  kind: 'burst';
+  input_lens: number[];
+  output_lens: number[];
+}
+
+export type FidelityCase = ClosedCase | BurstCase;
+
+export const SOURCES: Source[] = [
+  {
+    id: 'nim',
+    title: 'NVIDIA NIM LLMs Benchmarking, "Performance" (Llama-3.3-70b-instruct results, NIM 1.8.0)',
+    url: 'https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md',
+    engine: 'NVIDIA NIM 1.8.0 (TensorRT-LLM), measured with AIPerf',
+    note: 'TTFT, ITL and throughput are AIPerf averages; throughput = output tokens/s of the whole run.',
+  },
+  {
+    id: 'lambda',
+    title: 'Lambda, vllm-benchmark (results/prompt_N/…/Meta-Llama-3-8B-Instruct_tp1_len*.json, 2024-09-07)',
+    url: 'https://github.com/LambdaLabsML/vllm-benchmark',
+    engine: 'vLLM OpenAI server (vllm/vllm-openai image of 2024-09, v0.6-era), benchmark_serving.py, ShareGPT, request rate inf',
+    note: 'Per-request input_lens/output_lens are in the result files and replayed exactly. ITL shows ~10-token bursts (multi-step scheduling), so only TTFT, TPOT and throughput are compared.',
+  },
+  {
+    id: 'wmx',
+    title: 'ai.wmx.dev, "benchmarks" (serving/raw-vllm concurrency sweep, commit 8e78aaa)',
+    url: 'https://ai.wmx.dev/benchmarks',
+    engine: 'vLLM v0.23.0 (V1 engine), vllm bench serve, --gpu-memory-utilization 0.6 --max-model-len 8192',
+    note: '256-token input / 128-token output, --ignore-eos, closed loop at fixed max-concurrency; p50 figures.',
+  },
+];
+
+const m = (id: string): ModelProfile => MODELS.find((x) => x.id === id) as ModelProfile;
+/** Llama-3.3-70B has Llama-3.1-70B's shapes; the NIM profile runs fp8 weights and (see docs) fp8 KV. */
+const llama70bFp8: ModelProfile = { ...m('llama-3.1-70b'), id: 'llama-3.3-70b-fp8', name: 'Llama-3.3-70B (fp8)', weight_bytes_per_param: 1, kv_bytes_per_elem: 1 };
+
+const nim = (id: string, c: number, input: number, output: number, ttft: number, itl: number, thr: number): ClosedCase => ({
+  id, kind: 'closed', source: 'nim', hardware: 'h100', gpus: 2, model: llama70bFp8, precision: 'fp8 weights + fp8 KV', engine: { tensor_parallel: 2 },
+  concurrency: c, input, output, requests: Math.max(5 * c, 25),
+  measured: [{ figure: 'ttft', stat: 'mean', value: ttft }, { figure: 'itl', stat: 'mean', value: itl }, { figure: 'throughput', stat: 'mean', value: thr }],
+});
+
+const wmx = (c: number, ttft: number, itl: number, thr: number): ClosedCase => ({
+  id: `wmx-l4-c${c}`, kind: 'closed', source: 'wmx', hardware: 'l4', gpus: 1, model: 'qwen2.5-0.5b', precision: 'bf16',
+  engine: { gpu_memory_utilization: 0.6, max_model_len: 8192 }, concurrency: c, input: 256, output: 128, requests: Math.max(21 * c, 100),
+  measured: [{ figure: 'ttft', stat: 'p50', value: ttft }, { figure: 'itl', stat: 'p50', value: itl }, { figure: 'throughput', stat: 'mean', value: thr }],
+});
+
+// ShareGPT sample of benchmark_serving.py (seed 0): the first 320 prompts, identical in every Lambda run.
+const SHAREGPT_IN_320 = [13, 25, 27, 10, 329, 29, 399, 328, 4, 205, 16, 372, 403, 9, 12, 770, 227, 8, 14, 390, 659, 59, 76, 744, 619, 279, 344, 9, 10, 45, 11, 4, 80, 768, 317, 40, 619, 8, 298, 16, 17, 696, 575, 11, 7, 281, 12, 147, 481, 770, 336, 6, 331, 9, 45, 222, 802, 481, 93, 641, 22, 15, 16, 77, 32, 689, 178, 9, 628, 480, 42, 336, 24, 515, 761, 112, 113, 348, 82, 467, 245, 11, 24, 343, 13, 387, 258, 32, 28, 225, 248, 35, 133, 98, 27, 23, 58, 363, 203, 140, 140, 230, 310, 521, 768, 317, 298, 336, 491, 19, 10, 59, 48, 20, 20, 54, 107, 53, 72, 18, 10, 768, 7, 933, 239, 277, 26, 35, 462, 386, 25, 23, 17, 20, 44, 661, 631, 349, 53, 71, 37, 10, 21, 37, 496, 8, 9, 353, 10, 595, 5, 49, 286, 305, 56, 43, 52, 310, 35, 7, 7, 238, 10, 143, 660, 191, 72, 39, 258, 312, 49, 9, 15, 561, 76, 561, 501, 8, 66, 15, 303, 19, 455, 27, 143, 688, 9, 31, 361, 21, 117, 8, 12, 775, 338, 176, 349, 166, 419, 401, 307, 169, 647, 21, 9, 34, 12, 37, 45, 154, 8, 10, 18, 253, 486, 611, 96, 19, 62, 529, 15, 30, 10, 445, 680, 762, 441, 77, 12, 276, 178, 22, 159, 95, 366, 4, 7, 770, 8, 45, 480, 90, 32, 329, 768, 72, 86, 53, 83, 419, 44, 14, 56, 28, 707, 235, 27, 668, 17, 427, 44, 370, 8, 674, 455, 185, 68, 19, 132, 304, 9, 34, 39, 54, 768, 661, 404, 240, 25, 95, 60, 24, 12, 85, 66, 62, 462, 22, 241, 25, 32, 13, 175, 31, 342, 43, 339, 144, 233, 16, 10, 11, 269, 587, 8, 233, 10, 48, 9, 335, 22, 61, 29, 692, 7, 332, 512, 13, 128, 24];
+
+const H100_320_OUT = [120, 613, 233, 194, 101, 741, 9, 3, 6, 31, 392, 84, 396, 45, 291, 9, 173, 277, 334, 37, 587, 372, 36, 135, 26, 45, 450, 118, 226, 4, 5, 146, 59, 11, 567, 192, 476, 130, 13, 223, 188, 16, 35, 276, 202, 492, 239, 129, 26, 79, 17, 204, 11, 207, 78, 340, 17, 9, 123, 6, 559, 5, 316, 26, 417, 206, 151, 42, 25, 18, 159, 0, 25, 267, 19, 12, 768, 67, 628, 11, 218, 296, 382, 49, 125, 0, 26, 237, 350, 13, 490, 408, 58, 29, 512, 413, 526, 16, 416, 434, 451, 17, 573, 0, 7, 8, 11, 22, 0, 249, 281, 392, 611, 572, 23, 256, 31, 39, 300, 355, 340, 9, 172, 458, 147, 240, 154, 768, 0, 141, 42, 26, 780, 334, 125, 4, 4, 721, 63, 24, 331, 482, 110, 216, 184, 99, 285, 22, 355, 40, 150, 46, 0, 0, 574, 572, 214, 0, 419, 163, 162, 77, 482, 170, 510, 53, 16, 384, 57, 9, 170, 356, 173, 19, 390, 339, 77, 17, 520, 8, 8, 198, 510, 478, 304, 398, 16, 475, 91, 54, 509, 608, 36, 425, 15, 25, 12, 363, 0, 0, 44, 43, 267, 474, 334, 31, 261, 402, 346, 176, 22, 22, 159, 203, 8, 16, 16, 216, 86, 0, 234, 258, 247, 23, 47, 16, 447, 221, 702, 0, 44, 142, 740, 18, 76, 299, 250, 24, 300, 178, 5, 373, 25, 23, 76, 322, 87, 389, 21, 7, 527, 485, 339, 394, 11, 27, 254, 313, 392, 111, 365, 0, 79, 11, 275, 22, 99, 373, 38, 0, 657, 283, 503, 250, 16, 407, 0, 7, 261, 322, 322, 91, 56, 365, 342, 316, 25, 441, 646, 241, 222, 4, 27, 290, 7, 21, 336, 16, 360, 199, 381, 297, 18, 338, 301, 189, 373, 478, 394, 23, 230, 455, 283, 0, 201, 0, 20, 308, 30, 295];
+
+const A100_320_OUT = [120, 547, 233, 194, 101, 741, 9, 3, 6, 38, 392, 84, 396, 45, 291, 9, 173, 277, 334, 37, 587, 372, 36, 135, 26, 45, 450, 118, 226, 4, 5, 146, 59, 11, 567, 192, 447, 130, 13, 223, 188, 16, 35, 276, 202, 492, 239, 129, 26, 79, 17, 204, 11, 207, 78, 340, 21, 9, 123, 6, 559, 5, 316, 26, 417, 206, 151, 42, 25, 18, 159, 0, 25, 267, 19, 12, 768, 67, 628, 11, 218, 296, 371, 49, 125, 0, 26, 237, 350, 13, 490, 408, 58, 29, 512, 413, 526, 16, 416, 434, 451, 17, 573, 0, 7, 8, 11, 22, 0, 249, 281, 392, 611, 572, 23, 256, 31, 39, 300, 355, 340, 9, 172, 458, 78, 20, 154, 768, 0, 141, 42, 26, 780, 334, 125, 4, 4, 721, 63, 24, 331, 481, 110, 216, 184, 99, 285, 22, 355, 40, 150, 46, 0, 0, 574, 561, 214, 0, 419, 163, 162, 77, 482, 170, 510, 53, 16, 384, 57, 9, 170, 351, 173, 19, 390, 339, 552, 17, 520, 8, 8, 198, 510, 478, 304, 398, 16, 475, 91, 54, 509, 608, 36, 425, 15, 25, 12, 363, 0, 0, 44, 43, 267, 437, 334, 31, 261, 402, 346, 176, 22, 22, 159, 203, 8, 16, 16, 216, 86, 0, 234, 258, 247, 23, 47, 16, 447, 221, 702, 0, 44, 142, 740, 18, 76, 299, 250, 24, 300, 178, 5, 373, 25, 23, 76, 322, 87, 389, 21, 7, 527, 485, 339, 394, 11, 27, 254, 313, 392, 111, 365, 0, 79, 11, 275, 22, 99, 373, 38, 0, 657, 283, 503, 250, 16, 407, 0, 7, 261, 393, 321, 91, 56, 365, 343, 316, 25, 444, 646, 241, 222, 4, 27, 290, 7, 21, 336, 16, 360, 199, 313, 297, 18, 338, 301, 189, 373, 478, 394, 23, 230, 455, 283, 0, 201, 0, 20, 308, 30, 295];
+
+const lambda = (id: string, hardware: string, len: number, ins: number[], outs: number[], ttft: number, tpot: number, thr: number): BurstCase => ({
+  id, kind: 'burst', source: 'lambda', hardware, gpus: 1, model: 'llama-3.1-8b', precision: 'bf16',
+  engine: { max_num_seqs: 1024, gpu_memory_utilization: 0.95, max_model_len: len }, input_lens: ins, output_lens: outs,
+  measured: [{ figure: 'ttft', stat: 'mean', value: ttft }, { figure: 'tpot', stat: 'mean', value: tpot }, { figure: 'throughput', stat: 'mean', value: thr }],
+});
+
+export const CASES: FidelityCase[] = [
+  // NIM 1.8.0, 2 × H100 80G, fp8, TP2, 5000 input / 500 output tokens.
+  nim('nim-70b-5000-c1', 1, 5000, 500, 406.77, 18.58, 51.67),
+  nim('nim-70b-5000-c5', 5, 5000, 500, 546.7, 21.83, 218.48),
+  nim('nim-70b-5000-c25', 25, 5000, 500, 688.69, 38.75, 623.4),
+  nim('nim-70b-5000-c50', 50, 5000, 500, 834.51, 59.73, 814.37),
+  nim('nim-70b-5000-c250', 250, 5000, 500, 88605.32, 93.2, 920.12),
+  // Same page, 500 input / 2000 output tokens, concurrency 1.
+  nim('nim-70b-500-c1', 1, 500, 2000, 47.77, 18.91, 52.85),
+  // Lambda, 1 × H100 80GB SXM / 1 × A100 80GB SXM, Meta-Llama-3-8B-Instruct (Llama-3.1-8B's shapes), bf16.
+  lambda('lambda-h100-10', 'h100', 2048, SHAREGPT_IN_320.slice(0, 10), [120, 429, 233, 194, 101, 741, 9, 3, 6, 31], 62.426355000934564, 11.105466039313557, 347.8919151936622),
+  lambda('lambda-a100-10', 'a100', 2000, SHAREGPT_IN_320.slice(0, 10), [120, 507, 233, 194, 101, 741, 9, 3, 6, 31], 139.22520615160465, 17.953939450032614, 227.03837146571024),
+  lambda('lambda-h100-320', 'h100', 2048, SHAREGPT_IN_320, H100_320_OUT, 1628.5096086156955, 45.82996333273322, 6026.612126585249),
+  lambda('lambda-a100-320', 'a100', 2000, SHAREGPT_IN_320, A100_320_OUT, 3423.1722580851056, 101.4560316738644, 3107.488463112791),
+  // wmx, 1 × L4 (23 GB), Qwen2.5-0.5B-Instruct, bf16.
+  wmx(1, 27.0, 5.1, 168),
+  wmx(2, 37.8, 5.2, 367),
+  wmx(4, 50.1, 5.3, 698),
+  wmx(8, 60.9, 5.5, 1312),
+  wmx(16, 103.8, 6.0, 2277),
+  wmx(32, 135.3, 7.1, 3773),
+];
