@@ -11,7 +11,8 @@ import { analyzeCommand } from './analyze-command.js';
 import { compareCommand } from './compare-command.js';
 import { planCommand } from './plan-command.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
-import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, registerFlags, SERVE_SIM_FLAGS, SIM_FLAGS, TARGET_FLAGS, VALIDITY_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
+import { simCalibrateCommand } from './sim-calibrate-command.js';
+import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, ENGINE_FLAGS, registerFlags, SERVE_SIM_FLAGS, SIM_FLAGS, SIM_PROFILE_FLAG, TARGET_FLAGS, VALIDITY_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { exportCommand } from './export-command.js';
 import { reportCommand } from './report-command.js';
 import { resolveRunSpec } from './resolve-spec.js';
@@ -168,6 +169,7 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
     .addOption(new Option('--hardware <list>', 'simulated GPUs to plan for, e.g. h100,h200,a100,mi300x (default h100)'))
     .addOption(new Option('--model <name>', 'simulated model profile (default llama-3.1-8b)'))
     .addOption(new Option('--tensor-parallel-size <list>', 'GPUs per replica to try, e.g. 1,2,4 (default: the smallest of 1, 2, 4, 8 that holds the weights)'))
+    .addOption(new Option(SIM_PROFILE_FLAG.flag, SIM_PROFILE_FLAG.help))
     .addOption(new Option('--random-input-len <n>', 'input tokens per request in the simulated probes (default 1024)'))
     .addOption(new Option('--random-output-len <n>', 'output tokens per request in the simulated probes (default 128)'))
     .addOption(new Option('--probe-duration <duration>', 'arrivals per simulated probe (default 60s of virtual time)'))
@@ -245,7 +247,7 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
   simRun.optionsGroup('Workload:');
   registerWorkloadOptions(simRun);
   simRun.optionsGroup('Engine:');
-  registerFlags(simRun, SIM_FLAGS.filter((f) => !f.flag.startsWith('--sim-')));
+  registerFlags(simRun, SIM_FLAGS.filter((f) => !/^--sim-(prefill|per-token)/.test(f.flag)));
   simRun.optionsGroup('Cost:');
   registerFlags(simRun, COST_FLAGS);
   simRun.optionsGroup('Output:');
@@ -274,13 +276,25 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
   simSweep.optionsGroup('Workload:');
   registerWorkloadOptions(simSweep);
   simSweep.optionsGroup('Engine:');
-  registerFlags(simSweep, SIM_FLAGS.filter((f) => !f.flag.startsWith('--sim-')));
+  registerFlags(simSweep, SIM_FLAGS.filter((f) => !/^--sim-(prefill|per-token)/.test(f.flag)));
   simSweep.optionsGroup('Output:');
   registerFlags(simSweep, OUTPUT_FLAGS);
   simSweep.addHelpText('after', SWEEP_HELP);
   simSweep.action(async (opts: Record<string, unknown>) =>
     setExit(await sweepCommand(resolveRunSpec(opts, { simulatorOnly: true, extraFlags: STAGE_FLAGS }), opts, io, 'virtual')),
   );
+
+  const simCalibrate = sim
+    .command('calibrate')
+    .description('fit the simulator\'s efficiencies and overheads to saved runs of a real server; writes a --sim-profile file')
+    .argument('<run-dirs...>', 'saved run directories (records.jsonl + spec.json/result.json), ideally at several load levels')
+    .addOption(new Option('--hardware <name>', 'GPU the runs were measured on (h100, a100, …)'))
+    .addOption(new Option('--model <name>', 'model profile the server ran (llama-3.1-8b, …)'))
+    .addOption(new Option('--out <file>', 'where to write the profile (YAML)'));
+  simCalibrate.optionsGroup('The measured server\'s settings:');
+  registerFlags(simCalibrate, ENGINE_FLAGS.filter((f) => !f.flag.startsWith('--sim-profile')));
+  simCalibrate.addHelpText('after', `\nExample:\n  infermeter sim calibrate results/run-c1 results/run-c16 --hardware h100 --model llama-3.1-8b --out my-h100.yaml\n  infermeter sim run --hardware h100 --sim-profile my-h100.yaml --concurrency 32 …\nDocs: docs/simulator.md §Calibrate.`);
+  simCalibrate.action(async (dirs: string[], opts: Record<string, unknown>) => setExit(await simCalibrateCommand(dirs, opts, io)));
 
   const serve = sim
     .command('serve')

@@ -102,6 +102,9 @@ export const OBSERVE_FLAGS: FlagDef[] = [
   { flag: '--cold-start-timeout <duration>', path: ['observe', 'cold_start_timeout_ms'], kind: 'string', help: '--cold-start: give up after this long (default 10m)' },
 ];
 
+/** A calibrated cost model (`sim calibrate --out`), shared by run, sim run, sim serve, sweep and plan. */
+export const SIM_PROFILE_FLAG: FlagDef = { flag: '--sim-profile <file>', path: ['sim', 'profile'], kind: 'string', help: 'simulated engine: cost-model parameters from a profile file written by `infermeter sim calibrate`' };
+
 /** The simulated engine's settings, named as vLLM's `serve` names them. */
 export const ENGINE_FLAGS: FlagDef[] = [
   { flag: '--tensor-parallel-size <n>', path: ['sim', 'tensor_parallel_size'], kind: 'int', help: 'simulated engine: GPUs per replica (default 1)' },
@@ -112,6 +115,7 @@ export const ENGINE_FLAGS: FlagDef[] = [
   { flag: '--max-model-len <n>', path: ['sim', 'max_model_len'], kind: 'int', help: 'simulated engine: context length stated in /v1/models (default: the model profile\'s)' },
   { flag: '--num-gpu-blocks-override <n>', path: ['sim', 'num_gpu_blocks_override'], kind: 'int', help: 'simulated engine: KV-cache blocks, instead of the count from GPU memory (e.g. to force KV pressure)' },
   { flag: '--no-enable-prefix-caching', path: ['sim', 'enable_prefix_caching'], kind: 'bool', help: 'simulated engine: turn prefix caching off' },
+  SIM_PROFILE_FLAG,
 ];
 
 /** The simulator's reasoning mode (docs/simulator.md). */

@@ -8,6 +8,8 @@ import { parseCountOrDuration, parseDurationMs, parseFraction, parseRate, UnitEr
 import { GOODPUT_METRICS, parseGoodputSlo } from './slo.js';
 import { CostSpecSchema } from './prices.js';
 import { ObserveSpecSchema } from './observe-spec.js';
+import { loadSimProfile } from './sim-profile.js';
+import { UserError } from '../errors/user-error.js';
 
 /** A list given as an array or as one comma-separated string (as vLLM's flags take it). */
 function commaList<O>(item: z.ZodType<O, unknown>, example: string) {
@@ -138,6 +140,7 @@ export const SimSpecSchema = z
     max_model_len: z.number().int().positive().nullable().default(null).describe('Context length the simulated server states and enforces (null: the model profile’s).'),
     enable_prefix_caching: z.boolean().nullable().default(null),
     num_gpu_blocks_override: z.number().int().positive().nullable().default(null).describe('KV-cache blocks, replacing the count computed from GPU memory (vLLM --num-gpu-blocks-override), e.g. to force KV pressure.'),
+    profile: z.string().nullable().default(null).describe('Simulator profile file (YAML) of cost-model parameters, as `infermeter sim calibrate` writes it; its hardware must be the simulated one.'),
     reasoning_tokens: unit(parseReasoning, 'Reasoning mode (chat): each response starts with this many reasoning tokens (64), or this share of its output (0.3 or 30%), streamed as reasoning deltas before the answer.')
       .nullable()
       .default(null),
@@ -168,9 +171,22 @@ function parseReasoning(v: string | number): ReasoningAmount {
 
 export type SimSpec = z.output<typeof SimSpecSchema>;
 
+/**
+ * The cost-model parameters of a profile file, for the hardware it was fitted on: a profile of
+ * another GPU would silently mislead, so that is a usage error.
+ */
+export function simProfileEngine(path: string, hardware: string): Record<string, number> {
+  const p = loadSimProfile(path);
+  if (p.hardware.toLowerCase() !== hardware.toLowerCase()) {
+    throw new UserError(`--sim-profile: ${path} was calibrated for hardware '${p.hardware}', but the simulated hardware is '${hardware}' (add --hardware ${p.hardware})`);
+  }
+  return Object.fromEntries(Object.entries(p.engine).filter(([, v]) => v !== undefined)) as Record<string, number>;
+}
+
 /** The engine settings a spec gives, under the simulator's own field names. */
 export function simEngineOverrides(s: SimSpec): Record<string, number | boolean> {
   const out: Record<string, number | boolean> = {};
+  if (s.profile !== null) Object.assign(out, simProfileEngine(s.profile, s.hardware));
   if (s.tensor_parallel_size !== null) out.tensor_parallel = s.tensor_parallel_size;
   if (s.max_num_seqs !== null) out.max_num_seqs = s.max_num_seqs;
   if (s.max_num_batched_tokens !== null) out.max_num_batched_tokens = s.max_num_batched_tokens;

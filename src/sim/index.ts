@@ -24,3 +24,5 @@ export type { EngineTiming } from './engine-backend.js';
 export type { ReasoningOptions } from './reasoning.js';
 export { DEFAULT_ANSWER_RATES, SIM_REFUSAL, answerTokens, chooseAnswer } from './answer-mode.js';
 export type { AnswerKey, AnswerModeOptions, AnswerRates, KnownAnswer } from './answer-mode.js';
+export { calibrate, FIT_PARAMS, replay, fitError } from './calibrate/fit.js';
+export type { CalibrationResult, CalibrationRun, FitParam, MeasuredRequest } from './calibrate/fit.js';

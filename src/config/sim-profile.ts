@@ -1,0 +1,64 @@
+/**
+ * A simulator profile file (`--sim-profile FILE`, written by `infermeter sim calibrate`): the
+ * cost-model parameters fitted to a measured server, for the hardware and model it was fitted
+ * on. Format (YAML or JSON), documented in docs/simulator.md §Calibrate:
+ *
+ *   kind: infermeter-sim-profile
+ *   version: 1
+ *   hardware: h100
+ *   model: llama-3.1-8b
+ *   engine: { memory_efficiency: 0.78, request_overhead_ms: 0.041, … }
+ *   fit: { … }        # how it was fitted (runs, errors); informational
+ */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { UserError } from '../errors/user-error.js';
+
+/** The engine fields a profile may set: the simulator's cost-model parameters (docs/simulator.md §Parameters). */
+export const PROFILE_ENGINE_FIELDS = [
+  'compute_efficiency', 'memory_efficiency', 'kv_read_factor', 'step_overhead_ms', 'layer_overhead_ms', 'graph_layer_overhead_ms',
+  'request_overhead_ms', 'allreduce_latency_ms', 'frontend_latency_ms', 'frontend_cpu_ms', 'frontend_cpu_ms_per_1k_tokens', 'frontend_cpu_ms_per_output_token',
+] as const;
+
+const EngineParams = z.object(Object.fromEntries(PROFILE_ENGINE_FIELDS.map((f) => [f, z.number().nonnegative().optional()])) as Record<(typeof PROFILE_ENGINE_FIELDS)[number], z.ZodOptional<z.ZodNumber>>).strict();
+
+export const SimProfileSchema = z
+  .object({
+    kind: z.literal('infermeter-sim-profile'),
+    version: z.literal(1),
+    hardware: z.string(),
+    model: z.string(),
+    engine: EngineParams,
+    fit: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+export type SimProfile = z.output<typeof SimProfileSchema>;
+
+const cache = new Map<string, SimProfile>();
+
+/** Reads and checks a profile file; a wrong one is a one-line UserError naming the file and field. */
+export function loadSimProfile(path: string): SimProfile {
+  const hit = cache.get(path);
+  if (hit) return hit;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new UserError(`--sim-profile: cannot read ${path}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) as unknown;
+  } catch (e) {
+    throw new UserError(`--sim-profile: ${path} is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const r = SimProfileSchema.safeParse(raw);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new UserError(`--sim-profile: ${path}: ${i.path.join('.') || '(top level)'}: ${i.message}`);
+  }
+  cache.set(path, r.data);
+  return r.data;
+}

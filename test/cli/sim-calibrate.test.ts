@@ -1,0 +1,82 @@
+/**
+ * `sim calibrate` end to end, in virtual time: runs of a "server" whose cost parameters are
+ * hidden (the simulator with a perturbed profile, saved by `sim run`) are calibrated back to
+ * those parameters; the calibrated simulator then predicts a load level it never saw.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { RunResult } from '../../src/report/result-json.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const HIDDEN = { memory_efficiency: 0.7, compute_efficiency: 0.42, request_overhead_ms: 0.05, frontend_latency_ms: 14 };
+const profileYaml = (engine: Record<string, number>, hardware = 'h100'): string =>
+  `kind: infermeter-sim-profile\nversion: 1\nhardware: ${hardware}\nmodel: llama-3.1-8b\nengine:\n${Object.entries(engine).map(([k, v]) => `  ${k}: ${v}`).join('\n')}\n`;
+// Prompt lengths spread over 128–1,920 tokens separate the prefill rate from the front-end latency.
+const load = (c: number, n: number): string[] => ['--concurrency', String(c), '--num-prompts', String(n), '--random-input-len', '1024', '--random-range-ratio', '0.875', '--random-output-len', '48', '--quiet'];
+
+describe('sim calibrate', () => {
+  const dir = tempDir('calibrate');
+  const hidden = join(dir, 'hidden.yaml');
+  writeFileSync(hidden, profileYaml(HIDDEN));
+
+  it('recovers hidden parameters within 5% and predicts a held-out load within 10%', async () => {
+    const runs: string[] = [];
+    for (const [c, n] of [[1, 12], [8, 40], [32, 96]] as const) {
+      const resultDir = join(dir, `runs-c${c}`);
+      const out = await runCli(['sim', 'run', '--hardware', 'h100', '--sim-profile', hidden, ...load(c, n), '--result-dir', resultDir]);
+      expect(out.code, out.stderr).toBe(0);
+      runs.push(join(resultDir, readdirSync(resultDir).find((d) => existsSync(join(resultDir, d, 'records.jsonl')))!));
+    }
+    const fitted = join(dir, 'fitted.yaml');
+    const cal = await runCli(['sim', 'calibrate', ...runs, '--hardware', 'h100', '--model', 'llama-3.1-8b', '--out', fitted]);
+    expect(cal.code, cal.stderr).toBe(0);
+    expect(cal.stdout).toMatch(/fit error/);
+    expect(cal.stdout).toMatch(/TTFT\s+before\s+[\d.]+%\s+after\s+[\d.]+%/);
+    const prof = parse(readFileSync(fitted, 'utf8')) as { kind: string; hardware: string; engine: Record<string, number>; fit: { rms_error_after: { ttft: number; tpot: number }; rms_error_before: { ttft: number } } };
+    expect(prof.kind).toBe('infermeter-sim-profile');
+    expect(prof.hardware).toBe('h100');
+    for (const [k, v] of Object.entries(HIDDEN)) expect(Math.abs(prof.engine[k]! / v - 1), k).toBeLessThan(0.05);
+    expect(prof.fit.rms_error_after.ttft).toBeLessThan(prof.fit.rms_error_before.ttft);
+
+    // Held out: concurrency 16, never seen by the fit, predicted by the calibrated profile.
+    const predict = async (profile: string): Promise<RunResult> => {
+      const out = await runCli(['sim', 'run', '--hardware', 'h100', '--sim-profile', profile, ...load(16, 64), '--no-save', '--json']);
+      expect(out.code, out.stderr).toBe(0);
+      return JSON.parse(out.stdout) as RunResult;
+    };
+    const truth = (await predict(hidden)).metrics;
+    const pred = (await predict(fitted)).metrics;
+    const close = (a: number | null, b: number | null): number => Math.abs((a as number) / (b as number) - 1);
+    expect(close(pred.latency.ttft_ms.mean, truth.latency.ttft_ms.mean)).toBeLessThan(0.1);
+    expect(close(pred.latency.tpot_ms.mean, truth.latency.tpot_ms.mean)).toBeLessThan(0.1);
+    expect(close(pred.throughput.output_tokens_per_s, truth.throughput.output_tokens_per_s)).toBeLessThan(0.1);
+  }, 120_000);
+
+  it('bad input is a one-line usage error (exit 2)', async () => {
+    const missing = await runCli(['sim', 'calibrate', join(dir, 'nope'), '--hardware', 'h100', '--model', 'llama-3.1-8b', '--out', join(dir, 'x.yaml')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/not a run directory/);
+    const noHw = await runCli(['sim', 'calibrate', dir, '--model', 'llama-3.1-8b', '--out', join(dir, 'x.yaml')]);
+    expect(noHw.code).toBe(2);
+    expect(noHw.stderr).toMatch(/--hardware is required/);
+    const badHw = await runCli(['sim', 'calibrate', dir, '--hardware', 'h900', '--model', 'llama-3.1-8b', '--out', join(dir, 'x.yaml')]);
+    expect(badHw.code).toBe(2);
+    expect(badHw.stderr).toMatch(/unknown hardware 'h900'/);
+  });
+
+  it('--sim-profile: a profile of other hardware, or a malformed one, is refused with one line', async () => {
+    const a100 = join(dir, 'a100.yaml');
+    writeFileSync(a100, profileYaml({ memory_efficiency: 0.7 }, 'a100'));
+    const other = await runCli(['sim', 'run', '--sim-profile', a100, '--num-prompts', '2', '--no-save']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/calibrated for hardware 'a100'/);
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, profileYaml({ warp_speed: 9 }));
+    const wrong = await runCli(['sim', 'run', '--sim-profile', bad, '--num-prompts', '2', '--no-save']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/--sim-profile: .*engine/);
+  });
+});
