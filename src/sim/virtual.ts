@@ -229,7 +229,8 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
       }
     } else {
       // Idle: jump to whichever comes first, the next arrival, user start or front-end join.
-      const arrival = closed <= 0 && next < reqs.length ? (reqs[next] as VirtualRequest).scheduled_ms : Infinity;
+      // (An arrival held by --max-concurrency waits for a slot: a request still in the front end frees it.)
+      const arrival = closed <= 0 && next < reqs.length && inFlight < cap ? (reqs[next] as VirtualRequest).scheduled_ms : Infinity;
       const start = closed > 0 && nextUser < users.length && next < reqs.length ? users[nextUser]!.start_ms : Infinity;
       const t = Math.min(arrival, start, nextJoin());
       if (t === Infinity) break;

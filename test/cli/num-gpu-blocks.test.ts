@@ -1,14 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { RunResult } from '../../src/report/result-json.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCli, sink } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 type EngineStats = { num_gpu_blocks: number; preemptions: number };
 const statsOf = (r: RunResult): EngineStats => (r.target.simulator as { engine_stats: EngineStats }).engine_stats;
 
 describe('--num-gpu-blocks-override (vLLM serve name)', () => {
   it('sim run: the KV cache has exactly that many blocks, and a small pool forces preemption', async () => {
-    const args = ['sim', 'run', '--no-save', '--json', '--concurrency', '16', '--num-prompts', '32', '--random-input-len', '256', '--random-output-len', '64'];
+    // No front-end time, so the 16 users reach the engine in the same step and are admitted together.
+    const instant = join(tempDir('blocks'), 'instant.yaml');
+    writeFileSync(instant, 'kind: infermeter-sim-profile\nversion: 1\nhardware: h100\nmodel: llama-3.1-8b\nengine: {frontend_latency_ms: 0, frontend_cpu_ms: 0, frontend_cpu_ms_per_1k_tokens: 0}\n');
+    const args = ['sim', 'run', '--no-save', '--json', '--sim-profile', instant, '--concurrency', '16', '--num-prompts', '32', '--random-input-len', '256', '--random-output-len', '64'];
     const free = await runCli(args);
     const tight = await runCli([...args, '--num-gpu-blocks-override', '64']);
     expect(tight.code, tight.stderr).toBe(0);

@@ -9,7 +9,7 @@ import { CASES, SOURCES } from './fidelity/cases.js';
 import { medianErrors, runCase, type CaseResult } from './fidelity/run-case.js';
 
 /** docs/simulator.md §Fidelity: median absolute error per figure type with the default parameters. */
-const DOCUMENTED = { ttft: 0.247, tpot: 0.039, throughput: 0.084, all: 0.097 };
+const DOCUMENTED = { ttft: 0.296, tpot: 0.039, throughput: 0.084, all: 0.097 };
 const MARGIN = 0.02;
 
 describe('fidelity against published engine measurements', () => {
