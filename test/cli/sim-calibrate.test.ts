@@ -79,4 +79,23 @@ describe('sim calibrate', () => {
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/--sim-profile: .*engine/);
   });
+
+  it('plan, sim serve and sweep take --sim-profile too (one flag definition, one loader)', async () => {
+    const slow = join(dir, 'slow.yaml');
+    writeFileSync(slow, profileYaml({ memory_efficiency: 0.4 }));
+    const plan = async (extra: string[]): Promise<number> => {
+      const out = await runCli(['plan', '--traffic', '20rps', '--slo', 'p95(tpot) < 40ms', '--hardware', 'h100', '--probe-duration', '10s', '--precision', '20%', '--json', ...extra]);
+      expect(out.code, out.stderr).toBe(0);
+      return (JSON.parse(out.stdout) as { options: { rate_per_replica_rps: number }[] }).options[0]!.rate_per_replica_rps;
+    };
+    // Half the memory efficiency: slower decode steps, so fewer requests per second meet the TPOT SLO.
+    expect(await plan(['--sim-profile', slow])).toBeLessThan(await plan([]));
+    const a100 = join(dir, 'a100-serve.yaml');
+    writeFileSync(a100, profileYaml({ memory_efficiency: 0.7 }, 'a100'));
+    for (const cmd of [['sim', 'serve', '--port', '0'], ['sim', 'sweep', '--no-save', '--concurrencies', '1,2', '--num-prompts', '2']]) {
+      const out = await runCli([...cmd, '--sim-profile', a100]);
+      expect(out.code, cmd.join(' ')).toBe(2);
+      expect(out.stderr).toMatch(/calibrated for hardware 'a100'/);
+    }
+  }, 60_000);
 });
