@@ -12,11 +12,18 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const LOAD = ['--request-rate', '4', '--num-prompts', '60', '--random-input-len', '512', '--random-output-len', '32', '--seed', '1'];
 
 describe('cost figures in sim run, analyze and the console', () => {
-  it("the simulator's prefill/decode split: a lone request's prefill time is its TTFT, its decode time the rest", () => {
-    const { records, stats } = runVirtual({ requests: [{ id: 0, scheduled_ms: 0, prompt_tokens: 512, max_tokens: 4 }] });
-    const r = records[0]!;
-    expect(stats.prefill_ms).toBeCloseTo(r.first_token_ms! - r.sent_ms, 9);
-    expect(stats.decode_ms).toBeCloseTo(r.end_ms - r.first_token_ms!, 9);
+  it("the simulator's prefill/decode split: a lone request's prefill time is its TTFT less the front end's, its decode time the rest", () => {
+    const one = [{ id: 0, scheduled_ms: 0, prompt_tokens: 512, max_tokens: 4 }];
+    // Without front-end time (docs/simulator.md §The front end) the GPU's prefill is the whole TTFT.
+    const bare = runVirtual({ requests: one, engine: { frontend_latency_ms: 0, frontend_cpu_ms: 0, frontend_cpu_ms_per_1k_tokens: 0 } });
+    const r = bare.records[0]!;
+    expect(bare.stats.prefill_ms).toBeCloseTo(r.first_token_ms! - r.sent_ms, 9);
+    expect(bare.stats.decode_ms).toBeCloseTo(r.end_ms - r.first_token_ms!, 9);
+    // With the defaults TTFT adds 10 ms of latency + 4 ms + 512/1000 × 1 ms of API-server CPU, none of it GPU time.
+    const full = runVirtual({ requests: one });
+    const f = full.records[0]!;
+    expect(f.first_token_ms! - f.sent_ms - full.stats.prefill_ms).toBeCloseTo(14.512, 9);
+    expect(full.stats.prefill_ms).toBeCloseTo(bare.stats.prefill_ms, 9);
   });
 
   it('sim run --gpu-hour-cost with TP 2 prices 2 GPUs; analyze recomputes the same figures from the run directory', async () => {
