@@ -247,7 +247,7 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
   simRun.optionsGroup('Workload:');
   registerWorkloadOptions(simRun);
   simRun.optionsGroup('Engine:');
-  registerFlags(simRun, SIM_FLAGS.filter((f) => !/^--sim-(prefill|per-token)/.test(f.flag)));
+  registerFlags(simRun, SIM_FLAGS.filter((f) => !f.flag.startsWith('--sim-') || f === SIM_PROFILE_FLAG));
   simRun.optionsGroup('Cost:');
   registerFlags(simRun, COST_FLAGS);
   simRun.optionsGroup('Output:');
@@ -276,7 +276,7 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
   simSweep.optionsGroup('Workload:');
   registerWorkloadOptions(simSweep);
   simSweep.optionsGroup('Engine:');
-  registerFlags(simSweep, SIM_FLAGS.filter((f) => !/^--sim-(prefill|per-token)/.test(f.flag)));
+  registerFlags(simSweep, SIM_FLAGS.filter((f) => !f.flag.startsWith('--sim-') || f === SIM_PROFILE_FLAG));
   simSweep.optionsGroup('Output:');
   registerFlags(simSweep, OUTPUT_FLAGS);
   simSweep.addHelpText('after', SWEEP_HELP);
