@@ -8,6 +8,7 @@ import { UserError } from '../errors/user-error.js';
 import { sendTimes } from '../load/send-times.js';
 import { allObjectivesPass, computeMetrics, evaluateObjectives, measuredWindow, measureRecords, ObjectiveWatch } from '../metrics/index.js';
 import { RunObserver } from '../observe/run-observer.js';
+import { computeQuality } from '../metrics/quality.js';
 import type { RequestRecord } from '../record/record.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import type { RunStage } from '../sweep/run-sweep.js';
@@ -68,11 +69,13 @@ export function stageResult(
 ): StageResult {
   const sorted = [...records].sort((a, b) => a.id - b.id);
   const slos = f.slos.length > 0 ? evaluateObjectives(sorted, f.slos, { goodput: f.goodput }) : null;
+  const metrics = computeMetrics(sorted, { slos: f.goodput });
   return {
     index,
     role,
     load,
-    metrics: computeMetrics(sorted, { slos: f.goodput }),
+    metrics,
+    quality: computeQuality(sorted, { slos: f.goodput, durationS: metrics.duration_s, totalCost: null }),
     validity: o.validity !== undefined ? o.validity : o.health ? assessValidity(sorted, o.health, { ignoreEos: o.ignoreEos, clientTokenizer: o.tokenizer ? 'tokenizer' : 'estimate' }) : null,
     slos,
     // A stage stopped early failed an SLO, whatever its partial figures say.

@@ -43,7 +43,8 @@ export function renderSweep(r: SweepResult, title: string): string {
       .join(', ');
   const hasGoodput = r.stages.some((s) => s.metrics.goodput !== null);
   const hasSlos = r.stages.some((s) => s.slos_pass !== null);
-  const header = ['#', 'load', 'TTFT p50', 'p95', 'p99', 'TPOT p50', 'p95', 'p99', 'out tok/s', ...(hasGoodput ? ['goodput'] : []), 'errors', ...(hasSlos ? ['SLOs'] : []), ''];
+  const hasQuality = r.stages.some((s) => s.quality);
+  const header = ['#', 'load', 'TTFT p50', 'p95', 'p99', 'TPOT p50', 'p95', 'p99', 'out tok/s', ...(hasGoodput ? ['goodput'] : []), ...(hasQuality ? ['accuracy'] : []), 'errors', ...(hasSlos ? ['SLOs'] : []), ''];
   const rows = a.order.map((i) => {
     const s = byIndex.get(i)!;
     const m = s.metrics;
@@ -61,6 +62,7 @@ export function renderSweep(r: SweepResult, title: string): string {
       fmt(p.p99, 2),
       fmt(m.throughput.output_tokens_per_s),
       ...(hasGoodput ? [m.goodput ? `${fmt(m.goodput.request_per_s, 2)} req/s` : '—'] : []),
+      ...(hasQuality ? [s.quality?.accuracy.value === null || s.quality?.accuracy.value === undefined ? '—' : pct(s.quality.accuracy.value)] : []),
       pct(m.requests.error_rate),
       ...(hasSlos ? [s.slos_pass === null ? '—' : s.stopped_early ? 'FAIL*' : s.slos_pass ? 'pass' : 'FAIL'] : []),
       marks(i) ? `← ${marks(i)}` : '',

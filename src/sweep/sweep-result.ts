@@ -5,6 +5,7 @@
 import type { CurveFinding, CurveParams } from '../analysis/load-curve.js';
 import type { RunValidity } from '../analysis/run-validity.js';
 import type { ObjectiveResult, RunMetrics } from '../metrics/index.js';
+import type { QualityFigures } from '../metrics/quality.js';
 import type { ServerObservation } from '../observe/observation.js';
 import type { SearchOutcome } from './search.js';
 import type { StageLoad, StageLoadJson, StageRole } from './stages.js';
@@ -27,6 +28,8 @@ export interface StageResult {
   /** Records the stage produced (all phases). */
   records: number;
   wall_s: number;
+  /** Answer-check figures of the stage (result.json's `quality`, docs/quality.md); null when no request carried a check. */
+  quality?: QualityFigures | null;
   /** The server's side of an HTTP stage (result.json's `server`, docs/observe.md); null in virtual time or with --no-metrics. */
   server?: ServerObservation | null;
 }
