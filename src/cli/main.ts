@@ -39,6 +39,7 @@ import { listenForStopSignals } from './signals.js';
 import { registerK8sCommand } from './k8s-command.js';
 import { coordinatorFlags, registerCoordinatorOptions, registerWorkerOptions, workerFlags } from './distributed-flags.js';
 import { distributedRunCommand } from './distributed-run.js';
+import { DISTRIBUTED_SWEEP_REFUSAL } from './distributed-flags.js';
 import { workerCommand } from './worker-command.js';
 import { debugRequested, reportInternalError } from './internal-error.js';
 
@@ -225,8 +226,11 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
   registerFlags(sweep, SIM_FLAGS);
   sweep.optionsGroup('Output:');
   registerFlags(sweep, OUTPUT_FLAGS);
+  sweep.optionsGroup('Distributed:');
+  sweep.addOption(new Option('--distributed <nats-url>', 'not supported yet for sweeps: refused (run each load as `run --distributed`; docs/distributed.md)'));
   sweep.addHelpText('after', SWEEP_HELP);
   sweep.action(async (opts: Record<string, unknown>) => {
+    if (opts.distributed !== undefined) throw new UserError(DISTRIBUTED_SWEEP_REFUSAL);
     const defaulted = opts.numPrompts === undefined && opts.duration === undefined && opts.config === undefined;
     // Without a per-stage length, each stage runs until SWEEP_STAGE_DEFAULTS says (the log says so too).
     if (defaulted) Object.assign(opts, { numPrompts: SWEEP_STAGE_DEFAULTS.num_prompts, duration: SWEEP_STAGE_DEFAULTS.duration });

@@ -84,7 +84,8 @@ export class Coordinator {
           return { ok: false, reason };
         }
         joined.set(h.node, h);
-        log(`worker ${h.node} joined (${h.host}, ${h.threads} load thread${h.threads === 1 ? '' : 's'}): ${joined.size}/${workers}`);
+        const threads = h.threads === 0 ? 'load on its main thread' : `${h.threads} load thread${h.threads === 1 ? '' : 's'}`;
+        log(`worker ${h.node} joined (${h.host}, ${threads}): ${joined.size}/${workers}`);
         return { ok: true, run_id: this.o.runId, workers, target };
       }),
       link.serve<unknown, { now_ms: number }>(link.subjects.clock, () => ({ now_ms: epochNowMs() })),
