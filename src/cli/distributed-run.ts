@@ -18,7 +18,7 @@ import type { RequestRecord } from '../record/record.js';
 import type { RunResult } from '../report/result-json.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import { RecordsWriter } from '../store/records-file.js';
-import { createRunDir, openRunDir, type RunDir } from '../store/run-dir.js';
+import { createRunDir, makeDirs, openRunDir, type RunDir } from '../store/run-dir.js';
 import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
 import type { CoordinatorFlags } from './distributed-flags.js';
 import { finishRun } from './finish-run.js';
@@ -48,8 +48,13 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
         throw new UserError(`--run-id ${flags.runId}: NATS holds an unfinished run under this id with another spec or worker count (hash ${prior.spec_hash}, ${prior.workers} workers); give another --run-id`);
       }
       log(`resuming run ${flags.runId}: a coordinator restarted; re-reading every record from the stream ${link.stream}`);
-      const dir = prior.run_dir ? openRunDir(prior.run_dir) : null;
-      if (dir) rmSync(dir.recordsPath, { force: true });
+      // A coordinator rescheduled to a fresh pod finds no directory: it makes it again.
+      if (prior.run_dir && spec.output.save) makeDirs(prior.run_dir);
+      const dir = prior.run_dir && spec.output.save ? openRunDir(prior.run_dir) : null;
+      if (dir) {
+        rmSync(dir.recordsPath, { force: true });
+        dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, workload: { ...spec.workload, prompt_salt: prior.target.prompt_salt }, target: { ...spec.target, base_url: simulated ? null : prior.target.base_url, model: prior.target.model } })));
+      }
       return await collectAndFinish({ spec, io, flags, coord, link, dir, state: prior, plan, redactor, target: null, resumed: true });
     }
     // A stream without a state never started: what it holds belongs to no run.
