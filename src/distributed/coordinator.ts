@@ -178,7 +178,7 @@ export class Coordinator {
         ledger.finish(done);
       }
     };
-    const consumer = await link.consume(onMessage);
+    const consumer = await link.consume(onMessage, (err, m) => log(`skipped stream message ${m.seq} on ${m.subject}: ${(err as Error).message}`));
     let interrupted = false;
     const onAbort = () => {
       interrupted = true;

@@ -106,7 +106,7 @@ function coordinatorJob(o: ManifestOptions): K8sObject {
             {
               name: 'coordinator',
               image: o.image,
-              args: ['run', '--config', `${SPEC_DIR}/${SPEC_FILE}`, '--distributed', natsUrlOf(o), '--workers-expected', String(o.workers), '--run-id', o.name, '--result-dir', RESULTS_DIR, '--progress', 'plain'],
+              args: ['run', '--config', `${SPEC_DIR}/${SPEC_FILE}`, '--distributed', natsUrlOf(o), '--workers-expected', String(o.workers), '--run-id', o.name, '--result-dir', RESULTS_DIR, '--progress', 'lines'],
               volumeMounts: [specMount, { name: 'results', mountPath: RESULTS_DIR }],
               resources: resources(o.coordinatorCpu, o.coordinatorMemory),
             },

@@ -103,11 +103,19 @@ export class NatsLink {
   }
 
   /** Every message of the stream from the first, in order, to `onMessage` (an ordered consumer). */
-  async consume(onMessage: (m: StreamMessage) => void): Promise<{ stop(): Promise<void> }> {
+  async consume(onMessage: (m: StreamMessage) => void, onBad: (err: unknown, m: StreamMessage) => void): Promise<{ stop(): Promise<void> }> {
     const consumer = await this.js.consumers.get(this.stream);
     const messages = await consumer.consume();
     const loop = (async () => {
-      for await (const m of messages) onMessage({ subject: m.subject, data: m.data, seq: m.seq });
+      for await (const m of messages) {
+        const msg = { subject: m.subject, data: m.data, seq: m.seq };
+        try {
+          onMessage(msg);
+        } catch (err) {
+          // One unreadable message must not end the reading of the rest.
+          onBad(err, msg);
+        }
+      }
     })();
     return {
       stop: async () => {

@@ -92,6 +92,22 @@ describe('k8s manifest', () => {
   });
 });
 
+describe('the manifests\' commands', () => {
+  it('coordinator and worker args are accepted by the CLI (they fail only at connecting to NATS)', async () => {
+    const config = specFile('target:\n  base_url: http://127.0.0.1:9\n  preflight: false\n  model: m\nload:\n  request_rate: 5\n  num_prompts: 10\n');
+    const objs = await manifests(['--workers', '2', '--image', 'img', '--config', config, '--nats-url', 'nats://127.0.0.1:1']);
+    for (const component of ['coordinator', 'worker']) {
+      const c = byKind(objs, 'Job', component)!.spec.template.spec.containers[0];
+      // In the pod the spec is mounted at /etc/infermeter; here it is the file the manifests were made from.
+      const args = (c.args as string[]).map((a) => (a === '/etc/infermeter/spec.yaml' ? config : a === '/results' ? tempDir('k8s-results') : a));
+      const wait = component === 'worker' ? ['--wait', '1s', '--index', '0'] : ['--worker-wait', '1s'];
+      const out = await runCli([...args, ...wait]);
+      expect(out.code).toBe(2);
+      expect(out.stderr.trim()).toMatch(/^error: --(nats|distributed) nats:\/\/127.0.0.1:1: cannot connect to NATS/);
+    }
+  });
+});
+
 describe('Dockerfile', () => {
   it('copies only what the repository has and starts the CLI the manifests call', async () => {
     const { readFileSync, existsSync } = await import('node:fs');

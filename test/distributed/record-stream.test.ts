@@ -34,7 +34,7 @@ describe('record stream', () => {
       expect(await link.publish(link.subjects.records(1), encodeText(recordToJsonLine(retry)), recordKey(1, retry))).toBe(false);
       expect(await link.lastSeq()).toBe(2);
       const seen: number[] = [];
-      const c = await link.consume((m) => seen.push(m.seq));
+      const c = await link.consume((m) => seen.push(m.seq), () => {});
       while (seen.length < 2) await new Promise((r) => setTimeout(r, 10));
       await c.stop();
       expect(seen).toEqual([1, 2]);
