@@ -35,6 +35,7 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
   const redactor = Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers });
   const log = (line: string) => io.stderr.write(`${redactor.scrub(line)}\n`);
   const simulated = spec.target.base_url === null;
+  refuseUnsupported(spec);
   // Hashed as the workers hash it: before the coordinator picks the prompt salt it hands them.
   const hash = specHash(spec, { simulated, driver: 'http' });
   const plan = await planRun(spec, log);
@@ -85,6 +86,14 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
     await target?.close();
     await link.close();
   }
+}
+
+/** What a distributed run does not do yet, refused in one line rather than silently skipped. */
+function refuseUnsupported(spec: RunSpec): void {
+  const o = spec.observe;
+  if (o.cold_start) throw new UserError('--cold-start: not measured in distributed runs yet (docs/distributed.md)');
+  const given = [o.prometheus_url ? '--prometheus-url' : null, o.metrics_urls.length > 0 ? '--metrics-url' : null, o.dcgm_urls.length > 0 ? '--dcgm-url' : null, o.nvidia_smi === true ? '--nvidia-smi' : null].filter((f) => f !== null);
+  if (given.length > 0) throw new UserError(`${given.join(', ')}: server metrics are not collected in distributed runs yet (docs/distributed.md)`);
 }
 
 interface Collecting {

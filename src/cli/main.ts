@@ -103,8 +103,8 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   const worker = program
     .command('worker')
     .description('one worker process of a distributed run: joins the coordinator (`run --distributed`) over NATS and sends its share of the load (docs/distributed.md)');
-  registerWorkerOptions(worker);
   registerRunSpecOptions(worker);
+  registerWorkerOptions(worker);
   worker.addHelpText(
     'after',
     `

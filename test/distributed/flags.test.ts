@@ -13,6 +13,8 @@ describe('distributed flags', () => {
     [['worker', '--nats', 'nats://127.0.0.1:1', '--index', '-1'], /--index: expected a whole number ≥ 0, got "-1"/],
     [['worker', '--nats', 'nats://127.0.0.1:1', '--index', '0', '--wait', '1s'], /--nats nats:\/\/127.0.0.1:1: cannot connect to NATS/],
     [['sweep', '--distributed', 'nats://127.0.0.1:1'], /--distributed: sweeps do not run distributed yet/],
+    [['run', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '2', '--cold-start'], /--cold-start: not measured in distributed runs yet/],
+    [['run', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '2', '--prometheus-url', 'http://127.0.0.1:9090'], /--prometheus-url: server metrics are not collected in distributed runs yet/],
   ])('%j', async (argv, message) => {
     const out = await runCli(argv);
     expect(out.code).toBe(2);
