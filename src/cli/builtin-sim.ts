@@ -1,6 +1,6 @@
 /** The simulated engine `infermeter run` starts in-process when no --base-url is given. */
 import { UserError } from '../errors/user-error.js';
-import { startSimServer, type ReasoningOptions, type SimServer, type TimingOptions } from '../sim/index.js';
+import { startSimServer, type ReasoningOptions, type SimServer, type SimServerOptions, type TimingOptions } from '../sim/index.js';
 import type { Workload } from '../workload/index.js';
 import { simEngineOverrides, type SimSpec } from '../config/schema.js';
 import type { RunSpec } from './run-spec.js';
@@ -36,25 +36,47 @@ export function simReasoning(sim: SimSpec): ReasoningOptions | undefined {
   return { ...r, field: sim.reasoning_field };
 }
 
-export async function startBuiltInSimulator(spec: RunSpec, workload: Workload): Promise<BuiltInSimulator> {
+/**
+ * The first of the simulator's overload warnings (late-steps.ts), the rest dropped: a run's
+ * console says once that the simulator fell behind, so an overloaded simulator is not taken for
+ * a slow model, without a line a minute interleaved with the progress display.
+ */
+export function firstWarningOnly(log: (line: string) => void): (line: string) => void {
+  let said = false;
+  return (line) => {
+    if (said) return;
+    said = true;
+    log(`${line} (said once per run)`);
+  };
+}
+
+/** The built-in simulator's server options; `log` receives one line if it falls behind its own timeline. */
+export function builtInServerOptions(spec: RunSpec, workload: Workload, log: (line: string) => void): SimServerOptions {
   const profile = spec.target.model ?? spec.sim.model;
-  const timing = simTiming(spec.sim, profile);
+  // The simulator counts prompts the way the client does (its tokenizer, or the shared estimate).
+  const reasoning = simReasoning(spec.sim);
+  return {
+    timing: simTiming(spec.sim, profile),
+    modelName: profile,
+    seed: spec.load.seed,
+    ...(spec.sim.max_model_len !== null ? { maxModelLen: spec.sim.max_model_len } : {}),
+    ...(workload.countTokens ? { countTokens: workload.countTokens.bind(workload) } : {}),
+    ...(reasoning ? { reasoning } : {}),
+    warn: firstWarningOnly(log),
+  };
+}
+
+/** `log` receives one line if the simulator falls behind its own timeline (late-steps.ts). */
+export async function startBuiltInSimulator(spec: RunSpec, workload: Workload, log: (line: string) => void): Promise<BuiltInSimulator> {
+  const profile = spec.target.model ?? spec.sim.model;
+  const options = builtInServerOptions(spec, workload, log);
+  const timing = options.timing!;
   let server: SimServer;
   // The workload's checked entries become the simulator's answer key: it answers their prompts.
   const key = buildAnswerKey(workload.answerSources?.() ?? []);
   const answers: AnswerModeOptions | null = key.size > 0 ? { key, rates: simAnswerRates(spec.sim) } : null;
   try {
-    // The simulator counts prompts the way the client does (its tokenizer, or the shared estimate).
-    const reasoning = simReasoning(spec.sim);
-    server = await startSimServer({
-      ...(answers ? { answers } : {}),
-      timing,
-      modelName: profile,
-      seed: spec.load.seed,
-      ...(spec.sim.max_model_len !== null ? { maxModelLen: spec.sim.max_model_len } : {}),
-      ...(workload.countTokens ? { countTokens: workload.countTokens.bind(workload) } : {}),
-      ...(reasoning ? { reasoning } : {}),
-    });
+    server = await startSimServer({ ...(answers ? { answers } : {}), ...options });
   } catch (err) {
     throw new UserError(`simulator: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
   }

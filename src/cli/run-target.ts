@@ -78,7 +78,7 @@ export async function openTarget(
   let simulator: Record<string, unknown> | null = null;
   try {
     if (simulated) {
-      const started = await startBuiltInSimulator(spec, workload);
+      const started = await startBuiltInSimulator(spec, workload, log);
       sim = started.server;
       baseUrl = sim.url;
       model = started.model;

@@ -48,7 +48,7 @@ export interface BackendStats {
   blockSize: number;
   /** The engine model's GPU activity (absent for the fixed-delay backend). */
   gpu?: GpuActivity;
-  /** Steps served over LATE_STEP_MS after their simulated end (engine backend; late-steps.ts). */
+  /** Steps (fixed timing: passes) served over LATE_STEP_MS after their simulated time (late-steps.ts). */
   lateSteps?: number;
 }
 

@@ -16,9 +16,9 @@ export interface CreatedBackend {
   maxModelLen: number | null;
 }
 
-/** `warn` receives the engine backend's overload warnings (late-steps.ts). */
-export function createBackend(t: TimingOptions, warn?: (line: string) => void): CreatedBackend {
-  if (t.kind === 'fixed') return { backend: new FixedBackend(t.prefillMs, t.perTokenMs), blockSize: 16, maxModelLen: null };
-  const backend = new EngineBackend(t, undefined, warn);
+/** `warn` receives the backend's overload warnings (late-steps.ts); `now` is its clock (ms, performance.now by default). */
+export function createBackend(t: TimingOptions, warn?: (line: string) => void, now?: () => number): CreatedBackend {
+  if (t.kind === 'fixed') return { backend: new FixedBackend(t.prefillMs, t.perTokenMs, now, warn), blockSize: 16, maxModelLen: null };
+  const backend = new EngineBackend(t, now, warn);
   return { backend, blockSize: backend.engine.kv.blockSize, maxModelLen: backend.engine.maxLen };
 }

@@ -1,11 +1,14 @@
 /**
  * Fixed timing: first token at arrival + prefillMs, then one token every perTokenMs, with
  * unlimited concurrency. Due times are absolute (arrival + prefill + k·perToken), so timer
- * lateness never accumulates; every stream due at a tick is served in one pass.
+ * lateness never accumulates; every stream due at a tick is served in one pass. A pass that
+ * starts over LATE_STEP_MS after its earliest due token counts as a late step (late-steps.ts),
+ * as an engine step does: the process, not the timing, was slow.
  */
 import type { Backend, BackendStats, GenRequest, TokenSink } from './backend.js';
 import { DueHeap } from './due-heap.js';
 import { LatenessStats } from './lateness.js';
+import { LateSteps } from './late-steps.js';
 
 /** Longest pass before yielding to I/O (ms): bounds how long accepts and reads can wait. */
 const MAX_PASS_MS = 5;
@@ -26,12 +29,17 @@ export class FixedBackend implements Backend {
   private timerDue = Infinity;
   private closed = false;
   readonly lateness = new LatenessStats();
+  /** Passes that served tokens over LATE_STEP_MS after they were due, for /metrics and the warning. */
+  readonly lateSteps: LateSteps;
 
   constructor(
     private readonly prefillMs: number,
     private readonly perTokenMs: number,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+    warn: (line: string) => void = () => {},
+  ) {
+    this.lateSteps = new LateSteps(warn);
+  }
 
   submit(req: GenRequest, sink: TokenSink): void {
     if (this.closed) return;
@@ -55,7 +63,7 @@ export class FixedBackend implements Backend {
   }
 
   stats(): BackendStats {
-    return { running: this.live.size, waiting: 0, kvUsage: 0, preemptions: 0, prefixQueries: 0, prefixHits: 0, numBlocks: 0, blockSize: 16 };
+    return { running: this.live.size, waiting: 0, kvUsage: 0, preemptions: 0, prefixQueries: 0, prefixHits: 0, numBlocks: 0, blockSize: 16, lateSteps: this.lateSteps.total };
   }
 
   close(): void {
@@ -103,6 +111,8 @@ export class FixedBackend implements Backend {
     let now = start;
     let served = 0;
     let e = heap.peek();
+    // The heap's top is the pass's earliest due token: the pass is as late as it is.
+    if (e && e.due <= now) this.lateSteps.observe(now - e.due, now);
     while (e && e.due <= now) {
       heap.pop();
       this.lateness.record(now - e.due);

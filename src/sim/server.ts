@@ -61,6 +61,11 @@ export interface SimServerOptions {
   warn?: (line: string) => void;
   /** Answer mode: prompts found in the key get real answers at the given rates (answer-mode.ts). */
   answers?: AnswerModeOptions;
+  /**
+   * The backend's clock (ms on performance.now's scale; default performance.now). Tests pass one
+   * running ahead to make every step late without loading the machine.
+   */
+  backendClock?: () => number;
 }
 
 export interface LatenessSummary {
@@ -92,7 +97,7 @@ const FIXED_TIMING_MAX_MODEL_LEN = 131_072;
 
 export async function startSimServer(opts: SimServerOptions = {}): Promise<SimServer> {
   const timing = opts.timing ?? { kind: 'fixed', prefillMs: 50, perTokenMs: 10 };
-  const first = createBackend(timing, opts.warn);
+  const first = createBackend(timing, opts.warn, opts.backendClock);
   const modelName = opts.modelName ?? 'sim-llama-3.1-8b';
   const gt = opts.groundTruthPath || opts.collectGroundTruth ? new GroundTruth(opts.groundTruthPath, opts.collectGroundTruth ?? false) : null;
   const ctx: ServerContext = {
@@ -146,7 +151,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const restart = async (downMs: number): Promise<void> => {
     ctx.backend.close();
     await stopListening();
-    const next = createBackend(timing, opts.warn);
+    const next = createBackend(timing, opts.warn, opts.backendClock);
     ctx.backend = next.backend;
     ctx.metrics.reset(next.backend.stats());
     await new Promise((r) => setTimeout(r, downMs));

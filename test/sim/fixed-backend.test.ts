@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { TokenSink } from '../../src/sim/backend.js';
 import { FixedBackend } from '../../src/sim/fixed-backend.js';
+import { LATE_STEP_MS } from '../../src/sim/late-steps.js';
+import { SimMetrics } from '../../src/sim/metrics/sim-metrics.js';
 import { sleep } from './helpers.js';
 
 class RecordingSink implements TokenSink {
@@ -69,6 +71,28 @@ describe('FixedBackend', () => {
     expect(a.tokens).toHaveLength(0);
     expect(c.tokens).toHaveLength(10);
     expect(b.stats().running).toBe(0);
+    b.close();
+  });
+
+  it('counts a pass over LATE_STEP_MS behind its earliest due token as a late step, warns once, and /metrics shows it', async () => {
+    let now = 1000;
+    const lines: string[] = [];
+    const b = new FixedBackend(10, 5, () => now, (l) => lines.push(l));
+    const sink = new RecordingSink();
+    b.submit(req(1, 100), sink);
+    now = 1010 + LATE_STEP_MS; // token 0 was due at 1010: exactly at the threshold, on time
+    await sleep(25);
+    expect(b.lateSteps.total).toBe(0);
+    now = 1100; // the next pass starts 65 ms after its earliest due token (1035)
+    await sleep(25);
+    expect(b.lateSteps.total).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^infermeter sim: warning: a step ended more than 20 ms late \(65\.0 ms\): the simulator is short of CPU/);
+    now = 1105; // 0 ms late: served on time
+    await sleep(25);
+    expect(b.lateSteps.total).toBe(1);
+    const text = new SimMetrics('m').render(b.stats(), 0);
+    expect(text.split('\n').filter((l) => l.startsWith('infermeter_sim_late_steps_total'))).toEqual(['infermeter_sim_late_steps_total 1.0']);
     b.close();
   });
 });

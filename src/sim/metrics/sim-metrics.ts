@@ -15,8 +15,8 @@
  *   vllm:request_decode_time_seconds                histogram, seconds
  *   vllm:request_prompt_tokens, vllm:request_generation_tokens  histogram, tokens
  *   vllm:cache_config_info{block_size,num_gpu_blocks}  gauge = 1
- *   infermeter_sim_late_steps_total                 counter (engine timing, both dialects): steps
- *     served over 20 ms after their simulated end — the simulator, not the model, was slow
+ *   infermeter_sim_late_steps_total                 counter (both timings and dialects): engine steps,
+ *     or fixed timing's token passes, served over 20 ms late — the simulator, not the model, was slow
  *
  * Both dialects add process_start_time_seconds (changes on a restart) and, when the backend
  * models a GPU, NVIDIA DCGM exporter names per GPU (label gpu="0"…): DCGM_FI_DEV_GPU_UTIL (%),
@@ -120,7 +120,7 @@ export class SimMetrics {
     let out = family('process_start_time_seconds', 'gauge', 'Start time of the process since unix epoch in seconds.', [{ labels: '', value: this.startedS }]);
     if (s.gpu) out += this.renderGpu(s.gpu, nowMs);
     if (s.lateSteps !== undefined) {
-      out += family('infermeter_sim_late_steps_total', 'counter', 'Engine steps served over 20 ms after their simulated end: the simulator was short of CPU, not the model slow.', [{ labels: '', value: s.lateSteps }]);
+      out += family('infermeter_sim_late_steps_total', 'counter', 'Engine steps (fixed timing: token passes) served over 20 ms after their simulated time: the simulator was short of CPU, not the model slow.', [{ labels: '', value: s.lateSteps }]);
     }
     return out + (this.dialect === 'llamacpp' ? this.renderLlama(s) : this.renderVllm(s));
   }
