@@ -7,7 +7,7 @@
 import { UserError } from '../errors/user-error.js';
 import { recordFromJsonLine } from '../record/jsonl.js';
 import type { RequestRecord } from '../record/record.js';
-import type { ProgressSnapshot } from '../runner/progress.js';
+import { mergeSnapshots, type ProgressSnapshot } from '../runner/progress.js';
 import { epochNowMs } from './clock-offset.js';
 import { RunLedger } from './ledger.js';
 import type { NatsLink, StreamMessage } from './nats-link.js';
@@ -221,20 +221,5 @@ export class Coordinator {
 /** The run's progress from each worker's last heartbeat (sums; the worst worker's health). */
 export function mergeBeats(ledger: RunLedger): ProgressSnapshot {
   const beats = ledger.nodes.map((n) => n.lastBeat).filter((b): b is Beat => b !== null);
-  const sum = (k: keyof Beat) => beats.reduce((s, b) => s + ((b[k] as number | null) ?? 0), 0);
-  const worst = (k: 'lag_max_ms' | 'busy') => beats.reduce<number | null>((m, b) => (b[k] === null ? m : Math.max(m ?? -Infinity, b[k])), null);
-  return {
-    elapsed_ms: beats.reduce((m, b) => Math.max(m, b.elapsed_ms), 0),
-    total: beats.length > 0 && beats[0]!.total !== null ? sum('total') : null,
-    duration_ms: beats[0]?.duration_ms ?? null,
-    sent: sum('sent'),
-    done: sum('done'),
-    ok: sum('ok'),
-    failed: sum('failed'),
-    inflight: sum('inflight'),
-    queued: sum('queued'),
-    output_tokens: sum('output_tokens'),
-    lag_max_ms: worst('lag_max_ms'),
-    busy: worst('busy'),
-  };
+  return mergeSnapshots(beats) ?? { elapsed_ms: 0, total: null, duration_ms: null, sent: 0, done: 0, ok: 0, failed: 0, inflight: 0, queued: 0, output_tokens: 0, lag_max_ms: null, busy: null };
 }

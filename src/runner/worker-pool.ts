@@ -8,7 +8,7 @@ import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
 import { prepareJob, type JobHooks, type JobOutcome, type LoadJob } from './load-job.js';
 import { hrtimeNowNs } from './run-clock.js';
-import type { ProgressSnapshot } from './progress.js';
+import { mergeSnapshots, type ProgressSnapshot } from './progress.js';
 import { onAbort } from '../util/on-abort.js';
 import type { AnswerCheck } from './loop-context.js';
 
@@ -62,12 +62,6 @@ function merge(outcomes: JobOutcome[], records: RequestRecord[]): PoolOutcome {
   };
 }
 
-function worst(values: Array<number | null | undefined>): number | null {
-  let out: number | null = null;
-  for (const v of values) if (typeof v === 'number') out = Math.max(out ?? -Infinity, v);
-  return out;
-}
-
 export interface PoolHooks extends JobHooks {
   /** Called once every shard is ready, with the run's t = 0 (process.hrtime, ns). */
   onStart?: (originNs: string) => void;
@@ -100,24 +94,8 @@ export async function runPool(jobFor: (offset: number, step: number) => LoadJob,
 
   const progressTimer = hooks.onProgress
     ? setInterval(() => {
-        const parts = latest.filter((p): p is ProgressSnapshot => p !== null);
-        if (parts.length === 0) return;
-        const sum = (k: keyof ProgressSnapshot) => parts.reduce((n, p) => n + ((p[k] as number | null) ?? 0), 0);
-        hooks.onProgress!({
-          elapsed_ms: Math.max(...parts.map((p) => p.elapsed_ms)),
-          total: parts[0]!.total === null ? null : sum('total'),
-          duration_ms: parts[0]!.duration_ms,
-          sent: sum('sent'),
-          done: sum('done'),
-          ok: sum('ok'),
-          failed: sum('failed'),
-          inflight: sum('inflight'),
-          queued: sum('queued'),
-          output_tokens: sum('output_tokens'),
-          // The worst thread speaks for the client's health.
-          lag_max_ms: worst(parts.map((p) => p.lag_max_ms)),
-          busy: worst(parts.map((p) => p.busy)),
-        });
+        const merged = mergeSnapshots(latest.filter((p): p is ProgressSnapshot => p !== null));
+        if (merged) hooks.onProgress!(merged);
       }, 1000)
     : null;
 
