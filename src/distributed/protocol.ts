@@ -7,6 +7,7 @@
  * `infermeter.<run id>.`; the stream captures only its own subjects, so JetStream never answers a
  * barrier request with a publish acknowledgement.
  */
+import type { ProgressSnapshot } from '../runner/progress.js';
 import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
 
@@ -106,19 +107,9 @@ export type Control =
   /** Stop: before the start nothing is sent; after it in-flight requests are cancelled. `nodes` null: everyone. */
   | { type: 'abort'; reason: string; nodes: number[] | null };
 
-/** Worker → coordinator, once a second: alive, and how far it got. */
-export interface Beat {
+/** Worker → coordinator, once a second: alive, and how far it got (its load's progress snapshot). */
+export interface Beat extends ProgressSnapshot {
   node: number;
-  sent: number;
-  done: number;
-  ok: number;
-  failed: number;
-  inflight: number;
-  queued: number;
-  output_tokens: number;
-  elapsed_ms: number;
-  total: number | null;
-  duration_ms: number | null;
   lag_max_ms: number | null;
   busy: number | null;
 }
