@@ -20,14 +20,18 @@ export interface RunPlan {
   phases: PhasePlan;
 }
 
-/** Builds the workload and checks the phases, so every user error surfaces before anything starts. */
-export async function planRun(spec: RunSpec, warn: (line: string) => void): Promise<RunPlan> {
+/**
+ * Builds the workload and checks the phases, so every user error surfaces before anything starts.
+ * `lengthsOnly`: virtual time, which needs token counts, not prompt text (WorkloadOptions).
+ */
+export async function planRun(spec: RunSpec, warn: (line: string) => void, opts: { lengthsOnly?: boolean } = {}): Promise<RunPlan> {
   const load = spec.load;
   const workload = await createWorkload(spec.workload, {
     seed: load.seed,
     endpointKind: endpointKind(spec.target.endpoint),
     numPrompts: load.num_prompts ?? undefined,
     warn,
+    ...(opts.lengthsOnly ? { lengthsOnly: true } : {}),
   });
   if (workload.skipped > 0) warn(`workload: skipped ${workload.skipped} malformed dataset entries`);
   const totalRequests = workload.timed ? Math.min(load.num_prompts ?? Infinity, workload.timed.length) : load.num_prompts;

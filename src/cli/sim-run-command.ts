@@ -102,7 +102,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   if (spec.target.base_url !== null) throw new UserError('--base-url: sim run drives the simulated engine in virtual time; use `infermeter run` for a server');
   const load = spec.load;
   const cost = resolveCostInputs(spec.cost, { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware });
-  const plan = await planRun(spec, (m: string) => io.stderr.write(`${m}\n`));
+  const plan = await planRun(spec, (m: string) => io.stderr.write(`${m}\n`), { lengthsOnly: true });
   const workload = plan.workload;
   const timed = workload.timed ?? null;
   const model = spec.target.model ?? spec.sim.model;

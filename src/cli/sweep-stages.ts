@@ -153,7 +153,7 @@ export function virtualStages(spec: RunSpec, model: string, sink: StageSink, log
   return async (load, role, index) => {
     const s = stageSpec(spec, load);
     const t0 = performance.now();
-    const out = simulate(s, await planRun(s, log), model);
+    const out = simulate(s, await planRun(s, log, { lengthsOnly: true }), model);
     for (const r of out.records) {
       r.stage = index;
       sink.write(r);

@@ -8,7 +8,7 @@ import { createProgressDisplay, resolveProgressMode } from '../report/progress-d
 import type { RequestRecord } from '../record/record.js';
 import type { CliIo } from './io.js';
 
-type Step = { clock_ms: number; total: number; sent: number; in_flight: number; finished: readonly RequestRecord[] };
+type Step = { clock_ms: number; total: number | null; sent: number; in_flight: number; finished: readonly RequestRecord[] };
 
 export function virtualProgress(mode: 'auto' | 'bar' | 'lines' | 'none', stream: CliIo['stderr'], title: string, durationMs: number | null) {
   const resolved = resolveProgressMode(mode, stream);

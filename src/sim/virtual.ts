@@ -15,6 +15,7 @@ import type { HardwareProfile } from './engine/hardware.js';
 import type { ModelProfile } from './engine/models.js';
 import { hardwareProfile, modelProfile } from './engine/profiles.js';
 import { reasoningTokensOf, type ReasoningOptions } from './reasoning.js';
+import type { StepTimeline } from './step-timeline.js';
 
 export interface VirtualRequest {
   id: number;
@@ -52,7 +53,21 @@ export interface VirtualOptions {
    * call (rejected ones included) and the counts so far: what a progress display needs. The run
    * is synchronous, so the callback decides itself when to draw.
    */
-  onStep?: (p: { clock_ms: number; total: number; sent: number; in_flight: number; finished: readonly RequestRecord[] }) => void;
+  onStep?: (p: { clock_ms: number; total: number | null; sent: number; in_flight: number; finished: readonly RequestRecord[] }) => void;
+  /**
+   * Open loop: `requests` come in scheduled order, so they are read one at a time as the clock
+   * reaches them and never held for the whole run (else they are read up front and sorted).
+   */
+  inOrder?: boolean;
+  /** With `inOrder`, the request count for onStep's `total` when known (null: stops by time). */
+  expectedRequests?: number | null;
+  /**
+   * Receives each record once final (finished, or rejected at once), in completion order; the
+   * run then keeps none (its `records` is empty), so memory does not grow with the run.
+   */
+  onRecord?: (rec: RequestRecord) => void;
+  /** Receives every step end that stamped a token (step-timeline.ts). */
+  timeline?: StepTimeline;
 }
 
 export interface VirtualStats {
@@ -96,6 +111,56 @@ interface Live {
   rec: RequestRecord;
   chunks: Float64Array;
   n: number;
+  /** Closed loop: the user who sent it. */
+  user: number;
+}
+
+/**
+ * The requests in sending order. Open loop with `inOrder`: read one at a time as the clock
+ * reaches them (nothing held for the run's length); otherwise read up front, and in open loop
+ * sorted by scheduled time (a stable sort, so in-order input keeps its order either way).
+ */
+class RequestQueue {
+  private readonly all: VirtualRequest[] | null;
+  private readonly it: Iterator<VirtualRequest> | null;
+  private head: VirtualRequest | undefined;
+  private i = 0;
+  /** Requests taken so far (= the next one's engine id). */
+  taken = 0;
+
+  constructor(requests: Iterable<VirtualRequest>, mode: 'lazy' | 'sorted' | 'as-given') {
+    if (mode === 'lazy') {
+      this.all = null;
+      this.it = requests[Symbol.iterator]();
+      this.head = this.read();
+    } else {
+      this.it = null;
+      this.all = [...requests];
+      if (mode === 'sorted') this.all.sort((a, b) => a.scheduled_ms - b.scheduled_ms);
+      this.head = this.all[0];
+    }
+  }
+
+  /** All requests when read up front; null when read lazily. */
+  get total(): number | null {
+    return this.all ? this.all.length : null;
+  }
+
+  peek(): VirtualRequest | undefined {
+    return this.head;
+  }
+
+  take(): VirtualRequest {
+    const q = this.head as VirtualRequest;
+    this.taken++;
+    this.head = this.all ? this.all[++this.i] : this.read();
+    return q;
+  }
+
+  private read(): VirtualRequest | undefined {
+    const r = this.it!.next();
+    return r.done ? undefined : r.value;
+  }
 }
 
 export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; stats: VirtualStats } {
@@ -116,13 +181,16 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
   const bs = engine.cfg.block_size;
   const closed = opts.closedLoopConcurrency ?? 0;
   const cap = closed > 0 ? Infinity : (opts.maxConcurrency ?? Infinity);
-  const reqs = [...opts.requests];
-  if (closed <= 0) reqs.sort((a, b) => a.scheduled_ms - b.scheduled_ms);
+  const queue = new RequestQueue(opts.requests, closed > 0 ? 'as-given' : opts.inOrder ? 'lazy' : 'sorted');
+  const total = queue.total ?? opts.expectedRequests ?? null;
+  const onRecord = opts.onRecord;
   const records: RequestRecord[] = [];
-  const live: (Live | undefined)[] = new Array<Live | undefined>(reqs.length);
+  /** A record is final: handed over, or kept for the result. */
+  const final = onRecord ?? ((rec: RequestRecord) => void records.push(rec));
+  const live = new Map<number, Live>();
+  const timeline = opts.timeline;
   let rejected = 0;
   let inFlight = 0;
-  let next = 0;
   let clock = 0;
   let sumTokens = 0;
   let sumSeqs = 0;
@@ -130,27 +198,21 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
 
   const userWindow = opts.closedLoopUsers ?? (() => ({ start_ms: 0, stop_ms: Infinity }));
   const users = Array.from({ length: Math.max(0, closed) }, (_, k) => userWindow(k));
-  /** Closed loop: the user of each request (by engine id), and the next user to start. */
-  const userOf = new Int32Array(closed > 0 ? reqs.length : 0);
   let nextUser = 0;
   /** Closed loop: user k sends its next request at t, unless it has stopped or nothing is left. */
   const sendFor = (k: number, t: number): void => {
-    if (next < reqs.length && t < users[k]!.stop_ms) {
-      userOf[next] = k;
-      send(t);
-    }
+    if (queue.peek() !== undefined && t < users[k]!.stop_ms) send(t, k);
   };
 
-  /** Sends reqs[next] at time t, never before its scheduled time (engine id = its index). */
-  const send = (t: number): void => {
-    const i = next++;
-    const q = reqs[i] as VirtualRequest;
+  /** Sends the next request at time t, never before its scheduled time (engine id = its index). */
+  const send = (t: number, user: number): void => {
+    const i = queue.taken;
+    const q = queue.take();
     const rec = emptyRecord(q.id, closed > 0 ? t : q.scheduled_ms);
     rec.sent_ms = t;
     rec.prompt_tokens = q.prompt_tokens;
     rec.client_prompt_tokens = q.prompt_tokens;
     rec.requested_output_tokens = q.max_tokens;
-    records.push(rec);
     const er = { id: i, prompt_tokens: q.prompt_tokens, output_tokens: q.max_tokens, block_hashes: chainHashes(q.prefix_hash_ids, Math.floor(q.prompt_tokens / bs)) };
     const why = engine.rejectReason(er);
     if (why !== null) {
@@ -161,12 +223,14 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
       rec.http_status = 400;
       rec.error_message = why;
       rec.end_ms = rec.sent_ms;
-      if (closed > 0) sendFor(userOf[i]!, t);
+      final(rec);
+      if (closed > 0) sendFor(user, t);
       return;
     }
+    if (!onRecord) records.push(rec);
     joining.push({ req: er, at: frontend.joinAt(t, q.prompt_tokens) });
     inFlight++;
-    live[i] = { rec, chunks: new Float64Array(Math.max(1, q.max_tokens)), n: 0 };
+    live.set(i, { rec, chunks: new Float64Array(Math.max(1, q.max_tokens)), n: 0, user });
   };
 
   /** Records finished since the last onStep call. */
@@ -182,11 +246,12 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
     if (closed <= 0) {
       // Arrivals up to now join the next step: sent when they arrived if a slot was free during
       // the step, else held until now (a slot freed at this step's end) or later.
-      while (next < reqs.length && (reqs[next] as VirtualRequest).scheduled_ms <= clock && inFlight < cap) {
+      let q: VirtualRequest | undefined;
+      while ((q = queue.peek()) !== undefined && q.scheduled_ms <= clock && inFlight < cap) {
         if (freeDuringStep > 0) {
           freeDuringStep--;
-          send((reqs[next] as VirtualRequest).scheduled_ms);
-        } else send(clock);
+          send(q.scheduled_ms, 0);
+        } else send(clock, 0);
       }
     }
     admitJoined(clock);
@@ -197,15 +262,16 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
       const end = clock + r.duration_ms;
       sumTokens += r.shape.tokens;
       sumSeqs += r.shape.seqs;
+      if (timeline && r.emitted.length > 0 && !(end <= (timeline.length > 0 ? timeline.at(timeline.length - 1) : -Infinity))) timeline.push(end);
       for (const s of r.emitted) {
-        const l = live[s.id] as Live;
+        const l = live.get(s.id) as Live;
         l.chunks[l.n++] = end;
       }
       frontend.streamed(end, r.emitted.length);
       clock = end;
       for (const s of r.finished) {
-        const l = live[s.id] as Live;
-        live[s.id] = undefined;
+        const l = live.get(s.id) as Live;
+        live.delete(s.id);
         const rec = l.rec;
         rec.chunk_ms = l.chunks.subarray(0, l.n);
         rec.first_token_ms = l.n > 0 ? (l.chunks[0] as number) : null;
@@ -220,18 +286,20 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
           rec.reasoning_tokens = thought;
         }
         inFlight--;
+        if (onRecord) onRecord(rec);
         if (opts.onStep) finishedNow.push(rec);
-        if (closed > 0) sendFor(userOf[s.id]!, end);
+        if (closed > 0) sendFor(l.user, end);
       }
       if (opts.onStep) {
-        opts.onStep({ clock_ms: clock, total: reqs.length, sent: next, in_flight: inFlight, finished: finishedNow });
+        opts.onStep({ clock_ms: clock, total, sent: queue.taken, in_flight: inFlight, finished: finishedNow });
         finishedNow.length = 0;
       }
     } else {
       // Idle: jump to whichever comes first, the next arrival, user start or front-end join.
       // (An arrival held by --max-concurrency waits for a slot: a request still in the front end frees it.)
-      const arrival = closed <= 0 && next < reqs.length && inFlight < cap ? (reqs[next] as VirtualRequest).scheduled_ms : Infinity;
-      const start = closed > 0 && nextUser < users.length && next < reqs.length ? users[nextUser]!.start_ms : Infinity;
+      const head = queue.peek();
+      const arrival = closed <= 0 && head !== undefined && inFlight < cap ? head.scheduled_ms : Infinity;
+      const start = closed > 0 && nextUser < users.length && head !== undefined ? users[nextUser]!.start_ms : Infinity;
       const t = Math.min(arrival, start, nextJoin());
       if (t === Infinity) break;
       clock = Math.max(clock, t);
@@ -242,7 +310,7 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
   return {
     records,
     stats: {
-      requests: reqs.length,
+      requests: queue.total ?? queue.taken,
       rejected,
       sim_duration_ms: clock,
       steps: c.steps,

@@ -17,7 +17,7 @@ import { resolveEmpirical } from './lengths.js';
 import { mixWorkload } from './mix.js';
 import type { SubWorkloadSpec, WorkloadSpec } from './spec.js';
 import type { TextMaker } from './synthetic.js';
-import { createTextMaker } from './synthetic.js';
+import { createTextMaker, lengthsOnlyMaker } from './synthetic.js';
 import { loadTokenizer } from './tokenizers/load.js';
 import { scaledEstimate } from './tokenizer.js';
 import type { Workload, WorkloadOptions } from './types.js';
@@ -33,7 +33,8 @@ export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOpt
   if (spec.output_len) resolved.output_len = await resolveEmpirical(spec.output_len, `${field}.output_len`);
   const scale = opts.tokenScale ?? 1;
   const tokenizer = spec.tokenizer === null && scale !== 1 ? scaledEstimate(scale) : await loadTokenizer(spec.tokenizer, `${field}.tokenizer`);
-  const maker = createTextMaker(tokenizer, spec.prompt_salt);
+  const synthetic = spec.dataset_name === 'random' || spec.dataset_name === 'prefix' || spec.dataset_name === 'trace';
+  const maker = opts.lengthsOnly && synthetic ? lengthsOnlyMaker(tokenizer) : createTextMaker(tokenizer, spec.prompt_salt);
   switch (spec.dataset_name) {
     case 'random':
       return randomWorkload(resolved, opts.seed, maker, opts.endpointKind);

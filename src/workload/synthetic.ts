@@ -79,6 +79,14 @@ function scaledMaker(tokenizer: Tokenizer, perWord: number, vocab: readonly stri
   return { tokenizer, text: (rng, n) => extend(rng, '', n), extend, words: (rng, n) => words(rng, wordsFor(n)) };
 }
 
+/**
+ * A maker that builds no text (WorkloadOptions.lengthsOnly): every call returns the empty text
+ * and draws nothing, so the lengths, drawn from their own random streams, are unchanged.
+ */
+export function lengthsOnlyMaker(tokenizer: Tokenizer): TextMaker {
+  return { tokenizer, text: () => '', extend: (_rng, head) => head, words: () => [] };
+}
+
 /** The vocabulary in a salt-seeded order (Fisher–Yates); unchanged without a salt. */
 function salted(vocab: readonly string[], salt: string | null): readonly string[] {
   if (!salt) return vocab;

@@ -101,4 +101,10 @@ export interface WorkloadOptions {
    * without a tokenizer, prompts are sized and counted with the estimate scaled by it. Default 1.
    */
   tokenScale?: number;
+  /**
+   * Build no prompt text for synthetic datasets (random, prefix, trace): prompts are empty, and
+   * every length, prefix id and draw is what it would be with text (text has its own random
+   * stream). For the virtual-time driver, which needs token counts only.
+   */
+  lengthsOnly?: boolean;
 }
