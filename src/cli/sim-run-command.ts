@@ -10,7 +10,9 @@ import { userWindow } from '../load/ramp.js';
 import { runVirtual, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
 import type { RequestRecord } from '../record/record.js';
 import { RecordsWriter } from '../store/records-file.js';
-import { createRunDir } from '../store/run-dir.js';
+import { createRunDir, type RunDir } from '../store/run-dir.js';
+import { StepTimeline } from '../sim/step-timeline.js';
+import { VirtualRecords } from '../sim/virtual-records.js';
 import { redactSecrets } from '../util/redact.js';
 import type { WorkItem } from '../workload/index.js';
 import { finishRun } from './finish-run.js';
@@ -26,15 +28,27 @@ import { resolveCostInputs } from './cost-inputs.js';
 /** Without a count or a duration, a virtual run would never end. */
 const MAX_VIRTUAL_REQUESTS = 10_000_000;
 
+/** Where a streamed simulation hands its records (simulate's `stream`). */
+export interface RecordStream {
+  /** Each record once final, labelled, in completion order. */
+  onRecord: (rec: RequestRecord) => void;
+  /** Receives every step end that stamped a token (VirtualRecords reads chunks from it). */
+  timeline?: StepTimeline;
+}
+
 /**
  * Runs the spec's load and workload through the simulated engine in virtual time: records with
- * the workload's labels and each request's phase. Shared by `sim run` and `sim sweep`.
+ * the workload's labels and each request's phase. Shared by `sim run` and `sim sweep`. With
+ * `stream`, records go to it as they finish and none is kept (the result's records are empty):
+ * requests are then read as the clock reaches them, so memory does not grow with the run's
+ * length beyond what the stream keeps.
  */
 export function simulate(
   spec: RunSpec,
   plan: RunPlan,
   model: string,
   live: { step: NonNullable<VirtualOptions['onStep']>; finish: () => void } = { step: () => {}, finish: () => {} },
+  stream: RecordStream | null = null,
 ): { records: RequestRecord[]; stats: VirtualStats } {
   const load = spec.load;
   const { workload, totalRequests, phases } = plan;
@@ -43,8 +57,9 @@ export function simulate(
     throw new UserError('--duration with --concurrency: give --num-prompts too (sim run needs the request count up front in closed loop)');
   }
 
-  // Requests are generated lazily: an hour at 20 req/s is 72,000 items.
-  const items: WorkItem[] = [];
+  // Requests are generated lazily: an hour at 20 req/s is 72,000 items. A request's labels wait
+  // here until its record is final.
+  const labels = new Map<number, Pick<WorkItem, 'task' | 'session' | 'turn' | 'prompt_tokens'>>();
   function* requests(): Generator<VirtualRequest> {
     const times = sendTimes(load, workload.timed);
     const limit = totalRequests ?? MAX_VIRTUAL_REQUESTS;
@@ -54,7 +69,7 @@ export function simulate(
       const at = next.value;
       if (!closed && load.duration_ms !== null && at >= load.duration_ms) return;
       const item = workload.next();
-      items.push(item);
+      labels.set(i, { task: item.task, session: item.session, turn: item.turn, prompt_tokens: item.prompt_tokens });
       yield {
         id: i,
         scheduled_ms: closed ? 0 : at,
@@ -64,6 +79,17 @@ export function simulate(
       };
     }
   }
+  const label = (rec: RequestRecord): void => {
+    const item = labels.get(rec.id);
+    if (item) {
+      labels.delete(rec.id);
+      rec.task = item.task;
+      rec.session = item.session;
+      rec.turn = item.turn;
+      rec.client_prompt_tokens = item.prompt_tokens;
+    }
+    rec.phase = phaseOf(phases, rec.id, rec.scheduled_ms);
+  };
 
   const reasoning = simReasoning(spec.sim);
   let out;
@@ -78,6 +104,9 @@ export function simulate(
       ...(load.max_concurrency !== null ? { maxConcurrency: load.max_concurrency } : {}),
       ...(reasoning ? { reasoning } : {}),
       onStep: (p) => live.step(p),
+      // A trace's timestamps may come in any order: only a schedule is read as it goes.
+      ...(stream ? { inOrder: !workload.timed, expectedRequests: totalRequests, onRecord: (rec: RequestRecord) => (label(rec), stream.onRecord(rec)) } : {}),
+      ...(stream?.timeline ? { timeline: stream.timeline } : {}),
     });
     live.finish();
   } catch (err) {
@@ -85,16 +114,7 @@ export function simulate(
     if (err instanceof UserError) throw err;
     throw new UserError(`sim run: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
   }
-  for (const rec of out.records) {
-    const item = items[rec.id];
-    if (item) {
-      rec.task = item.task;
-      rec.session = item.session;
-      rec.turn = item.turn;
-      rec.client_prompt_tokens = item.prompt_tokens;
-    }
-    rec.phase = phaseOf(phases, rec.id, rec.scheduled_ms);
-  }
+  for (const rec of out.records) label(rec);
   return out;
 }
 
@@ -110,28 +130,49 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const startedAt = new Date();
   io.stderr.write(`sim run: ${model} on ${spec.sim.hardware}, virtual time…\n`);
   const live = virtualProgress(spec.output.progress, io.stderr, `infermeter sim run: ${model} on ${spec.sim.hardware} (virtual time)`, load.duration_ms);
-  const out = simulate(spec, plan, model, live);
+  // Records are written as they finish and held in columns (VirtualRecords), not as objects:
+  // a day of virtual traffic is millions of records and hundreds of millions of chunk times.
+  // The run directory is made with the first record, so a run refused at the start leaves none.
+  const saved: { dir: RunDir | null; writer: RecordsWriter | null; opened: boolean } = { dir: null, writer: null, opened: false };
+  const open = (): void => {
+    saved.opened = true;
+    if (!spec.output.save) return;
+    saved.dir = createRunDir(spec.output.result_dir, spec.name, startedAt);
+    saved.dir.writeJson('spec.json', redactSecrets(spec));
+    saved.writer = new RecordsWriter(saved.dir.recordsPath, { sharedChunkTimes: true });
+  };
+  const timeline = new StepTimeline();
+  const store = new VirtualRecords(timeline);
+  const onRecord = (rec: RequestRecord): void => {
+    if (!saved.opened) open();
+    saved.writer?.write(rec);
+    store.add(rec);
+  };
+  let out;
+  try {
+    out = simulate(spec, plan, model, live, { onRecord, timeline });
+  } catch (err) {
+    saved.writer?.close();
+    throw err;
+  }
+  if (!saved.opened) open();
+  saved.writer?.close();
+  const dir = saved.dir;
+  const records = store.records();
   const s = out.stats;
   io.stderr.write(
     `sim run: ${s.requests} requests, ${(s.sim_duration_ms / 1000).toFixed(1)} s simulated in ${(s.wall_ms / 1000).toFixed(2)} s; ` +
       `${s.steps} steps, ${s.preemptions} preemptions, prefix hit rate ${(s.prefix_hit_rate * 100).toFixed(1)}%\n`,
   );
 
-  const dir = spec.output.save ? createRunDir(spec.output.result_dir, spec.name, startedAt) : null;
-  if (dir) {
-    dir.writeJson('spec.json', redactSecrets(spec));
-    const writer = new RecordsWriter(dir.recordsPath);
-    for (const rec of out.records) writer.write(rec);
-    writer.close();
-  }
   const code = finishRun({
     spec,
     io,
     dir,
-    records: out.records,
+    records,
     run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: false, driver: 'virtual', monotonic_origin_ns: null },
     target: { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model, engine: simEngineOverrides(spec.sim), engine_stats: { ...s } }, stream: true },
-    load: describeLoad(load, { trace: timed !== null, numPrompts: out.records.length, ignoreEos: true }),
+    load: describeLoad(load, { trace: timed !== null, numPrompts: records.length, ignoreEos: true }),
     workload: workload.describe(),
     health: null,
     client: {},

@@ -6,6 +6,52 @@ import { ERROR_CLASSES, PHASES, type RequestRecord } from './record.js';
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
+/**
+ * chunk_ms values as JSON text, cached by value, for records whose chunks share their times:
+ * in virtual time every token of a step is stamped with the step's end, so a number is
+ * formatted once per step, not once per request (six times faster there; three times slower
+ * on a real run's distinct times, hence opt-in).
+ */
+const chunkText = new Map<number, string>();
+const CHUNK_TEXT_MAX = 1 << 16;
+/** Stands for chunk_ms in the stringified record until the formatted array replaces it. */
+const SLOT = '\u0000chunk_ms\u0000';
+const SLOT_JSON = JSON.stringify(SLOT);
+
+function chunksJson(c: Float64Array): string {
+  if (c.length === 0) return '[]';
+  if (chunkText.size > CHUNK_TEXT_MAX) chunkText.clear();
+  let out = '[';
+  for (let i = 0; i < c.length; i++) {
+    const v = c[i]!;
+    let t = chunkText.get(v);
+    if (t === undefined) {
+      t = JSON.stringify(round3(v));
+      chunkText.set(v, t);
+    }
+    out += i === 0 ? t : `,${t}`;
+  }
+  return `${out}]`;
+}
+
+/** The same line as recordToJsonLine, for records whose chunks share their times (see chunksJson). */
+export function recordToJsonLineSharedTimes(rec: RequestRecord): string {
+  const line = JSON.stringify({
+    ...rec,
+    scheduled_ms: round3(rec.scheduled_ms),
+    sent_ms: round3(rec.sent_ms),
+    first_token_ms: rec.first_token_ms === null ? null : round3(rec.first_token_ms),
+    end_ms: round3(rec.end_ms),
+    chunk_ms: SLOT,
+    ...(rec.first_reasoning_ms != null ? { first_reasoning_ms: round3(rec.first_reasoning_ms) } : {}),
+    ...(rec.first_answer_ms != null ? { first_answer_ms: round3(rec.first_answer_ms) } : {}),
+  });
+  const at = line.indexOf(SLOT_JSON);
+  // A string field holding the slot's own text (never in practice) would make the place ambiguous.
+  if (at < 0 || line.indexOf(SLOT_JSON, at + 1) >= 0) return recordToJsonLine(rec);
+  return line.slice(0, at) + chunksJson(rec.chunk_ms) + line.slice(at + SLOT_JSON.length);
+}
+
 export function recordToJsonLine(rec: RequestRecord): string {
   const chunks = new Array<number>(rec.chunk_ms.length);
   for (let i = 0; i < chunks.length; i++) chunks[i] = round3(rec.chunk_ms[i]!);

@@ -5,7 +5,7 @@
  * cannot postpone it), so a crash loses at most that (docs/records.md §Durability).
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { recordFromJsonLine, recordToJsonLine, RecordParseError } from '../record/jsonl.js';
+import { recordFromJsonLine, recordToJsonLine, recordToJsonLineSharedTimes, RecordParseError } from '../record/jsonl.js';
 import type { RequestRecord } from '../record/record.js';
 import { UserError } from '../errors/user-error.js';
 
@@ -20,12 +20,16 @@ export class RecordsWriter {
   private bytes = 0;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(readonly path: string) {
+  /** `sharedChunkTimes`: records whose chunks share their times (virtual time; see recordToJsonLine). */
+  constructor(
+    readonly path: string,
+    private readonly format: { sharedChunkTimes?: boolean } = {},
+  ) {
     this.fd = openSync(path, 'a');
   }
 
   write(rec: RequestRecord): void {
-    const line = recordToJsonLine(rec);
+    const line = this.format.sharedChunkTimes ? recordToJsonLineSharedTimes(rec) : recordToJsonLine(rec);
     this.lines.push(line);
     this.bytes += line.length + 1;
     if (this.bytes >= FLUSH_BYTES) this.flush();

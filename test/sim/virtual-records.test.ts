@@ -1,0 +1,105 @@
+/**
+ * The columnar record store of long virtual-time runs: its views read back exactly the records
+ * given to it, and every figure computed from them — metrics, per-task metrics, the validity
+ * verdict, cost, the report's distributions — equals the figure computed from the plain records
+ * of the same run (the in-memory path).
+ */
+import { describe, expect, it } from 'vitest';
+import { buildResult, type FinishInput } from '../../src/cli/finish-run.js';
+import { resolveRunSpec } from '../../src/cli/resolve-spec.js';
+import { planRun } from '../../src/cli/run-plan.js';
+import { simulate } from '../../src/cli/sim-run-command.js';
+import type { RequestRecord } from '../../src/record/record.js';
+import { runDistributions } from '../../src/report/data/distributions.js';
+import { StepTimeline } from '../../src/sim/step-timeline.js';
+import { VirtualRecords } from '../../src/sim/virtual-records.js';
+import { emptyRecord } from '../../src/record/record.js';
+
+const FIELDS = [
+  'id', 'phase', 'stage', 'worker', 'task', 'session', 'turn', 'scheduled_ms', 'sent_ms', 'first_token_ms', 'chunk_ms', 'end_ms',
+  'prompt_tokens', 'output_tokens', 'requested_output_tokens', 'token_source', 'client_prompt_tokens', 'status', 'error_class',
+  'http_status', 'finish_reason', 'error_message', 'output_text', 'first_reasoning_ms', 'first_answer_ms', 'reasoning_tokens',
+  'attempt', 'retried', 'retry_after_ms', 'quality',
+] as const;
+
+/** A record's fields as a plain object (undefined optional fields left out), for comparison. */
+function plain(r: RequestRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of FIELDS) {
+    const v = r[f];
+    if (v !== undefined) out[f] = f === 'chunk_ms' ? Array.from(v as Float64Array) : v;
+  }
+  return out;
+}
+
+async function bothPaths(args: Record<string, unknown>) {
+  const spec = resolveRunSpec({ noSave: true, ...args }, { simulatorOnly: true });
+  const model = spec.target.model ?? spec.sim.model;
+  const inMemory = simulate(spec, await planRun(spec, () => {}, { lengthsOnly: true }), model).records;
+  const timeline = new StepTimeline();
+  const store = new VirtualRecords(timeline);
+  const streamed = simulate(spec, await planRun(spec, () => {}, { lengthsOnly: true }), model, undefined, { onRecord: (r) => store.add(r), timeline });
+  expect(streamed.records).toEqual([]);
+  return { spec, model, inMemory, views: store.records(), store };
+}
+
+function result(spec: ReturnType<typeof resolveRunSpec>, model: string, records: RequestRecord[]) {
+  const input: FinishInput = {
+    spec,
+    io: null as unknown as FinishInput['io'],
+    dir: null,
+    records,
+    run: { name: 'x', started_at: 'then', ended_at: 'now', interrupted: false, driver: 'virtual', monotonic_origin_ns: null },
+    target: { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: null, stream: true },
+    load: {},
+    workload: {},
+    health: null,
+    client: {},
+    ignoreEos: true,
+    clientTokenizer: 'estimate',
+    cost: { gpu_hour_cost: 2.5, gpus: 1, gpu_type: 'h100', currency: 'USD', price_source: 'test' } as unknown as FinishInput['cost'],
+  };
+  const { infermeter_version: _v, ...rest } = buildResult(input);
+  return rest;
+}
+
+describe('VirtualRecords: long virtual runs held in columns', () => {
+  it('views read back the records exactly; figures from them equal the in-memory figures', async () => {
+    const { spec, model, inMemory, views, store } = await bothPaths({
+      requestRate: '40', numPrompts: '600', randomInputLen: '900', randomOutputLen: '120', randomRangeRatio: '0.5', warmup: '50', seed: '9',
+    });
+    expect(views).toHaveLength(600);
+    const byId = (rs: RequestRecord[]) => [...rs].sort((a, b) => a.id - b.id).map(plain);
+    expect(byId(views)).toEqual(byId(inMemory));
+    expect(store.plainCount).toBe(0); // all fit the columns: no preemption, no failure
+    expect(views.some((r) => r.phase === 'warmup')).toBe(true);
+    expect(Math.max(...views.map((r) => r.prompt_tokens ?? 0))).toBeGreaterThan(900); // the flags took
+    expect(Math.max(...views.map((r) => r.chunk_ms.length))).toBeGreaterThan(120);
+    expect(result(spec, model, views)).toEqual(result(spec, model, inMemory));
+    expect(runDistributions(views)).toEqual(runDistributions(inMemory));
+  });
+
+  it('records that do not fit the columns (preempted, rejected) are kept whole, and figures still agree', async () => {
+    const { spec, model, inMemory, views, store } = await bothPaths({
+      requestRate: 'inf', numPrompts: '300', randomInputLen: '3000', randomOutputLen: '400', randomRangeRatio: '0.9', seed: '4', reasoningTokens: '50',
+      numGpuBlocksOverride: '900',
+    });
+    const byId = (rs: RequestRecord[]) => [...rs].sort((a, b) => a.id - b.id).map(plain);
+    expect(byId(views)).toEqual(byId(inMemory));
+    expect(store.plainCount).toBeGreaterThan(0);
+    expect(store.plainCount).toBeLessThan(300);
+    expect(views.some((r) => (r.reasoning_tokens ?? 0) > 0)).toBe(true);
+    expect(result(spec, model, views)).toEqual(result(spec, model, inMemory));
+  });
+
+  it('keeps failures, text, retries and odd values as given', () => {
+    const store = new VirtualRecords(new StepTimeline());
+    const failed = { ...emptyRecord(1, 5), status: 'error' as const, error_class: 'http_4xx' as const, http_status: 400, error_message: 'too long' };
+    const texted = { ...emptyRecord(2, 6), output_text: 'hi' };
+    const fractional = { ...emptyRecord(3, 7), prompt_tokens: 2.5 };
+    const ok = { ...emptyRecord(4, 8), task: 'chat', turn: 2, prompt_tokens: 10, client_prompt_tokens: 11, output_tokens: 0, finish_reason: 'length' };
+    for (const r of [failed, texted, fractional, ok]) store.add(r);
+    expect(store.plainCount).toBe(3);
+    expect(store.records().map(plain)).toEqual([failed, texted, fractional, ok].map(plain));
+  });
+});
