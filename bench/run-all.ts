@@ -5,7 +5,8 @@
  *   npm run bench                      # all
  *   npx tsx bench/run-all.ts --quick   # smaller loads, for a smoke run (~2 min)
  *
- * Each part also runs alone: bench/parse.ts, ingest.ts, timing-error.ts, cli-timing.ts, schedule.ts, memory.ts, report.ts.
+ * Each part also runs alone: bench/parse.ts, ingest.ts, timing-error.ts, cli-timing.ts, schedule.ts, memory.ts, report.ts,
+ * virtual-time.ts.
  */
 import { parseArgs } from 'node:util';
 import { machine } from './lib.js';
@@ -16,6 +17,7 @@ import { printCliTiming, runCliTiming } from './cli-timing.js';
 import { printSchedule, runSchedule } from './schedule.js';
 import { printMemory, runMemory } from './memory.js';
 import { printReport, runReportBench } from './report.js';
+import { buildCli, printVirtualTime, runVirtualTime } from './virtual-time.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const q = values.quick;
@@ -51,3 +53,7 @@ const memoryOpts = { requests: q ? 10_000 : 100_000, tokens: 500, concurrency: 2
 printMemory(await runMemory(memoryOpts), memoryOpts);
 
 printReport(await runReportBench({ requests: q ? 10_000 : 100_000 }));
+
+// Scale of virtual time: 1 h at 20 req/s (CPU goal) and 24 h (peak RSS goal; --quick: 4 h).
+buildCli();
+printVirtualTime([await runVirtualTime(1), await runVirtualTime(q ? 4 : 24)]);
