@@ -66,8 +66,11 @@ export function summarizeVisited(visit: Visitor): Distribution {
     const h = (n - 1) * (p / 100);
     ranks.push(Math.floor(h), Math.min(Math.floor(h) + 1, n - 1));
   }
-  // For each wanted bucket: how many values lie in lower buckets, and how many it holds.
+  // For each wanted bucket: how many values lie in lower buckets, and how many it holds. The
+  // passes below look a value's bucket up per value: a typed slot table, not a Map.
   const wanted = new Map<number, Gathered>();
+  const slot = new Int32Array(1 << BUCKET_BITS).fill(-1);
+  const gathered: Gathered[] = [];
   const sortedRanks = [...new Set(ranks)].sort((a, b) => a - b);
   let cum = 0;
   let r = 0;
@@ -75,7 +78,12 @@ export function summarizeVisited(visit: Visitor): Distribution {
     const c = hist[b]!;
     if (c === 0) continue;
     while (r < sortedRanks.length && sortedRanks[r]! < cum + c) {
-      if (!wanted.has(b)) wanted.set(b, { before: cum, count: c, min: Infinity, max: -Infinity, values: null, at: 0 });
+      if (!wanted.has(b)) {
+        const g: Gathered = { before: cum, count: c, min: Infinity, max: -Infinity, values: null, at: 0 };
+        wanted.set(b, g);
+        slot[b] = gathered.length;
+        gathered.push(g);
+      }
       r++;
     }
     cum += c;
@@ -87,8 +95,9 @@ export function summarizeVisited(visit: Visitor): Distribution {
   visit((v) => {
     const d = v - mean;
     sq += d * d;
-    const w = wanted.get(bucketOf(v));
-    if (w) {
+    const k = slot[bucketOf(v)]!;
+    if (k >= 0) {
+      const w = gathered[k]!;
       if (v < w.min) w.min = v;
       if (v > w.max) w.max = v;
     }
@@ -98,8 +107,10 @@ export function summarizeVisited(visit: Visitor): Distribution {
   if (toGather.length > 0) {
     for (const w of toGather) w.values = new Float64Array(w.count);
     visit((v) => {
-      const w = wanted.get(bucketOf(v));
-      if (w?.values) w.values[w.at++] = v;
+      const k = slot[bucketOf(v)]!;
+      if (k < 0) return;
+      const w = gathered[k]!;
+      if (w.values) w.values[w.at++] = v;
     });
     for (const w of toGather) w.values!.sort();
   }

@@ -187,7 +187,11 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
   const records: RequestRecord[] = [];
   /** A record is final: handed over, or kept for the result. */
   const final = onRecord ?? ((rec: RequestRecord) => void records.push(rec));
-  const live = new Map<number, Live>();
+  /**
+   * In-flight requests by engine id. An array, not a Map: it is read once per token; finished
+   * entries are cleared, so it holds a pointer-sized hole per request sent.
+   */
+  const live: (Live | undefined)[] = [];
   const timeline = opts.timeline;
   let rejected = 0;
   let inFlight = 0;
@@ -230,7 +234,7 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
     if (!onRecord) records.push(rec);
     joining.push({ req: er, at: frontend.joinAt(t, q.prompt_tokens) });
     inFlight++;
-    live.set(i, { rec, chunks: new Float64Array(Math.max(1, q.max_tokens)), n: 0, user });
+    live[i] = { rec, chunks: new Float64Array(Math.max(1, q.max_tokens)), n: 0, user };
   };
 
   /** Records finished since the last onStep call. */
@@ -264,14 +268,14 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
       sumSeqs += r.shape.seqs;
       if (timeline && r.emitted.length > 0 && !(end <= (timeline.length > 0 ? timeline.at(timeline.length - 1) : -Infinity))) timeline.push(end);
       for (const s of r.emitted) {
-        const l = live.get(s.id) as Live;
+        const l = live[s.id] as Live;
         l.chunks[l.n++] = end;
       }
       frontend.streamed(end, r.emitted.length);
       clock = end;
       for (const s of r.finished) {
-        const l = live.get(s.id) as Live;
-        live.delete(s.id);
+        const l = live[s.id] as Live;
+        live[s.id] = undefined;
         const rec = l.rec;
         rec.chunk_ms = l.chunks.subarray(0, l.n);
         rec.first_token_ms = l.n > 0 ? (l.chunks[0] as number) : null;
