@@ -10,6 +10,7 @@ import { userWindow } from '../load/ramp.js';
 import { runVirtual, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
 import type { RequestRecord } from '../record/record.js';
 import { RecordsWriter } from '../store/records-file.js';
+import { chunkTimeJson, recordToJsonLineSharedTimes, recordToJsonLineWithChunks } from '../record/jsonl.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { StepTimeline } from '../sim/step-timeline.js';
 import { VirtualRecords } from '../sim/virtual-records.js';
@@ -145,8 +146,9 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const store = new VirtualRecords(timeline);
   const onRecord = (rec: RequestRecord): void => {
     if (!saved.opened) open();
-    saved.writer?.write(rec);
-    store.add(rec);
+    const first = store.add(rec);
+    // A record in the columns has its chunks as a stretch of steps, each formatted once.
+    if (saved.writer) saved.writer.writeLine(first === null || first < 0 ? recordToJsonLineSharedTimes(rec) : recordToJsonLineWithChunks(rec, timeline.json(first, rec.chunk_ms.length, chunkTimeJson)));
   };
   let out;
   try {

@@ -18,7 +18,7 @@ import {
 } from './defs/throughput.js';
 import { checkSlos } from './goodput.js';
 import type { PooledMetricDef, RequestMetricDef } from './metric-def.js';
-import { summarizeVisited } from './stream-summary.js';
+import { summarizeBatches } from './stream-summary.js';
 import { LATENCY_METRICS, REASONING_METRICS } from './registry.js';
 import { answerTokens } from './defs/reasoning.js';
 import type { MetricsOptions, RunMetrics } from './run-metrics.js';
@@ -210,12 +210,12 @@ function distributionOf(def: RequestMetricDef | PooledMetricDef, population: rea
   if (def.kind === 'pooled') {
     // Pooled values (every ITL gap) can be tens of millions: summarized without a copy.
     let buf = new Float64Array(64);
-    return summarizeVisited((emit) => {
+    return summarizeBatches((emit) => {
       for (const r of population) {
         const k = def.count(r);
         if (k > buf.length) buf = new Float64Array(k * 2);
         def.fill(r, buf, 0);
-        for (let i = 0; i < k; i++) emit(buf[i]!);
+        emit(buf, k);
       }
     });
   }

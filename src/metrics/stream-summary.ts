@@ -29,6 +29,12 @@ interface Gathered {
 
 /** Calls `emit` once per value; must visit the same values in the same order every time. */
 export type Visitor = (emit: (value: number) => void) => void;
+/**
+ * Calls `emit` with the values in batches (the first `n` of `values`, read during the call):
+ * the same values in the same order every time. A batch per record costs one call, not one per
+ * value, on the passes over tens of millions of ITL gaps.
+ */
+export type BatchVisitor = (emit: (values: Float64Array, n: number) => void) => void;
 
 const BUCKET_BITS = 20;
 const f64 = new Float64Array(1);
@@ -45,17 +51,31 @@ function bucketOf(v: number): number {
 }
 
 export function summarizeVisited(visit: Visitor): Distribution {
+  const one = new Float64Array(1);
+  return summarizeBatches((emit) =>
+    visit((v) => {
+      one[0] = v;
+      emit(one, 1);
+    }),
+  );
+}
+
+/** summarizeVisited over values given in batches: the same figures, bit for bit. */
+export function summarizeBatches(visit: BatchVisitor): Distribution {
   const hist = new Uint32Array(1 << BUCKET_BITS);
   let n = 0;
   let sum = 0;
   let min = Infinity;
   let max = -Infinity;
-  visit((v) => {
-    n++;
-    sum += v;
-    if (v < min) min = v;
-    if (v > max) max = v;
-    hist[bucketOf(v)]!++;
+  visit((xs, k) => {
+    n += k;
+    for (let i = 0; i < k; i++) {
+      const v = xs[i]!;
+      sum += v;
+      if (v < min) min = v;
+      if (v > max) max = v;
+      hist[bucketOf(v)]!++;
+    }
   });
   if (n === 0) return emptyDistribution();
   const mean = Math.min(Math.max(sum / n, min), max);
@@ -92,25 +112,31 @@ export function summarizeVisited(visit: Visitor): Distribution {
   // pass 2: variance, and each wanted bucket's range — a bucket of equal values (e.g. the
   // zero gaps of chunks read together) needs no gathering at all.
   let sq = 0;
-  visit((v) => {
-    const d = v - mean;
-    sq += d * d;
-    const k = slot[bucketOf(v)]!;
-    if (k >= 0) {
-      const w = gathered[k]!;
-      if (v < w.min) w.min = v;
-      if (v > w.max) w.max = v;
+  visit((xs, m) => {
+    for (let i = 0; i < m; i++) {
+      const v = xs[i]!;
+      const d = v - mean;
+      sq += d * d;
+      const k = slot[bucketOf(v)]!;
+      if (k >= 0) {
+        const w = gathered[k]!;
+        if (v < w.min) w.min = v;
+        if (v > w.max) w.max = v;
+      }
     }
   });
   // pass 3 (only if some bucket has distinct values): gather them into exact-size arrays.
   const toGather = [...wanted.values()].filter((w) => w.min !== w.max);
   if (toGather.length > 0) {
     for (const w of toGather) w.values = new Float64Array(w.count);
-    visit((v) => {
-      const k = slot[bucketOf(v)]!;
-      if (k < 0) return;
-      const w = gathered[k]!;
-      if (w.values) w.values[w.at++] = v;
+    visit((xs, m) => {
+      for (let i = 0; i < m; i++) {
+        const v = xs[i]!;
+        const k = slot[bucketOf(v)]!;
+        if (k < 0) continue;
+        const w = gathered[k]!;
+        if (w.values) w.values[w.at++] = v;
+      }
     });
     for (const w of toGather) w.values!.sort();
   }

@@ -26,7 +26,7 @@ function chunksJson(c: Float64Array): string {
     const v = c[i]!;
     let t = chunkText.get(v);
     if (t === undefined) {
-      t = JSON.stringify(round3(v));
+      t = chunkTimeJson(v);
       chunkText.set(v, t);
     }
     out += i === 0 ? t : `,${t}`;
@@ -36,6 +36,19 @@ function chunksJson(c: Float64Array): string {
 
 /** The same line as recordToJsonLine, for records whose chunks share their times (see chunksJson). */
 export function recordToJsonLineSharedTimes(rec: RequestRecord): string {
+  return recordToJsonLineWithChunks(rec, chunksJson(rec.chunk_ms));
+}
+
+/** One chunk time as records.jsonl writes it (µs resolution). */
+export function chunkTimeJson(v: number): string {
+  return JSON.stringify(round3(v));
+}
+
+/**
+ * The same line as recordToJsonLine, with chunk_ms given as its JSON array text, which the
+ * caller built from chunkTimeJson (e.g. once per step of a virtual run, step-timeline.ts).
+ */
+export function recordToJsonLineWithChunks(rec: RequestRecord, chunkArrayJson: string): string {
   const line = JSON.stringify({
     ...rec,
     scheduled_ms: round3(rec.scheduled_ms),
@@ -49,7 +62,7 @@ export function recordToJsonLineSharedTimes(rec: RequestRecord): string {
   const at = line.indexOf(SLOT_JSON);
   // A string field holding the slot's own text (never in practice) would make the place ambiguous.
   if (at < 0 || line.indexOf(SLOT_JSON, at + 1) >= 0) return recordToJsonLine(rec);
-  return line.slice(0, at) + chunksJson(rec.chunk_ms) + line.slice(at + SLOT_JSON.length);
+  return line.slice(0, at) + chunkArrayJson + line.slice(at + SLOT_JSON.length);
 }
 
 export function recordToJsonLine(rec: RequestRecord): string {

@@ -11,9 +11,14 @@
 const PAGE_BITS = 16;
 const PAGE = 1 << PAGE_BITS;
 
+/** Step times kept formatted (json()): a ring over the latest steps, which finishing records read. */
+const TEXT_RING = 1 << 16;
+
 export class StepTimeline {
   private readonly pages: Float64Array[] = [];
   private n = 0;
+  private readonly text = new Array<string>(TEXT_RING);
+  private readonly textOf = new Int32Array(TEXT_RING).fill(-1);
 
   get length(): number {
     return this.n;
@@ -52,5 +57,23 @@ export class StepTimeline {
     const out = new Float64Array(count);
     for (let k = 0; k < count; k++) out[k] = this.at(first + k);
     return out;
+  }
+
+  /**
+   * The JSON array text of steps first … first+count−1, each end formatted by `fmt` once for
+   * every record that reads it while it is among the latest TEXT_RING steps.
+   */
+  json(first: number, count: number, fmt: (endMs: number) => string): string {
+    let out = '[';
+    for (let k = 0; k < count; k++) {
+      const i = first + k;
+      const slot = i & (TEXT_RING - 1);
+      if (this.textOf[slot] !== i) {
+        this.text[slot] = fmt(this.at(i));
+        this.textOf[slot] = i;
+      }
+      out += k === 0 ? this.text[slot]! : `,${this.text[slot]!}`;
+    }
+    return `${out}]`;
   }
 }

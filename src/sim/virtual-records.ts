@@ -97,12 +97,13 @@ export class VirtualRecords {
     return this.plain.size;
   }
 
-  add(r: RequestRecord): void {
+  /** Keeps `r`; returns the first step of its chunks' stretch (−1: no chunks), or null when kept whole. */
+  add(r: RequestRecord): number | null {
     const i = this.n++;
     const first = this.stretchOf(r.chunk_ms);
     if (first === null || !this.fitsColumns(r)) {
       this.plain.set(i, r);
-      return;
+      return null;
     }
     this.id.set(i, r.id);
     this.scheduled.set(i, r.scheduled_ms);
@@ -128,6 +129,7 @@ export class VirtualRecords {
     this.requested.set(i, r.requested_output_tokens ?? NULL_INT);
     this.firstStep.set(i, first);
     this.chunkCount.set(i, r.chunk_ms.length);
+    return first;
   }
 
   /** Views of every record, in the order added. */

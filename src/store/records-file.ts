@@ -29,7 +29,11 @@ export class RecordsWriter {
   }
 
   write(rec: RequestRecord): void {
-    const line = this.format.sharedChunkTimes ? recordToJsonLineSharedTimes(rec) : recordToJsonLine(rec);
+    this.writeLine(this.format.sharedChunkTimes ? recordToJsonLineSharedTimes(rec) : recordToJsonLine(rec));
+  }
+
+  /** One record's line as recordToJsonLine (or a variant giving the same text) made it. */
+  writeLine(line: string): void {
     this.lines.push(line);
     this.bytes += line.length + 1;
     if (this.bytes >= FLUSH_BYTES) this.flush();

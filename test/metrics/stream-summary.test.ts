@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { summarize } from '../../src/metrics/stats.js';
-import { summarizeVisited } from '../../src/metrics/stream-summary.js';
+import { summarizeBatches, summarizeVisited } from '../../src/metrics/stream-summary.js';
 
 const visit = (xs: number[]) => (emit: (v: number) => void) => xs.forEach(emit);
 
@@ -18,6 +18,27 @@ describe('summarizeVisited (two-pass, no pooled copy)', () => {
         expect(got.std!).toBeCloseTo(want.std!, 6);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('summarizeBatches gives the same figures bit for bit, however the values are cut into batches', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { maxLength: 300 }), fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 1 }), (xs, cuts) => {
+        const batched = summarizeBatches((emit) => {
+          const buf = new Float64Array(16);
+          let i = 0;
+          for (let c = 0; i < xs.length; c++) {
+            const k = Math.min(cuts[c % cuts.length]!, xs.length - i);
+            for (let j = 0; j < k; j++) buf[j] = xs[i + j]!;
+            emit(buf, k);
+            i += k;
+            if (k === 0 && cuts.every((x) => x === 0)) break;
+          }
+        });
+        if (cuts.every((x) => x === 0) && xs.length > 0) return;
+        expect(batched).toEqual(summarizeVisited(visit(xs)));
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -14,6 +14,7 @@ import { runDistributions } from '../../src/report/data/distributions.js';
 import { StepTimeline } from '../../src/sim/step-timeline.js';
 import { VirtualRecords } from '../../src/sim/virtual-records.js';
 import { emptyRecord } from '../../src/record/record.js';
+import { chunkTimeJson, recordToJsonLine, recordToJsonLineWithChunks } from '../../src/record/jsonl.js';
 
 const FIELDS = [
   'id', 'phase', 'stage', 'worker', 'task', 'session', 'turn', 'scheduled_ms', 'sent_ms', 'first_token_ms', 'chunk_ms', 'end_ms',
@@ -90,6 +91,23 @@ describe('VirtualRecords: long virtual runs held in columns', () => {
     expect(store.plainCount).toBeLessThan(300);
     expect(views.some((r) => (r.reasoning_tokens ?? 0) > 0)).toBe(true);
     expect(result(spec, model, views)).toEqual(result(spec, model, inMemory));
+  });
+
+  it("records.jsonl lines built from the timeline's formatted steps are the plain writer's lines", async () => {
+    const spec = resolveRunSpec({ noSave: true, requestRate: '30', numPrompts: '300', randomInputLen: '500', randomOutputLen: '80', reasoningTokens: '10' }, { simulatorOnly: true });
+    const timeline = new StepTimeline();
+    const store = new VirtualRecords(timeline);
+    let stretched = 0;
+    simulate(spec, await planRun(spec, () => {}, { lengthsOnly: true }), spec.sim.model, undefined, {
+      timeline,
+      onRecord: (r) => {
+        const first = store.add(r);
+        if (first === null || first < 0) return;
+        stretched++;
+        expect(recordToJsonLineWithChunks(r, timeline.json(first, r.chunk_ms.length, chunkTimeJson))).toBe(recordToJsonLine(r));
+      },
+    });
+    expect(stretched).toBe(300);
   });
 
   it('keeps failures, text, retries and odd values as given', () => {
