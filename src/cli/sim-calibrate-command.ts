@@ -26,6 +26,7 @@ function measured(r: RequestRecord): MeasuredRequest | null {
   if (r.status !== 'ok' || r.first_token_ms === null || prompt === null || r.output_tokens < 1) return null;
   const last = r.chunk_ms.length > 0 ? (r.chunk_ms[r.chunk_ms.length - 1] as number) : r.end_ms;
   return {
+    id: r.id,
     scheduled_ms: r.scheduled_ms,
     sent_ms: r.sent_ms,
     prompt_tokens: prompt,

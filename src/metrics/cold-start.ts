@@ -22,7 +22,7 @@ function p50(values: number[]): number | null {
 }
 
 export function coldStartLatency(records: readonly RequestRecord[], firstN = 10): ColdStartLatency {
-  const ok = records.filter((r) => r.phase === 'measure' && !r.retried && r.status === 'ok' && r.first_token_ms !== null).sort((a, b) => a.sent_ms - b.sent_ms);
+  const ok = records.filter((r) => r.phase === 'measure' && !r.retried && r.status === 'ok' && r.first_token_ms !== null).sort((a, b) => a.sent_ms - b.sent_ms || a.id - b.id);
   const first = ok.slice(0, firstN);
   const rest = ok.slice(firstN);
   const ttft = (rs: RequestRecord[]) => p50(rs.map((r) => (r.first_token_ms as number) - r.sent_ms));

@@ -22,6 +22,11 @@ import { nelderMead } from './nelder-mead.js';
 
 /** One measured request, as the records give it (times in ms from the run's start). */
 export interface MeasuredRequest {
+  /**
+   * The record's id (dispatch order). Records come in completion order, so requests sent at the
+   * same time (a closed loop's first wave) are replayed in the order the server got them.
+   */
+  id: number;
   scheduled_ms: number;
   sent_ms: number;
   prompt_tokens: number;
@@ -73,7 +78,10 @@ export interface CalibrateOptions {
 /** Simulated TTFT and TPOT of each request of `run` under `engine`. */
 export function replay(run: CalibrationRun, hardware: string | HardwareProfile, model: string | ModelProfile, engine: Partial<EngineConfig>): { ttft: number[]; tpot: (number | null)[] } {
   const closed = run.concurrency !== null;
-  const order = run.requests.map((_, i) => i).sort((a, b) => (closed ? run.requests[a]!.sent_ms - run.requests[b]!.sent_ms : run.requests[a]!.scheduled_ms - run.requests[b]!.scheduled_ms));
+  // Replayed in dispatch order whatever the order of `requests` (records come in completion
+  // order): by send (closed loop) or scheduled time, ties by id. A replayed id indexes `requests`.
+  const rs = run.requests;
+  const order = rs.map((_, i) => i).sort((a, b) => (closed ? rs[a]!.sent_ms - rs[b]!.sent_ms : rs[a]!.scheduled_ms - rs[b]!.scheduled_ms) || rs[a]!.id - rs[b]!.id);
   const reqs: VirtualRequest[] = order.map((i) => {
     const q = run.requests[i]!;
     return { id: i, scheduled_ms: q.scheduled_ms, prompt_tokens: q.prompt_tokens, max_tokens: Math.max(1, q.output_tokens) };
