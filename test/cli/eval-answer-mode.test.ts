@@ -32,7 +32,7 @@ describe('run --dataset-name eval on the built-in simulator', () => {
     const expectedBad = new Set(EVAL_ITEMS.map((i) => (i.check['answerable'] === false ? i.reference : i.wrong)));
     const bad = await answers('0');
     expect(bad.texts.filter((t) => !expectedBad.has(t))).toEqual([]);
-    expect(JSON.stringify(bad.result)).toContain('"answer_mode":{"prompts":100,"accuracy":0');
+    expect(JSON.stringify(bad.result)).toContain(`"answer_mode":{"prompts":${EVAL_ITEMS.length},"accuracy":0`);
   });
 
   it('a rate outside 0..1 is a usage error', async () => {

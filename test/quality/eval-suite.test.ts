@@ -14,8 +14,7 @@ describe('eval suite', () => {
     for (const it of EVAL_ITEMS) perTask.set(it.task, (perTask.get(it.task) ?? 0) + 1);
     expect([...perTask.keys()].sort()).toEqual(['arithmetic', 'closed_book', 'code', 'json_format', 'multiple_choice', 'over_refusal', 'refusal', 'retrieval', 'unit_conversion']);
     for (const [task, n] of perTask) {
-      const min = task === 'refusal' || task === 'over_refusal' ? 8 : 10;
-      expect(n, task).toBeGreaterThanOrEqual(min);
+      expect(n, task).toBeGreaterThanOrEqual(10);
       expect(n, task).toBeLessThanOrEqual(20);
     }
     expect(new Set(EVAL_ITEMS.map((i) => i.prompt)).size).toBe(EVAL_ITEMS.length);
