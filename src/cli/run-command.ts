@@ -72,7 +72,10 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       ...(progressFile ? { onFrame: (f) => progressFile.append(f) } : {}),
     });
     // Checked requests' answers are judged on this thread, off the load's dispatch loop, before their records are written.
-    const checks = answerEvaluation(load.workers ?? 1, (rec) => writer?.write(rec));
+    const checks = answerEvaluation(load.workers ?? 1, (rec) => {
+      writer?.write(rec);
+      if (rec.quality) progress.judged(rec);
+    });
     const driven = await driveLoad(spec, target, { totalRequests, phases }, {
       onRecord: (rec, check) => {
         checks.accept(rec, check);

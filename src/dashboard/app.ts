@@ -8,13 +8,15 @@ import { join } from 'node:path';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { UserError } from '../errors/user-error.js';
-import { listRuns } from '../history/history-query.js';
+import { listRuns, runQualityOf } from '../history/history-query.js';
+import type { RunResult } from '../report/result-json.js';
 import { trend, trendMetric, TREND_METRICS } from '../history/trend.js';
 import { liveSpec, loadCurveSpec, renderSvg, trendSpec } from './charts.js';
 import { livePoints, loadCurveGroups, loadCurvePoints, trendPoints } from './chart-data.js';
 import { followRun } from './live-feed.js';
 import { DASHBOARD_CSS, DASHBOARD_JS, dashboardPage } from './page.js';
 import { fallbackReport } from './fallback-report.js';
+import { qualityView, runCurrency } from './quality-view.js';
 import { liveRuns, runDirOf, SERVED_FILES } from './run-files.js';
 
 export interface DashboardOptions {
@@ -49,6 +51,16 @@ export function createDashboardApp(opts: DashboardOptions): Hono {
     const model = c.req.query('model') ?? null;
     const runs = await listRuns(resultsDir, { limit: Number.isInteger(limit) && limit > 0 ? limit : 200, model });
     return c.json({ results_dir: resultsDir, runs, live: liveRuns(resultsDir), metrics: Object.keys(TREND_METRICS) });
+  });
+
+  // One run's answer quality (a sweep stage's too: its run id is `<sweep>.stage<i>`), formatted for the page.
+  app.get('/api/runs/:id/quality', async (c) => {
+    const id = c.req.param('id');
+    const row = await runQualityOf(resultsDir, id);
+    if (row === null) return c.json({ error: `no run ${id} in the history` }, 404);
+    const dir = row.dir === null ? null : runDirOf(resultsDir, row.dir);
+    const q = row.quality as RunResult['quality'];
+    return c.json({ run_id: id, quality: q ? qualityView(q, dir ? runCurrency(dir) : null) : null });
   });
 
   app.get('/api/trend', async (c) => c.json(await trend(resultsDir, trendMetric(c.req.query('metric') ?? 'ttft_p99_ms'), { spec: c.req.query('spec') ?? null, threshold: 0.1 })));

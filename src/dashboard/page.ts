@@ -30,8 +30,19 @@ export function dashboardPage(): string {
   <p id="runs-empty" hidden>No runs in the history yet: run <code>infermeter run</code> (or <code>infermeter history --reindex</code> for older run directories).</p>
   <table id="runs"><thead><tr>
     <th>started (UTC)</th><th>run</th><th>model</th><th>target</th><th>load</th><th>ok/total</th>
-    <th>TTFT p99 ms</th><th>TPOT p99 ms</th><th>out tok/s</th><th>verdict</th><th>spec</th><th></th>
+    <th>TTFT p99 ms</th><th>TPOT p99 ms</th><th>out tok/s</th><th>accuracy [95% CI]</th><th>verdict</th><th>spec</th><th></th>
   </tr></thead><tbody></tbody></table>
+</section>
+<section id="detail-section" hidden>
+  <h2>Run <span id="detail-run"></span></h2>
+  <p id="quality-none" hidden>No answer checks in this run: quality figures come from datasets with checks (<code>--dataset-name eval</code>, or a JSONL file with <code>check</code> fields).</p>
+  <div id="quality" hidden>
+    <h3>Answer quality</h3>
+    <p id="quality-summary"></p>
+    <table id="quality-figures"><thead><tr><th>figure</th><th>value [95% CI] (k/n)</th></tr></thead><tbody></tbody></table>
+    <table id="quality-tasks" hidden><thead><tr><th>task</th><th>checked</th><th>answered</th><th>accuracy [95% CI] (k/n)</th></tr></thead><tbody></tbody></table>
+    <p id="quality-success"></p>
+  </div>
 </section>
 <section id="trend-section" hidden>
   <h2>Trend <small id="trend-spec"></small></h2>
@@ -82,6 +93,39 @@ function el(tag, text, cls) {
   if (cls) e.className = cls;
   return e;
 }
+function pct(v) { return (v * 100).toFixed(1); }
+function accuracyCell(r) {
+  if (typeof r.accuracy !== 'number') return '—';
+  const ci = typeof r.accuracy_ci_low === 'number' && typeof r.accuracy_ci_high === 'number' ? ' [' + pct(r.accuracy_ci_low) + '–' + pct(r.accuracy_ci_high) + '%]' : '';
+  return pct(r.accuracy) + '%' + ci;
+}
+function fillTable(sel, rows) {
+  const body = document.querySelector(sel + ' tbody');
+  body.replaceChildren();
+  for (const cells of rows) {
+    const tr = el('tr');
+    cells.forEach((c, i) => tr.append(el('td', c, i > 0 ? 'num' : '')));
+    body.append(tr);
+  }
+}
+function showDetail(r) {
+  $('detail-section').hidden = false;
+  $('detail-run').textContent = r.run_id;
+  delete document.body.dataset.detail;
+  getJson('/api/runs/' + encodeURIComponent(r.run_id) + '/quality').then((d) => {
+    if ($('detail-run').textContent !== r.run_id) return;
+    const q = d.quality;
+    $('quality-none').hidden = q !== null;
+    $('quality').hidden = q === null;
+    document.body.dataset.detail = r.run_id;
+    if (q === null) return;
+    $('quality-summary').textContent = q.summary;
+    fillTable('#quality-figures', q.figures);
+    $('quality-tasks').hidden = q.tasks.length === 0;
+    fillTable('#quality-tasks', q.tasks);
+    $('quality-success').textContent = q.success;
+  }).catch((err) => { $('quality-none').hidden = false; $('quality-none').textContent = String(err); });
+}
 function verdict(r) {
   if (r.interrupted) return ['interrupted', 'bad'];
   if (r.valid === false) return ['INVALID', 'bad'];
@@ -123,7 +167,7 @@ function renderRuns(runs) {
     const cells = [
       [String(r.started_at).replace('T', ' ').replace('Z', '')], [r.run_id], [r.model], [r.target], [r.load_shape],
       [fmt(r.ok, 0) + '/' + fmt(r.requests, 0), 'num'], [fmt(r.ttft_p99_ms, 2), 'num'], [fmt(r.tpot_p99_ms, 2), 'num'],
-      [fmt(r.output_throughput, 1), 'num'], [v, vc], [String(r.spec_hash).slice(0, 8)],
+      [fmt(r.output_throughput, 1), 'num'], [accuracyCell(r), 'num'], [v, vc], [String(r.spec_hash).slice(0, 8)],
     ];
     for (const [text, cls] of cells) tr.append(el('td', text, cls));
     const links = el('td');
@@ -142,6 +186,7 @@ function renderRuns(runs) {
       tr.classList.add('selected');
       state.spec = r.spec_hash;
       showTrend();
+      showDetail(r);
     });
     body.append(tr);
   }
@@ -161,6 +206,9 @@ function renderLiveFigures(f) {
     ['TPOT p50 / p99', fmt(f.tpot_p50_ms, 1) + ' / ' + fmt(f.tpot_p99_ms, 1) + ' ms'],
     ['client', f.client.state + (f.client.reason ? ': ' + f.client.reason : '')],
   ];
+  // Answer checks are judged after their request ends: the accuracy so far, over answered requests.
+  const q = f.quality;
+  if (q) rows.splice(rows.length - 1, 0, ['accuracy (so far)', (q.answered > 0 ? pct(q.passed / q.answered) + '%' : '—') + ' (' + q.passed + '/' + q.answered + ' answered)']);
   for (const [k, v] of rows) dl.append(el('dt', k), el('dd', v, k === 'client' && f.client.state === 'at risk' ? 'bad' : ''));
 }
 
@@ -227,6 +275,8 @@ async function load() {
   if (!state.spec && data.runs.length > 0) {
     state.spec = data.runs[0].spec_hash;
     showTrend();
+    showDetail(data.runs[0]);
+    document.querySelector('#runs tbody tr').classList.add('selected');
   }
   await loadCurves();
   document.body.dataset.loaded = 'true';

@@ -11,27 +11,15 @@ import { runDistributions } from '../report/data/distributions.js';
 import { runSeries } from '../report/data/time-series.js';
 import type { RunBundle } from '../report/html/run-report.js';
 import type { Distribution, RunMetrics } from '../metrics/index.js';
+import { markdownQuality } from './markdown-quality.js';
+import { mdTable, mdText } from './markdown-table.js';
+
 
 /** Charts the Markdown summary carries, in order. */
 export const MARKDOWN_CHARTS = ['cdf-ttft', 'cdf-tpot', 'cdf-itl', 'cdf-e2el', 'ts-requests', 'ts-tokens', 'ts-ttft', 'ts-slo', 'ts-errors'];
 
-/** Text safe in a Markdown table cell or paragraph: no markup, no cell breaks, one line. */
-export function mdText(value: unknown): string {
-  return String(value)
-    .replace(/[\r\n]+/g, ' ')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/([\\`*_[\]|#!])/g, '\\$1');
-}
-
 const fmt = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined ? '—' : v.toFixed(digits));
 const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : `${(v * 100).toFixed(2)}%`);
-
-function table(header: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
-}
 
 const LATENCY: Array<[keyof RunMetrics['latency'], string]> = [
   ['ttft_ms', 'TTFT'],
@@ -62,10 +50,10 @@ export async function markdownSummary(bundle: RunBundle, chartsDir: string): Pro
     const slos = m.goodput.slos.map((s) => `${s.metric.replace(/_ms$/, '')} ≤ ${s.threshold_ms} ms`).join(', ');
     out.push('', `**SLOs** (${mdText(slos)}): ${m.goodput.good} of ${m.requests.total} requests met every SLO (**${pct(m.goodput.attained)}**); goodput ${fmt(m.goodput.request_per_s, 3)} req/s.`);
   }
-  out.push('', table(['Latency (ms)', 'n', 'mean', 'p50', 'p90', 'p99', 'max'], LATENCY.map(([k, l]) => latencyRow(l, m.latency[k]))));
+  out.push('', mdTable(['Latency (ms)', 'n', 'mean', 'p50', 'p90', 'p99', 'max'], LATENCY.map(([k, l]) => latencyRow(l, m.latency[k]))));
   out.push(
     '',
-    table(
+    mdTable(
       ['Throughput', 'value'],
       [
         ['Requests/s', fmt(m.throughput.request_per_s, 3)],
@@ -76,10 +64,12 @@ export async function markdownSummary(bundle: RunBundle, chartsDir: string): Pro
     ),
   );
   const failures = Object.entries(m.requests.by_error_class);
-  if (failures.length) out.push('', table(['Failures', 'requests'], failures.map(([k, n]) => [mdText(k), String(n)])));
+  if (failures.length) out.push('', mdTable(['Failures', 'requests'], failures.map(([k, n]) => [mdText(k), String(n)])));
   if (result.by_task) {
-    out.push('', table(['Task', 'requests', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99'], Object.entries(result.by_task).map(([t, g]) => [mdText(t), String(g.requests.total), fmt(g.latency.ttft_ms.p50), fmt(g.latency.ttft_ms.p99), fmt(g.latency.tpot_ms.p50), fmt(g.latency.tpot_ms.p99)])));
+    out.push('', mdTable(['Task', 'requests', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99'], Object.entries(result.by_task).map(([t, g]) => [mdText(t), String(g.requests.total), fmt(g.latency.ttft_ms.p50), fmt(g.latency.ttft_ms.p99), fmt(g.latency.tpot_ms.p50), fmt(g.latency.tpot_ms.p99)])));
   }
+
+  if (result.quality) out.push('', markdownQuality(result.quality, result.cost?.currency ?? null));
 
   const dists = runDistributions(records);
   const series = runSeries(records, m.goodput?.slos ?? []);

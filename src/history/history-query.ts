@@ -73,3 +73,12 @@ export function listRuns(resultsDir: string, f: RunFilter = {}): Promise<JsonRow
   const sql = `SELECT ${LIST_COLUMNS} FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY runs.started_at DESC, run_id DESC ${f.limit ? `LIMIT ${Math.floor(f.limit)}` : ''}`;
   return withHistory(resultsDir, { mode: 'read' }, (c) => queryRows(c, sql, params));
 }
+
+/** One run's row with its `quality` object (parsed), or null when the history has no such run. */
+export async function runQualityOf(resultsDir: string, runId: string): Promise<{ dir: string | null; quality: unknown } | null> {
+  const rows = await withHistory(resultsDir, { mode: 'read' }, (c) => queryRows(c, `SELECT dir, quality FROM runs WHERE run_id = ? LIMIT 1`, [runId]));
+  const row = rows[0];
+  if (!row) return null;
+  const q = row.quality;
+  return { dir: typeof row.dir === 'string' ? row.dir : null, quality: typeof q === 'string' ? (JSON.parse(q) as unknown) : (q ?? null) };
+}

@@ -30,6 +30,14 @@ function clientOf(f: LiveFrame): string {
   return c.state === 'ok' ? `client: keeping up (${figures})` : `client: AT RISK — ${c.reason}`;
 }
 
+/** `accuracy 78.0% (64/82 answered so far)`, or '' before any check is judged. */
+export function liveAccuracy(f: LiveFrame): string {
+  const q = f.quality;
+  if (!q) return '';
+  const acc = q.answered > 0 ? `${((q.passed / q.answered) * 100).toFixed(1)}%` : '—';
+  return `accuracy ${acc} (${q.passed}/${q.answered} answered so far)`;
+}
+
 /** The terminal panel: a title line, then a few aligned lines. */
 export function renderPanel(f: LiveFrame, title: string, width = 80): string {
   const barWidth = Math.max(10, Math.min(40, width - 40));
@@ -42,6 +50,7 @@ export function renderPanel(f: LiveFrame, title: string, width = 80): string {
     `requests  ${progressOf(f)}  in flight ${f.inflight}${f.queued > 0 ? ` (+${f.queued} queued)` : ''}  ok ${f.ok}  ${failures(f)}`,
     `rate      ${f.request_rate.toFixed(1)} req/s  ${f.output_tokens_per_s.toFixed(0)} output tok/s  (${w})`,
     `TTFT ms   p50 ${ms(f.ttft_p50_ms)}  p99 ${ms(f.ttft_p99_ms)}    TPOT ms  p50 ${ms(f.tpot_p50_ms)}  p99 ${ms(f.tpot_p99_ms)}  (${w})`,
+    ...(f.quality ? [`quality   ${liveAccuracy(f)}`] : []),
     clientOf(f),
   ].join('\n');
 }
@@ -53,6 +62,7 @@ export function renderLine(f: LiveFrame): string {
   return (
     `[${clock(f.elapsed_ms)}] ${pct}${progressOf(f)}${remaining}  in flight ${f.inflight}${f.queued > 0 ? ` (+${f.queued} queued)` : ''}  ok ${f.ok}  ${failures(f)}` +
     `  ${f.request_rate.toFixed(1)} req/s  ${f.output_tokens_per_s.toFixed(0)} tok/s  TTFT p50/p99 ${ms(f.ttft_p50_ms)}/${ms(f.ttft_p99_ms)} ms  TPOT p50/p99 ${ms(f.tpot_p50_ms)}/${ms(f.tpot_p99_ms)} ms` +
+    (f.quality ? `  ${liveAccuracy(f)}` : '') +
     (f.client.state === 'at risk' ? `  CLIENT AT RISK: ${f.client.reason}` : '')
   );
 }

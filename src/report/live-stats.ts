@@ -35,6 +35,12 @@ export interface LiveFrame {
   ttft_p99_ms: number | null;
   tpot_p50_ms: number | null;
   tpot_p99_ms: number | null;
+  /**
+   * Answer checks judged so far (issue 15): `answered` of them had an answer, `passed` of those
+   * passed. Null until the first check is judged (a run without checks stays null). Checks are
+   * judged after their request ends, so these trail `done` a little.
+   */
+  quality?: { judged: number; answered: number; passed: number } | null;
   /** The client's side of the validity verdict, as it stands now. */
   client: { state: 'ok' | 'at risk' | 'unknown'; reason: string | null; lag_max_ms: number | null; busy: number | null };
 }
@@ -55,6 +61,7 @@ export class LiveStats {
   private recent: Done[] = [];
   private counts = { done: 0, ok: 0, failed: 0, output_tokens: 0 };
   private readonly byClass: Record<string, number> = {};
+  private quality: { judged: number; answered: number; passed: number } | null = null;
   private lagMax: number | null = null;
   private busy: number | null = null;
 
@@ -80,6 +87,17 @@ export class LiveStats {
     let i = this.recent.length;
     while (i > 0 && this.recent[i - 1]!.end_ms > d.end_ms) i--;
     this.recent.splice(i, 0, d);
+  }
+
+  /** A record whose answer check has been judged (record.quality set). */
+  judged(r: RequestRecord): void {
+    if (r.quality === undefined || r.phase !== 'measure' || r.retried === true) return;
+    const q = (this.quality ??= { judged: 0, answered: 0, passed: 0 });
+    q.judged++;
+    if (r.status === 'ok') {
+      q.answered++;
+      if (r.quality.pass) q.passed++;
+    }
   }
 
   update(p: ProgressSnapshot): void {
@@ -142,6 +160,7 @@ export class LiveStats {
       ttft_p99_ms: ttft.length ? percentile(ttft, 99) : null,
       tpot_p50_ms: tpot.length ? percentile(tpot, 50) : null,
       tpot_p99_ms: tpot.length ? percentile(tpot, 99) : null,
+      quality: this.quality ? { ...this.quality } : null,
       client: this.clientState(),
     };
   }

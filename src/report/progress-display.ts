@@ -36,6 +36,8 @@ export interface DisplayOptions {
 export interface ProgressDisplay {
   update(p: ProgressSnapshot): void;
   record(r: RequestRecord): void;
+  /** A record whose answer check is judged (record.quality set): the live accuracy. */
+  judged(r: RequestRecord): void;
   /** Redraws the panel now: for a driver that runs synchronously (sim run), whose timers never fire meanwhile. */
   flush(): void;
   finish(): void;
@@ -83,6 +85,10 @@ export function createProgressDisplay(
     },
     record(r: RequestRecord): void {
       stats.record(r);
+      dirty = true;
+    },
+    judged(r: RequestRecord): void {
+      stats.judged(r);
       dirty = true;
     },
     flush(): void {

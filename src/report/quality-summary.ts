@@ -11,21 +11,23 @@ export function formatRate(r: Rate | null): string {
   return `${p(r.value)}%${ci} (${r.k}/${r.n})`;
 }
 
+/**
+ * The figures a run has, in the order every output shows them (console, report, Markdown,
+ * dashboard): a figure whose checks the run did not carry is left out, not shown as empty.
+ */
+export function qualityFigureRows(q: QualityFigures): Array<[string, Rate]> {
+  const rows: Array<[string, Rate]> = [['Accuracy (all answered)', q.accuracy]];
+  if (q.hallucination) rows.push(['Hallucination (closed-book)', q.hallucination.rate], ['Abstention (closed-book)', q.hallucination.abstention]);
+  if (q.format_compliance) rows.push(['Format compliance (json, length)', q.format_compliance]);
+  if (q.code_pass) rows.push(['Code pass rate', q.code_pass]);
+  if (q.citation_correctness) rows.push(['Citation correctness', q.citation_correctness]);
+  if (q.refusal) rows.push(['Refusal (should refuse)', q.refusal.rate], ['Over-refusal (benign)', q.refusal.over_refusal]);
+  rows.push(['Empty answers', q.empty_answers], ['Malformed answers (json, code)', q.malformed_answers]);
+  return rows;
+}
+
 export function renderQuality(q: QualityFigures, currency: string | null): string {
-  const rows: string[][] = [['Accuracy (all answered)', formatRate(q.accuracy)]];
-  if (q.hallucination) {
-    rows.push(['Hallucination (closed-book)', formatRate(q.hallucination.rate)]);
-    rows.push(['Abstention (closed-book)', formatRate(q.hallucination.abstention)]);
-  }
-  if (q.format_compliance) rows.push(['Format compliance (json, length)', formatRate(q.format_compliance)]);
-  if (q.code_pass) rows.push(['Code pass rate', formatRate(q.code_pass)]);
-  if (q.citation_correctness) rows.push(['Citation correctness', formatRate(q.citation_correctness)]);
-  if (q.refusal) {
-    rows.push(['Refusal (should refuse)', formatRate(q.refusal.rate)]);
-    rows.push(['Over-refusal (benign)', formatRate(q.refusal.over_refusal)]);
-  }
-  rows.push(['Empty answers', formatRate(q.empty_answers)]);
-  rows.push(['Malformed answers (json, code)', formatRate(q.malformed_answers)]);
+  const rows = qualityFigureRows(q).map(([label, r]) => [label, formatRate(r)]);
   const out = [`Quality: ${q.checked} checked requests, ${q.answered} answered`, textTable(['Quality', 'value [95% CI] (k/n)'], rows)];
   const tasks = Object.entries(q.by_task);
   if (tasks.length > 1) {

@@ -1,21 +1,22 @@
 /**
  * The dashboard in headless Chromium: it loads with no console error and no request leaving
  * 127.0.0.1, shows the runs, draws its charts, follows a live run, and shows a hostile model
- * name as text. A screenshot is kept as artifacts/dashboard.png.
+ * name as text. A run with answer checks shows its quality figures (list, detail, live view),
+ * checked against counts made here from its records. A screenshot is kept as artifacts/dashboard.png.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type RunningDashboard } from '../../src/dashboard/serve.js';
 import { launchBrowser, type Browser } from '../helpers/browser.js';
-import { frame, HOSTILE_MODEL, makeFixture, type Fixture } from '../dashboard/fixture.js';
+import { EVAL_RUN, frame, HOSTILE_MODEL, makeFixture, type Fixture } from '../dashboard/fixture.js';
 
 let fx: Fixture;
 let dash: RunningDashboard;
 let browser: Browser;
 
 beforeAll(async () => {
-  fx = await makeFixture();
+  fx = await makeFixture({ withQuality: true });
   dash = await startDashboard({ resultsDir: fx.results, port: 0, pollMs: 50 });
   browser = await launchBrowser();
 });
@@ -58,11 +59,16 @@ describe('dashboard in a browser', () => {
     await page.locator('#runs tbody tr').first().click();
     await loaded('#trend-chart');
 
+    await checkQuality(page);
+
     // A run in progress: its frames arrive over server-sent events.
     await page.locator('#live-list button').first().click();
     await page.waitForFunction(() => /2\/10/.test((globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText));
-    appendFileSync(join(fx.results, fx.liveId, 'progress.jsonl'), `${JSON.stringify(frame(7, 10))}\n`);
+    expect(await page.locator('#live-figures').innerText()).not.toContain('accuracy');
+    // A frame with judged answer checks: the accuracy so far, over the answered ones (5 of 6 = 83.3%).
+    appendFileSync(join(fx.results, fx.liveId, 'progress.jsonl'), `${JSON.stringify(frame(7, 10, { judged: 7, answered: 6, passed: 5 }))}\n`);
     await page.waitForFunction(() => /7\/10 \(70%\)/.test((globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText));
+    expect(await page.locator('#live-figures').innerText()).toMatch(/accuracy \(so far\)\s+83\.3% \(5\/6 answered\)/);
     await loaded('#live-chart');
 
     mkdirSync('artifacts', { recursive: true });
@@ -73,3 +79,62 @@ describe('dashboard in a browser', () => {
     await page.close();
   });
 });
+
+interface Rec {
+  phase: string;
+  status: string;
+  retried?: boolean;
+  task?: string;
+  quality?: { kind: string; pass: boolean; outcome: string };
+}
+
+/** `70.0% [` for k of n, as the figures print it. */
+const share = (k: number, n: number) => `${((k / n) * 100).toFixed(1)}%`;
+
+/** The run list's accuracy column, the run detail's quality tables, and a run without checks. */
+async function checkQuality(page: Awaited<ReturnType<Browser['context']['newPage']>>): Promise<void> {
+  const id = fx.runIds.find((r) => r.endsWith(`-${EVAL_RUN}`))!;
+  const recs = readFileSync(join(fx.results, id, 'records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Rec);
+  const answered = recs.filter((r) => r.phase === 'measure' && r.quality && r.retried !== true && r.status === 'ok');
+  const passed = answered.filter((r) => r.quality!.pass).length;
+  expect(answered.length).toBeGreaterThan(30);
+  expect(passed).toBeLessThan(answered.length);
+
+  // The list: accuracy with its interval on the eval run, a dash on runs without checks.
+  const row = page.locator(`#runs tbody tr[data-run="${id}"]`);
+  expect(await row.innerText()).toMatch(new RegExp(`${share(passed, answered.length).replace('.', '\\.')} \\[\\d+\\.\\d–\\d+\\.\\d%\\]`));
+  const plain = page.locator('#runs tbody tr').filter({ hasNotText: EVAL_RUN }).first();
+  expect(await plain.locator('td').nth(9).innerText()).toBe('—');
+
+  // The detail of a run without checks says so.
+  const plainId = await plain.getAttribute('data-run');
+  await plain.click();
+  await page.waitForSelector(`body[data-detail="${plainId}"]`);
+  expect(await page.locator('#quality-none').isVisible()).toBe(true);
+  expect(await page.locator('#quality').isHidden()).toBe(true);
+
+  // The eval run's detail: every figure its checks allow, none it cannot have, per task, successes.
+  await row.click();
+  await page.waitForSelector(`body[data-detail="${id}"]`);
+  expect(await page.locator('#quality').isVisible()).toBe(true);
+  expect(await page.locator('#quality-none').isHidden()).toBe(true);
+  const figures = new Map(
+    (await page.locator('#quality-figures tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')))).map((c) => [c[0]!, c[1]!]),
+  );
+  expect(figures.get('Accuracy (all answered)')).toMatch(new RegExp(`^${share(passed, answered.length).replace('.', '\\.')} \\[.*\\] \\(${passed}/${answered.length}\\)$`));
+  const kinds = new Set(answered.map((r) => r.quality!.kind));
+  expect(figures.has('Hallucination (closed-book)')).toBe(kinds.has('closed_book'));
+  expect(figures.has('Code pass rate')).toBe(kinds.has('code'));
+  expect(figures.has('Citation correctness')).toBe(kinds.has('citation'));
+  expect(figures.has('Refusal (should refuse)')).toBe(kinds.has('refusal'));
+  expect(figures.has('Format compliance (json, length)')).toBe(kinds.has('json') || kinds.has('max_length'));
+  if (kinds.has('code')) {
+    const code = answered.filter((r) => r.quality!.kind === 'code');
+    expect(figures.get('Code pass rate')).toMatch(new RegExp(`\\(${code.filter((r) => r.quality!.pass).length}/${code.length}\\)$`));
+  }
+  const tasks = new Set(answered.map((r) => r.task));
+  expect(await page.locator('#quality-tasks tbody tr').count()).toBe(tasks.size);
+  const success = await page.locator('#quality-success').innerText();
+  expect(success).toContain(`Successful tasks (ok, correct; no per-request SLOs were given): ${passed} of `);
+  expect(success).toMatch(/successful tasks\/s; cost per successful task \$\d/);
+}

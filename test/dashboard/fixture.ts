@@ -15,19 +15,34 @@ export interface Fixture {
   liveId: string;
 }
 
-export function frame(done: number, total: number): LiveFrame {
+export function frame(done: number, total: number, quality: LiveFrame['quality'] = null): LiveFrame {
   return {
+    quality,
     elapsed_ms: done * 100, total, duration_ms: null, fraction: done / total, remaining_ms: (total - done) * 100, sent: done + 2, done, ok: done, failed: 0,
     failed_by_class: {}, inflight: 2, queued: 0, output_tokens: done * 8, window_s: 1, request_rate: 10, output_tokens_per_s: 80,
     ttft_p50_ms: 20 + done, ttft_p99_ms: 40 + done, tpot_p50_ms: 5, tpot_p99_ms: 7, client: { state: 'ok', reason: null, lag_max_ms: 0.2, busy: 0.1 },
   };
 }
 
-export async function makeFixture(): Promise<Fixture> {
+/** The eval run of a quality fixture: its run id, and the figures its result.json holds. */
+export const EVAL_RUN = 'eval';
+
+/**
+ * `withQuality`: one more run, over HTTP against the built-in simulator in answer mode
+ * (`--dataset-name eval --sim-accuracy 0.7`), so the history holds a run with answer checks.
+ */
+export async function makeFixture(opts: { withQuality?: boolean } = {}): Promise<Fixture> {
   const results = join(tempDir('dashboard'), 'results');
   const common = ['--random-input-len', '128', '--random-output-len', '16', '--num-prompts', '40', '--result-dir', results];
   for (const [rate, name] of [['4', 'slow'], ['8', 'fast']] as const) {
     const out = await runCli(['sim', 'run', '--request-rate', rate, '--name', name, ...common]);
+    expect(out.code, out.stderr).toBe(0);
+  }
+  if (opts.withQuality) {
+    const out = await runCli([
+      'run', '--dataset-name', 'eval', '--num-prompts', '40', '--seed', '2', '--concurrency', '8', '--sim-prefill-ms', '1', '--sim-per-token-ms', '0.2',
+      '--sim-accuracy', '0.7', '--gpu-hour-cost', '2', '--allow-invalid', '--name', EVAL_RUN, '--result-dir', results,
+    ]);
     expect(out.code, out.stderr).toBe(0);
   }
   const runIds = readdirSync(results, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { renderLine, renderPanel } from '../../src/report/live-panel.js';
 import { LiveStats } from '../../src/report/live-stats.js';
 import { createProgressDisplay, resolveProgressMode } from '../../src/report/progress-display.js';
 import type { ProgressSnapshot } from '../../src/runner/progress.js';
@@ -74,6 +75,26 @@ describe('live stats (hand-computed)', () => {
     const burst = new LiveStats({ burst: true });
     burst.update(snap({ elapsed_ms: 1000, lag_max_ms: 300, busy: 0.5 }));
     expect(burst.frame().client.state).toBe('ok');
+  });
+
+  it('answer checks: accuracy so far over the answered ones; warm-up and retried attempts left out', () => {
+    const s = new LiveStats();
+    expect(s.frame().quality).toBeNull();
+    const judged = (over: Partial<ReturnType<typeof rec>>, pass: boolean) =>
+      s.judged(rec({ sent_ms: 0, chunks: [5], status: 'ok', ...over, quality: { kind: 'numeric', pass, outcome: pass ? 'correct' : 'wrong', reason: '' } }));
+    judged({}, true);
+    judged({}, true);
+    judged({}, false);
+    judged({ status: 'error' }, false); // no answer: judged, not answered
+    judged({ phase: 'warmup' }, true);
+    judged({ retried: true }, false);
+    s.judged(rec({ sent_ms: 0, chunks: [5] })); // no check
+    const f = s.frame();
+    expect(f.quality).toEqual({ judged: 4, answered: 3, passed: 2 });
+    expect(renderLine(f)).toContain('accuracy 66.7% (2/3 answered so far)');
+    expect(renderPanel(f, 't')).toMatch(/^quality {3}accuracy 66\.7% \(2\/3 answered so far\)$/m);
+    // A run without checks: no quality line at all.
+    expect(renderPanel(new LiveStats().frame(), 't')).not.toContain('quality');
   });
 });
 

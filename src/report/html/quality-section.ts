@@ -5,20 +5,14 @@
 import type { QualityFigures, Rate } from '../../metrics/quality.js';
 import type { RequestRecord } from '../../record/record.js';
 import { money } from '../cost-summary.js';
-import { formatRate } from '../quality-summary.js';
+import { formatRate, qualityFigureRows } from '../quality-summary.js';
 import { escapeHtml as e } from './escape.js';
 import { htmlTable } from './tables.js';
 
 const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 function rows(q: QualityFigures): string[][] {
-  const out: Array<[string, Rate | null]> = [['Accuracy (all answered)', q.accuracy]];
-  if (q.hallucination) out.push(['Hallucination (closed-book)', q.hallucination.rate], ['Abstention (closed-book)', q.hallucination.abstention]);
-  if (q.format_compliance) out.push(['Format compliance (json, length)', q.format_compliance]);
-  if (q.code_pass) out.push(['Code pass rate', q.code_pass]);
-  if (q.citation_correctness) out.push(['Citation correctness', q.citation_correctness]);
-  if (q.refusal) out.push(['Refusal (should refuse)', q.refusal.rate], ['Over-refusal (benign)', q.refusal.over_refusal]);
-  out.push(['Empty answers', q.empty_answers], ['Malformed answers (json, code)', q.malformed_answers], ['Successful tasks', q.success.rate]);
+  const out: Array<[string, Rate]> = [...qualityFigureRows(q), ['Successful tasks', q.success.rate]];
   return out.map(([label, r]) => [label, formatRate(r)]);
 }
 
