@@ -8,7 +8,7 @@ import type { EngineConfig } from './engine/config.js';
 import { activationReserveBytes, engineConfig } from './engine/config.js';
 import { Engine } from './engine/engine.js';
 import { Frontend } from './engine/frontend.js';
-import type { EngineRequest, StepResult } from './engine/engine.js';
+import type { EngineRequest, Seq, StepResult } from './engine/engine.js';
 import type { HardwareProfile } from './engine/hardware.js';
 import type { ModelProfile } from './engine/models.js';
 import { hardwareProfile, modelProfile } from './engine/profiles.js';
@@ -45,6 +45,8 @@ export class EngineBackend implements Backend {
    */
   private incoming: { req: EngineRequest; arrivalMs: number }[] = [];
   private readonly frontend: Frontend;
+  /** Multi-step windows emit several tokens per sequence in one step. */
+  private readonly multiStep: boolean;
 
   constructor(
     t: EngineTiming,
@@ -53,6 +55,7 @@ export class EngineBackend implements Backend {
   ) {
     this.lateSteps = new LateSteps(warn);
     this.engine = new Engine(hardwareProfile(t.hardware), modelProfile(t.model), engineConfig(t.engine));
+    this.multiStep = this.engine.cfg.num_scheduler_steps > 1;
     this.frontend = new Frontend(this.engine.cfg);
   }
 
@@ -177,12 +180,17 @@ export class EngineBackend implements Backend {
     this.lateSteps.observe(now - end, now);
     const sinks = this.sinks;
     for (const s of r.admitted) sinks.get(s.id)?.onAdmit(this.stepStart);
-    for (const s of r.emitted) {
+    // A sequence appears once per token; several times only in a multi-step window, whose
+    // tokens are numbered up to its last (s.output − 1).
+    const em = r.emitted;
+    for (let i = 0; i < em.length; i++) {
+      const s = em[i] as Seq;
       const sink = sinks.get(s.id);
-      if (sink) {
-        sink.onToken(s.output - 1, end);
-        sink.flush();
-      }
+      if (!sink) continue;
+      let later = 0;
+      if (this.multiStep) for (let j = i + 1; j < em.length; j++) if (em[j] === s) later++;
+      sink.onToken(s.output - 1 - later, end);
+      if (later === 0) sink.flush();
     }
     this.frontend.streamed(end, r.emitted.length);
     for (const s of r.finished) {

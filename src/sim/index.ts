@@ -12,6 +12,8 @@ export { runVirtual } from './virtual.js';
 export type { VirtualOptions, VirtualRequest, VirtualStats } from './virtual.js';
 export { DEFAULT_ENGINE_CONFIG, engineConfig, numGpuBlocks } from './engine/config.js';
 export type { EngineConfig } from './engine/config.js';
+export { ENGINE_PRESETS, V0_STEP_OVERHEAD_MS, presetEngine } from './engine/presets.js';
+export type { EnginePreset } from './engine/presets.js';
 export { Engine } from './engine/engine.js';
 export type { EngineRequest, StepResult } from './engine/engine.js';
 export { HARDWARE } from './engine/hardware.js';

@@ -16,9 +16,26 @@ describe('sim server with engine timing', () => {
     };
     const h100 = await run('h100');
     const h200 = await run('h200');
-    // batch-1 decode: 16.06 GB / (3.35 TB/s × 0.8) + 0.558 ms (a CUDA-graph step) ≈ 6.55 ms; H200: 16.06 / (4.8 × 0.68) + 0.558 ≈ 5.48 ms
+    // batch-1 decode: 16.06 GB / (3.35 TB/s × 0.8) + 0.558 ms (a CUDA-graph step) ≈ 6.55 ms; H200: 16.06 / (4.8 × 0.8) + 0.558 ≈ 4.74 ms
     expect(h100).toBeCloseTo(6.55, 1);
-    expect(h200).toBeCloseTo(5.48, 1);
+    expect(h200).toBeCloseTo(4.74, 1);
+  });
+
+  it('multi-step windows (vLLM V0 --num-scheduler-steps) stream every token once, in order, a window at a time', async () => {
+    const engine = { num_scheduler_steps: 4, enable_chunked_prefill: false, prefill_first: true, max_num_batched_tokens: 4096, max_model_len: 4096 };
+    const s = await startSimServer({ timing: { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b', engine }, collectGroundTruth: true });
+    try {
+      const r = await postSse(`${s.url}/v1/completions`, { prompt: tokenPrompt(32, 1), max_tokens: 9, ignore_eos: true, stream: true, stream_options: { include_usage: true } });
+      expect(chunks(r).at(-1).usage.completion_tokens).toBe(9);
+      const t = s.groundTruth[0]!.token_ms;
+      expect(t).toHaveLength(9);
+      // token 0 from the prefill step, then windows of 4: tokens 1–4 share one time, 5–8 the next
+      expect(new Set(t.slice(1, 5)).size).toBe(1);
+      expect(new Set(t.slice(5, 9)).size).toBe(1);
+      expect(t[5]! > t[4]! && t[1]! > t[0]!).toBe(true);
+    } finally {
+      await s.close();
+    }
   });
 
   it('answers 400 when prompt + max_tokens exceed the context, before any stream starts', async () => {

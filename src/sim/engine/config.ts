@@ -23,6 +23,16 @@ export interface EngineConfig {
   gpu_memory_utilization: number;
   /** --enable-chunked-prefill (on in vLLM V1). */
   enable_chunked_prefill: boolean;
+  /**
+   * vLLM V0's default scheduler (chunked prefill off): a step that can admit waiting prompts runs
+   * only those prefills and the running sequences wait; off in V1, which mixes them in one step.
+   */
+  prefill_first: boolean;
+  /**
+   * --num-scheduler-steps (vLLM V0 multi-step scheduling): a pure decode batch runs this many
+   * iterations per scheduler call and streams their tokens together at the end; 1 = off (V1).
+   */
+  num_scheduler_steps: number;
   /** --enable-prefix-caching (on in vLLM V1). */
   enable_prefix_caching: boolean;
   /** --tensor-parallel-size. */
@@ -68,6 +78,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   max_model_len: 0,
   gpu_memory_utilization: 0.9,
   enable_chunked_prefill: true,
+  prefill_first: false,
+  num_scheduler_steps: 1,
   enable_prefix_caching: true,
   tensor_parallel: 1,
   num_gpu_blocks: 0,
@@ -138,6 +150,12 @@ export function numGpuBlocks(hw: HardwareProfile, m: ModelProfile, c: EngineConf
 export function checkEngineConfig(m: ModelProfile, c: EngineConfig): void {
   if (!BLOCK_SIZES.includes(c.block_size)) {
     throw new UserError(`--block-size: invalid choice: ${c.block_size} (choose from ${BLOCK_SIZES.join(', ')})`);
+  }
+  if (!c.enable_chunked_prefill && c.max_num_batched_tokens < maxModelLen(m, c)) {
+    // Without chunked prefill a longer prompt could never be scheduled; vLLM refuses to start.
+    throw new UserError(
+      `--max-num-batched-tokens (${c.max_num_batched_tokens}) is smaller than --max-model-len (${maxModelLen(m, c)}) with chunked prefill disabled; increase max_num_batched_tokens or decrease max_model_len`,
+    );
   }
   if (m.heads % c.tensor_parallel !== 0) {
     throw new UserError(`--tensor-parallel-size: Total number of attention heads (${m.heads}) must be divisible by tensor parallel size (${c.tensor_parallel}).`);

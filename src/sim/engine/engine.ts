@@ -4,7 +4,9 @@
  *      (1 when decoding, a prefill chunk otherwise); when its KV blocks cannot grow, the newest
  *      running sequence is preempted by recompute (blocks freed, back to the waiting front);
  *   2. then, if nobody was preempted, waiting sequences in FCFS order while budget, max_num_seqs
- *      and free blocks allow; a prefix-cache match skips the cached blocks' tokens;
+ *      and free blocks allow; a prefix-cache match skips the cached blocks' tokens
+ *      (prefill_first, vLLM V0's order: waiting prompts first, and a step that admits any runs
+ *      only prefills);
  *   3. the step's time comes from the roofline; every sequence whose KV caught up with its
  *      tokens samples one output token, emitted at the end of the step.
  * The engine never reads a clock: drivers (real time, virtual time) place steps on a timeline.
@@ -62,7 +64,10 @@ export interface StepResult {
   shape: StepShape;
   /** Scheduled for the first time in this step. */
   admitted: Seq[];
-  /** Produced one token (its index is seq.output − 1). */
+  /**
+   * One entry per token produced, in order: a sequence appears once per token (more than once
+   * only in a multi-step window); its last entry's token index is seq.output − 1.
+   */
   emitted: Seq[];
   /** Finished in this step (also in emitted). */
   finished: Seq[];
@@ -168,13 +173,112 @@ export class Engine {
   step(): StepResult {
     const cfg = this.cfg;
     const kv = this.kv;
-    let budget = cfg.max_num_batched_tokens;
+    const budget = cfg.max_num_batched_tokens;
     const scheduled: Seq[] = [];
     const admitted: Seq[] = [];
     let preempted = 0;
 
-    // 1. Running sequences, oldest first.
+    // 1–2 (vLLM V0 without chunked prefill schedules new prompts alone: a step that admits any
+    // runs only prefills, and the running sequences wait for the next step).
+    if (cfg.prefill_first) this.admitWaiting(budget, scheduled, admitted);
+    if (scheduled.length === 0) {
+      // 1. Running sequences first; 2. waiting ones, FCFS, only when nothing was preempted this step.
+      const r = this.scheduleRunning(budget, scheduled);
+      preempted = r.preempted;
+      if (preempted === 0 && !cfg.prefill_first) this.admitWaiting(r.budget, scheduled, admitted);
+    }
+
+    // 3. Cost, then apply: KV grows, caught-up sequences sample a token.
+    const shape: StepShape = { tokens: 0, seqs: scheduled.length, attn_ctx: 0, kv_tokens: 0 };
+    const decode: StepShape = { tokens: 0, seqs: 0, attn_ctx: 0, kv_tokens: 0 };
+    for (const s of scheduled) {
+      const n = s.scheduled;
+      const attn = n * s.computed + (n * (n + 1)) / 2;
+      shape.tokens += n;
+      shape.attn_ctx += attn;
+      shape.kv_tokens += s.computed + n;
+      // Decoding: one token past a KV cache that already holds every earlier token.
+      if (n === 1 && s.output > 0 && s.computed === s.total - 1) {
+        decode.tokens += 1;
+        decode.seqs++;
+        decode.attn_ctx += attn;
+        decode.kv_tokens += s.computed + 1;
+      }
+    }
+    let duration_ms = scheduled.length > 0 ? this.roofline.stepMs(shape) : 0;
+    if (scheduled.length > 0) this.splitStepTime(duration_ms, shape, decode);
+    const emitted: Seq[] = [];
+    const finished: Seq[] = [];
+    for (const s of scheduled) {
+      s.computed += s.scheduled;
+      kv.commit(s, s.computed, s.hashes);
+      if (s.computed < s.total) continue;
+      if (s.output === 0) this.counters.prompt_tokens += s.prompt;
+      s.output++;
+      this.counters.generation_tokens++;
+      emitted.push(s);
+      if (s.output >= s.maxOutput) {
+        s.done = true;
+        kv.release(s);
+        this.byId.delete(s.id);
+        finished.push(s);
+      }
+    }
+    if (scheduled.length > 0) this.counters.steps++;
+    // Multi-step scheduling (vLLM V0 --num-scheduler-steps): a pure decode batch runs the rest of
+    // its window without returning to the scheduler; every token of the window is delivered at its end.
+    if (cfg.num_scheduler_steps > 1 && decode.seqs > 0 && decode.seqs === shape.seqs) {
+      duration_ms += this.decodeWindow(scheduled, cfg.num_scheduler_steps - 1, emitted, finished);
+    }
+    if (finished.length > 0) {
+      this.running = this.running.filter((s) => !s.done);
+      this.counters.finished += finished.length;
+    }
+    return { duration_ms, shape, admitted, emitted, finished, preempted };
+  }
+
+  /** Up to `iterations` more decode iterations of `batch` (a multi-step window); their time, ms. */
+  private decodeWindow(batch: Seq[], iterations: number, emitted: Seq[], finished: Seq[]): number {
+    const kv = this.kv;
+    let ms = 0;
+    let live = batch.filter((s) => !s.done);
+    for (let j = 0; j < iterations && live.length > 0; j++) {
+      // KV for one more token each; a window that cannot grow ends early (the scheduler preempts next step).
+      if (!live.every((s) => kv.allocate(s, s.computed + 1, s.hashes, 0))) break;
+      const it: StepShape = { tokens: live.length, seqs: live.length, attn_ctx: 0, kv_tokens: 0 };
+      for (const s of live) {
+        it.attn_ctx += s.computed + 1;
+        it.kv_tokens += s.computed + 1;
+      }
+      // CPU work (scheduling: step_overhead_ms; output processing: request_overhead_ms per
+      // sequence) is paid once per window, at its first iteration, not per iteration.
+      const d = this.roofline.stepMs(it) - this.cfg.step_overhead_ms - live.length * this.cfg.request_overhead_ms;
+      ms += d;
+      this.counters.decode_ms += d;
+      this.counters.steps++;
+      for (const s of live) {
+        s.computed++;
+        kv.commit(s, s.computed, s.hashes);
+        s.output++;
+        this.counters.generation_tokens++;
+        emitted.push(s);
+        if (s.output >= s.maxOutput) {
+          s.done = true;
+          kv.release(s);
+          this.byId.delete(s.id);
+          finished.push(s);
+        }
+      }
+      live = live.filter((s) => !s.done);
+    }
+    return ms;
+  }
+
+  /** Running sequences, oldest first; the newest are preempted (recompute) when KV cannot grow. */
+  private scheduleRunning(budget: number, scheduled: Seq[]): { budget: number; preempted: number } {
+    const kv = this.kv;
     const running = this.running;
+    let preempted = 0;
     for (let i = 0; i < running.length && budget > 0; i++) {
       const s = running[i] as Seq;
       const n = Math.min(s.total - s.computed, budget);
@@ -191,10 +295,16 @@ export class Engine {
       scheduled.push(s);
       budget -= n;
     }
+    return { budget, preempted };
+  }
 
-    // 2. Waiting sequences, FCFS, only when nothing was preempted this step.
+  /** Waiting sequences in FCFS order while budget, max_num_seqs and free blocks allow. */
+  private admitWaiting(budget: number, scheduled: Seq[], admitted: Seq[]): number {
+    const cfg = this.cfg;
+    const kv = this.kv;
+    const running = this.running;
     const bs = cfg.block_size;
-    while (preempted === 0 && budget > 0 && running.length < cfg.max_num_seqs && this.waiting.length > 0) {
+    while (budget > 0 && running.length < cfg.max_num_seqs && this.waiting.length > 0) {
       const s = this.waiting.peekFront() as Seq;
       if (s.aborted) {
         this.waiting.popFront();
@@ -222,49 +332,7 @@ export class Engine {
         admitted.push(s);
       }
     }
-
-    // 3. Cost, then apply: KV grows, caught-up sequences sample a token.
-    const shape: StepShape = { tokens: 0, seqs: scheduled.length, attn_ctx: 0, kv_tokens: 0 };
-    const decode: StepShape = { tokens: 0, seqs: 0, attn_ctx: 0, kv_tokens: 0 };
-    for (const s of scheduled) {
-      const n = s.scheduled;
-      const attn = n * s.computed + (n * (n + 1)) / 2;
-      shape.tokens += n;
-      shape.attn_ctx += attn;
-      shape.kv_tokens += s.computed + n;
-      // Decoding: one token past a KV cache that already holds every earlier token.
-      if (n === 1 && s.output > 0 && s.computed === s.total - 1) {
-        decode.tokens += 1;
-        decode.seqs++;
-        decode.attn_ctx += attn;
-        decode.kv_tokens += s.computed + 1;
-      }
-    }
-    const duration_ms = scheduled.length > 0 ? this.roofline.stepMs(shape) : 0;
-    if (scheduled.length > 0) this.splitStepTime(duration_ms, shape, decode);
-    const emitted: Seq[] = [];
-    const finished: Seq[] = [];
-    for (const s of scheduled) {
-      s.computed += s.scheduled;
-      kv.commit(s, s.computed, s.hashes);
-      if (s.computed < s.total) continue;
-      if (s.output === 0) this.counters.prompt_tokens += s.prompt;
-      s.output++;
-      this.counters.generation_tokens++;
-      emitted.push(s);
-      if (s.output >= s.maxOutput) {
-        s.done = true;
-        kv.release(s);
-        this.byId.delete(s.id);
-        finished.push(s);
-      }
-    }
-    if (finished.length > 0) {
-      this.running = running.filter((s) => !s.done);
-      this.counters.finished += finished.length;
-    }
-    if (scheduled.length > 0) this.counters.steps++;
-    return { duration_ms, shape, admitted, emitted, finished, preempted };
+    return budget;
   }
 
   /** Adds a step's time to the prefill and decode totals (see EngineCounters.prefill_ms). */

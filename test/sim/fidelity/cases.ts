@@ -3,7 +3,7 @@
  * setup needed to replay them in the simulator. Nothing here is estimated: a figure a source did
  * not state is not listed. docs/simulator.md §Fidelity renders these into its table.
  */
-import { MODELS, type ModelProfile } from '../../../src/sim/index.js';
+import { MODELS, type EnginePreset, type ModelProfile } from '../../../src/sim/index.js';
 
 export type Figure = 'ttft' | 'tpot' | 'itl' | 'throughput';
 /** How a source aggregated: the mean over requests, or the median (of requests, or of all gaps for ITL). */
@@ -32,6 +32,13 @@ interface CaseBase {
   model: string | ModelProfile;
   precision: string;
   engine: Record<string, number>;
+  /** The engine generation measured (src/sim/engine/presets.ts); absent = vllm-v1's defaults. */
+  preset?: EnginePreset;
+  /**
+   * Held out: no free parameter was fitted on this row (docs/simulator.md §Fidelity); its error is
+   * reported apart from the fitting rows'.
+   */
+  held_out?: boolean;
   measured: Measured[];
 }
 
@@ -75,6 +82,13 @@ export const SOURCES: Source[] = [
     engine: 'vLLM v0.23.0 (V1 engine), vllm bench serve, --gpu-memory-utilization 0.6 --max-model-len 8192',
     note: '256-token input / 128-token output, --ignore-eos, closed loop at fixed max-concurrency; p50 figures.',
   },
+  {
+    id: 'vllm-ci',
+    title: 'vLLM performance benchmark (Buildkite vllm/performance-benchmark), "Latency tests": builds 9513 (H200) and 9523 (A100-SXM4-80GB)',
+    url: 'https://buildkite.com/vllm/performance-benchmark/builds/9513',
+    engine: 'vLLM V0 engine (2024), offline LLM class via benchmark_latency.py: no HTTP server, CUDA graphs on',
+    note: 'A batch of 8 prompts of 32 tokens, 128 output tokens each (ignore EOS), mean end-to-end latency of the batch; shown here as output throughput = 8 × 128 tokens / latency. Build 9523 is https://buildkite.com/vllm/performance-benchmark/builds/9523.',
+  },
 ];
 
 const m = (id: string): ModelProfile => MODELS.find((x) => x.id === id) as ModelProfile;
@@ -101,9 +115,18 @@ const H100_320_OUT = [120, 613, 233, 194, 101, 741, 9, 3, 6, 31, 392, 84, 396, 4
 const A100_320_OUT = [120, 547, 233, 194, 101, 741, 9, 3, 6, 38, 392, 84, 396, 45, 291, 9, 173, 277, 334, 37, 587, 372, 36, 135, 26, 45, 450, 118, 226, 4, 5, 146, 59, 11, 567, 192, 447, 130, 13, 223, 188, 16, 35, 276, 202, 492, 239, 129, 26, 79, 17, 204, 11, 207, 78, 340, 21, 9, 123, 6, 559, 5, 316, 26, 417, 206, 151, 42, 25, 18, 159, 0, 25, 267, 19, 12, 768, 67, 628, 11, 218, 296, 371, 49, 125, 0, 26, 237, 350, 13, 490, 408, 58, 29, 512, 413, 526, 16, 416, 434, 451, 17, 573, 0, 7, 8, 11, 22, 0, 249, 281, 392, 611, 572, 23, 256, 31, 39, 300, 355, 340, 9, 172, 458, 78, 20, 154, 768, 0, 141, 42, 26, 780, 334, 125, 4, 4, 721, 63, 24, 331, 481, 110, 216, 184, 99, 285, 22, 355, 40, 150, 46, 0, 0, 574, 561, 214, 0, 419, 163, 162, 77, 482, 170, 510, 53, 16, 384, 57, 9, 170, 351, 173, 19, 390, 339, 552, 17, 520, 8, 8, 198, 510, 478, 304, 398, 16, 475, 91, 54, 509, 608, 36, 425, 15, 25, 12, 363, 0, 0, 44, 43, 267, 437, 334, 31, 261, 402, 346, 176, 22, 22, 159, 203, 8, 16, 16, 216, 86, 0, 234, 258, 247, 23, 47, 16, 447, 221, 702, 0, 44, 142, 740, 18, 76, 299, 250, 24, 300, 178, 5, 373, 25, 23, 76, 322, 87, 389, 21, 7, 527, 485, 339, 394, 11, 27, 254, 313, 392, 111, 365, 0, 79, 11, 275, 22, 99, 373, 38, 0, 657, 283, 503, 250, 16, 407, 0, 7, 261, 393, 321, 91, 56, 365, 343, 316, 25, 444, 646, 241, 222, 4, 27, 290, 7, 21, 336, 16, 360, 199, 313, 297, 18, 338, 301, 189, 373, 478, 394, 23, 230, 455, 283, 0, 201, 0, 20, 308, 30, 295];
 
 const lambda = (id: string, hardware: string, len: number, ins: number[], outs: number[], ttft: number, tpot: number, thr: number): BurstCase => ({
-  id, kind: 'burst', source: 'lambda', hardware, gpus: 1, model: 'llama-3.1-8b', precision: 'bf16',
-  engine: { max_num_seqs: 1024, gpu_memory_utilization: 0.95, max_model_len: len }, input_lens: ins, output_lens: outs,
+  id, kind: 'burst', source: 'lambda', hardware, gpus: 1, model: 'llama-3.1-8b', precision: 'bf16', preset: 'vllm-v0',
+  engine: { max_num_seqs: 1024, gpu_memory_utilization: 0.95, max_model_len: len, num_scheduler_steps: 10 }, input_lens: ins, output_lens: outs,
   measured: [{ figure: 'ttft', stat: 'mean', value: ttft }, { figure: 'tpot', stat: 'mean', value: tpot }, { figure: 'throughput', stat: 'mean', value: thr }],
+});
+
+/** benchmark_latency.py: 8 prompts at once, offline (the LLM class has no API server, so no front-end cost). */
+const ci = (hardware: string, gpus: number, model: string, latencyMs: number, heldOut: boolean): BurstCase => ({
+  id: `ci-${hardware}-${model}-tp${gpus}`, kind: 'burst', source: 'vllm-ci', hardware, gpus, model, precision: 'bf16', preset: 'vllm-v0',
+  engine: { frontend_latency_ms: 0, frontend_cpu_ms: 0, frontend_cpu_ms_per_1k_tokens: 0, frontend_cpu_ms_per_output_token: 0 },
+  input_lens: Array<number>(8).fill(32), output_lens: Array<number>(8).fill(128),
+  measured: [{ figure: 'throughput', stat: 'mean', value: (8 * 128 * 1000) / latencyMs }],
+  ...(heldOut ? { held_out: true } : {}),
 });
 
 export const CASES: FidelityCase[] = [
@@ -127,4 +150,13 @@ export const CASES: FidelityCase[] = [
   wmx(8, 60.9, 5.5, 1312),
   wmx(16, 103.8, 6.0, 2277),
   wmx(32, 135.3, 7.1, 3773),
+  // vLLM CI latency tests, A100-SXM4-80GB (build 9523): mean latency 1579.27 / 3990.59 / 3643.84 ms.
+  ci('a100', 1, 'llama-3.1-8b', 1579.27, false),
+  ci('a100', 4, 'llama-3.1-70b', 3990.59, false),
+  ci('a100', 2, 'mixtral-8x7b', 3643.84, false),
+  // Same tests on H200 (build 9513): 834.059 / 2075.08 / 1921.1 ms. Held out.
+  ci('h200', 1, 'llama-3.1-8b', 834.059, true),
+  ci('h200', 4, 'llama-3.1-70b', 2075.08, true),
+  ci('h200', 2, 'mixtral-8x7b', 1921.1, true),
 ];
+

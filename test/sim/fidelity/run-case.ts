@@ -3,7 +3,7 @@
  * figures the source's tool computed: AIPerf's and vLLM benchmark_serving's definitions.
  */
 import type { EngineConfig } from '../../../src/sim/index.js';
-import { runVirtual, type VirtualRequest } from '../../../src/sim/index.js';
+import { modelProfile, presetEngine, runVirtual, type VirtualRequest } from '../../../src/sim/index.js';
 import type { RequestRecord } from '../../../src/record/record.js';
 import type { FidelityCase, Figure, Measured, Stat } from './cases.js';
 
@@ -15,6 +15,7 @@ export interface CaseResult {
   simulated: number;
   /** simulated / measured */
   ratio: number;
+  held_out: boolean;
 }
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
@@ -70,7 +71,7 @@ function staggered(c: FidelityCase, engine: Partial<EngineConfig>): { closedLoop
 }
 
 export function runCase(c: FidelityCase, params: Partial<EngineConfig> = {}): CaseResult[] {
-  const engine = { ...params, ...c.engine, tensor_parallel: c.gpus };
+  const engine = presetEngine(c.preset ?? 'vllm-v1', modelProfile(c.model), { ...params, ...c.engine, tensor_parallel: c.gpus });
   const { records } = runVirtual({ hardware: c.hardware, model: c.model, engine, requests: requestsOf(c), ...staggered(c, engine) });
   records.sort((a, b) => a.id - b.id);
   // Closed loops: the first wave (one request per user, all sent together) is warm-up; the
@@ -78,7 +79,7 @@ export function runCase(c: FidelityCase, params: Partial<EngineConfig> = {}): Ca
   const f = figures(c, c.kind === 'closed' ? records.slice(c.concurrency) : records);
   return c.measured.map((m: Measured) => {
     const simulated = f[`${m.figure}:${m.stat}`] as number;
-    return { id: c.id, figure: m.figure, stat: m.stat, measured: m.value, simulated, ratio: simulated / m.value };
+    return { id: c.id, figure: m.figure, stat: m.stat, measured: m.value, simulated, ratio: simulated / m.value, held_out: c.held_out === true };
   });
 }
 

@@ -1,0 +1,87 @@
+/**
+ * Engine generations (src/sim/engine/presets.ts): vLLM V0's prefill-first scheduler and its
+ * multi-step windows, step by step, and the preset's defaults.
+ */
+import { describe, expect, it } from 'vitest';
+import { engineConfig, type EngineConfig } from '../../src/sim/engine/config.js';
+import { Engine, type Seq } from '../../src/sim/engine/engine.js';
+import { presetEngine, V0_STEP_OVERHEAD_MS } from '../../src/sim/engine/presets.js';
+import { hardwareProfile, modelProfile } from '../../src/sim/engine/profiles.js';
+import { runVirtual } from '../../src/sim/index.js';
+
+const llama = modelProfile('llama-3.1-8b');
+const engine = (c: Partial<EngineConfig>): Engine => new Engine(hardwareProfile('h100'), llama, engineConfig(c));
+const add = (e: Engine, id: number, prompt: number, out: number): Seq => e.add({ id, prompt_tokens: prompt, output_tokens: out, block_hashes: [] });
+const v0 = (c: Partial<EngineConfig> = {}): Partial<EngineConfig> => presetEngine('vllm-v0', llama, { max_model_len: 4096, ...c });
+
+describe('vLLM V0 preset', () => {
+  it('sets V0 defaults (chunked prefill off, budget max(max_model_len, 2048), prefix caching off) under what the user set', () => {
+    expect(presetEngine('vllm-v0', llama, { max_model_len: 1000 })).toMatchObject({ enable_chunked_prefill: false, prefill_first: true, enable_prefix_caching: false, max_num_batched_tokens: 2048, step_overhead_ms: V0_STEP_OVERHEAD_MS });
+    expect(presetEngine('vllm-v0', llama, { max_model_len: 4096 }).max_num_batched_tokens).toBe(4096);
+    expect(presetEngine('vllm-v0', llama, { step_overhead_ms: 1 }).step_overhead_ms).toBe(1);
+    expect(presetEngine('vllm-v1', llama, { max_num_seqs: 7 })).toEqual({ max_num_seqs: 7 });
+    expect(() => presetEngine('vllm-v9', llama)).toThrow(/unknown engine preset 'vllm-v9'/);
+  });
+
+  it('refuses, as vLLM does, a step budget below max_model_len with chunked prefill off', () => {
+    expect(() => engine({ enable_chunked_prefill: false, max_num_batched_tokens: 2048, max_model_len: 4096 })).toThrow(/max-num-batched-tokens \(2048\) is smaller than --max-model-len \(4096\)/);
+  });
+
+  it('prefill first: a step that admits a new prompt runs only prefills; the running sequence waits', () => {
+    const e = engine(v0());
+    const a = add(e, 0, 100, 10);
+    let r = e.step();
+    expect(r.admitted).toEqual([a]);
+    r = e.step(); // a decodes alone
+    expect(r.shape).toMatchObject({ tokens: 1, seqs: 1 });
+    const b = add(e, 1, 200, 10);
+    r = e.step();
+    expect(r.shape).toMatchObject({ tokens: 200, seqs: 1 }); // b's prefill alone: a skipped this step
+    expect(r.emitted).toEqual([b]);
+    expect(a.output).toBe(2);
+    r = e.step();
+    expect(r.shape).toMatchObject({ tokens: 2, seqs: 2 }); // both decode
+  });
+
+  it('V1 (the default) mixes the same new prompt with the running decode in one step', () => {
+    const e = engine({});
+    add(e, 0, 100, 10);
+    e.step();
+    e.step();
+    add(e, 1, 200, 10);
+    expect(e.step().shape).toMatchObject({ tokens: 201, seqs: 2 });
+  });
+
+  it('multi-step: a pure decode batch runs its window and emits each token in order; CPU costs once per window', () => {
+    const cfg = v0({ num_scheduler_steps: 4 });
+    const e = engine(cfg);
+    const a = add(e, 0, 50, 6);
+    const b = add(e, 1, 60, 3);
+    let r = e.step(); // prefill of both: one token each
+    expect(r.emitted).toEqual([a, b]);
+    const one = engine(cfg).roofline; // the cost of a single decode iteration of this batch
+    r = e.step(); // window: iteration 1 (a, b), 2 (a, b: b is done), 3 (a), 4 (a)
+    expect(r.emitted.map((s) => s.id)).toEqual([0, 1, 0, 1, 0, 0]);
+    expect(r.finished).toEqual([b]);
+    expect(a.output).toBe(5);
+    const c = engineConfig(cfg);
+    const cpu = (seqs: number): number => c.step_overhead_ms + seqs * c.request_overhead_ms;
+    const it = (ctx: number[]): number => one.stepMs({ tokens: ctx.length, seqs: ctx.length, attn_ctx: ctx.reduce((x, y) => x + y, 0), kv_tokens: ctx.reduce((x, y) => x + y, 0) });
+    // contexts: a holds 50 prompt + 1 output token after its prefill (51 attended), b 61
+    const expected = it([51, 61]) + it([52, 62]) - cpu(2) + it([53]) - cpu(1) + it([54]) - cpu(1);
+    expect(r.duration_ms).toBeCloseTo(expected, 9);
+    r = e.step(); // a's last token: a window of one useful iteration
+    expect(r.emitted).toEqual([a]);
+    expect(r.finished).toEqual([a]);
+  });
+
+  it('multi-step in virtual time: tokens of a window reach the client together, at its end', () => {
+    const { records } = runVirtual({ hardware: 'h100', model: 'llama-3.1-8b', engine: v0({ num_scheduler_steps: 10 }), requests: [{ id: 0, scheduled_ms: 0, prompt_tokens: 100, max_tokens: 21 }] });
+    const t = Array.from(records[0]!.chunk_ms);
+    expect(t).toHaveLength(21);
+    // token 1 from the prefill step, then two windows of 10
+    expect(new Set(t.slice(1, 11)).size).toBe(1);
+    expect(new Set(t.slice(11, 21)).size).toBe(1);
+    expect(t[11]! > t[10]! && t[1]! > t[0]!).toBe(true);
+  });
+});
