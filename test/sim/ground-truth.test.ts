@@ -43,6 +43,33 @@ describe('ground truth', () => {
     }
   });
 
+  it('a cut inside a batch of tokens (one multi-step window): exactly the tokens before the cut are written', async () => {
+    // Engine timing with 4-step windows: tokens 1–4, 5–8, 9–11 each reach the stream together, so
+    // a disconnect at a token with others of its window before it falls in a batch. Seed 3 puts
+    // the cut at a token that is not its window's first (checked below), deterministically.
+    const engine = { num_scheduler_steps: 4, enable_chunked_prefill: false, prefill_first: true, max_num_batched_tokens: 4096, max_model_len: 4096 };
+    const s = await startSimServer({ timing: { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b', engine }, collectGroundTruth: true, faults: { disconnectRate: 1, seed: 3 } });
+    try {
+      const res = await fetch(`${s.url}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: 'abc', max_tokens: 12, ignore_eos: true, stream: true }) });
+      let text = '';
+      try {
+        for await (const c of res.body!) text += Buffer.from(c as Uint8Array).toString();
+      } catch {
+        // the cut is the point
+      }
+      const [e] = s.groundTruth;
+      expect(e!.completed).toBe(false);
+      const cut = e!.token_ms.length - 1; // the token the fault fell on: produced, never written
+      expect(cut).toBeGreaterThan(1);
+      expect(e!.token_ms[cut]).toBe(e!.token_ms[cut - 1]); // in a batch: same window as the token before it
+      expect(e!.written_ms).toHaveLength(cut);
+      expect(text.split('data: ').length - 1).toBe(cut);
+      expect(text).not.toContain('[DONE]');
+    } finally {
+      await s.close();
+    }
+  });
+
   it('a cut stream: written_ms stops at the last token that reached the socket', async () => {
     const s = await startSimServer({ timing: { kind: 'fixed', prefillMs: 5, perTokenMs: 3 }, collectGroundTruth: true, faults: { disconnectRate: 1, seed: 3 } });
     try {
