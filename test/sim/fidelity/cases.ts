@@ -95,7 +95,8 @@ const m = (id: string): ModelProfile => MODELS.find((x) => x.id === id) as Model
 /** Llama-3.3-70B has Llama-3.1-70B's shapes; the NIM profile runs fp8 weights and (see docs) fp8 KV. */
 const llama70bFp8: ModelProfile = { ...m('llama-3.1-70b'), id: 'llama-3.3-70b-fp8', name: 'Llama-3.3-70B (fp8)', weight_bytes_per_param: 1, kv_bytes_per_elem: 1 };
 
-const nim = (id: string, c: number, input: number, output: number, ttft: number, itl: number, thr: number): ClosedCase => ({
+const nim = (id: string, c: number, input: number, output: number, ttft: number, itl: number, thr: number, heldOut = false): ClosedCase => ({
+  ...(heldOut ? { held_out: true } : {}),
   id, kind: 'closed', source: 'nim', hardware: 'h100', gpus: 2, model: llama70bFp8, precision: 'fp8 weights + fp8 KV', engine: { tensor_parallel: 2 },
   concurrency: c, input, output, requests: Math.max(5 * c, 25),
   measured: [{ figure: 'ttft', stat: 'mean', value: ttft }, { figure: 'itl', stat: 'mean', value: itl }, { figure: 'throughput', stat: 'mean', value: thr }],
@@ -136,6 +137,10 @@ export const CASES: FidelityCase[] = [
   nim('nim-70b-5000-c25', 25, 5000, 500, 688.69, 38.75, 623.4),
   nim('nim-70b-5000-c50', 50, 5000, 500, 834.51, 59.73, 814.37),
   nim('nim-70b-5000-c250', 250, 5000, 500, 88605.32, 93.2, 920.12),
+  // Same table, concurrency 100, 150 and 200: held out (added after the defaults were set).
+  nim('nim-70b-5000-c100', 100, 5000, 500, 7996.25, 92.91, 917.26, true),
+  nim('nim-70b-5000-c150', 150, 5000, 500, 34794.22, 92.86, 920.9, true),
+  nim('nim-70b-5000-c200', 200, 5000, 500, 61680.22, 93.06, 920.54, true),
   // Same page, 500 input / 2000 output tokens, concurrency 1.
   nim('nim-70b-500-c1', 1, 500, 2000, 47.77, 18.91, 52.85),
   // Lambda, 1 × H100 80GB SXM / 1 × A100 80GB SXM, Meta-Llama-3-8B-Instruct (Llama-3.1-8B's shapes), bf16.
