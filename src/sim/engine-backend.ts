@@ -183,12 +183,19 @@ export class EngineBackend implements Backend {
     // A sequence appears once per token; several times only in a multi-step window, whose
     // tokens are numbered up to its last (s.output − 1).
     const em = r.emitted;
-    for (let i = 0; i < em.length; i++) {
-      const s = em[i] as Seq;
+    let left: Map<Seq, number> | null = null;
+    if (this.multiStep) {
+      left = new Map();
+      for (const s of em) left.set(s, (left.get(s) ?? 0) + 1);
+    }
+    for (const s of em) {
+      let later = 0;
+      if (left) {
+        later = (left.get(s) as number) - 1;
+        left.set(s, later);
+      }
       const sink = sinks.get(s.id);
       if (!sink) continue;
-      let later = 0;
-      if (this.multiStep) for (let j = i + 1; j < em.length; j++) if (em[j] === s) later++;
       sink.onToken(s.output - 1 - later, end);
       if (later === 0) sink.flush();
     }
