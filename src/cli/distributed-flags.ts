@@ -28,10 +28,6 @@ export interface WorkerFlags {
 
 const DEFAULT_RUN_ID = 'infermeter';
 
-/** Distributed sweeps (one barrier per stage) are not built yet: said in one line, not half-done. */
-export const DISTRIBUTED_SWEEP_REFUSAL =
-  '--distributed: sweeps do not run distributed yet; run each stage\'s load as its own `infermeter run --distributed …` (docs/distributed.md)';
-
 export function registerCoordinatorOptions(cmd: Command): void {
   cmd.optionsGroup('Distributed (docs/distributed.md):');
   cmd.addOption(new Option('--distributed <nats-url>', 'coordinate a run whose load comes from `infermeter worker` processes, over NATS with JetStream (nats://HOST:4222)'));

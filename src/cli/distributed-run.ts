@@ -7,13 +7,10 @@
  */
 import { rmSync } from 'node:fs';
 import { UserError } from '../errors/user-error.js';
-import type { ClientHealth } from '../analysis/run-validity.js';
 import { Coordinator, type JoinedNode } from '../distributed/coordinator.js';
 import type { RunLedger } from '../distributed/ledger.js';
 import { NatsLink } from '../distributed/nats-link.js';
 import type { RunState, TargetInfo } from '../distributed/protocol.js';
-import { specHash } from '../history/spec-hash.js';
-import { summarize } from '../metrics/stats.js';
 import type { RequestRecord } from '../record/record.js';
 import type { RunResult } from '../report/result-json.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
@@ -21,6 +18,8 @@ import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, makeDirs, openRunDir, type RunDir } from '../store/run-dir.js';
 import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
 import type { CoordinatorFlags } from './distributed-flags.js';
+import { distributedHashes } from './distributed-spec.js';
+import { ledgerClient, ledgerHealth, nodesSection } from './distributed-figures.js';
 import { finishRun } from './finish-run.js';
 import type { CliIo } from './io.js';
 import { infermeterVersion } from './io.js';
@@ -36,14 +35,23 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
   const log = (line: string) => io.stderr.write(`${redactor.scrub(line)}\n`);
   const simulated = spec.target.base_url === null;
   refuseUnsupported(spec);
+  if (spec.load.concurrency !== null && spec.load.concurrency < flags.workers) {
+    throw new UserError(`--concurrency ${spec.load.concurrency}: below --workers-expected ${flags.workers}, some workers would have no user and their share of the requests would never be sent; give at least one user per worker`);
+  }
   // Hashed as the workers hash it: before the coordinator picks the prompt salt it hands them.
-  const hash = specHash(spec, { simulated, driver: 'http' });
+  const hash = distributedHashes(spec).spec;
   const plan = await planRun(spec, log);
   const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs });
   let target: OpenTarget | null = null;
+  let coordClose: (() => void) | null = null;
   try {
-    const coord = new Coordinator({ link, runId: flags.runId, workers: flags.workers, specHash: hash, version: infermeterVersion(), totalRequests: plan.totalRequests, log, ...(io.signal ? { signal: io.signal } : {}) });
-    const prior = (await link.streamExists()) ? await link.lastOn<RunState>(link.subjects.state) : null;
+    const coord = new Coordinator({ link, runId: flags.runId, workers: flags.workers, specHash: hash, version: infermeterVersion(), log, ...(io.signal ? { signal: io.signal } : {}) });
+    coordClose = () => coord.close();
+    let prior = (await link.streamExists()) ? await link.lastOn<RunState>(link.subjects.state) : null;
+    if (prior?.kind === 'sweep') {
+      log(`--run-id ${flags.runId}: NATS holds an unfinished sweep under this id; sweeps are not resumed, so it is dropped`);
+      prior = null;
+    }
     if (prior) {
       if (prior.spec_hash !== hash || prior.workers !== flags.workers) {
         throw new UserError(`--run-id ${flags.runId}: NATS holds an unfinished run under this id with another spec or worker count (hash ${prior.spec_hash}, ${prior.workers} workers); give another --run-id`);
@@ -77,12 +85,11 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
       dir = createRunDir(spec.output.result_dir, spec.name, startedAt);
       dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : target.baseUrl, model: target.model } })));
     }
-    const state = await coord.start(
-      { spec_hash: hash, workers: flags.workers, started_at: startedAt.toISOString(), run_dir: dir?.path ?? null, target: info, describe: target.describe() as unknown as Record<string, unknown>, nodes },
-      flags.startDelayMs,
-    );
+    const partial: Omit<RunState, 'start_at_ms'> = { kind: 'run', spec_hash: hash, workers: flags.workers, started_at: startedAt.toISOString(), run_dir: dir?.path ?? null, target: info, describe: target.describe() as unknown as Record<string, unknown>, nodes };
+    const state: RunState = { ...partial, start_at_ms: await coord.start(0, flags.startDelayMs, partial) };
     return await collectAndFinish({ spec, io, flags, coord, link, dir, state, plan, redactor, target, resumed: false });
   } finally {
+    coordClose?.();
     await target?.close();
     await link.close();
   }
@@ -112,7 +119,7 @@ interface Collecting {
 
 async function collectAndFinish(c: Collecting): Promise<number> {
   const { spec, io, dir, state } = c;
-  const late = c.coord.refuseLateJoiners();
+  if (c.resumed) c.coord.refuseJoins();
   const writer = dir ? new RecordsWriter(dir.recordsPath) : null;
   const records: RequestRecord[] = [];
   const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
@@ -122,6 +129,9 @@ async function collectAndFinish(c: Collecting): Promise<number> {
   let collected: { ledger: RunLedger; interrupted: boolean };
   try {
     collected = await c.coord.collect({
+      stage: 0,
+      nodes: Array.from({ length: state.workers }, (_, i) => i),
+      totalRequests: c.plan.totalRequests,
       onRecord: (rec) => {
         records.push(rec);
         writer?.write(rec);
@@ -133,16 +143,10 @@ async function collectAndFinish(c: Collecting): Promise<number> {
   } finally {
     progress.finish();
     writer?.close();
-    late.stop();
   }
   const { ledger, interrupted } = collected;
-  const done = ledger.nodes.map((n) => n.done).filter((d) => d !== null);
-  const health: ClientHealth = {
-    dispatchLagMs: ledger.dispatchLag(),
-    eventLoopDelayP99Ms: done.reduce<number | null>((m, d) => (d.event_loop_delay_p99_ms === null ? m : Math.max(m ?? 0, d.event_loop_delay_p99_ms)), null),
-    eventLoopUtilization: done.length > 0 ? Math.max(...done.map((d) => d.event_loop_utilization)) : null,
-    burst: spec.load.concurrency === null && spec.load.request_rate === Infinity,
-  };
+  const health = ledgerHealth(ledger, spec.load.concurrency === null && spec.load.request_rate === Infinity);
+  const sums = ledgerClient(ledger);
   const code = finishRun({
     spec,
     io,
@@ -154,10 +158,10 @@ async function collectAndFinish(c: Collecting): Promise<number> {
     workload: c.plan.workload.describe(),
     health,
     client: {
-      workers: done.reduce((n, d) => n + d.threads, 0),
+      workers: sums.workers,
       busy_poll: spec.load.busy_poll,
-      preconnected: done.reduce((n, d) => n + d.preconnected, 0),
-      stale_socket_retries: done.reduce((n, d) => n + d.stale_socket_retries, 0),
+      preconnected: sums.preconnected,
+      stale_socket_retries: sums.stale_socket_retries,
       event_loop_utilization: health.eventLoopUtilization,
       preflight: c.target?.preflight ?? null,
       distributed: distributedSection(c, ledger),
@@ -182,23 +186,6 @@ function distributedSection(c: Collecting, ledger: RunLedger): Record<string, un
     workers: c.state.workers,
     start_at: new Date(c.state.start_at_ms).toISOString(),
     resumed: c.resumed,
-    nodes: ledger.nodes.map((n) => {
-      const joined = c.state.nodes.find((j) => j.node === n.node);
-      const lag = [...n.lag.values()].flat();
-      return {
-        node: n.node,
-        host: joined?.host ?? null,
-        threads: joined?.threads ?? null,
-        status: n.status,
-        lost_reason: n.lostReason,
-        records_received: n.received,
-        records_published: n.done?.records ?? null,
-        clock_offset_ms: joined?.clock.offset_ms ?? null,
-        clock_rtt_ms: joined?.clock.rtt_ms ?? null,
-        dispatch_lag_p99_ms: lag.length > 0 ? summarize(Float64Array.from(lag)).p99 : null,
-        event_loop_utilization: n.done?.event_loop_utilization ?? null,
-        event_loop_delay_p99_ms: n.done?.event_loop_delay_p99_ms ?? null,
-      };
-    }),
+    nodes: nodesSection(ledger, c.state.nodes),
   };
 }

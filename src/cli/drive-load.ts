@@ -36,7 +36,7 @@ export async function driveLoad(
   const load = spec.load;
   // One core stays with the coordinator (records, progress, an in-process simulator): on 2 cores,
   // 1 worker kept send lag p99 at 0.2 ms at 1,000 req/s where 2 workers gave 2 ms (docs/performance.md).
-  const workers = load.workers ?? Math.max(1, availableParallelism() - 1);
+  const workers = threadsFor(load, load.workers ?? Math.max(1, availableParallelism() - 1));
   const jobFor = (offset: number, step: number): LoadJob => ({
     load,
     target: spec.target,
@@ -66,6 +66,15 @@ export async function driveLoad(
     ...(hooks.signal ? { signal: hooks.signal } : {}),
   });
   return { outcome, workers, startedAt, monotonicOrigin, mainThreadElu: performance.eventLoopUtilization(mainElu0).utilization };
+}
+
+/**
+ * Load threads for a load: a closed loop (or a session pool) never gets more threads than users —
+ * a thread without a user would send nothing, and its share of the requests would be lost.
+ * 0 (the load on the main thread) stays 0.
+ */
+export function threadsFor(load: RunSpec['load'], threads: number): number {
+  return load.concurrency !== null && threads > load.concurrency ? Math.max(1, load.concurrency) : threads;
 }
 
 /** The client's health for the validity verdict. */

@@ -39,7 +39,6 @@ import { listenForStopSignals } from './signals.js';
 import { registerK8sCommand } from './k8s-command.js';
 import { coordinatorFlags, registerCoordinatorOptions, registerWorkerOptions, workerFlags } from './distributed-flags.js';
 import { distributedRunCommand } from './distributed-run.js';
-import { DISTRIBUTED_SWEEP_REFUSAL } from './distributed-flags.js';
 import { workerCommand } from './worker-command.js';
 import { debugRequested, reportInternalError } from './internal-error.js';
 
@@ -104,15 +103,19 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     .command('worker')
     .description('one worker process of a distributed run: joins the coordinator (`run --distributed`) over NATS and sends its share of the load (docs/distributed.md)');
   registerRunSpecOptions(worker);
+  registerFlags(worker, STAGE_FLAGS);
   registerWorkerOptions(worker);
   worker.addHelpText(
     'after',
     `
 Give the worker the same --config and flags as the coordinator (their spec hashes must match):
   infermeter run --distributed nats://127.0.0.1:4222 --workers-expected 3 --num-prompts 300 --request-rate 30
-  infermeter worker --nats nats://127.0.0.1:4222 --index 0 --num-prompts 300 --request-rate 30   # and --index 1, 2`,
+  infermeter worker --nats nats://127.0.0.1:4222 --index 0 --num-prompts 300 --request-rate 30   # and --index 1, 2
+A sweep's workers get its flags without the stage list (the coordinator announces each stage's load):
+  infermeter sweep --distributed nats://127.0.0.1:4222 --workers-expected 3 --request-rates 10,20,40 --num-prompts 300
+  infermeter worker --nats nats://127.0.0.1:4222 --index 0 --num-prompts 300                       # and --index 1, 2`,
   );
-  worker.action(async (opts: Record<string, unknown>) => setExit(await workerCommand(resolveRunSpec(opts), workerFlags(opts, io.env), io)));
+  worker.action(async (opts: Record<string, unknown>) => setExit(await workerCommand(resolveRunSpec(opts, { extraFlags: STAGE_FLAGS }), workerFlags(opts, io.env), io)));
 
   const analyze = program
     .command('analyze')
@@ -226,16 +229,17 @@ Give the worker the same --config and flags as the coordinator (their spec hashe
   registerFlags(sweep, SIM_FLAGS);
   sweep.optionsGroup('Output:');
   registerFlags(sweep, OUTPUT_FLAGS);
-  sweep.optionsGroup('Distributed:');
-  sweep.addOption(new Option('--distributed <nats-url>', 'not supported yet for sweeps: refused (run each load as `run --distributed`; docs/distributed.md)'));
+  registerCoordinatorOptions(sweep);
   sweep.addHelpText('after', SWEEP_HELP);
   sweep.action(async (opts: Record<string, unknown>) => {
-    if (opts.distributed !== undefined) throw new UserError(DISTRIBUTED_SWEEP_REFUSAL);
+    const distributed = coordinatorFlags(opts);
     const defaulted = opts.numPrompts === undefined && opts.duration === undefined && opts.config === undefined;
+    // Workers build each stage from their own flags: a length the sweep picked for them would not match theirs.
+    if (distributed && defaulted) throw new UserError('--distributed: give each stage\'s length with --num-prompts and/or --duration (the workers get the same flags)');
     // Without a per-stage length, each stage runs until SWEEP_STAGE_DEFAULTS says (the log says so too).
     if (defaulted) Object.assign(opts, { numPrompts: SWEEP_STAGE_DEFAULTS.num_prompts, duration: SWEEP_STAGE_DEFAULTS.duration });
     if (defaulted) io.stderr.write(`sweep: each stage runs ${SWEEP_STAGE_DEFAULTS.duration} or ${SWEEP_STAGE_DEFAULTS.num_prompts} requests, whichever ends first (change with --duration, --num-prompts)\n`);
-    setExit(await sweepCommand(resolveRunSpec(opts, { extraFlags: STAGE_FLAGS }), opts, io, 'http'));
+    setExit(await sweepCommand(resolveRunSpec(opts, { extraFlags: STAGE_FLAGS }), opts, io, 'http', distributed));
   });
 
   const sim = program.command('sim').description('the simulated inference engine');

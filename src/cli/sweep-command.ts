@@ -22,6 +22,8 @@ import { writeRunReport } from './report-command.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 import { signalExitCode } from './signals.js';
 import { checkStageLimits, httpStages, virtualStages } from './sweep-stages.js';
+import type { CoordinatorFlags } from './distributed-flags.js';
+import { DistributedSweep } from './distributed-sweep.js';
 
 /**
  * A stage's length over HTTP when neither --num-prompts nor --duration is given: long enough for
@@ -85,7 +87,7 @@ function knownLoads(plan: SweepPlan): StageLoad[] {
   return [];
 }
 
-export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>, io: CliIo, driver: 'http' | 'virtual'): Promise<number> {
+export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>, io: CliIo, driver: 'http' | 'virtual', distributed: CoordinatorFlags | null = null): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;
   const redactor = Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers });
   const log = (line: string) => io.stderr.write(`${redactor.scrub(line)}\n`);
@@ -94,6 +96,7 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
   checkStageLimits(spec, knownLoads(plan));
 
   let target: OpenTarget | null = null;
+  let cluster: DistributedSweep | null = null;
   let dir: RunDir | null = null;
   let writer: RecordsWriter | null = null;
   try {
@@ -102,11 +105,13 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
     const first = await planRun(spec, log);
     const model = spec.target.model ?? spec.sim.model;
     if (driver === 'http') {
-      target = await openTarget(spec, first.workload, apiKey, log, null, io.signal);
+      const note = distributed && spec.target.base_url === null ? 'the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)' : null;
+      target = await openTarget(spec, first.workload, apiKey, log, note, io.signal);
       if (target === null) {
         log('interrupted before the first stage: nothing was sent');
         return signalExitCode(io.signal);
       }
+      if (distributed) cluster = await DistributedSweep.open(spec, distributed, target, io, log);
     }
     const startedAt = new Date();
     if (spec.output.save) {
@@ -115,22 +120,25 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
       writer = new RecordsWriter(dir.recordsPath);
     }
     const sink = { write: (rec: Parameters<RecordsWriter['write']>[0]) => writer?.write(rec) };
-    const runStage: RunStage = target ? httpStages(spec, target, io, sink, log) : virtualStages(spec, model, sink, log);
+    const runStage: RunStage = cluster ? cluster.stages(sink, startedAt, dir?.path ?? null) : target ? httpStages(spec, target, io, sink, log) : virtualStages(spec, model, sink, log);
     const t0 = performance.now();
     const run = await runStages(plan, runStage, {
-      stopped: () => io.signal?.aborted === true,
+      stopped: () => io.signal?.aborted === true || cluster?.exhausted === true,
       onStageStart: (i, load, role, total) => log(`${stageLabel(i, total, role, load)}: starting`),
       onStageEnd: (s) => log(stageDoneLine(s, plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : null)),
     });
     writer?.close();
     writer = null;
+    const clusterInfo = cluster?.describe() ?? null;
+    await cluster?.close();
+    cluster = null;
     log(`sweep: ${run.stages.length} stages in ${((performance.now() - t0) / 1000).toFixed(1)} s${driver === 'virtual' ? ' (virtual time)' : ''}`);
 
     const anyFailed = run.stages.some((s) => s.slos_pass === false);
     const result: SweepResult = {
       schema: SWEEP_SCHEMA,
       infermeter_version: infermeterVersion(),
-      sweep: { id: dir?.id ?? null, name: spec.name, mode: plan.mode, driver, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: run.interrupted },
+      sweep: { id: dir?.id ?? null, name: spec.name, mode: plan.mode, driver, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: run.interrupted, ...(clusterInfo ? { distributed: clusterInfo } : {}) },
       target: target ? target.describe() : { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model }, stream: true },
       load: { ...describeLoad(spec.load, { trace: first.workload.timed !== undefined, numPrompts: first.totalRequests, ignoreEos: target?.ignoreEos ?? true }), mode: null, request_rate: null, concurrency: null, stage_warmup: spec.load.warmup },
       workload: first.workload.describe(),
@@ -162,6 +170,7 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
     throw err;
   } finally {
     writer?.close();
+    await cluster?.close().catch(() => {});
     await target?.close();
   }
 }

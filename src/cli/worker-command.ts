@@ -1,32 +1,36 @@
 /**
- * `infermeter worker --nats nats://… [--index I]`: one worker process of a distributed run. It
- * loads the same spec as the coordinator (same --config and flags: the spec hashes must match),
- * joins, and sends its share — request k of the run when k mod N is its index — through the
- * ordinary worker pool, streaming every record to the coordinator over JetStream.
+ * `infermeter worker --nats nats://… [--index I]`: one worker process of a distributed run or
+ * sweep. It loads the same spec as the coordinator (same --config and flags: the spec hashes must
+ * match), joins, and sends its share — request k when k mod N is its index — through the ordinary
+ * worker pool, streaming every record to the coordinator over JetStream. In a sweep it stays
+ * connected and runs each stage the coordinator announces, until the coordinator says "end".
  */
 import { availableParallelism } from 'node:os';
 import { UserError } from '../errors/user-error.js';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import { NatsLink } from '../distributed/nats-link.js';
-import { nodeRequestCount, nodeShard } from '../distributed/partition.js';
+import { nodeRequestCount, nodeShard, type Node } from '../distributed/partition.js';
 import { WorkerSession } from '../distributed/worker-session.js';
-import { specHash } from '../history/spec-hash.js';
 import type { LoadJob } from '../runner/load-job.js';
+import { shardShare } from '../runner/shard.js';
 import { runPool } from '../runner/worker-pool.js';
+import { threadsFor } from './drive-load.js';
 import { Redactor } from '../util/redact.js';
 import type { WorkerFlags } from './distributed-flags.js';
+import { distributedHashes, stageLoadOf } from './distributed-spec.js';
 import { infermeterVersion, type CliIo } from './io.js';
 import { planRun } from './run-plan.js';
 import { signalExitCode } from './signals.js';
 import type { RunSpec } from './run-spec.js';
 import { answerEvaluation, finishAnswerChecks } from './answer-checks.js';
+import { stageSpec } from './sweep-stages.js';
 
 export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;
   const redactor = Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers });
   const log = (line: string) => io.stderr.write(`${redactor.scrub(line)}\n`);
   const node = flags.index;
-  const hash = specHash(spec, { simulated: spec.target.base_url === null, driver: 'http' });
+  const hashes = distributedHashes(spec);
   // The same checks as the coordinator's, before joining: a bad spec fails here, not mid-run.
   const plan = await planRun(spec, () => {});
   const threads = spec.load.workers ?? Math.max(1, availableParallelism() - 1);
@@ -38,7 +42,8 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
   try {
     session = await WorkerSession.join(link, {
       node,
-      specHash: hash,
+      specHash: hashes.spec,
+      stageHash: hashes.stage,
       version: infermeterVersion(),
       threads,
       waitMs: flags.waitMs,
@@ -48,60 +53,102 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
         stop.abort();
       },
     });
-    const { target, workers } = session.joined;
-    log(`worker ${node} of ${workers} joined run ${flags.runId}: ${nodeRequestCount({ index: node, count: workers }, plan.totalRequests) ?? 'a timed share of the'} requests to ${target.model}`);
-    const workload = { ...spec.workload, prompt_salt: spec.workload.prompt_salt ?? target.prompt_salt };
-    const jobFor = (offset: number, step: number): LoadJob => ({
-      load: spec.load,
-      target: spec.target,
-      workload,
-      keepText: spec.output.keep_text,
-      baseUrl: target.base_url,
-      model: target.model,
-      apiKey,
-      ignoreEos: target.ignore_eos,
-      tokenScale: target.token_scale,
-      totalRequests: plan.totalRequests,
-      phases: plan.phases,
-      // runPool numbers its threads (offset of step); the run-wide shard composes them with this worker's index.
-      shard: nodeShard({ index: node, count: workers }, offset, step),
-      warn: false,
-    });
     const s = session;
+    const { workers } = s.joined;
     s.startBeats();
-    let started = false;
-    // Answers are judged on this node, off its load threads, before the records are streamed.
-    const checks = answerEvaluation(threads, (rec) => s.record(rec));
-    const outcome = await runPool(jobFor, threads, {
-      onRecord: (rec, check) => checks.accept(rec, check),
-      onProgress: (p) => s.progress(p),
-      signal: stop.signal,
-      startAt: async () => {
-        const origin = await s.readyAndWaitForStart();
-        started = s.aborted === null;
-        if (started) log(`worker ${node}: started (clock offset to the coordinator ${s.clock!.offset_ms.toFixed(2)} ms, round trip ${s.clock!.rtt_ms.toFixed(2)} ms)`);
-        return origin;
-      },
-    });
-    if (!started) throw new UserError(`worker ${node}: the run was stopped before it started: ${s.aborted ?? 'interrupted'}`);
-    await finishAnswerChecks(checks, log);
-    const published = await s.finish(
-      {
-        interrupted: outcome.interrupted,
-        event_loop_delay_p99_ms: outcome.eventLoopDelayP99Ms,
-        event_loop_utilization: outcome.eventLoopUtilization,
-        stale_socket_retries: outcome.staleSocketRetries,
-        preconnected: outcome.preconnected,
-        threads,
-        error: s.aborted,
-      },
-      outcome.dispatchLagMs,
-    );
-    log(`worker ${node}: done, ${published} records streamed to the coordinator${outcome.interrupted ? ' (interrupted)' : ''}`);
+    if (!s.joined.sweep) {
+      log(`worker ${node} of ${workers} joined run ${flags.runId}: ${nodeRequestCount({ index: node, count: workers }, plan.totalRequests) ?? 'a timed share of the'} requests to ${s.joined.target.model}`);
+      const stage = await runStage(spec, { index: node, count: workers }, 0, s, { apiKey, threads, log, signal: stop.signal });
+      if (!stage.started) throw new UserError(`worker ${node}: the run was stopped before it started: ${s.aborted ?? 'interrupted'}`);
+      log(`worker ${node}: done, ${stage.published} records streamed to the coordinator${stage.interrupted ? ' (interrupted)' : ''}`);
+      return io.signal?.aborted ? signalExitCode(io.signal) : EXIT_CODES.OK;
+    }
+    log(`worker ${node} of ${workers} joined sweep ${flags.runId}: each stage's load comes from the coordinator`);
+    for (let k = 0; ; k++) {
+      const announced = await s.nextStage(k, flags.waitMs);
+      if (announced === null) break;
+      const slot = announced.nodes.indexOf(node);
+      if (slot < 0) {
+        // A closed-loop stage with fewer users than workers: this one has none, so no share.
+        log(`worker ${node}: no share in stage ${k + 1} (${announced.nodes.length} of the workers run it)`);
+        continue;
+      }
+      const staged = stageSpec(spec, stageLoadOf(announced.load));
+      const share = { index: slot, count: announced.nodes.length };
+      const stage = await runStage(staged, share, k, s, { apiKey, threads, log, signal: stop.signal });
+      if (!stage.started || s.aborted !== null) break;
+      log(`worker ${node}: stage ${k + 1} done, ${stage.published} records streamed to the coordinator`);
+    }
+    if (s.aborted !== null) throw new UserError(`worker ${node}: the sweep was stopped: ${s.aborted}`);
+    log(`worker ${node}: the sweep is over`);
     return io.signal?.aborted ? signalExitCode(io.signal) : EXIT_CODES.OK;
   } finally {
     io.signal?.removeEventListener('abort', onSignal);
     session?.close();
     await link.close();
   }
+}
+
+/** One stage (a run is stage 0) on this worker: its share of `spec`'s load, every record streamed, then "done". */
+async function runStage(
+  spec: RunSpec,
+  share: Node,
+  stage: number,
+  s: WorkerSession,
+  o: { apiKey: string | null; threads: number; log: (line: string) => void; signal: AbortSignal },
+): Promise<{ started: boolean; published: number; interrupted: boolean }> {
+  const plan = await planRun(spec, () => {});
+  const { target } = s.joined;
+  const workload = { ...spec.workload, prompt_salt: spec.workload.prompt_salt ?? target.prompt_salt };
+  const jobFor = (offset: number, step: number): LoadJob => ({
+    load: spec.load,
+    target: spec.target,
+    workload,
+    keepText: spec.output.keep_text,
+    baseUrl: target.base_url,
+    model: target.model,
+    apiKey: o.apiKey,
+    ignoreEos: target.ignore_eos,
+    tokenScale: target.token_scale,
+    totalRequests: plan.totalRequests,
+    phases: plan.phases,
+    // runPool numbers its threads (offset of step); the run-wide shard composes them with this worker's share.
+    shard: nodeShard(share, offset, step),
+    warn: false,
+  });
+  let started = false;
+  // This worker's users, when the loop is closed: never more threads than users.
+  const threads = spec.load.concurrency === null ? o.threads : threadsFor({ ...spec.load, concurrency: shardShare({ offset: share.index, step: share.count }, spec.load.concurrency) }, o.threads);
+  // Answers are judged on this node, off its load threads, before the records are streamed.
+  const checks = answerEvaluation(threads, (rec) => s.record(rec));
+  const outcome = await runPool(jobFor, threads, {
+    onRecord: (rec, check) => {
+      rec.stage = stage;
+      checks.accept(rec, check);
+    },
+    onProgress: (p) => s.progress(p),
+    signal: o.signal,
+    startAt: async () => {
+      const origin = await s.readyAndWaitForStart(stage);
+      started = s.aborted === null;
+      if (started) o.log(`worker ${s.node}: ${s.joined.sweep ? `stage ${stage + 1} ` : ''}started (clock offset to the coordinator ${s.clock!.offset_ms.toFixed(2)} ms, round trip ${s.clock!.rtt_ms.toFixed(2)} ms)`);
+      return origin;
+    },
+  });
+  if (!started) return { started, published: 0, interrupted: true };
+  await finishAnswerChecks(checks, o.log);
+  const published = await s.finish(
+    {
+      stage,
+      interrupted: outcome.interrupted,
+      event_loop_delay_p99_ms: outcome.eventLoopDelayP99Ms,
+      event_loop_utilization: outcome.eventLoopUtilization,
+      stale_socket_retries: outcome.staleSocketRetries,
+      preconnected: outcome.preconnected,
+      threads,
+      error: s.aborted,
+    },
+    outcome.dispatchLagMs,
+  );
+  return { started, published, interrupted: outcome.interrupted };
 }

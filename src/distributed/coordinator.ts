@@ -31,9 +31,9 @@ export interface CoordinatorOptions {
   runId: string;
   workers: number;
   specHash: string;
+  /** A sweep compares the hash without the stage's load (Hello.stage_hash): each stage's load is announced. */
+  sweep?: boolean;
   version: string;
-  /** Requests of the whole run; null when it stops by time. */
-  totalRequests: number | null;
   log: (line: string) => void;
   /** Ctrl-C: before the start it ends the barrier; after it, workers are told to stop. */
   signal?: AbortSignal;
@@ -47,99 +47,193 @@ export interface JoinedNode {
 }
 
 const fmtMs = (ms: number) => `${ms >= 0 ? '+' : ''}${ms.toFixed(2)} ms`;
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 export class Coordinator {
+  private readonly joined = new Map<number, Hello>();
+  /** Ready reports by stage, then worker. */
+  private readonly ready = new Map<number, Map<number, JoinedNode>>();
+  private readonly lastSeen = new Map<number, number>();
+  private readonly lastBeats = new Map<number, Beat>();
+  private subs: Array<{ unsubscribe(): void }> = [];
+  /** Set once the first stage started: a worker joining later is refused. */
+  private started = false;
+  private failure: Error | null = null;
+
   constructor(private readonly o: CoordinatorOptions) {}
 
   /**
-   * Serves hello, clock and ready until every worker is ready. A worker with another spec, version
-   * or an index out of range ends the run (every worker is told), named in the error; a second
-   * worker with a taken index is refused alone.
+   * Serves hello, clock and ready (for the whole session) and waits until every worker is ready
+   * for the run — in a sweep, until every worker has joined (stageReady follows). A worker with
+   * another spec, version or an index out of range ends the run (every worker is told), named in
+   * the error; a second worker with a taken index is refused alone.
    */
   async barrier(target: TargetInfo, timeoutMs: number): Promise<JoinedNode[]> {
     const { link, workers, log } = this.o;
-    const joined = new Map<number, Hello>();
-    const ready = new Map<number, JoinedNode>();
-    let fail: (err: Error) => void = () => {};
-    let pass: () => void = () => {};
-    const outcome = new Promise<void>((resolve, reject) => ((pass = resolve), (fail = reject)));
+    const sweep = this.o.sweep === true;
     const refuse = (h: Hello, reason: string): HelloReply => {
-      fail(new UserError(`worker ${h.node} (${h.host}) refused: ${reason}`));
+      this.failure ??= new UserError(`worker ${h.node} (${h.host}) refused: ${reason}`);
       return { ok: false, reason };
     };
-    const subs = [
+    this.subs.push(
       link.serve<Hello, HelloReply>(link.subjects.hello, (h) => {
+        if (this.started) {
+          log(`refused worker ${h.node} (${h.host}): the run has already started`);
+          return { ok: false, reason: 'the run has already started; a worker joining now would send its share again' };
+        }
         if (h.protocol !== PROTOCOL_VERSION || h.version !== this.o.version) {
           return refuse(h, `it runs infermeter ${h.version} (protocol ${h.protocol}), the coordinator ${this.o.version} (protocol ${PROTOCOL_VERSION}); use one image for both`);
         }
-        if (h.spec_hash !== this.o.specHash) {
-          return refuse(h, `its spec (hash ${h.spec_hash}) differs from the coordinator's (hash ${this.o.specHash}); give both the same --config and flags`);
+        const theirs = sweep ? h.stage_hash : h.spec_hash;
+        if (theirs !== this.o.specHash) {
+          return refuse(h, `its spec (hash ${theirs}) differs from the coordinator's (hash ${this.o.specHash}); give both the same --config and flags${sweep ? ' (all but the stage list, which the coordinator announces)' : ''}`);
         }
         if (!Number.isInteger(h.node) || h.node < 0 || h.node >= workers) {
           return refuse(h, `index ${h.node} is out of range for --workers-expected ${workers} (0–${workers - 1})`);
         }
-        if (joined.has(h.node)) {
-          const reason = `worker ${h.node} has already joined this run (from ${joined.get(h.node)!.host}); a second one would send its share twice`;
+        if (this.joined.has(h.node)) {
+          const reason = `worker ${h.node} has already joined this run (from ${this.joined.get(h.node)!.host}); a second one would send its share twice`;
           log(`refused a second worker ${h.node} (${h.host}): ${reason}`);
           return { ok: false, reason };
         }
-        joined.set(h.node, h);
+        this.joined.set(h.node, h);
+        this.lastSeen.set(h.node, Date.now());
         const threads = h.threads === 0 ? 'load on its main thread' : `${h.threads} load thread${h.threads === 1 ? '' : 's'}`;
-        log(`worker ${h.node} joined (${h.host}, ${threads}): ${joined.size}/${workers}`);
-        return { ok: true, run_id: this.o.runId, workers, target };
+        log(`worker ${h.node} joined (${h.host}, ${threads}): ${this.joined.size}/${workers}`);
+        return { ok: true, run_id: this.o.runId, workers, target, sweep };
       }),
       link.serve<unknown, { now_ms: number }>(link.subjects.clock, () => ({ now_ms: epochNowMs() })),
       link.serve<Ready, { ok: boolean }>(link.subjects.ready, (r) => {
-        const h = joined.get(r.node);
+        const h = this.joined.get(r.node);
         if (!h) return { ok: false };
-        ready.set(r.node, { node: r.node, host: h.host, threads: h.threads, clock: r.clock });
-        log(`worker ${r.node} ready: clock offset ${fmtMs(r.clock.offset_ms)} (round trip ${r.clock.rtt_ms.toFixed(2)} ms)`);
-        if (ready.size === workers) pass();
+        const stage = r.stage ?? 0;
+        const byNode = this.ready.get(stage) ?? new Map<number, JoinedNode>();
+        this.ready.set(stage, byNode);
+        byNode.set(r.node, { node: r.node, host: h.host, threads: h.threads, clock: r.clock });
+        log(`worker ${r.node} ready${sweep ? ` for stage ${stage + 1}` : ''}: clock offset ${fmtMs(r.clock.offset_ms)} (round trip ${r.clock.rtt_ms.toFixed(2)} ms)`);
         return { ok: true };
       }),
-    ];
-    const waiting = setInterval(() => {
-      const missing = Array.from({ length: workers }, (_, i) => i).filter((i) => !ready.has(i));
-      log(`waiting for workers: ${joined.size}/${workers} joined, ${ready.size}/${workers} ready (missing: ${missing.join(', ')})`);
-    }, 5_000);
-    const timer = setTimeout(() => fail(new UserError(`only ${ready.size} of ${workers} workers were ready after ${timeoutMs / 1000} s (--worker-wait); missing: ${Array.from({ length: workers }, (_, i) => i).filter((i) => !ready.has(i)).join(', ')}`)), timeoutMs);
-    const onAbort = () => fail(new UserError('interrupted while waiting for workers: nothing was sent'));
-    this.o.signal?.addEventListener('abort', onAbort);
-    if (this.o.signal?.aborted) onAbort();
+      link.listen<Beat>(link.subjects.beat, (b) => {
+        if (!this.joined.has(b.node)) return;
+        this.lastSeen.set(b.node, Date.now());
+        this.lastBeats.set(b.node, b);
+      }),
+    );
+    const all = range(workers);
+    const readyNow = () => this.ready.get(0)?.size ?? 0;
+    await this.waitFor(
+      () => (sweep ? this.joined.size === workers : all.every((n) => this.ready.get(0)?.has(n))),
+      timeoutMs,
+      () => {
+        const missing = all.filter((i) => (sweep ? !this.joined.has(i) : !this.ready.get(0)?.has(i)));
+        return sweep
+          ? `only ${this.joined.size} of ${workers} workers joined after ${timeoutMs / 1000} s (--worker-wait); missing: ${missing.join(', ')}`
+          : `only ${readyNow()} of ${workers} workers were ready after ${timeoutMs / 1000} s (--worker-wait); missing: ${missing.join(', ')}`;
+      },
+      () => {
+        const missing = all.filter((i) => !this.ready.get(0)?.has(i));
+        log(`waiting for workers: ${this.joined.size}/${workers} joined, ${readyNow()}/${workers} ready (missing: ${missing.join(', ')})`);
+      },
+    );
+    return sweep ? [] : this.readyNodes(0, all);
+  }
+
+  /**
+   * A sweep stage's barrier: announces the stage (again each second, so a worker still
+   * subscribing hears it) and waits until each of `nodes` is ready for it. A worker that falls
+   * silent meanwhile (no heartbeat for `workerTimeoutMs`) ends the sweep: its share of the stage
+   * is already fixed.
+   */
+  async stageReady(announce: Extract<Control, { type: 'stage' }>, timeoutMs: number, workerTimeoutMs: number): Promise<JoinedNode[]> {
+    const { stage, nodes } = announce;
+    const send = () => {
+      this.broadcast(announce);
+      for (const n of nodes) {
+        const seen = this.lastSeen.get(n) ?? 0;
+        if (Date.now() - seen > workerTimeoutMs && !this.ready.get(stage)?.has(n)) {
+          this.failure ??= new UserError(`worker ${n} stopped sending heartbeats before stage ${stage + 1} (none for ${((Date.now() - seen) / 1000).toFixed(1)} s): the sweep stops here`);
+        }
+      }
+    };
+    send();
+    const again = setInterval(send, 1000);
     try {
-      await outcome;
-      return [...ready.values()].sort((a, b) => a.node - b.node);
+      await this.waitFor(
+        () => nodes.every((n) => this.ready.get(stage)?.has(n)),
+        timeoutMs,
+        () => `stage ${stage + 1}: only ${this.ready.get(stage)?.size ?? 0} of ${nodes.length} workers were ready after ${timeoutMs / 1000} s (--worker-wait); missing: ${nodes.filter((n) => !this.ready.get(stage)?.has(n)).join(', ')}`,
+      );
+    } finally {
+      clearInterval(again);
+    }
+    return this.readyNodes(stage, nodes);
+  }
+
+  private readyNodes(stage: number, nodes: number[]): JoinedNode[] {
+    const byNode = this.ready.get(stage)!;
+    return nodes.map((n) => byNode.get(n)!);
+  }
+
+  /** Polls `done` until it holds; a refusal, the timeout or Ctrl-C tells every worker to stop and throws. */
+  private async waitFor(done: () => boolean, timeoutMs: number, timeoutMessage: () => string, every5s?: () => void): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let nextNote = Date.now() + 5_000;
+    try {
+      for (;;) {
+        if (this.failure) throw this.failure;
+        if (this.o.signal?.aborted) throw new UserError('interrupted while waiting for workers: nothing was sent');
+        if (done()) return;
+        if (Date.now() >= deadline) throw new UserError(timeoutMessage());
+        if (every5s && Date.now() >= nextNote) {
+          every5s();
+          nextNote = Date.now() + 5_000;
+        }
+        await new Promise((r) => setTimeout(r, 25));
+      }
     } catch (err) {
       this.broadcast({ type: 'abort', reason: (err as Error).message, nodes: null });
-      await link.flush();
+      await this.o.link.flush();
       throw err;
-    } finally {
-      clearInterval(waiting);
-      clearTimeout(timer);
-      this.o.signal?.removeEventListener('abort', onAbort);
-      // Hello stays answered (with a refusal) for the run: a late or restarted worker is told why.
-      for (const s of subs) s.unsubscribe();
     }
   }
 
-  /** Keeps refusing workers that join after the start, so none sends its share twice. */
-  refuseLateJoiners(): { stop(): void } {
-    const { link } = this.o;
-    const sub = link.serve<Hello, HelloReply>(link.subjects.hello, (h) => {
-      this.o.log(`refused worker ${h.node} (${h.host}): the run has already started`);
-      return { ok: false, reason: 'the run has already started; a worker joining now would send its share again' };
-    });
-    return { stop: () => sub.unsubscribe() };
+  /**
+   * Broadcasts stage `stage`'s start `leadMs` ahead; in a run (stage 0 with `state`) it first
+   * stores the run's state in the stream (for a restart). From now on a joining worker is refused.
+   */
+  async start(stage: number, leadMs: number, state?: Omit<RunState, 'start_at_ms'>, workers = this.o.workers): Promise<number> {
+    this.started = true;
+    const startAt = epochNowMs() + leadMs;
+    if (state) await this.o.link.publish(this.o.link.subjects.state, encodeJson({ ...state, start_at_ms: startAt }), 'state');
+    this.broadcast({ type: 'start', stage, start_at_ms: startAt });
+    await this.o.link.flush();
+    this.o.log(`start broadcast${this.o.sweep ? ` (stage ${stage + 1})` : ''}: the load begins in ${(leadMs / 1000).toFixed(1)} s on ${workers === 1 ? '1 worker' : `${workers} workers`}`);
+    return startAt;
   }
 
-  /** Broadcasts the start `leadMs` ahead and stores the run's state in the stream (for a restart). */
-  async start(state: Omit<RunState, 'start_at_ms'>, leadMs: number): Promise<RunState> {
-    const full: RunState = { ...state, start_at_ms: epochNowMs() + leadMs };
-    await this.o.link.publish(this.o.link.subjects.state, encodeJson(full), 'state');
-    this.broadcast({ type: 'start', start_at_ms: full.start_at_ms });
+  /** A resumed run: its load has started, so every worker saying hello is refused (and told why). */
+  refuseJoins(): void {
+    this.started = true;
+    this.subs.push(
+      this.o.link.serve<Hello, HelloReply>(this.o.link.subjects.hello, (h) => {
+        this.o.log(`refused worker ${h.node} (${h.host}): the run has already started`);
+        return { ok: false, reason: 'the run has already started; a worker joining now would send its share again' };
+      }),
+    );
+  }
+
+  /** The sweep is over: workers exit (said twice; a worker missing it gives up after its --wait). */
+  async end(): Promise<void> {
+    this.broadcast({ type: 'end' });
     await this.o.link.flush();
-    this.o.log(`start broadcast: the load begins in ${(leadMs / 1000).toFixed(1)} s on ${state.workers} workers`);
-    return full;
+    this.broadcast({ type: 'end' });
+    await this.o.link.flush();
+  }
+
+  /** Stops serving hello, clock and ready. */
+  close(): void {
+    for (const s of this.subs) s.unsubscribe();
+    this.subs = [];
   }
 
   broadcast(c: Control): void {
@@ -147,16 +241,27 @@ export class Coordinator {
   }
 
   /**
-   * Reads the stream from its first message into the ledger until every worker is done or lost
-   * (no heartbeat for `workerTimeoutMs`). Each new record goes to `onRecord` once.
+   * Reads stage `stage`'s messages from the stream (from sequence `fromSeq`) into a ledger of
+   * `nodes` until every one is done or lost (no heartbeat for `workerTimeoutMs`). Each new record
+   * goes to `onRecord` once.
    */
-  async collect(hooks: { onRecord: (rec: RequestRecord) => void; onProgress?: (p: ProgressSnapshot) => void; workerTimeoutMs: number }): Promise<{ ledger: RunLedger; interrupted: boolean }> {
-    const { link, workers, log } = this.o;
-    const ledger = new RunLedger(workers, this.o.totalRequests);
-    const lastSeen = Array.from({ length: workers }, () => Date.now());
+  async collect(hooks: {
+    stage: number;
+    nodes: readonly number[];
+    /** Requests of the stage; null when it stops by time. */
+    totalRequests: number | null;
+    fromSeq?: number;
+    onRecord: (rec: RequestRecord) => void;
+    onProgress?: (p: ProgressSnapshot) => void;
+    workerTimeoutMs: number;
+  }): Promise<{ ledger: RunLedger; interrupted: boolean }> {
+    const { link, log } = this.o;
+    const { stage } = hooks;
+    const ledger = new RunLedger(hooks.nodes, hooks.totalRequests);
+    const lastSeen = new Map(hooks.nodes.map((n) => [n, Date.now()]));
     const beats = link.listen<Beat>(link.subjects.beat, (b) => {
-      if (b.node < 0 || b.node >= workers) return;
-      lastSeen[b.node] = Date.now();
+      if (!lastSeen.has(b.node)) return;
+      lastSeen.set(b.node, Date.now());
       ledger.beat(b);
     });
     let seq = 0;
@@ -168,17 +273,18 @@ export class Coordinator {
       if (kind === 'rec') {
         const rec = recordFromJsonLine(decodeText(m.data));
         rec.node = node;
-        if (ledger.accept(node, rec)) hooks.onRecord(rec);
+        if (rec.stage === stage && ledger.accept(node, rec)) hooks.onRecord(rec);
       } else if (kind === 'lag') {
-        const chunk = decodeJson<{ k: number; values: number[] }>(m.data);
-        ledger.nodes[node]?.lag.set(chunk.k, chunk.values);
+        const chunk = decodeJson<{ k: number; values: number[]; stage?: number }>(m.data);
+        if ((chunk.stage ?? 0) === stage) ledger.account(node)?.lag.set(chunk.k, chunk.values);
       } else if (kind === 'done') {
         const done = decodeJson<Done>(m.data);
-        if (ledger.nodes[done.node]?.status === 'running') log(`worker ${done.node} done: ${done.records} records${done.error ? ` (stopped: ${done.error})` : ''}`);
+        if ((done.stage ?? 0) !== stage) return;
+        if (ledger.account(done.node)?.status === 'running') log(`worker ${done.node} done: ${done.records} records${done.error ? ` (stopped: ${done.error})` : ''}`);
         ledger.finish(done);
       }
     };
-    const consumer = await link.consume(onMessage, (err, m) => log(`skipped stream message ${m.seq} on ${m.subject}: ${(err as Error).message}`));
+    const consumer = await link.consume(onMessage, (err, m) => log(`skipped stream message ${m.seq} on ${m.subject}: ${(err as Error).message}`), hooks.fromSeq);
     let interrupted = false;
     const onAbort = () => {
       interrupted = true;
@@ -186,14 +292,15 @@ export class Coordinator {
     };
     this.o.signal?.addEventListener('abort', onAbort);
     if (this.o.signal?.aborted) onAbort();
-    const progress = hooks.onProgress ? setInterval(() => hooks.onProgress!({ ...mergeBeats(ledger), total: this.o.totalRequests }), 1000) : null;
+    const progress = hooks.onProgress ? setInterval(() => hooks.onProgress!({ ...mergeBeats(ledger), total: hooks.totalRequests }), 1000) : null;
     try {
       await new Promise<void>((resolve) => {
         const watch = setInterval(() => {
           const now = Date.now();
           for (const n of ledger.nodes) {
-            if (n.status !== 'running' || now - lastSeen[n.node]! <= hooks.workerTimeoutMs) continue;
-            const reason = `stopped sending heartbeats (none for ${((now - lastSeen[n.node]!) / 1000).toFixed(1)} s): it died or stalled, and its share is not sent again`;
+            const seen = lastSeen.get(n.node)!;
+            if (n.status !== 'running' || now - seen <= hooks.workerTimeoutMs) continue;
+            const reason = `stopped sending heartbeats (none for ${((now - seen) / 1000).toFixed(1)} s): it died or stalled, and its share is not sent again`;
             ledger.lose(n.node, reason);
             log(`worker ${n.node} lost: ${reason}`);
             this.broadcast({ type: 'abort', reason: 'the coordinator declared this worker lost', nodes: [n.node] });

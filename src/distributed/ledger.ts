@@ -35,32 +35,49 @@ export interface IncompleteNode {
 }
 
 export class RunLedger {
+  /** The accounts of the workers taking part, in the order of their share (slot). */
   readonly nodes: NodeAccount[];
   private readonly seen = new Set<string>();
-  /** Request ids received per node (any attempt). */
+  /** Request ids received per slot (any attempt). */
   private readonly ids: Array<Set<number>>;
+  private readonly slots = new Map<number, number>();
 
   constructor(
-    readonly workers: number,
+    /** Workers 0 … N−1, or the worker indices taking part (a sweep stage after a worker was lost): share k goes to the k-th. */
+    workers: number | readonly number[],
     /** Requests of the whole run; null when it stops by time. */
     private readonly total: number | null,
   ) {
-    this.nodes = Array.from({ length: workers }, (_, node) => ({ node, status: 'running' as NodeStatus, received: 0, lostReason: null, done: null, lastBeat: null, lag: new Map() }));
-    this.ids = Array.from({ length: workers }, () => new Set<number>());
+    const list = typeof workers === 'number' ? Array.from({ length: workers }, (_, i) => i) : [...workers];
+    list.forEach((node, slot) => this.slots.set(node, slot));
+    this.nodes = list.map((node) => ({ node, status: 'running' as NodeStatus, received: 0, lostReason: null, done: null, lastBeat: null, lag: new Map() }));
+    this.ids = list.map(() => new Set<number>());
+  }
+
+  /** Workers sharing the load. */
+  get workers(): number {
+    return this.nodes.length;
+  }
+
+  /** The account of worker `node`; undefined when it takes no part. */
+  account(node: number): NodeAccount | undefined {
+    const slot = this.slots.get(node);
+    return slot === undefined ? undefined : this.nodes[slot];
   }
 
   /** Counts a record once: false when this (worker, stage, request, attempt) was already received. */
   accept(node: number, rec: RequestRecord): boolean {
     const key = recordKey(node, rec);
-    if (this.seen.has(key) || node < 0 || node >= this.workers) return false;
+    const slot = this.slots.get(node);
+    if (this.seen.has(key) || slot === undefined) return false;
     this.seen.add(key);
-    this.nodes[node]!.received++;
-    this.ids[node]!.add(rec.id);
+    this.nodes[slot]!.received++;
+    this.ids[slot]!.add(rec.id);
     return true;
   }
 
   finish(done: Done): void {
-    const n = this.nodes[done.node];
+    const n = this.account(done.node);
     if (!n) return;
     n.done = done;
     // A worker declared lost that reports after all is still done: what it sent is all here.
@@ -69,12 +86,12 @@ export class RunLedger {
   }
 
   beat(b: Beat): void {
-    const n = this.nodes[b.node];
+    const n = this.account(b.node);
     if (n) n.lastBeat = b;
   }
 
   lose(node: number, reason: string): void {
-    const n = this.nodes[node];
+    const n = this.account(node);
     if (!n || n.status !== 'running') return;
     n.status = 'lost';
     n.lostReason = reason;
@@ -97,7 +114,7 @@ export class RunLedger {
    */
   incomplete(): IncompleteNode[] {
     const out: IncompleteNode[] = [];
-    for (const n of this.nodes) {
+    for (const [slot, n] of this.nodes.entries()) {
       const short = n.done !== null && n.received < n.done.records;
       if (n.status !== 'lost' && !short) continue;
       const reason = n.status === 'lost' ? n.lostReason! : `${n.done!.records - n.received} of the ${n.done!.records} records it published never reached the coordinator`;
@@ -105,8 +122,8 @@ export class RunLedger {
         out.push({ node: n.node, reason, missing: null, missing_ids: [], received: n.received });
         continue;
       }
-      const have = this.ids[n.node]!;
-      const missing = nodeRequestIds({ index: n.node, count: this.workers }, this.total).filter((id) => !have.has(id));
+      const have = this.ids[slot]!;
+      const missing = nodeRequestIds({ index: slot, count: this.workers }, this.total).filter((id) => !have.has(id));
       out.push({ node: n.node, reason, missing: missing.length, missing_ids: missing, received: n.received });
     }
     return out;

@@ -3,7 +3,7 @@
  * library (@nats-io/transport-node, @nats-io/jetstream).
  */
 import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { UserError } from '../errors/user-error.js';
 import { redactUrl } from '../util/redact.js';
 import { decodeJson, encodeJson, streamNameOf, subjectsOf, type Subjects } from './protocol.js';
@@ -102,9 +102,9 @@ export class NatsLink {
     return ack.duplicate;
   }
 
-  /** Every message of the stream from the first, in order, to `onMessage` (an ordered consumer). */
-  async consume(onMessage: (m: StreamMessage) => void, onBad: (err: unknown, m: StreamMessage) => void): Promise<{ stop(): Promise<void> }> {
-    const consumer = await this.js.consumers.get(this.stream);
+  /** Every message of the stream from sequence `fromSeq` (default: the first), in order, to `onMessage` (an ordered consumer). */
+  async consume(onMessage: (m: StreamMessage) => void, onBad: (err: unknown, m: StreamMessage) => void, fromSeq = 1): Promise<{ stop(): Promise<void> }> {
+    const consumer = await this.js.consumers.get(this.stream, fromSeq > 1 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromSeq } : {});
     const messages = await consumer.consume();
     const loop = (async () => {
       for await (const m of messages) {

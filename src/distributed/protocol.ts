@@ -12,7 +12,7 @@ import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
 
 /** Bumped when a message changes shape: coordinator and workers must agree. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -70,6 +70,8 @@ export interface Hello {
   protocol: number;
   node: number;
   spec_hash: string;
+  /** The hash with the load's rate and concurrency left out: what a sweep's stages share (each stage's load comes from the coordinator). */
+  stage_hash: string;
   version: string;
   host: string;
   threads: number;
@@ -86,13 +88,18 @@ export interface TargetInfo {
   prompt_salt: string | null;
 }
 
-export type HelloReply = { ok: true; run_id: string; workers: number; target: TargetInfo } | { ok: false; reason: string };
+export type HelloReply = { ok: true; run_id: string; workers: number; target: TargetInfo; sweep: boolean } | { ok: false; reason: string };
 
 /** Worker → coordinator, once its workload is built and connections are open. */
 export interface Ready {
   node: number;
+  /** The stage it is ready for (0 in a run). */
+  stage: number;
   clock: ClockEstimate;
 }
+
+/** A sweep stage's load, as the coordinator announces it (rate "inf": all at once). */
+export type StageLoadMessage = { kind: 'rate'; rate: number | 'inf' } | { kind: 'concurrency'; concurrency: number };
 
 /** Coordinator clock − worker clock (ms, epoch), from the request/reply of least round trip. */
 export interface ClockEstimate {
@@ -102,8 +109,15 @@ export interface ClockEstimate {
 }
 
 export type Control =
-  /** Start at this time on the coordinator's clock (epoch ms). */
-  | { type: 'start'; start_at_ms: number }
+  /** Start stage `stage` (0 in a run) at this time on the coordinator's clock (epoch ms). */
+  | { type: 'start'; stage: number; start_at_ms: number }
+  /**
+   * A sweep's next stage: its load, and the workers sharing it (share k of the stage goes to
+   * nodes[k]; a worker lost in an earlier stage is left out). Repeated until every one is ready.
+   */
+  | { type: 'stage'; stage: number; load: StageLoadMessage; nodes: number[] }
+  /** The sweep is over: workers exit. */
+  | { type: 'end' }
   /** Stop: before the start nothing is sent; after it in-flight requests are cancelled. `nodes` null: everyone. */
   | { type: 'abort'; reason: string; nodes: number[] | null };
 
@@ -117,6 +131,8 @@ export interface Beat extends ProgressSnapshot {
 /** Worker → stream, after its last record: what it sent and how its client fared. */
 export interface Done {
   node: number;
+  /** The stage it ran (0 in a run). */
+  stage: number;
   /** Records this worker published (every attempt). */
   records: number;
   interrupted: boolean;
@@ -135,6 +151,8 @@ export interface Done {
 
 /** Coordinator → stream, at the start: enough for a restarted coordinator to resume. */
 export interface RunState {
+  /** A sweep is not resumed by a restarted coordinator (absent: a run, as written by protocol 1). */
+  kind?: 'run' | 'sweep';
   spec_hash: string;
   workers: number;
   start_at_ms: number;

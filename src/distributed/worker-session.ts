@@ -11,7 +11,7 @@ import type { ProgressSnapshot } from '../runner/progress.js';
 import { hrtimeNowNs } from '../runner/run-clock.js';
 import { epochNowMs, estimateOffset, type ClockSample } from './clock-offset.js';
 import type { NatsLink } from './nats-link.js';
-import { encodeJson, encodeText, LAG_CHUNK, PROTOCOL_VERSION, recordKey, type Beat, type ClockEstimate, type Control, type Done, type HelloReply, type TargetInfo } from './protocol.js';
+import { encodeJson, encodeText, LAG_CHUNK, PROTOCOL_VERSION, recordKey, type Beat, type ClockEstimate, type Control, type Done, type Hello, type HelloReply, type TargetInfo } from './protocol.js';
 
 const CLOCK_SAMPLES = 9;
 /** Records being stored at once: enough to keep up with thousands a second over one connection. */
@@ -22,12 +22,18 @@ export interface Joined {
   runId: string;
   workers: number;
   target: TargetInfo;
+  /** A sweep: stages are announced one after another until "end". */
+  sweep: boolean;
 }
+
+export type StageAnnounce = Extract<Control, { type: 'stage' }>;
 
 export class WorkerSession {
   private controlSub: { unsubscribe(): void } | null = null;
-  private startAt: ((ms: number | null) => void) | null = null;
-  private readonly started: Promise<number | null>;
+  private readonly starts = new Map<number, number>();
+  private readonly stages = new Map<number, StageAnnounce>();
+  private ended = false;
+  private waiters: Array<() => void> = [];
   private abortReason: string | null = null;
   private beatTimer: NodeJS.Timeout | null = null;
   private latest: ProgressSnapshot | null = null;
@@ -40,29 +46,48 @@ export class WorkerSession {
     private readonly link: NatsLink,
     readonly node: number,
     readonly joined: Joined,
-    private readonly onAbort: (reason: string) => void,
+    onAbort: (reason: string) => void,
   ) {
-    this.started = new Promise((r) => (this.startAt = r));
     this.publisher = new StreamPublisher(link);
     // Subscribed before "ready" is sent, so the start cannot be missed.
     this.controlSub = link.listen<Control>(link.subjects.control, (c) => {
-      if (c.type === 'start') this.startAt?.(c.start_at_ms);
+      if (c.type === 'start') this.starts.set(c.stage ?? 0, c.start_at_ms);
+      else if (c.type === 'stage') this.stages.set(c.stage, c);
+      else if (c.type === 'end') this.ended = true;
       else if (c.type === 'abort' && (c.nodes === null || c.nodes.includes(node))) {
+        if (this.abortReason === null) onAbort(c.reason);
         this.abortReason = c.reason;
-        this.startAt?.(null);
-        onAbort(c.reason);
-      }
+      } else return;
+      for (const w of this.waiters.splice(0)) w();
     });
   }
 
+  /** Resolves once `ready` returns a value (checked at every control message) or `timeoutMs` passed (null). */
+  private async until<T>(ready: () => T | undefined, timeoutMs = Infinity): Promise<T | null> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const v = ready();
+      if (v !== undefined) return v;
+      const left = deadline - Date.now();
+      if (left <= 0) return null;
+      await new Promise<void>((r) => {
+        const t = Number.isFinite(left) ? setTimeout(r, left) : null;
+        this.waiters.push(() => {
+          if (t) clearTimeout(t);
+          r();
+        });
+      });
+    }
+  }
+
   /** Says hello until a coordinator answers (within `waitMs`); a refusal is a UserError with its reason. */
-  static async join(link: NatsLink, o: { node: number; specHash: string; version: string; threads: number; waitMs: number; log: (line: string) => void; onAbort: (reason: string) => void }): Promise<WorkerSession> {
+  static async join(link: NatsLink, o: { node: number; specHash: string; stageHash: string; version: string; threads: number; waitMs: number; log: (line: string) => void; onAbort: (reason: string) => void }): Promise<WorkerSession> {
     const deadline = Date.now() + o.waitMs;
-    const hello = { protocol: PROTOCOL_VERSION, node: o.node, spec_hash: o.specHash, version: o.version, host: hostname(), threads: o.threads };
+    const hello: Hello = { protocol: PROTOCOL_VERSION, node: o.node, spec_hash: o.specHash, stage_hash: o.stageHash, version: o.version, host: hostname(), threads: o.threads };
     let said = false;
     for (;;) {
       const reply = await link.request<HelloReply>(link.subjects.hello, hello, 2_000);
-      if (reply && reply.ok) return new WorkerSession(link, o.node, { runId: reply.run_id, workers: reply.workers, target: reply.target }, o.onAbort);
+      if (reply && reply.ok) return new WorkerSession(link, o.node, { runId: reply.run_id, workers: reply.workers, target: reply.target, sweep: reply.sweep === true }, o.onAbort);
       if (reply && !reply.ok) throw new UserError(`worker ${o.node}: refused by the coordinator: ${reply.reason}`);
       if (Date.now() >= deadline) throw new UserError(`worker ${o.node}: no coordinator answered on ${link.subjects.hello} within ${o.waitMs / 1000} s (--wait)`);
       if (!said) o.log(`worker ${o.node}: waiting for the coordinator (${link.subjects.hello})`);
@@ -86,15 +111,27 @@ export class WorkerSession {
   }
 
   /**
-   * Reports ready, waits for the start and returns t = 0 on this process's monotonic clock (ns),
-   * reached: the coordinator's start time moved onto our clock by the measured offset. Aborted
-   * before the start: now (the load threads were told to send nothing).
+   * A sweep's stage `stage` as the coordinator announces it; null when the sweep ended, this
+   * worker was told to stop, or nothing came within `timeoutMs`.
    */
-  async readyAndWaitForStart(): Promise<string> {
+  async nextStage(stage: number, timeoutMs: number): Promise<StageAnnounce | null> {
+    const got = await this.until(() => (this.abortReason !== null || this.ended ? null : this.stages.get(stage)), timeoutMs);
+    if (got === null && this.abortReason === null && !this.ended) throw new UserError(`worker ${this.node}: the coordinator announced no stage ${stage + 1} within ${timeoutMs / 1000} s (--wait): it is gone`);
+    return got;
+  }
+
+  /**
+   * Reports ready for `stage` (0 in a run), waits for its start and returns t = 0 on this
+   * process's monotonic clock (ns), reached: the coordinator's start time moved onto our clock by
+   * the measured offset. Aborted before the start: now (the load threads were told to send nothing).
+   */
+  async readyAndWaitForStart(stage = 0): Promise<string> {
     const clock = this.clock ?? (await this.measureClock());
-    const ack = await this.link.request<{ ok: boolean }>(this.link.subjects.ready, { node: this.node, clock }, 10_000);
+    this.published = 0;
+    this.latest = null;
+    const ack = await this.link.request<{ ok: boolean }>(this.link.subjects.ready, { node: this.node, stage, clock }, 10_000);
     if (!ack?.ok) throw new UserError(`worker ${this.node}: the coordinator did not take the ready report`);
-    const startAt = await this.started;
+    const startAt = await this.until(() => (this.abortReason !== null ? null : this.starts.get(stage)));
     if (startAt === null) return hrtimeNowNs();
     const aheadMs = startAt - clock.offset_ms - epochNowMs();
     const origin = BigInt(hrtimeNowNs()) + BigInt(Math.round(Math.max(0, aheadMs) * 1e6));
@@ -144,16 +181,16 @@ export class WorkerSession {
     this.publisher.publish(this.link.subjects.records(this.node), encodeText(recordToJsonLine(rec)), recordKey(this.node, rec));
   }
 
-  /** Waits until every record is stored, then publishes the dispatch lateness and "done". */
+  /** Waits until every record of the stage is stored, then publishes its dispatch lateness and "done". */
   async finish(o: Omit<Done, 'node' | 'records' | 'lag_chunks' | 'host' | 'clock'>, dispatchLagMs: Float64Array): Promise<number> {
     await this.publisher.drain();
     const chunks = Math.ceil(dispatchLagMs.length / LAG_CHUNK);
     for (let k = 0; k < chunks; k++) {
       const values = Array.from(dispatchLagMs.subarray(k * LAG_CHUNK, (k + 1) * LAG_CHUNK), (v) => Math.round(v * 1000) / 1000);
-      await this.publisher.once(this.link.subjects.lag(this.node), encodeJson({ k, values }), `lag:${this.node}:${k}`);
+      await this.publisher.once(this.link.subjects.lag(this.node), encodeJson({ k, values, stage: o.stage }), `lag:${this.node}:${o.stage}:${k}`);
     }
     const done: Done = { ...o, node: this.node, records: this.published, lag_chunks: chunks, host: this.host, clock: this.clock ?? { offset_ms: 0, rtt_ms: 0, samples: 0 } };
-    await this.publisher.once(this.link.subjects.done(this.node), encodeJson(done), `done:${this.node}`);
+    await this.publisher.once(this.link.subjects.done(this.node), encodeJson(done), `done:${this.node}:${o.stage}`);
     return this.published;
   }
 

@@ -32,6 +32,8 @@ export interface StageResult {
   quality?: QualityFigures | null;
   /** The server's side of an HTTP stage (result.json's `server`, docs/observe.md); null in virtual time or with --no-metrics. */
   server?: ServerObservation | null;
+  /** A distributed stage (sweep --distributed): the workers that shared it, each one's share and health; absent otherwise. */
+  distributed?: Record<string, unknown> | null;
 }
 
 export interface SweepAnalysis {
@@ -68,6 +70,8 @@ export interface SweepResult {
     started_at: string;
     ended_at: string;
     interrupted: boolean;
+    /** sweep --distributed: run id, NATS URL (credentials removed) and the workers; absent otherwise. */
+    distributed?: Record<string, unknown> | null;
   };
   target: Record<string, unknown>;
   /** What every stage shares: per-stage request count / duration, warm-up, seed, arrival. */

@@ -12,7 +12,9 @@ describe('distributed flags', () => {
     [['worker', '--nats', 'nats://127.0.0.1:1'], /--index: required \(or \$JOB_COMPLETION_INDEX/],
     [['worker', '--nats', 'nats://127.0.0.1:1', '--index', '-1'], /--index: expected a whole number ≥ 0, got "-1"/],
     [['worker', '--nats', 'nats://127.0.0.1:1', '--index', '0', '--wait', '1s'], /--nats nats:\/\/127.0.0.1:1: cannot connect to NATS/],
-    [['sweep', '--distributed', 'nats://127.0.0.1:1'], /--distributed: sweeps do not run distributed yet/],
+    [['sweep', '--distributed', 'nats://127.0.0.1:1', '--request-rates', '1,2'], /--workers-expected: required with --distributed/],
+    [['sweep', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '2', '--request-rates', '1,2'], /--distributed: give each stage's length with --num-prompts and\/or --duration/],
+    [['run', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '3', '--concurrency', '2'], /--concurrency 2: below --workers-expected 3, some workers would have no user/],
     [['run', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '2', '--cold-start'], /--cold-start: not measured in distributed runs yet/],
     [['run', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '2', '--prometheus-url', 'http://127.0.0.1:9090'], /--prometheus-url: server metrics are not collected in distributed runs yet/],
   ])('%j', async (argv, message) => {
