@@ -7,6 +7,12 @@ import type { ClientHealth } from '../analysis/run-validity.js';
 import type { JoinedNode } from '../distributed/coordinator.js';
 import type { RunLedger } from '../distributed/ledger.js';
 import { summarize } from '../metrics/stats.js';
+import { hrtimeNowNs } from '../runner/run-clock.js';
+
+/** A start time broadcast to the workers (epoch ms) on this host's monotonic clock: the t = 0 of the server metrics the coordinator scrapes. */
+export function originAt(startAtMs: number): string {
+  return (BigInt(hrtimeNowNs()) + BigInt(Math.round((startAtMs - Date.now()) * 1e6))).toString();
+}
 
 export function ledgerHealth(ledger: RunLedger, burst: boolean): ClientHealth {
   const done = ledger.nodes.map((n) => n.done).filter((d) => d !== null);

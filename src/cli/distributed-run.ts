@@ -19,8 +19,10 @@ import { createRunDir, makeDirs, openRunDir, type RunDir } from '../store/run-di
 import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
 import type { CoordinatorFlags } from './distributed-flags.js';
 import { distributedHashes } from './distributed-spec.js';
-import { ledgerClient, ledgerHealth, nodesSection } from './distributed-figures.js';
+import { ledgerClient, ledgerHealth, nodesSection, originAt } from './distributed-figures.js';
 import { finishRun } from './finish-run.js';
+import { measuredWindow, measureRecords } from '../metrics/index.js';
+import { RunObserver } from '../observe/run-observer.js';
 import type { CliIo } from './io.js';
 import { infermeterVersion } from './io.js';
 import { recordInHistory } from './record-history.js';
@@ -34,7 +36,6 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
   const redactor = Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers });
   const log = (line: string) => io.stderr.write(`${redactor.scrub(line)}\n`);
   const simulated = spec.target.base_url === null;
-  refuseUnsupported(spec);
   if (spec.load.concurrency !== null && spec.load.concurrency < flags.workers) {
     throw new UserError(`--concurrency ${spec.load.concurrency}: below --workers-expected ${flags.workers}, some workers would have no user and their share of the requests would never be sent; give at least one user per worker`);
   }
@@ -64,7 +65,10 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
         rmSync(dir.recordsPath, { force: true });
         dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, workload: { ...spec.workload, prompt_salt: prior.target.prompt_salt }, target: { ...spec.target, base_url: simulated ? null : prior.target.base_url, model: prior.target.model } })));
       }
-      return await collectAndFinish({ spec, io, flags, coord, link, dir, state: prior, plan, redactor, target: null, resumed: true });
+      // What the server did before the restart is not scraped again (a --prometheus-url has it all).
+      const observer = await observeServer(spec, io, prior.target.base_url, log);
+      observer?.setOrigin(originAt(prior.start_at_ms), prior.start_at_ms);
+      return await collectAndFinish({ spec, io, flags, coord, link, dir, state: prior, plan, redactor, target: null, resumed: true }, observer);
     }
     // A stream without a state never started: what it holds belongs to no run.
     await link.deleteStream();
@@ -86,21 +90,15 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
       dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : target.baseUrl, model: target.model } })));
     }
     const partial: Omit<RunState, 'start_at_ms'> = { kind: 'run', spec_hash: hash, workers: flags.workers, started_at: startedAt.toISOString(), run_dir: dir?.path ?? null, target: info, describe: target.describe() as unknown as Record<string, unknown>, nodes };
+    const observer = await observeServer(spec, io, target.baseUrl, log);
     const state: RunState = { ...partial, start_at_ms: await coord.start(0, flags.startDelayMs, partial) };
-    return await collectAndFinish({ spec, io, flags, coord, link, dir, state, plan, redactor, target, resumed: false });
+    observer?.setOrigin(originAt(state.start_at_ms), state.start_at_ms);
+    return await collectAndFinish({ spec, io, flags, coord, link, dir, state, plan, redactor, target, resumed: false }, observer);
   } finally {
     coordClose?.();
     await target?.close();
     await link.close();
   }
-}
-
-/** What a distributed run does not do yet, refused in one line rather than silently skipped. */
-function refuseUnsupported(spec: RunSpec): void {
-  const o = spec.observe;
-  if (o.cold_start) throw new UserError('--cold-start: not measured in distributed runs yet (docs/distributed.md)');
-  const given = [o.prometheus_url ? '--prometheus-url' : null, o.metrics_urls.length > 0 ? '--metrics-url' : null, o.dcgm_urls.length > 0 ? '--dcgm-url' : null, o.nvidia_smi === true ? '--nvidia-smi' : null].filter((f) => f !== null);
-  if (given.length > 0) throw new UserError(`${given.join(', ')}: server metrics are not collected in distributed runs yet (docs/distributed.md)`);
 }
 
 interface Collecting {
@@ -117,7 +115,15 @@ interface Collecting {
   resumed: boolean;
 }
 
-async function collectAndFinish(c: Collecting): Promise<number> {
+/**
+ * The server's side, observed by the coordinator alone around the whole run (workers never
+ * scrape): a baseline scrape before the start, then one per interval until the last record is in.
+ */
+function observeServer(spec: RunSpec, io: CliIo, baseUrl: string, log: (line: string) => void): Promise<RunObserver | null> {
+  return RunObserver.start({ spec: spec.observe, baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: io.env.PATH ?? process.env.PATH });
+}
+
+async function collectAndFinish(c: Collecting, observer: RunObserver | null): Promise<number> {
   const { spec, io, dir, state } = c;
   if (c.resumed) c.coord.refuseJoins();
   const writer = dir ? new RecordsWriter(dir.recordsPath) : null;
@@ -145,6 +151,9 @@ async function collectAndFinish(c: Collecting): Promise<number> {
     writer?.close();
   }
   const { ledger, interrupted } = collected;
+  const span = measuredWindow(measureRecords(records));
+  const observed = observer ? await observer.finish(span?.start_ms ?? 0, span?.end_ms ?? 0) : null;
+  if (observed && dir) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
   const health = ledgerHealth(ledger, spec.load.concurrency === null && spec.load.request_rate === Infinity);
   const sums = ledgerClient(ledger);
   const code = finishRun({
@@ -171,6 +180,9 @@ async function collectAndFinish(c: Collecting): Promise<number> {
     tokenizerId: spec.workload.tokenizer,
     redactor: c.redactor,
     incomplete: ledger.incomplete(),
+    server: observed?.observation ?? null,
+    coldStart: c.target?.coldStart?.result(records) ?? null,
+    promptOverheadTokens: c.target?.promptOverheadTokens ?? null,
   });
   await recordInHistory(spec.output.result_dir, dir, io);
   // The run is written: its stream is no longer needed (a restart now starts a new run).

@@ -12,7 +12,6 @@ import { UserError } from '../errors/user-error.js';
 import { Coordinator, type JoinedNode } from '../distributed/coordinator.js';
 import { NatsLink } from '../distributed/nats-link.js';
 import type { RunState, TargetInfo } from '../distributed/protocol.js';
-import { hrtimeNowNs } from '../runner/run-clock.js';
 import { measuredWindow, measureRecords } from '../metrics/index.js';
 import { RunObserver } from '../observe/run-observer.js';
 import type { RequestRecord } from '../record/record.js';
@@ -20,7 +19,7 @@ import { createProgressDisplay, resolveProgressMode } from '../report/progress-d
 import type { RunStage } from '../sweep/run-sweep.js';
 import { redactUrl } from '../util/redact.js';
 import type { CoordinatorFlags } from './distributed-flags.js';
-import { ledgerClient, ledgerHealth, nodesSection } from './distributed-figures.js';
+import { ledgerClient, ledgerHealth, nodesSection, originAt } from './distributed-figures.js';
 import { distributedHashes, stageLoadMessage } from './distributed-spec.js';
 import { infermeterVersion, type CliIo } from './io.js';
 import { planRun } from './run-plan.js';
@@ -99,7 +98,7 @@ export class DistributedSweep {
           : undefined;
       const startAt = await coord.start(index, flags.startDelayMs, state, nodes.length);
       // The stage's t = 0 on this host's monotonic clock: where the workers' record times are measured from.
-      observer?.setOrigin((BigInt(hrtimeNowNs()) + BigInt(Math.round((startAt - Date.now()) * 1e6))).toString(), startAt);
+      observer?.setOrigin(originAt(startAt), startAt);
       const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
         title: `infermeter sweep (distributed, ${nodes.length} workers): stage ${index + 1}`,
         burst: s.load.concurrency === null && s.load.request_rate === Infinity,

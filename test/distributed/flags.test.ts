@@ -15,8 +15,6 @@ describe('distributed flags', () => {
     [['sweep', '--distributed', 'nats://127.0.0.1:1', '--request-rates', '1,2'], /--workers-expected: required with --distributed/],
     [['sweep', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '2', '--request-rates', '1,2'], /--distributed: give each stage's length with --num-prompts and\/or --duration/],
     [['run', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '3', '--concurrency', '2'], /--concurrency 2: below --workers-expected 3, some workers would have no user/],
-    [['run', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '2', '--cold-start'], /--cold-start: not measured in distributed runs yet/],
-    [['run', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '2', '--prometheus-url', 'http://127.0.0.1:9090'], /--prometheus-url: server metrics are not collected in distributed runs yet/],
   ])('%j', async (argv, message) => {
     const out = await runCli(argv);
     expect(out.code).toBe(2);
