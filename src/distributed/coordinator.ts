@@ -10,6 +10,7 @@ import type { RequestRecord } from '../record/record.js';
 import { mergeSnapshots, type ProgressSnapshot } from '../runner/progress.js';
 import { epochNowMs } from './clock-offset.js';
 import { RunLedger } from './ledger.js';
+import { Liveness } from './liveness.js';
 import type { NatsLink, StreamMessage } from './nats-link.js';
 import {
   decodeJson,
@@ -53,7 +54,7 @@ export class Coordinator {
   private readonly joined = new Map<number, Hello>();
   /** Ready reports by stage, then worker. */
   private readonly ready = new Map<number, Map<number, JoinedNode>>();
-  private readonly lastSeen = new Map<number, number>();
+  private readonly liveness = new Liveness();
   private readonly lastBeats = new Map<number, Beat>();
   private subs: Array<{ unsubscribe(): void }> = [];
   /** Set once the first stage started: a worker joining later is refused. */
@@ -97,7 +98,7 @@ export class Coordinator {
           return { ok: false, reason };
         }
         this.joined.set(h.node, h);
-        this.lastSeen.set(h.node, Date.now());
+        this.liveness.heard(h.node);
         const threads = h.threads === 0 ? 'load on its main thread' : `${h.threads} load thread${h.threads === 1 ? '' : 's'}`;
         log(`worker ${h.node} joined (${h.host}, ${threads}): ${this.joined.size}/${workers}`);
         return { ok: true, run_id: this.o.runId, workers, target, sweep };
@@ -115,7 +116,7 @@ export class Coordinator {
       }),
       link.listen<Beat>(link.subjects.beat, (b) => {
         if (!this.joined.has(b.node)) return;
-        this.lastSeen.set(b.node, Date.now());
+        this.liveness.heard(b.node);
         this.lastBeats.set(b.node, b);
       }),
     );
@@ -148,13 +149,15 @@ export class Coordinator {
     const { stage, nodes } = announce;
     const send = () => {
       this.broadcast(announce);
+      this.liveness.tick(1000);
       for (const n of nodes) {
-        const seen = this.lastSeen.get(n) ?? 0;
-        if (Date.now() - seen > workerTimeoutMs && !this.ready.get(stage)?.has(n)) {
-          this.failure ??= new UserError(`worker ${n} stopped sending heartbeats before stage ${stage + 1} (none for ${((Date.now() - seen) / 1000).toFixed(1)} s): the sweep stops here`);
+        const silent = this.liveness.silentMs(n);
+        if (silent > workerTimeoutMs && !this.ready.get(stage)?.has(n)) {
+          this.failure ??= new UserError(`worker ${n} stopped sending heartbeats before stage ${stage + 1} (none for ${(silent / 1000).toFixed(1)} s): the sweep stops here`);
         }
       }
     };
+    this.liveness.restart();
     send();
     const again = setInterval(send, 1000);
     try {
@@ -258,10 +261,11 @@ export class Coordinator {
     const { link, log } = this.o;
     const { stage } = hooks;
     const ledger = new RunLedger(hooks.nodes, hooks.totalRequests);
-    const lastSeen = new Map(hooks.nodes.map((n) => [n, Date.now()]));
+    const taking = new Set(hooks.nodes);
+    const liveness = new Liveness(hooks.nodes);
     const beats = link.listen<Beat>(link.subjects.beat, (b) => {
-      if (!lastSeen.has(b.node)) return;
-      lastSeen.set(b.node, Date.now());
+      if (!taking.has(b.node)) return;
+      liveness.heard(b.node);
       ledger.beat(b);
     });
     let seq = 0;
@@ -296,11 +300,11 @@ export class Coordinator {
     try {
       await new Promise<void>((resolve) => {
         const watch = setInterval(() => {
-          const now = Date.now();
+          liveness.tick(100);
           for (const n of ledger.nodes) {
-            const seen = lastSeen.get(n.node)!;
-            if (n.status !== 'running' || now - seen <= hooks.workerTimeoutMs) continue;
-            const reason = `stopped sending heartbeats (none for ${((now - seen) / 1000).toFixed(1)} s): it died or stalled, and its share is not sent again`;
+            const silent = liveness.silentMs(n.node);
+            if (n.status !== 'running' || silent <= hooks.workerTimeoutMs) continue;
+            const reason = `stopped sending heartbeats (none for ${(silent / 1000).toFixed(1)} s): it died or stalled, and its share is not sent again`;
             ledger.lose(n.node, reason);
             log(`worker ${n.node} lost: ${reason}`);
             this.broadcast({ type: 'abort', reason: 'the coordinator declared this worker lost', nodes: [n.node] });

@@ -49,7 +49,7 @@ describe('distributed sweep over NATS', () => {
   it('3 workers, 3 stages: each stage sends the single-process sweep’s requests; its figures are those of its merged records', async () => {
     const common = ['--num-prompts', '18', '--random-input-len', '16', '--random-output-len', '6', '--random-range-ratio', '0.5', '--seed', '11', '--stage-warmup', '2', ...SIM, '--progress', 'none'];
     const dist = tempDir('dist-sweep');
-    const coordinator = runCli(['sweep', '--distributed', nats.url, '--workers-expected', '3', '--run-id', 'sweep-same', '--start-delay', '1s', '--request-rates', '15,30,inf', ...common, '--result-dir', dist, '--json']);
+    const coordinator = runCli(['sweep', '--distributed', nats.url, '--workers-expected', '3', '--run-id', 'sweep-same', '--start-delay', '1s', '--worker-timeout', '60s', '--request-rates', '15,30,inf', ...common, '--result-dir', dist, '--json']);
     const ws = workers(common, 'sweep-same', 3);
     const out = await coordinator;
     expect(out.code, out.stderr).toBe(0);
@@ -94,7 +94,7 @@ describe('distributed sweep over NATS', () => {
   it('--auto on 3 workers: the baseline (1 user) runs on one worker and sends every request; the probe is the single-process one', async () => {
     const common = ['--num-prompts', '9', '--random-input-len', '8', '--random-output-len', '4', '--seed', '5', ...SIM, '--progress', 'none'];
     const dist = tempDir('dist-auto');
-    const coordinator = runCli(['sweep', '--distributed', nats.url, '--workers-expected', '3', '--run-id', 'sweep-auto', '--start-delay', '1s', '--auto', '1', ...common, '--result-dir', dist, '--json']);
+    const coordinator = runCli(['sweep', '--distributed', nats.url, '--workers-expected', '3', '--run-id', 'sweep-auto', '--start-delay', '1s', '--worker-timeout', '60s', '--auto', '1', ...common, '--result-dir', dist, '--json']);
     const ws = workers(common, 'sweep-auto', 3);
     const out = await coordinator;
     expect(out.code, out.stderr).toBe(0);
