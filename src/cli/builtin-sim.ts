@@ -1,6 +1,6 @@
 /** The simulated engine `infermeter run` starts in-process when no --base-url is given. */
 import { UserError } from '../errors/user-error.js';
-import { startSimServer, type ReasoningOptions, type SimServer, type SimServerOptions, type TimingOptions } from '../sim/index.js';
+import { modelProfile, presetEngine, startSimServer, type EngineConfig, type ReasoningOptions, type SimServer, type SimServerOptions, type TimingOptions } from '../sim/index.js';
 import type { Workload } from '../workload/index.js';
 import { simEngineOverrides, type SimSpec } from '../config/schema.js';
 import type { RunSpec } from './run-spec.js';
@@ -17,11 +17,19 @@ export interface BuiltInSimulator {
   description: string;
 }
 
+/**
+ * The engine fields a spec sets, on top of its engine preset's defaults for the served model
+ * profile (src/sim/engine/presets.ts): what every simulator command hands the engine.
+ */
+export function simEngine(sim: SimSpec, profile: string): Partial<EngineConfig> {
+  return presetEngine(sim.engine_preset, modelProfile(profile), simEngineOverrides(sim));
+}
+
 /** Fixed delays when either is given, else the engine model for the hardware and model profiles. */
 export function simTiming(sim: SimSpec, profile: string): TimingOptions {
   return sim.prefill_ms !== null || sim.per_token_ms !== null
     ? { kind: 'fixed', prefillMs: sim.prefill_ms ?? 0, perTokenMs: sim.per_token_ms ?? 0 }
-    : { kind: 'engine', hardware: sim.hardware, model: profile, engine: simEngineOverrides(sim) };
+    : { kind: 'engine', hardware: sim.hardware, model: profile, engine: simEngine(sim, profile) };
 }
 
 /** Answer mode for a key: the rates the spec sets (docs/quality.md §Simulator answer mode). */

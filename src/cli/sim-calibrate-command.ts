@@ -13,7 +13,8 @@ import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
 import { calibrate, hardwareProfile, modelProfile, type CalibrationRun, type MeasuredRequest } from '../sim/index.js';
 import { readRecordsFile } from '../store/records-file.js';
-import { SimSpecSchema, simEngineOverrides } from '../config/schema.js';
+import { SimSpecSchema } from '../config/schema.js';
+import { simEngine } from './builtin-sim.js';
 import { validateSpec } from '../config/load-spec.js';
 import type { SimProfile } from '../config/sim-profile.js';
 import { ENGINE_FLAGS, specFromFlags } from './run-flags.js';
@@ -65,7 +66,7 @@ export async function simCalibrateCommand(dirs: string[], opts: Record<string, u
   // The measured server's settings (--tensor-parallel-size, --max-num-seqs, …) under vLLM's names.
   const flags = specFromFlags(opts, ENGINE_FLAGS.filter((f) => !f.flag.startsWith('--sim-profile')));
   const { sim } = validateSpec(z.object({ sim: SimSpecSchema.prefault({}) }), { sim: { ...(flags.spec['sim'] as object), hardware } }, { flagPaths: flags.flagPaths, configPath: null });
-  const engine = simEngineOverrides(sim);
+  const engine = simEngine(sim, model);
   const warn = (line: string): void => void io.stderr.write(`${line}\n`);
   const runs = dirs.map((d) => calibrationRun(d, warn));
   const total = runs.reduce((s, r) => s + r.requests.length, 0);

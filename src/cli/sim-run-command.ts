@@ -18,10 +18,9 @@ import { redactSecrets } from '../util/redact.js';
 import type { WorkItem } from '../workload/index.js';
 import { finishRun } from './finish-run.js';
 import { virtualProgress } from './virtual-progress.js';
-import { simReasoning } from './builtin-sim.js';
+import { simEngine, simReasoning } from './builtin-sim.js';
 import { recordInHistory } from './record-history.js';
 import type { CliIo } from './io.js';
-import { simEngineOverrides } from '../config/schema.js';
 import { describeLoad, planRun, type RunPlan } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import { resolveCostInputs } from './cost-inputs.js';
@@ -98,7 +97,7 @@ export function simulate(
     out = runVirtual({
       hardware: spec.sim.hardware,
       model,
-      engine: simEngineOverrides(spec.sim),
+      engine: simEngine(spec.sim, model),
       requests: requests(),
       ...(closed ? { closedLoopConcurrency: load.concurrency! } : {}),
       ...(closed && phases.ramp ? { closedLoopUsers: (k: number) => userWindow(phases.ramp!, k, load.concurrency!) } : {}),
@@ -173,7 +172,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     dir,
     records,
     run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: false, driver: 'virtual', monotonic_origin_ns: null },
-    target: { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model, engine: simEngineOverrides(spec.sim), engine_stats: { ...s } }, stream: true },
+    target: { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model, engine: simEngine(spec.sim, model), engine_stats: { ...s } }, stream: true },
     load: describeLoad(load, { trace: timed !== null, numPrompts: records.length, ignoreEos: true }),
     workload: workload.describe(),
     health: null,

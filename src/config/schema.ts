@@ -139,6 +139,8 @@ export const SimSpecSchema = z
     block_size: z.number().int().positive().nullable().default(null),
     max_model_len: z.number().int().positive().nullable().default(null).describe('Context length the simulated server states and enforces (null: the model profile’s).'),
     enable_prefix_caching: z.boolean().nullable().default(null),
+    engine_preset: z.enum(['vllm-v1', 'vllm-v0']).default('vllm-v1').describe('Engine generation the simulated server behaves as: vllm-v1 (default) or vllm-v0 (prefill-first scheduling, no chunked prefill, larger per-step CPU time; docs/simulator.md §Engine presets).'),
+    num_scheduler_steps: z.number().int().positive().nullable().default(null).describe('vLLM V0 multi-step scheduling (--num-scheduler-steps): decode iterations per scheduler call, their tokens streamed together (null: 1, off).'),
     num_gpu_blocks_override: z.number().int().positive().nullable().default(null).describe('KV-cache blocks, replacing the count computed from GPU memory (vLLM --num-gpu-blocks-override), e.g. to force KV pressure.'),
     profile: z.string().nullable().default(null).describe('Simulator profile file (YAML) of cost-model parameters, as `infermeter sim calibrate` writes it; its hardware must be the simulated one.'),
     reasoning_tokens: unit(parseReasoning, 'Reasoning mode (chat): each response starts with this many reasoning tokens (64), or this share of its output (0.3 or 30%), streamed as reasoning deltas before the answer.')
@@ -195,6 +197,7 @@ export function simEngineOverrides(s: SimSpec): Record<string, number | boolean>
   if (s.max_model_len !== null) out.max_model_len = s.max_model_len;
   if (s.enable_prefix_caching !== null) out.enable_prefix_caching = s.enable_prefix_caching;
   if (s.num_gpu_blocks_override !== null) out.num_gpu_blocks = s.num_gpu_blocks_override;
+  if (s.num_scheduler_steps !== null) out.num_scheduler_steps = s.num_scheduler_steps;
   return out;
 }
 
