@@ -25,7 +25,8 @@ import { infermeterVersion, type CliIo } from './io.js';
 import { planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
-import { stageResult, stageSpec, type StageSink } from './sweep-stages.js';
+import { plannedMeasure, stageResult, stageSpec, type StageSink } from './sweep-stages.js';
+import { ObjectiveWatch } from '../metrics/index.js';
 
 export class DistributedSweep {
   /** Workers sharing the next stage: all at first, less those lost. */
@@ -103,6 +104,10 @@ export class DistributedSweep {
         title: `infermeter sweep (distributed, ${nodes.length} workers): stage ${index + 1}`,
         burst: s.load.concurrency === null && s.load.request_rate === Infinity,
       });
+      // As in a single-process sweep, a stage that can no longer meet an SLO is stopped: every worker is told.
+      const planned = plannedMeasure(s, plan);
+      const watch = planned !== null && spec.slos.length > 0 ? new ObjectiveWatch(spec.slos, planned, spec.goodput) : null;
+      let stoppedEarly: string | null = null;
       const records: RequestRecord[] = [];
       let collected;
       try {
@@ -115,6 +120,14 @@ export class DistributedSweep {
             records.push(rec);
             sink.write(rec);
             progress.record(rec);
+            if (watch && stoppedEarly === null) {
+              watch.add(rec);
+              const why = watch.hopeless();
+              if (why !== null) {
+                stoppedEarly = why;
+                coord.broadcast({ type: 'stop', stage: index, reason: why });
+              }
+            }
           },
           onProgress: (p) => progress.update(p),
           workerTimeoutMs: flags.workerTimeoutMs,
@@ -132,7 +145,7 @@ export class DistributedSweep {
         health: ledgerHealth(ledger, burst),
         ignoreEos: this.target.ignoreEos,
         tokenizer: Boolean(spec.workload.tokenizer),
-        stoppedEarly: null,
+        stoppedEarly,
         wallMs: performance.now() - t0,
       });
       const incomplete = ledger.incomplete();

@@ -121,13 +121,16 @@ async function runStage(
   const threads = spec.load.concurrency === null ? o.threads : threadsFor({ ...spec.load, concurrency: shardShare({ offset: share.index, step: share.count }, spec.load.concurrency) }, o.threads);
   // Answers are judged on this node, off its load threads, before the records are streamed.
   const checks = answerEvaluation(threads, (rec) => s.record(rec));
+  // A sweep stage the coordinator stops early (an SLO it can no longer meet) ends here too.
+  const stageStop = new AbortController();
+  s.onStageStop(stage, () => stageStop.abort());
   const outcome = await runPool(jobFor, threads, {
     onRecord: (rec, check) => {
       rec.stage = stage;
       checks.accept(rec, check);
     },
     onProgress: (p) => s.progress(p),
-    signal: o.signal,
+    signal: AbortSignal.any([o.signal, stageStop.signal]),
     startAt: async () => {
       const origin = await s.readyAndWaitForStart(stage);
       started = s.aborted === null;

@@ -116,6 +116,8 @@ export type Control =
    * nodes[k]; a worker lost in an earlier stage is left out). Repeated until every one is ready.
    */
   | { type: 'stage'; stage: number; load: StageLoadMessage; nodes: number[] }
+  /** A sweep stage that can no longer meet an SLO: stop sending it (in-flight requests are cancelled) and report done. */
+  | { type: 'stop'; stage: number; reason: string }
   /** The sweep is over: workers exit. */
   | { type: 'end' }
   /** Stop: before the start nothing is sent; after it in-flight requests are cancelled. `nodes` null: everyone. */

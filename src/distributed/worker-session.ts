@@ -33,6 +33,9 @@ export class WorkerSession {
   private readonly starts = new Map<number, number>();
   private readonly stages = new Map<number, StageAnnounce>();
   private ended = false;
+  /** Stages the coordinator stopped early, and what to call when one is. */
+  private readonly stopped = new Set<number>();
+  private readonly onStops = new Map<number, () => void>();
   private waiters: Array<() => void> = [];
   private abortReason: string | null = null;
   private beatTimer: NodeJS.Timeout | null = null;
@@ -54,6 +57,10 @@ export class WorkerSession {
       if (c.type === 'start') this.starts.set(c.stage ?? 0, c.start_at_ms);
       else if (c.type === 'stage') this.stages.set(c.stage, c);
       else if (c.type === 'end') this.ended = true;
+      else if (c.type === 'stop') {
+        this.stopped.add(c.stage);
+        this.onStops.get(c.stage)?.();
+      }
       else if (c.type === 'abort' && (c.nodes === null || c.nodes.includes(node))) {
         if (this.abortReason === null) onAbort(c.reason);
         this.abortReason = c.reason;
@@ -138,6 +145,12 @@ export class WorkerSession {
     if (aheadMs > 3) await new Promise((r) => setTimeout(r, aheadMs - 2));
     while (process.hrtime.bigint() < origin) await new Promise((r) => setImmediate(r));
     return origin.toString();
+  }
+
+  /** Calls `fn` when the coordinator stops stage `stage` early (at once if it already has). */
+  onStageStop(stage: number, fn: () => void): void {
+    if (this.stopped.has(stage)) fn();
+    else this.onStops.set(stage, fn);
   }
 
   /** Why the coordinator told this worker to stop (null: it did not). */

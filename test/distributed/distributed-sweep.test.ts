@@ -9,6 +9,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../../src/errors/exit-codes.js';
 import { recordKey } from '../../src/distributed/protocol.js';
 import type { RequestRecord } from '../../src/record/record.js';
 import { readRecordsFile } from '../../src/store/records-file.js';
@@ -116,6 +117,22 @@ describe('distributed sweep over NATS', () => {
     const firstTwo = (rs: RequestRecord[]) => rs.filter((r) => r.stage < 2).map((r) => identity({ ...r, scheduled_ms: r.stage === 0 ? 0 : r.scheduled_ms })).sort();
     expect(firstTwo(d.records)).toEqual(firstTwo(s.records));
     expect(d.sweep.auto!.rates).toHaveLength(1);
+  });
+
+  it('a stage that can no longer meet its SLO is stopped on every worker, as in a single-process sweep', async () => {
+    // Every TTFT is ≥ 30 ms (the fixed prefill): p50 < 5 ms over 60 requests is hopeless at the
+    // 31st completion, whichever worker it comes from; the rest of the stage is not sent.
+    const common = ['--sim-prefill-ms', '30', '--sim-per-token-ms', '1', '--random-input-len', '16', '--random-output-len', '4', '--num-prompts', '60', '--seed', '2', '--progress', 'none'];
+    const coordinator = runCli(['sweep', '--distributed', nats.url, '--workers-expected', '3', '--run-id', 'sweep-stop', '--start-delay', '1s', '--worker-timeout', '60s', '--request-rates', '10', '--slo', 'p50(ttft) < 5ms', ...common, '--no-save', '--json']);
+    const ws = workers(common, 'sweep-stop', 3);
+    const out = await coordinator;
+    expect(out.code, out.stderr).toBe(EXIT_CODES.SLO_FAILED);
+    for (const w of ws) expect((await w.exited).code, w.stderr).toBe(0);
+    const stage = (JSON.parse(out.stdout) as SweepResult).stages[0]!;
+    expect(stage.stopped_early).toMatch(/"p50\(ttft\) < 5ms" can no longer be met: 31 of 31 values/);
+    expect(stage.slos_pass).toBe(false);
+    expect(stage.metrics.requests.ok).toBeGreaterThanOrEqual(31);
+    expect(stage.metrics.requests.ok).toBeLessThan(60);
   });
 
   it('a worker killed in stage 2: that stage’s verdict is partial and names it; stage 3 runs whole on the 2 left', async () => {
