@@ -141,7 +141,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--json', 'print the comparison as JSON'))
     .addOption(new Option('--resamples <n>', 'bootstrap resamples (default 1000)'))
     .addOption(new Option('--seed <n>', 'seed of the resampling (default 0)'))
-    .addOption(new Option('--confidence <pct>', 'family-wise confidence over all figures (default 95%)'))
+    .addOption(new Option('--confidence <pct>', 'family-wise confidence over all figures and accuracy together (default 95%; accuracy gets half of the error budget when both are judged, docs/compare.md)'))
     .addOption(new Option('--min-effect <pct>', 'smaller relative changes count as no change (default 2%)'))
     .addHelpText('after', '\nDocs: docs/compare.md. Bad input (a missing run, the same run twice, another schema) exits 2.')
     .action((paths: string[], opts: Record<string, unknown>) => setExit(compareCommand(paths, opts, io)));

@@ -9,6 +9,11 @@ import type { QualityComparison } from '../analysis/compare/quality-delta.js';
 const pts = (x: number): string => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x * 100).toFixed(1)} pts`;
 const pct = (x: number | null): string => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);
 
+/** A confidence level as a percentage with what digits it needs: 95%, 97.5%, 99.86%. */
+export function levelPct(x: number): string {
+  return `${String(Number((x * 100).toFixed(2)))}%`;
+}
+
 /**
  * Speed in the headline: output tokens per second, B over A (the figure an inference
  * optimization is meant to raise; latency percentiles are in the table). Null when either is missing.
@@ -34,7 +39,7 @@ export function compareHeadline(p: PairComparison): string | null {
 }
 
 export function qualityLines(q: QualityComparison): string[] {
-  const level = `${(q.confidence * 100).toFixed(0)}%`;
+  const level = levelPct(q.confidence);
   const out = [
     `Accuracy: A ${pct(q.a.accuracy)} (${q.a.passed}/${q.a.answered}), B ${pct(q.b.accuracy)} (${q.b.passed}/${q.b.answered})`,
   ];

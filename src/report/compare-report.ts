@@ -1,7 +1,7 @@
 /** `infermeter compare` output: a console text, a Markdown table for a pull request. */
 import type { FigureComparison, PairComparison } from '../analysis/compare/compare.js';
 import type { ShapeItem } from '../analysis/compare/load-shape.js';
-import { compareHeadline, qualityLines } from './compare-quality.js';
+import { compareHeadline, levelPct, qualityLines } from './compare-quality.js';
 
 function table(header: string[], rows: string[][], left = false): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -39,12 +39,24 @@ function shapeStatus(i: ShapeItem): string {
   return `${ks}${i.same === null ? 'unknown' : i.same ? 'same' : i.group === 'load' ? 'DIFFERS' : 'differs'}`;
 }
 
+/** The family-wise level and its split (docs/compare.md §Family-wise level). */
+function familyText(p: PairComparison, k: number): string {
+  const m = p.method!;
+  if (p.judged && m.accuracy_level !== null) {
+    return (
+      `${levelPct(m.confidence)} family-wise over ${k} figures and accuracy (weighted Bonferroni: ` +
+      `accuracy ${levelPct(m.accuracy_level)}, each figure ${levelPct(m.per_figure_level)})`
+    );
+  }
+  return `${levelPct(m.confidence)} family-wise over ${k} figures (Bonferroni: ${levelPct(m.per_figure_level)} each)`;
+}
+
 function methodLine(p: PairComparison, k: number): string {
   const m = p.method;
   if (!m) return '';
   return (
     `Deltas are B − A (relative to A; error rate in percentage points). Intervals: bootstrap, ${m.resamples} resamples${m.itl_resamples < m.resamples ? ` (ITL: ${m.itl_resamples}, the runs hold many gaps)` : ''} (seed ${m.seed}); ` +
-    `resampling unit: ${m.resampling_unit}; ${(m.confidence * 100).toFixed(0)}% family-wise over ${k} figures (Bonferroni: ${(m.per_figure_level * 100).toFixed(2)}% each); ` +
+    `resampling unit: ${m.resampling_unit}; ${familyText(p, k)}; ` +
     `changes under ${(m.min_effect * 100).toFixed(1)}% count as no change.`
   );
 }

@@ -3,10 +3,14 @@
  * figure's change with a bootstrap confidence interval (bootstrap.ts) and a verdict.
  *
  * Verdict per figure: the interval of B − A (as a share of A for relative figures) at the
- * per-figure level 1 − (1 − confidence)/k (Bonferroni over the k figures judged, so that the
- * chance of calling any unchanged figure changed stays ≤ 1 − confidence) must exclude 0, and the
- * change must be at least `minEffect` (relative figures): smaller shifts are "no significant
- * change" however sure the interval is. Which way is better is the figure's own.
+ * per-figure level 1 − α_speed/k must exclude 0, and the change must be at least `minEffect`
+ * (relative figures): smaller shifts are "no significant change" however sure the interval is.
+ * Which way is better is the figure's own.
+ *
+ * One family per pair: every verdict that can say "changed" (and so exit 4) — the k speed figures
+ * and, when both runs carried answer checks, accuracy — shares α = 1 − confidence by a weighted
+ * Bonferroni split (familyLevels), so the chance of calling anything changed when nothing changed
+ * stays ≤ α for the whole comparison.
  */
 import { createRng } from '../../util/rng.js';
 import { percentile } from '../../metrics/index.js';
@@ -74,7 +78,18 @@ export interface PairComparison {
   /** Why no verdicts were given, in one sentence; null when judged. */
   note: string | null;
   figures: FigureComparison[];
-  method: { resampling_unit: string; resamples: number; itl_resamples: number; seed: number; confidence: number; per_figure_level: number; min_effect: number } | null;
+  method: {
+    resampling_unit: string;
+    resamples: number;
+    itl_resamples: number;
+    seed: number;
+    /** Family-wise: over the speed figures and accuracy together. */
+    confidence: number;
+    per_figure_level: number;
+    /** The accuracy test's level within the family; null when accuracy is not tested. */
+    accuracy_level: number | null;
+    min_effect: number;
+  } | null;
   /** Accuracy of B against A (docs/compare.md §Quality); null unless both runs carried answer checks. */
   quality: QualityComparison | null;
 }
@@ -97,6 +112,22 @@ function regressionBeyond(f: KeyFigure, a: number | null, b: number | null, delt
   return a === 0 ? (b ?? 0) > 0 : a !== null && b !== null && Math.abs(b / a - 1) > threshold;
 }
 
+/**
+ * The weighted Bonferroni split of α = 1 − confidence (docs/compare.md §Family-wise level):
+ * accuracy, when tested, takes ACCURACY_SHARE of α and the k speed figures share the rest
+ * equally; a part that is not tested gives its share to the other (it can call nothing changed).
+ * Half, not 1/(k + 1): accuracy is one question weighed against all the speed figures together,
+ * and at α/(k + 1) a drop of a few points on a few hundred prompts could not be seen.
+ */
+export const ACCURACY_SHARE = 0.5;
+
+export function familyLevels(confidence: number, speedFigures: number, accuracyTested: boolean): { perFigure: number; accuracy: number | null } {
+  const alpha = 1 - confidence;
+  const accuracyAlpha = accuracyTested ? (speedFigures > 0 ? alpha * ACCURACY_SHARE : alpha) : 0;
+  const speedAlpha = alpha - accuracyAlpha;
+  return { perFigure: 1 - speedAlpha / Math.max(1, speedFigures), accuracy: accuracyTested ? 1 - accuracyAlpha : null };
+}
+
 export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions): PairComparison {
   const shape = compareShapes(A.shape, B.shape);
   const differ = shapesDiffer(shape);
@@ -111,7 +142,10 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
 
   const comparable = figures.filter((f) => deltaOf(f, A.figures[f.id], B.figures[f.id]) !== null);
   const k = Math.max(1, comparable.length);
-  const level = 1 - (1 - opts.confidence) / k;
+  // Speed figures can say "changed" only when judged; accuracy only when both runs carried checks.
+  const accuracyTested = !!(A.quality && B.quality && A.quality.answered > 0 && B.quality.answered > 0);
+  const levels = familyLevels(opts.confidence, judged ? comparable.length : 0, accuracyTested);
+  const level = judged ? levels.perFigure : 1 - (1 - opts.confidence) / k;
   const cis = new Map<string, [number, number]>();
   // ITL pools every gap of every request: each resample scans them all, so very long runs get
   // fewer ITL resamples (at least MIN_ITL_RESAMPLES), said in the method line.
@@ -156,7 +190,7 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
   const quality =
     A.quality && B.quality
       ? compareQuality(A.quality, B.quality, {
-          confidence: opts.confidence,
+          confidence: levels.accuracy ?? opts.confidence,
           samePrompts: A.prompts != null && A.prompts === B.prompts,
           failOnDrop: opts.failOnQualityDrop ?? null,
         })
@@ -178,6 +212,7 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
           seed: opts.seed,
           confidence: opts.confidence,
           per_figure_level: level,
+          accuracy_level: levels.accuracy,
           min_effect: opts.minEffect,
         }
       : null,
