@@ -5,12 +5,13 @@
 import { availableParallelism } from 'node:os';
 import type { ClientHealth } from '../analysis/run-validity.js';
 import type { PhasePlan } from '../load/phases.js';
-import type { LoadJob } from '../runner/load-job.js';
+import { preconnectCount, type LoadJob } from '../runner/load-job.js';
 import type { ProgressListener } from '../runner/progress.js';
 import type { RecordSink } from '../runner/run-load.js';
 import { runPool, type PoolOutcome } from '../runner/worker-pool.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
+import { secondsSince, workerPreparation } from './slow-steps.js';
 
 export interface Driven {
   outcome: PoolOutcome;
@@ -31,6 +32,8 @@ export async function driveLoad(
     signal?: AbortSignal;
     /** At t = 0: its value on the host's monotonic clock (ns) and the wall clock. */
     onStart?: (originNs: string, startedAt: Date) => void;
+    /** Progress lines for a slow preparation before t = 0 (slow-steps.ts). */
+    log?: (line: string) => void;
   },
 ): Promise<Driven> {
   const load = spec.load;
@@ -55,6 +58,9 @@ export async function driveLoad(
   let startedAt = new Date();
   let monotonicOrigin: string | null = null;
   const mainElu0 = performance.eventLoopUtilization();
+  const preparing = hooks.log ? workerPreparation(spec.workload, workers, preconnectCount(load, plan.totalRequests)) : null;
+  const t0 = performance.now();
+  if (preparing) hooks.log!(preparing);
   const outcome = await runPool(jobFor, workers, {
     onRecord: hooks.onRecord,
     ...(hooks.onProgress ? { onProgress: hooks.onProgress } : {}),
@@ -62,6 +68,7 @@ export async function driveLoad(
       startedAt = new Date();
       monotonicOrigin = originNs;
       hooks.onStart?.(originNs, startedAt);
+      if (preparing) hooks.log!(`load: ready in ${secondsSince(t0)}; t = 0`);
     },
     ...(hooks.signal ? { signal: hooks.signal } : {}),
   });

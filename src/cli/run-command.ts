@@ -83,6 +83,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       },
       onProgress: (p) => progress.update(p),
       onStart: (originNs, startedAt) => observer?.setOrigin(originNs, startedAt.getTime()),
+      log,
       ...(io.signal ? { signal: io.signal } : {}),
     });
     const outcome = driven.outcome;

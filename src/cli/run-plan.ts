@@ -12,6 +12,7 @@ import type { LoadSpec } from '../config/schema.js';
 import { endpointKind } from '../client/openai-body.js';
 import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
 import type { RunSpec } from './run-spec.js';
+import { bigDatasetBytes, mib, secondsSince } from './slow-steps.js';
 
 export interface RunPlan {
   workload: Workload;
@@ -26,6 +27,10 @@ export interface RunPlan {
  */
 export async function planRun(spec: RunSpec, warn: (line: string) => void, opts: { lengthsOnly?: boolean } = {}): Promise<RunPlan> {
   const load = spec.load;
+  // JSON.parse of a big dataset takes seconds before anything else is said.
+  const big = bigDatasetBytes(spec.workload);
+  const t0 = performance.now();
+  if (big !== null) warn(`workload: reading ${spec.workload.dataset_path} (${mib(big)})…`);
   const workload = await createWorkload(spec.workload, {
     seed: load.seed,
     endpointKind: endpointKind(spec.target.endpoint),
@@ -33,6 +38,7 @@ export async function planRun(spec: RunSpec, warn: (line: string) => void, opts:
     warn,
     ...(opts.lengthsOnly ? { lengthsOnly: true } : {}),
   });
+  if (big !== null) warn(`workload: read in ${secondsSince(t0)}`);
   if (workload.skipped > 0) warn(`workload: skipped ${workload.skipped} malformed dataset entries`);
   const totalRequests = workload.timed ? Math.min(load.num_prompts ?? Infinity, workload.timed.length) : load.num_prompts;
   const ramp = loadRamp(load);
