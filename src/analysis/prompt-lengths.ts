@@ -19,17 +19,21 @@ export interface PromptLengthCheck {
 /**
  * Over measured ok requests whose server usage gave prompt_tokens and that are single prompts
  * (a session's later turns carry the server's own replies, which the client cannot size):
- * Σ(served − overhead) / Σ asked. Null when no request qualifies.
+ * Σ(served − overhead) / Σ asked. The overhead is what the server adds to a request of one
+ * message (BOS, chat template), plus `perMessageTokens` for each further message of a chat
+ * request (`prompt_messages`): a system + user prompt carries the template twice. Null when no
+ * request qualifies.
  */
-export function checkPromptLengths(records: readonly RequestRecord[], overheadTokens: number | null): PromptLengthCheck | null {
+export function checkPromptLengths(records: readonly RequestRecord[], overheadTokens: number | null, perMessageTokens: number | null = null): PromptLengthCheck | null {
   let served = 0;
   let asked = 0;
   let n = 0;
-  const overhead = overheadTokens ?? 0;
+  const base = overheadTokens ?? 0;
+  const perMessage = perMessageTokens ?? 0;
   for (const r of records) {
     if (r.phase !== 'measure' || r.status !== 'ok' || r.token_source !== 'usage') continue;
     if (r.prompt_tokens === null || !r.client_prompt_tokens || (r.turn ?? 0) > 0) continue;
-    served += r.prompt_tokens - overhead;
+    served += r.prompt_tokens - base - perMessage * Math.max(0, (r.prompt_messages ?? 1) - 1);
     asked += r.client_prompt_tokens;
     n++;
   }

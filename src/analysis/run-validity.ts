@@ -100,7 +100,7 @@ export interface RunValidity {
 export function assessValidity(
   records: readonly RequestRecord[],
   health: ClientHealth,
-  opts: { ignoreEos: boolean; clientTokenizer: 'estimate' | 'tokenizer'; promptOverheadTokens?: number | null },
+  opts: { ignoreEos: boolean; clientTokenizer: 'estimate' | 'tokenizer'; promptOverheadTokens?: number | null; promptPerMessageTokens?: number | null },
   t: ValidityThresholds = DEFAULT_VALIDITY_THRESHOLDS,
 ): RunValidity {
   const reasons: string[] = [];
@@ -143,7 +143,7 @@ export function assessValidity(
   if (opts.clientTokenizer === 'tokenizer' && wrongTokenizer > 0) {
     warnings.push(`${wrongTokenizer} requests: server prompt_tokens differ from the client tokenizer by > ${t.promptTokenTolerance * 100}%: is --tokenizer the served model's?`);
   }
-  const promptLengths = promptLengthReason(checkPromptLengths(records, opts.promptOverheadTokens ?? null), t.promptTokenTolerance, opts.clientTokenizer);
+  const promptLengths = promptLengthReason(checkPromptLengths(records, opts.promptOverheadTokens ?? null, opts.promptPerMessageTokens ?? null), t.promptTokenTolerance, opts.clientTokenizer);
   if (promptLengths !== null) {
     failed.push('prompt_lengths');
     reasons.push(promptLengths);

@@ -20,6 +20,8 @@ export interface VerdictInput {
   clientTokenizer: 'estimate' | 'tokenizer';
   /** Tokens the server adds to each prompt (pre-flight), for the served-vs-asked prompt-length check. */
   promptOverheadTokens?: number | null;
+  /** Tokens the chat template adds for each further message of a request (pre-flight). */
+  promptPerMessageTokens?: number | null;
   maxFailureRate: number;
   /** Stopped by a signal: cancellations were the user's doing. */
   interrupted: boolean;
@@ -31,7 +33,7 @@ export interface VerdictInput {
 const UNOBSERVED: ClientHealth = { dispatchLagMs: new Float64Array(0), eventLoopDelayP99Ms: null, eventLoopUtilization: null, burst: false };
 
 export function judgeRun(input: VerdictInput): RunValidity {
-  const opts = { ignoreEos: input.ignoreEos, clientTokenizer: input.clientTokenizer, promptOverheadTokens: input.promptOverheadTokens ?? null };
+  const opts = { ignoreEos: input.ignoreEos, clientTokenizer: input.clientTokenizer, promptOverheadTokens: input.promptOverheadTokens ?? null, promptPerMessageTokens: input.promptPerMessageTokens ?? null };
   const base = assessValidity(input.records, input.health ?? UNOBSERVED, opts);
   const reasons: string[] = [];
   const failed: ValidityCheck[] = [];

@@ -81,6 +81,8 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
   }
   checkObjectivesUsable(objectives, slos);
   const now = new Date().toISOString();
+  // The served-vs-asked prompt-length check allows what the server adds to each prompt, as the run's pre-flight measured it.
+  const calibration = savedPromptCalibration(prior?.client);
   const code = await finishRun({
     spec: { goodput: slos, slos: objectives, validity: given.validity, output: { ...output, json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },
     io,
@@ -102,6 +104,8 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
     client: prior?.client ?? {},
     ignoreEos: load.ignore_eos === true,
     clientTokenizer: saved.spec?.workload?.tokenizer ? 'tokenizer' : 'estimate',
+    promptOverheadTokens: calibration.overhead,
+    promptPerMessageTokens: calibration.perMessage,
     cost,
     costSplit: priorCost?.split.method === 'simulator_step_time' ? priorCost.split : simulatorSplit(sim),
     tokenizerId: saved.spec?.workload?.tokenizer ?? null,
@@ -117,4 +121,13 @@ function simulatorSplit(sim: Record<string, unknown> | null): CostSplit | null {
   const d = stats?.decode_ms;
   if (typeof p !== 'number' || typeof d !== 'number' || p + d <= 0) return null;
   return { method: 'simulator_step_time', input_share: p / (p + d) };
+}
+
+/** result.json `client.preflight.prompt_calibration`'s overheads (null when the run had none). */
+function savedPromptCalibration(client: Record<string, unknown> | undefined): { overhead: number | null; perMessage: number | null } {
+  const pf = client?.preflight;
+  const cal = pf && typeof pf === 'object' ? (pf as { prompt_calibration?: unknown }).prompt_calibration : null;
+  const o = cal && typeof cal === 'object' ? (cal as Record<string, unknown>) : {};
+  const n = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+  return { overhead: n(o.overhead_tokens), perMessage: n(o.per_message_tokens) };
 }

@@ -62,6 +62,8 @@ export interface FinishInput {
   coldStart?: ColdStartFigures | null;
   /** Tokens the server adds to each prompt (pre-flight's calibration), for the served-vs-asked check. */
   promptOverheadTokens?: number | null;
+  /** Tokens the chat template adds for each further message of a request (pre-flight's calibration). */
+  promptPerMessageTokens?: number | null;
   /** --tokenizer as given (vLLM JSON's tokenizer_id); null or absent when prompts were not tokenized. */
   tokenizerId?: string | null;
   /** A validity verdict carried over from the original run (analyze): its client findings are kept. */
@@ -101,6 +103,7 @@ export function buildResult(input: FinishInput): RunResult {
     ignoreEos: input.ignoreEos,
     clientTokenizer: input.clientTokenizer,
     promptOverheadTokens: input.promptOverheadTokens ?? null,
+    promptPerMessageTokens: input.promptPerMessageTokens ?? null,
     maxFailureRate: (input.spec.validity ?? DEFAULT_VALIDITY).max_failure_rate,
     interrupted: input.run.interrupted,
     ...(input.incomplete ? { incomplete: input.incomplete } : {}),

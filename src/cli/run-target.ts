@@ -28,6 +28,8 @@ export interface OpenTarget {
   tokenScale: number;
   /** Tokens the server adds to every prompt (chat template, BOS), from the calibration; null when unknown. */
   promptOverheadTokens: number | null;
+  /** Chat: tokens the template adds for each message after the first (pre-flight's calibration). */
+  promptPerMessageTokens: number | null;
   /** The --cold-start measurement, when asked. */
   coldStart: ColdStartStep | null;
   /** result.json's `target` section. */
@@ -92,6 +94,7 @@ export async function openTarget(
     let preflightInfo: Record<string, unknown> | null = null;
     let tokenScale = 1;
     let promptOverheadTokens: number | null = null;
+    let promptPerMessageTokens: number | null = null;
     if (spec.target.preflight) {
       const pf = await unlessAborted(preflight({ ...targetConfig(spec.target, { baseUrl: baseUrl!, apiKey, ignoreEos, keepText: false, countTokens: undefined }), model }, { log, calibrate: true }), signal);
       if (pf === null) return await closed(sim);
@@ -102,6 +105,7 @@ export async function openTarget(
       checkContextLength(workload, pf.max_model_len, `${baseUrl} (${pf.model})`);
       const cal = pf.prompt_calibration;
       promptOverheadTokens = cal?.overhead_tokens ?? null;
+      promptPerMessageTokens = cal?.per_message_tokens ?? null;
       // A tokenizer given is trusted; the estimate is scaled to the server's count.
       if (cal && !spec.workload.tokenizer && Math.abs(cal.tokens_per_estimated_token - 1) > PROMPT_SCALE_DEADBAND) {
         tokenScale = cal.tokens_per_estimated_token;
@@ -124,6 +128,7 @@ export async function openTarget(
       preflight: preflightInfo,
       tokenScale,
       promptOverheadTokens,
+      promptPerMessageTokens,
       coldStart,
       describe: () => ({ base_url: simulated ? null : redactUrl(url), endpoint: spec.target.endpoint, model: finalModel, simulated, simulator, stream: spec.target.stream }),
       close: async () => {

@@ -65,7 +65,16 @@ export function stageResult(
   load: StageLoad,
   records: RequestRecord[],
   f: Figures,
-  o: { health: ClientHealth | null; ignoreEos: boolean; tokenizer: boolean; stoppedEarly: string | null; wallMs: number; validity?: StageResult['validity'] },
+  o: {
+    health: ClientHealth | null;
+    ignoreEos: boolean;
+    tokenizer: boolean;
+    stoppedEarly: string | null;
+    wallMs: number;
+    validity?: StageResult['validity'];
+    /** What the server adds to each prompt and each further chat message (pre-flight's calibration). */
+    promptOverhead?: { tokens: number | null; perMessage: number | null };
+  },
 ): StageResult {
   const sorted = [...records].sort((a, b) => a.id - b.id);
   const slos = f.slos.length > 0 ? evaluateObjectives(sorted, f.slos, { goodput: f.goodput }) : null;
@@ -76,7 +85,12 @@ export function stageResult(
     load,
     metrics,
     quality: computeQuality(sorted, { slos: f.goodput, durationS: metrics.duration_s, totalCost: null }),
-    validity: o.validity !== undefined ? o.validity : o.health ? assessValidity(sorted, o.health, { ignoreEos: o.ignoreEos, clientTokenizer: o.tokenizer ? 'tokenizer' : 'estimate' }) : null,
+    validity: o.validity !== undefined ? o.validity : o.health ? assessValidity(sorted, o.health, {
+            ignoreEos: o.ignoreEos,
+            clientTokenizer: o.tokenizer ? 'tokenizer' : 'estimate',
+            promptOverheadTokens: o.promptOverhead?.tokens ?? null,
+            promptPerMessageTokens: o.promptOverhead?.perMessage ?? null,
+          }) : null,
     slos,
     // A stage stopped early failed an SLO, whatever its partial figures say.
     slos_pass: slos === null ? null : o.stoppedEarly === null && allObjectivesPass(slos),
@@ -141,6 +155,7 @@ export function httpStages(spec: RunSpec, target: OpenTarget, io: CliIo, sink: S
       health: healthOf(s, driven, plan.workload.timed !== undefined),
       ignoreEos: target.ignoreEos,
       tokenizer: Boolean(spec.workload.tokenizer),
+      promptOverhead: { tokens: target.promptOverheadTokens, perMessage: target.promptPerMessageTokens },
       stoppedEarly,
       wallMs: performance.now() - t0,
     });

@@ -129,6 +129,7 @@ export class HttpTarget {
     const { item, body } = prepared;
     rec.requested_output_tokens = item.max_tokens;
     rec.client_prompt_tokens = item.prompt_tokens;
+    if (this.kind === 'chat' && item.messages && item.messages.length > 1) rec.prompt_messages = item.messages.length;
     rec.task = item.task;
     rec.session = item.session;
     rec.turn = item.turn;

@@ -10,7 +10,7 @@ import { emptyRecord, type RequestRecord } from '../record/record.js';
 import { endpointUrl } from './endpoint-url.js';
 import { bodyPreview, HttpTarget, type TargetConfig } from './http-client.js';
 import { requestJson, type JsonAnswer } from './http-json.js';
-import { calibratePrompts, probePrompt, PROBE_PROMPT_TOKENS, type PromptCalibration } from './prompt-calibration.js';
+import { calibratePrompts, probeMessages, probePrompt, PROBE_PROMPT_TOKENS, type PromptCalibration } from './prompt-calibration.js';
 import { PREFLIGHT_RETRY, realSleep, transientNetworkError, transientStatus, withRetries, type Attempt, type RetryPolicy, type Sleep } from './retry.js';
 
 export type { PromptCalibration } from './prompt-calibration.js';
@@ -140,7 +140,10 @@ export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: stri
     if ('failed' in r) throw new UserError(`${r.failed.error().message}${retriedNote(r.log.seen, r.log.waitedMs)}`);
     retried.push(...r.log.seen);
     const rec = r.value;
-    const calibration = opts.calibrate ? await calibratePrompts({ cfg: { ...cfg, model }, probe: rec, send, authHeaders }) : null;
+    const sendMessages = (): Promise<RequestRecord> => target.send(emptyRecord(0, 0), target.prepare(probeMessages(1)));
+    const calibration = opts.calibrate
+      ? await calibratePrompts({ cfg: { ...cfg, model }, probe: rec, send, ...(target.kind === 'chat' ? { sendMessages } : {}), authHeaders })
+      : null;
     return {
       model,
       models: models?.map((m) => m.id) ?? [],

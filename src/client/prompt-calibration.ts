@@ -10,6 +10,9 @@
  *    probe (320 words): the difference cancels what the server adds to every prompt.
  * Either way, the probe's usage minus the scaled count of its text is the per-request overhead
  * (BOS, chat template) that the served-vs-asked check in the validity verdict allows for.
+ * 3. Chat endpoints: one more probe of two messages (a system message and the first probe's user
+ *    message) gives what the template adds for each further message: its usage minus the first
+ *    probe's, minus the scaled count of the system message's text.
  */
 import type { RequestRecord } from '../record/record.js';
 import { createRng } from '../util/rng.js';
@@ -26,12 +29,18 @@ export interface PromptCalibration {
   tokens_per_estimated_token: number;
   /** Tokens the server adds to each request's prompt text (BOS, chat template); null without usage. */
   overhead_tokens: number | null;
+  /** Chat: tokens the template adds for each message after the first; null elsewhere or without usage. Absent in results before it. */
+  per_message_tokens?: number | null;
 }
 
 /** Estimated tokens of the pre-flight probe's prompt and of the second (slope) probe. */
 export const PROBE_PROMPT_TOKENS = 64;
 const SLOPE_PROMPT_TOKENS = 320;
 const TOKENIZE_SAMPLE_TOKENS = 512;
+/** Estimated tokens of the system message of the two-message probe (chat). */
+export const SYSTEM_PROBE_TOKENS = 32;
+/** More template tokens per message than this means the measurement went wrong. */
+const PLAUSIBLE_PER_MESSAGE = 64;
 /** A ratio outside this range means the measurement went wrong, not that the vocabulary is odd. */
 const PLAUSIBLE = { min: 0.25, max: 8 };
 
@@ -44,6 +53,25 @@ function sampleText(tokens: number): string {
 
 export function probePrompt(tokens: number, maxTokens: number): WorkItem {
   return { prompt: sampleText(tokens), messages: null, prompt_tokens: tokens, max_tokens: maxTokens, task: null, expected: null, session: null, turn: null };
+}
+
+/** The two-message probe (chat): a system message, then the first probe's user message. */
+export function probeMessages(maxTokens: number): WorkItem {
+  const system = sampleText(SYSTEM_PROBE_TOKENS);
+  const user = sampleText(PROBE_PROMPT_TOKENS);
+  return {
+    prompt: user,
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: user },
+    ],
+    prompt_tokens: SYSTEM_PROBE_TOKENS + PROBE_PROMPT_TOKENS,
+    max_tokens: maxTokens,
+    task: null,
+    expected: null,
+    session: null,
+    turn: null,
+  };
 }
 
 /** Token count from a /tokenize answer of any of the known shapes, null when none fits. */
@@ -84,6 +112,8 @@ export async function calibratePrompts(o: {
   /** The pre-flight probe (PROBE_PROMPT_TOKENS estimated tokens), already answered. */
   probe: RequestRecord;
   send: (tokens: number, maxTokens: number) => Promise<RequestRecord>;
+  /** Chat endpoints: sends probeMessages (the per-message overhead); absent elsewhere. */
+  sendMessages?: () => Promise<RequestRecord>;
   authHeaders: Record<string, string>;
 }): Promise<PromptCalibration | null> {
   const usage1 = o.probe.token_source === 'usage' && o.probe.prompt_tokens !== null ? o.probe.prompt_tokens : null;
@@ -101,6 +131,15 @@ export async function calibratePrompts(o: {
     if (!plausible(ratio)) return null;
   } else return null;
   const overhead = usage1 === null ? null : usage1 - Math.round(PROBE_PROMPT_TOKENS * ratio);
+  let perMessage: number | null = null;
+  if (o.sendMessages && usage1 !== null) {
+    const two = await o.sendMessages();
+    if (two.status === 'ok' && two.token_source === 'usage' && two.prompt_tokens !== null) {
+      const pm = two.prompt_tokens - usage1 - Math.round(SYSTEM_PROBE_TOKENS * ratio);
+      if (pm >= 0 && pm <= PLAUSIBLE_PER_MESSAGE) perMessage = pm;
+    }
+  }
   const calibration: PromptCalibration = { source, tokens_per_estimated_token: Math.round(ratio * 1e4) / 1e4, overhead_tokens: overhead };
+  if (o.sendMessages) calibration.per_message_tokens = perMessage;
   return calibration;
 }

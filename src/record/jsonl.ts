@@ -147,6 +147,7 @@ export function recordFromJsonLine(line: string): RequestRecord {
     ...reasoningFields(o),
     ...retryFields(o),
     ...(o.node != null ? { node: num(o.node, 'node') } : {}),
+    ...(o.prompt_messages != null ? { prompt_messages: num(o.prompt_messages, 'prompt_messages') } : {}),
     ...qualityField(o),
   };
 }

@@ -101,6 +101,11 @@ export interface RequestRecord {
   /** The server's Retry-After on this answer (429/503), in ms. */
   retry_after_ms?: number;
 
+  /**
+   * A chat request of more than one message: how many it sent (the served-vs-asked prompt-length
+   * check allows the chat template's tokens for each). Absent for one message or a completions prompt.
+   */
+  prompt_messages?: number;
   /** Quality check of the answer (issue 15, docs/quality.md); absent when the request had no check. */
   quality?: RecordQuality;
 }

@@ -51,8 +51,9 @@ export function invalidReasons(out: CliResult): Array<{ check: string | null; re
 
 /**
  * Findings that do not say the requests failed: the client's own (a busy test machine may rightly
- * fall behind) and prompt_lengths (the tokenizer-free estimate against a server that counts
- * otherwise, e.g. the built-in simulator's chat runs; a pending fix in the pre-flight calibration).
+ * fall behind) and prompt_lengths — tests' stub servers answer a fixed `usage` whatever the prompt.
+ * (The built-in simulator's runs are not flagged, chat included: the pre-flight calibration
+ * accounts for its template per request and per message; test/analysis/prompt-lengths-chat.test.ts.)
  */
 const CLIENT_CHECK_IDS = new Set(['dispatch_lag', 'event_loop', 'client_busy', 'client', 'prompt_lengths']);
 
