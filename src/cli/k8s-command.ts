@@ -33,6 +33,7 @@ export function registerK8sCommand(program: Command, io: CliIo, setExit: (code: 
     .option('--coordinator-cpu <q>', 'CPU request and limit of the coordinator', '1')
     .option('--coordinator-memory <q>', 'memory request and limit of the coordinator', '1Gi')
     .option('--results-pvc <claim>', 'PersistentVolumeClaim for the coordinator\'s run directory (default: an emptyDir; the summary is in its log)')
+    .option('--sweep <stage-flags>', "a distributed sweep: the coordinator's stage flags, e.g. '--request-rates 10,20,40' or '--search rate --slo \"p95(ttft) < 1s\"' (the workers need none)")
     .option('-o, --out <file>', 'write here instead of stdout')
     .action((opts: Record<string, string | undefined>) => {
       const text = manifestYaml(opts);
@@ -79,11 +80,25 @@ export function manifestOptions(opts: Record<string, string | undefined>): Manif
     coordinatorCpu: opts.coordinatorCpu ?? '1',
     coordinatorMemory: opts.coordinatorMemory ?? '1Gi',
     resultsPvc: opts.resultsPvc ?? null,
+    sweep: opts.sweep === undefined ? null : sweepFlags(opts.sweep),
   };
+}
+
+const STAGE_CHOICE = ['--request-rates', '--concurrencies', '--auto', '--search'];
+const STAGE_FLAGS = [...STAGE_CHOICE, '--precision', '--search-start', '--search-max', '--stage-warmup', '--slo'];
+
+/** `--sweep`'s text as container args: words, with double-quoted parts kept whole; only stage flags. */
+function sweepFlags(text: string): string[] {
+  const words = [...text.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+  const flags = words.filter((w) => w.startsWith('--'));
+  const other = flags.filter((f) => !STAGE_FLAGS.includes(f));
+  if (other.length > 0) throw new UserError(`--sweep: ${other.join(', ')} is not a stage flag (${STAGE_FLAGS.join(', ')}); put the rest in the spec`);
+  if (!flags.some((f) => STAGE_CHOICE.includes(f))) throw new UserError(`--sweep: say which stages to run (${STAGE_CHOICE.join(', ')}), e.g. --sweep '--request-rates 10,20,40'`);
+  return words;
 }
 
 export function manifestYaml(opts: Record<string, string | undefined>): string {
   const o = manifestOptions(opts);
-  const head = `# infermeter distributed run "${o.name}": ${o.workers} workers, NATS at ${natsUrlOf(o)} (docs/distributed.md)\n`;
+  const head = `# infermeter distributed ${o.sweep ? 'sweep' : 'run'} "${o.name}": ${o.workers} workers, NATS at ${natsUrlOf(o)} (docs/distributed.md)\n`;
   return head + buildManifests(o).map((obj) => stringify(obj, { lineWidth: 0 })).join('---\n');
 }

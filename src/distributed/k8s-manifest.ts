@@ -22,6 +22,8 @@ export interface ManifestOptions {
   coordinatorMemory: string;
   /** A PersistentVolumeClaim for the coordinator's run directory; null: an emptyDir (read it from the logs). */
   resultsPvc: string | null;
+  /** A distributed sweep: the coordinator's stage flags (`--request-rates 10,20,40`, …); null: a run. */
+  sweep: string[] | null;
 }
 
 export type K8sObject = Record<string, unknown>;
@@ -106,7 +108,7 @@ function coordinatorJob(o: ManifestOptions): K8sObject {
             {
               name: 'coordinator',
               image: o.image,
-              args: ['run', '--config', `${SPEC_DIR}/${SPEC_FILE}`, '--distributed', natsUrlOf(o), '--workers-expected', String(o.workers), '--run-id', o.name, '--result-dir', RESULTS_DIR, '--progress', 'lines'],
+              args: [o.sweep ? 'sweep' : 'run', '--config', `${SPEC_DIR}/${SPEC_FILE}`, ...(o.sweep ?? []), '--distributed', natsUrlOf(o), '--workers-expected', String(o.workers), '--run-id', o.name, '--result-dir', RESULTS_DIR, '--progress', 'lines'],
               volumeMounts: [specMount, { name: 'results', mountPath: RESULTS_DIR }],
               resources: resources(o.coordinatorCpu, o.coordinatorMemory),
             },

@@ -108,6 +108,33 @@ describe('the manifests\' commands', () => {
   });
 });
 
+describe('k8s manifest --sweep', () => {
+  it('makes the coordinator a sweep with the stage flags (quoted parts kept whole); its args are accepted by the CLI', async () => {
+    const config = specFile('target:\n  base_url: http://127.0.0.1:9\n  preflight: false\n  model: m\nload:\n  num_prompts: 10\n');
+    const objs = await manifests(['--workers', '3', '--image', 'img', '--config', config, '--nats-url', 'nats://127.0.0.1:1', '--sweep', '--search rate --slo "p95(ttft) < 1s" --search-max 64']);
+    const c = byKind(objs, 'Job', 'coordinator')!.spec.template.spec.containers[0];
+    expect(c.args.slice(0, 9)).toEqual(['sweep', '--config', '/etc/infermeter/spec.yaml', '--search', 'rate', '--slo', 'p95(ttft) < 1s', '--search-max', '64']);
+    expect(c.args).toContain('--distributed');
+    // The workers are the run's: the stage loads come from the coordinator.
+    expect(byKind(objs, 'Job', 'worker')!.spec.template.spec.containers[0].args[0]).toBe('worker');
+    const args = (c.args as string[]).map((a) => (a === '/etc/infermeter/spec.yaml' ? config : a === '/results' ? tempDir('k8s-results') : a));
+    const out = await runCli([...args, '--worker-wait', '1s']);
+    expect(out.code).toBe(2);
+    // A sweep opens its target first (here: no pre-flight, a line about the prompts), then NATS.
+    expect(out.stderr.trim().split('\n').at(-1)).toMatch(/^error: --distributed nats:\/\/127.0.0.1:1: cannot connect to NATS/);
+  });
+
+  it.each([
+    ['--request-rate 5', /--sweep: --request-rate is not a stage flag/],
+    ['--slo "p95(ttft) < 1s"', /--sweep: say which stages to run/],
+  ])('refuses %j in one line', async (sweep, message) => {
+    const out = await runCli(['k8s', 'manifest', '--workers', '2', '--image', 'img', '--config', specFile(), '--sweep', sweep]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(message);
+    expect(out.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
 describe('Dockerfile', () => {
   it('copies only what the repository has and starts the CLI the manifests call', async () => {
     const { readFileSync, existsSync } = await import('node:fs');

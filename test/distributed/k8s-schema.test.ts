@@ -42,6 +42,7 @@ async function manifests(args: string[]): Promise<Obj[]> {
 describe('k8s manifest against the Kubernetes schemas', () => {
   it.each([
     ['NATS deployed, namespace, resources', ['--workers', '4', '--image', 'reg.example/infermeter:1', '--name', 'bench1', '--namespace', 'perf', '--worker-cpu', '3', '--worker-memory', '4Gi']],
+    ['a sweep', ['--workers', '3', '--image', 'img', '--sweep', '--request-rates 10,20,40']],
     ['an existing NATS, results on a claim', ['--workers', '2', '--image', 'img', '--nats-url', 'nats://nats.infra:4222', '--results-pvc', 'bench-results']],
   ])('%s: every object validates', async (_label, args) => {
     const objs = await manifests(args);
