@@ -183,6 +183,7 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
     server: observed?.observation ?? null,
     coldStart: c.target?.coldStart?.result(records) ?? null,
     promptOverheadTokens: c.target?.promptOverheadTokens ?? null,
+    promptPerMessageTokens: c.target?.promptPerMessageTokens ?? null,
   });
   await recordInHistory(spec.output.result_dir, dir, io);
   // The run is written: its stream is no longer needed (a restart now starts a new run).

@@ -145,6 +145,7 @@ export class DistributedSweep {
         health: ledgerHealth(ledger, burst),
         ignoreEos: this.target.ignoreEos,
         tokenizer: Boolean(spec.workload.tokenizer),
+        promptOverhead: { tokens: this.target.promptOverheadTokens, perMessage: this.target.promptPerMessageTokens },
         stoppedEarly,
         wallMs: performance.now() - t0,
       });
