@@ -1,8 +1,6 @@
-/** Registers `history`, `trend`, `sql` (and `dashboard`) on the program: flags and help only. */
+/** Registers `history`, `trend`, `sql` (and `dashboard`) on the program: flags and help only (their code loads when one runs). */
 import { Option, type Command } from 'commander';
-import { TREND_METRICS } from '../history/trend.js';
-import { dashboardCommand } from './dashboard-command.js';
-import { historyCommand, sqlCommand, trendCommand } from './history-command.js';
+import { TREND_METRICS } from '../history/trend-metrics.js';
 import type { CliIo } from './io.js';
 
 const resultsDirOption = () => new Option('--results-dir <dir>', 'the results folder holding history.duckdb and the run directories').default('results');
@@ -19,7 +17,7 @@ export function registerHistoryCommands(program: Command, io: CliIo, setExit: (c
     .addOption(new Option('--json', 'print the rows as JSON'))
     .addOption(new Option('--reindex', 'first (re)index every run directory under the results folder'))
     .addHelpText('after', '\nThe history format and every column: docs/history.md. Runs are indexed when they finish.')
-    .action(async (opts: { resultsDir: string }) => setExit(await historyCommand(opts, io)));
+    .action(async (opts: { resultsDir: string }) => setExit(await (await import('./history-command.js')).historyCommand(opts, io)));
 
   program
     .command('trend')
@@ -33,7 +31,7 @@ export function registerHistoryCommands(program: Command, io: CliIo, setExit: (c
     .addOption(new Option('--fail-on-regression', 'exit 4 when the newest comparable run regressed'))
     .addOption(new Option('--json', 'print the trend as JSON'))
     .addHelpText('after', '\nComparable runs: same spec hash, valid and not interrupted. Exit 4 with --fail-on-regression on a regression.')
-    .action(async (metric: string, opts: { resultsDir: string; threshold: string }) => setExit(await trendCommand(metric, opts, io)));
+    .action(async (metric: string, opts: { resultsDir: string; threshold: string }) => setExit(await (await import('./history-command.js')).trendCommand(metric, opts, io)));
 
   program
     .command('sql')
@@ -42,7 +40,7 @@ export function registerHistoryCommands(program: Command, io: CliIo, setExit: (c
     .addOption(resultsDirOption())
     .addOption(new Option('--json', 'print the rows as JSON'))
     .addHelpText('after', '\nViews and columns: docs/history.md. The query runs in a throwaway database: it cannot change the history.')
-    .action(async (query: string, opts: { resultsDir: string }) => setExit(await sqlCommand(query, opts, io)));
+    .action(async (query: string, opts: { resultsDir: string }) => setExit(await (await import('./history-command.js')).sqlCommand(query, opts, io)));
 
   program
     .command('dashboard')
@@ -50,5 +48,5 @@ export function registerHistoryCommands(program: Command, io: CliIo, setExit: (c
     .addOption(resultsDirOption())
     .addOption(new Option('--port <port>', 'port on 127.0.0.1 (0: a free one)').default('8300'))
     .addHelpText('after', '\nNothing is fetched from the network: the page, its script and its charts come from this process. Ctrl-C stops it.')
-    .action(async (opts: { resultsDir: string; port: string }) => setExit(await dashboardCommand(opts, io)));
+    .action(async (opts: { resultsDir: string; port: string }) => setExit(await (await import('./dashboard-command.js')).dashboardCommand(opts, io)));
 }

@@ -3,27 +3,15 @@
  * A UserError (bad flag, config, dataset, unreachable server) prints one line and exits 2.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { z } from 'zod';
 import { EXIT_CODE_HELP, EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
-import { registerWorkloadOptions } from '../workload/index.js';
-import { analyzeCommand } from './analyze-command.js';
-import { compareCommand } from './compare-command.js';
-import { planCommand } from './plan-command.js';
+import { registerWorkloadOptions } from '../workload/flags.js';
 import { infermeterVersion, processIo, type CliIo } from './io.js';
-import { simCalibrateCommand } from './sim-calibrate-command.js';
 import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, ENGINE_FLAGS, registerFlags, SERVE_SIM_FLAGS, SIM_FLAGS, SIM_PROFILE_FLAG, TARGET_FLAGS, VALIDITY_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
-import { exportCommand } from './export-command.js';
-import { reportCommand } from './report-command.js';
-import { resolveRunSpec } from './resolve-spec.js';
-import { runCommand } from './run-command.js';
-import { RunSpecSchema } from './run-spec.js';
-import { FAULT_FLAGS, simServeCommand } from './sim-command.js';
-import { simRunCommand } from './sim-run-command.js';
+import { FAULT_FLAGS } from './fault-flags.js';
 import { REFUSED_FLAGS, refuseVirtualTimeSettings } from './sim-run-refusals.js';
-import { watchCommand } from './watch-command.js';
 import { registerHistoryCommands } from './history-cli.js';
-import { registerSweepOptions, STAGE_FLAGS, SWEEP_STAGE_DEFAULTS, sweepCommand } from './sweep-command.js';
+import { registerSweepOptions, STAGE_FLAGS, SWEEP_STAGE_DEFAULTS } from './sweep-flags.js';
 
 const SWEEP_HELP = `
 Each stage runs the same workload and seed; only the load changes. Per stage: --num-prompts
@@ -38,9 +26,17 @@ sweep.json (docs/sweep-schema.md). Exit 3 when a stage's SLO failed (--search: w
 import { listenForStopSignals } from './signals.js';
 import { registerK8sCommand } from './k8s-command.js';
 import { coordinatorFlags, registerCoordinatorOptions, registerWorkerOptions, workerFlags } from './distributed-flags.js';
-import { distributedRunCommand } from './distributed-run.js';
-import { workerCommand } from './worker-command.js';
 import { debugRequested, reportInternalError } from './internal-error.js';
+import type { resolveRunSpec } from './resolve-spec.js';
+
+type ResolveOptions = Parameters<typeof resolveRunSpec>[1];
+
+/*
+ * A command's code is imported when the command runs, not before: loading every command (DuckDB,
+ * the Vega compiler, NATS, the HTTP server…) costs more CPU than a whole `sim run` of minutes of
+ * traffic. Only flag definitions are imported up front.
+ */
+const resolveSpec = async (opts: Record<string, unknown>, how?: ResolveOptions) => (await import('./resolve-spec.js')).resolveRunSpec(opts, how);
 
 /** The run spec's flags, shared by `run` and `worker` (a worker must load the coordinator's spec). */
 function registerRunSpecOptions(cmd: Command): void {
@@ -96,7 +92,11 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   );
   run.action(async (opts: Record<string, unknown>) => {
     const distributed = coordinatorFlags(opts);
-    setExit(distributed ? await distributedRunCommand(resolveRunSpec(opts), distributed, io) : await runCommand(resolveRunSpec(opts), io));
+    setExit(
+      distributed
+        ? await (await import('./distributed-run.js')).distributedRunCommand(await resolveSpec(opts), distributed, io)
+        : await (await import('./run-command.js')).runCommand(await resolveSpec(opts), io),
+    );
   });
 
   const worker = program
@@ -115,7 +115,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   infermeter sweep --distributed nats://127.0.0.1:4222 --workers-expected 3 --request-rates 10,20,40 --num-prompts 300
   infermeter worker --nats nats://127.0.0.1:4222 --index 0 --num-prompts 300                       # and --index 1, 2`,
   );
-  worker.action(async (opts: Record<string, unknown>) => setExit(await workerCommand(resolveRunSpec(opts, { extraFlags: STAGE_FLAGS }), workerFlags(opts, io.env), io)));
+  worker.action(async (opts: Record<string, unknown>) => setExit(await (await import('./worker-command.js')).workerCommand(await resolveSpec(opts, { extraFlags: STAGE_FLAGS }), workerFlags(opts, io.env), io)));
 
   const analyze = program
     .command('analyze')
@@ -128,7 +128,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   registerFlags(analyze, VLLM_JSON_FLAGS);
   registerFlags(analyze, COST_FLAGS);
   registerFlags(analyze, VALIDITY_FLAGS);
-  analyze.action(async (path: string, opts: Record<string, unknown>) => setExit(await analyzeCommand(path, opts, io)));
+  analyze.action(async (path: string, opts: Record<string, unknown>) => setExit(await (await import('./analyze-command.js')).analyzeCommand(path, opts, io)));
 
   program
     .command('compare')
@@ -144,7 +144,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--confidence <pct>', 'family-wise confidence over all figures and accuracy together (default 95%; accuracy gets half of the error budget when both are judged, docs/compare.md)'))
     .addOption(new Option('--min-effect <pct>', 'smaller relative changes count as no change (default 2%)'))
     .addHelpText('after', '\nDocs: docs/compare.md. Bad input (a missing run, the same run twice, another schema) exits 2.')
-    .action((paths: string[], opts: Record<string, unknown>) => setExit(compareCommand(paths, opts, io)));
+    .action(async (paths: string[], opts: Record<string, unknown>) => setExit((await import('./compare-command.js')).compareCommand(paths, opts, io)));
 
   program
     .command('report')
@@ -152,7 +152,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .argument('<run>', 'run directory (with result.json and records.jsonl)')
     .addOption(new Option('--out <file>', 'where to write it (default RUN/report.html)'))
     .addHelpText('after', '\nA run writes RUN/report.html by itself unless given --no-report. See docs/report.md.')
-    .action((dir: string, opts: { out?: string }) => setExit(reportCommand(dir, opts, io)));
+    .action(async (dir: string, opts: { out?: string }) => setExit((await import('./report-command.js')).reportCommand(dir, opts, io)));
 
   program
     .command('export')
@@ -161,7 +161,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .requiredOption('--format <list>', 'csv, parquet, markdown, or several comma-separated')
     .addOption(new Option('--out-dir <dir>', 'where the files go (default: the run directory)'))
     .addHelpText('after', `\nFiles: records.csv + summary.csv, records.parquet, summary.md + summary-charts/*.svg. See docs/report.md.`)
-    .action(async (dir: string, opts: { format: string; outDir?: string }) => setExit(await exportCommand(dir, opts, io)));
+    .action(async (dir: string, opts: { format: string; outDir?: string }) => setExit(await (await import('./export-command.js')).exportCommand(dir, opts, io)));
 
   program
     .command('plan')
@@ -186,12 +186,13 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--gpu-type <name>', 'with --from and --prices: the measured server\'s GPU model'))
     .addOption(new Option('--json', 'print the plan as JSON'))
     .addHelpText('after', `\nExample:\n  infermeter plan --traffic 50rps --slo 'p95(ttft) < 1.5s' --slo 'p95(tpot) < 80ms' --hardware h100,h200 --model llama-3.1-8b --gpu-hour-cost 3\nDocs: docs/planning.md. An SLO no option can meet exits 2.`)
-    .action(async (opts: Record<string, unknown>) => setExit(await planCommand(opts, io)));
+    .action(async (opts: Record<string, unknown>) => setExit(await (await import('./plan-command.js')).planCommand(opts, io)));
 
   program
     .command('schema')
     .description('print the JSON Schema of the run spec file (--config)')
-    .action(() => {
+    .action(async () => {
+      const [{ z }, { RunSpecSchema }] = await Promise.all([import('zod'), import('./run-spec.js')]);
       io.stdout.write(`${JSON.stringify(z.toJSONSchema(RunSpecSchema, { io: 'input', unrepresentable: 'any' }), null, 2)}\n`);
       setExit(0);
     });
@@ -207,7 +208,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--once', 'scrape twice one interval apart, print once, exit'))
     .addOption(new Option('--json', 'one JSON object per refresh (JSON lines) instead of the table'))
     .addOption(new Option('--slo <slo...>', "SLOs on ttft, tpot or e2el judged from the server's histograms at every refresh, e.g. 'p95(ttft) < 1.5s'; exit 3 when one ends below its attainment"))
-    .action(async (opts: Record<string, unknown>) => setExit(await watchCommand(opts, io)));
+    .action(async (opts: Record<string, unknown>) => setExit(await (await import('./watch-command.js')).watchCommand(opts, io)));
   registerHistoryCommands(program, io, setExit);
   const SWEEP_LOAD_FLAGS = LOAD_FLAGS.filter((f) => !['--request-rate', '--concurrency', '--warmup'].includes(f.flag.split(' ')[0]!));
   const sweep = program
@@ -239,7 +240,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     // Without a per-stage length, each stage runs until SWEEP_STAGE_DEFAULTS says (the log says so too).
     if (defaulted) Object.assign(opts, { numPrompts: SWEEP_STAGE_DEFAULTS.num_prompts, duration: SWEEP_STAGE_DEFAULTS.duration });
     if (defaulted) io.stderr.write(`sweep: each stage runs ${SWEEP_STAGE_DEFAULTS.duration} or ${SWEEP_STAGE_DEFAULTS.num_prompts} requests, whichever ends first (change with --duration, --num-prompts)\n`);
-    setExit(await sweepCommand(resolveRunSpec(opts, { extraFlags: STAGE_FLAGS }), opts, io, 'http', distributed));
+    setExit(await (await import('./sweep-command.js')).sweepCommand(await resolveSpec(opts, { extraFlags: STAGE_FLAGS }), opts, io, 'http', distributed));
   });
 
   const sim = program.command('sim').description('the simulated inference engine');
@@ -265,9 +266,9 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   simRun.optionsGroup('Validity:');
   registerFlags(simRun, VALIDITY_FLAGS);
   simRun.action(async (opts: Record<string, unknown>) => {
-    const spec = resolveRunSpec(opts, { simulatorOnly: true });
-    refuseVirtualTimeSettings(opts, spec);
-    setExit(await simRunCommand(spec, io));
+    const s = await resolveSpec(opts, { simulatorOnly: true });
+    refuseVirtualTimeSettings(opts, s);
+    setExit(await (await import('./sim-run-command.js')).simRunCommand(s, io));
   });
 
   const simSweep = sim
@@ -289,7 +290,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   registerFlags(simSweep, OUTPUT_FLAGS);
   simSweep.addHelpText('after', SWEEP_HELP);
   simSweep.action(async (opts: Record<string, unknown>) =>
-    setExit(await sweepCommand(resolveRunSpec(opts, { simulatorOnly: true, extraFlags: STAGE_FLAGS }), opts, io, 'virtual')),
+    setExit(await (await import('./sweep-command.js')).sweepCommand(await resolveSpec(opts, { simulatorOnly: true, extraFlags: STAGE_FLAGS }), opts, io, 'virtual')),
   );
 
   const simCalibrate = sim
@@ -302,7 +303,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   simCalibrate.optionsGroup('The measured server\'s settings:');
   registerFlags(simCalibrate, ENGINE_FLAGS.filter((f) => !f.flag.startsWith('--sim-profile')));
   simCalibrate.addHelpText('after', `\nExample:\n  infermeter sim calibrate results/run-c1 results/run-c16 --hardware h100 --model llama-3.1-8b --out my-h100.yaml\n  infermeter sim run --hardware h100 --sim-profile my-h100.yaml --concurrency 32 …\nDocs: docs/simulator.md §Calibrate.`);
-  simCalibrate.action(async (dirs: string[], opts: Record<string, unknown>) => setExit(await simCalibrateCommand(dirs, opts, io)));
+  simCalibrate.action(async (dirs: string[], opts: Record<string, unknown>) => setExit(await (await import('./sim-calibrate-command.js')).simCalibrateCommand(dirs, opts, io)));
 
   const serve = sim
     .command('serve')
@@ -318,7 +319,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   registerFlags(serve, SERVE_SIM_FLAGS);
   serve.optionsGroup('Fault injection:');
   for (const [flag, help] of FAULT_FLAGS) serve.addOption(new Option(flag, help));
-  serve.action(async (opts: Record<string, string | undefined>) => setExit(await simServeCommand(opts, io)));
+  serve.action(async (opts: Record<string, string | undefined>) => setExit(await (await import('./sim-command.js')).simServeCommand(opts, io)));
   registerK8sCommand(program, io, setExit);
   addExitCodeHelp(program);
   return program;

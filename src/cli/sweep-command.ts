@@ -3,7 +3,6 @@
  * (a list, --auto N, or --search for the highest load meeting the SLOs), into one sweep
  * directory (records.jsonl with each record's `stage`, sweep.json) and one curve on the console.
  */
-import { Option, type Command } from 'commander';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
 import { RecordsWriter } from '../store/records-file.js';
@@ -15,7 +14,6 @@ import { SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
 import { Redactor, redactSecrets } from '../util/redact.js';
 import { infermeterVersion, type CliIo } from './io.js';
 import { describeLoad, planRun } from './run-plan.js';
-import type { FlagDef } from './run-flags.js';
 import type { RunSpec } from './run-spec.js';
 import { recordInHistory } from './record-history.js';
 import { writeRunReport } from './report-command.js';
@@ -24,28 +22,6 @@ import { signalExitCode } from './signals.js';
 import { checkStageLimits, httpStages, virtualStages } from './sweep-stages.js';
 import type { CoordinatorFlags } from './distributed-flags.js';
 import { DistributedSweep } from './distributed-sweep.js';
-
-/**
- * A stage's length over HTTP when neither --num-prompts nor --duration is given: long enough for
- * stable percentiles at a few req/s, short enough that a ten-probe search takes minutes, not hours.
- */
-export const SWEEP_STAGE_DEFAULTS = { duration: '15s', num_prompts: 500 } as const;
-
-/** Sweep flags that land in the run spec. */
-export const STAGE_FLAGS: FlagDef[] = [
-  { flag: '--stage-warmup <n|duration>', path: ['load', 'warmup'], kind: 'string', help: 'each stage: excluded from its figures at its start, a request count (20) or a duration (10s)' },
-];
-
-export function registerSweepOptions(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--request-rates <list>', 'stages at these open-loop rates, increasing: 1,2,4,8,16,inf'))
-    .addOption(new Option('--concurrencies <list>', 'stages at these closed-loop concurrencies, increasing: 1,4,16,64,256'))
-    .addOption(new Option('--auto <n>', 'a synchronous baseline (concurrency 1), a max-throughput probe (rate inf), then N rates evenly spaced between their throughputs'))
-    .addOption(new Option('--search [kind]', 'find the highest load meeting every --slo: rate (default) or concurrency'))
-    .addOption(new Option('--precision <share>', 'search: stop when the bracket is this narrow, relative to its lower end (default 5%)'))
-    .addOption(new Option('--search-start <load>', 'search: first load probed (default 1)'))
-    .addOption(new Option('--search-max <load>', 'search: highest load probed (default 1024 req/s or 1024 concurrent)'));
-}
 
 function positive(flag: string, raw: unknown, integer: boolean): number {
   const n = Number(raw);

@@ -6,27 +6,10 @@
 import { UserError } from '../errors/user-error.js';
 import { withHistory } from './history-db.js';
 import { queryRows } from './history-query.js';
+import { TREND_METRICS } from './trend-metrics.js';
 
-/** The metrics `trend` follows: a column of `runs`, and which way is better. */
-export const TREND_METRICS = {
-  ttft_p50_ms: 'lower',
-  ttft_p99_ms: 'lower',
-  tpot_p50_ms: 'lower',
-  tpot_p99_ms: 'lower',
-  itl_p50_ms: 'lower',
-  itl_p99_ms: 'lower',
-  e2el_p50_ms: 'lower',
-  e2el_p99_ms: 'lower',
-  failure_rate: 'lower',
-  request_throughput: 'higher',
-  output_throughput: 'higher',
-  goodput_request_per_s: 'higher',
-  goodput_attained: 'higher',
-  accuracy: 'higher',
-  hallucination_rate: 'lower',
-  successful_per_s: 'higher',
-  cost_per_success: 'lower',
-} as const;
+export { TREND_METRICS };
+
 export type TrendMetric = keyof typeof TREND_METRICS;
 
 /** Accepts the column name, or a short form: `ttft_p99`, `ttft-p99`, `output-throughput`. */
