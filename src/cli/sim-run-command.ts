@@ -10,7 +10,7 @@ import { userWindow } from '../load/ramp.js';
 import { runVirtual, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
 import type { RequestRecord } from '../record/record.js';
 import { RecordsWriter } from '../store/records-file.js';
-import { chunkTimeJson, recordToJsonLineSharedTimes, recordToJsonLineWithChunks } from '../record/jsonl.js';
+import { recordToJsonLineParts } from '../record/jsonl.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { StepTimeline } from '../sim/step-timeline.js';
 import { VirtualRecords } from '../sim/virtual-records.js';
@@ -139,15 +139,19 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     if (!spec.output.save) return;
     saved.dir = createRunDir(spec.output.result_dir, spec.name, startedAt);
     saved.dir.writeJson('spec.json', redactSecrets(spec));
-    saved.writer = new RecordsWriter(saved.dir.recordsPath, { sharedChunkTimes: true });
+    saved.writer = new RecordsWriter(saved.dir.recordsPath);
   };
   const timeline = new StepTimeline();
   const store = new VirtualRecords(timeline);
   const onRecord = (rec: RequestRecord): void => {
     if (!saved.opened) open();
     const first = store.add(rec);
-    // A record in the columns has its chunks as a stretch of steps, each formatted once.
-    if (saved.writer) saved.writer.writeLine(first === null || first < 0 ? recordToJsonLineSharedTimes(rec) : recordToJsonLineWithChunks(rec, timeline.json(first, rec.chunk_ms.length, chunkTimeJson)));
+    const w = saved.writer;
+    if (!w) return;
+    // A record in the columns has its chunks as a stretch of steps, whose text is formatted once.
+    const parts = first !== null && first >= 0 ? recordToJsonLineParts(rec) : null;
+    if (parts && first !== null) w.writeLineParts(parts.head, timeline.chunkText(first, rec.chunk_ms.length), parts.tail);
+    else w.write(rec);
   };
   let out;
   try {

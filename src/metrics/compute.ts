@@ -19,6 +19,7 @@ import {
 import { checkSlos } from './goodput.js';
 import type { PooledMetricDef, RequestMetricDef } from './metric-def.js';
 import { summarizeBatches } from './stream-summary.js';
+import { chunkGapVisitor } from './chunk-gaps.js';
 import { LATENCY_METRICS, REASONING_METRICS } from './registry.js';
 import { answerTokens } from './defs/reasoning.js';
 import type { MetricsOptions, RunMetrics } from './run-metrics.js';
@@ -208,7 +209,9 @@ function reasoningSection(ok: readonly RequestRecord[]): RunMetrics['reasoning']
 /** Values of one metric over `population`, summarized (undefined values left out). */
 function distributionOf(def: RequestMetricDef | PooledMetricDef, population: readonly RequestRecord[]): Distribution {
   if (def.kind === 'pooled') {
-    // Pooled values (every ITL gap) can be tens of millions: summarized without a copy.
+    // Pooled values (every ITL gap) can be tens of millions: summarized without a copy, and
+    // per step where records share a step timeline (chunk-gaps.ts).
+    if (def.chunkGaps) return summarizeBatches(chunkGapVisitor(population, def.fill));
     let buf = new Float64Array(64);
     return summarizeBatches((emit) => {
       for (const r of population) {

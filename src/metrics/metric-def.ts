@@ -43,6 +43,11 @@ export interface PooledMetricDef extends MetricBase {
   /** The request's largest value, for a per-request SLO (`every value ≤ threshold`); null if none. */
   worst(r: RequestRecord): number | null;
   readonly sloWhenUndefined: 'meets' | 'fails';
+  /**
+   * The values are exactly the gaps between consecutive chunk_ms (ITL): they may be visited per
+   * step of a shared timeline (chunk-gaps.ts) instead of through `fill`.
+   */
+  readonly chunkGaps?: true;
 }
 
 /** Sums and counts of a run from which the run-level figures are derived. */

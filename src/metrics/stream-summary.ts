@@ -12,7 +12,9 @@
  *           sorted to read the exact order statistics.
  *
  * Percentiles are therefore exactly those of `summarize` (same ranks, same interpolation);
- * the mean may differ from it in the last bit, since the sum is taken in visit order.
+ * the mean may differ from it in the last bit, since the sum is taken in visit order. A batch
+ * may carry weights (a value standing for several equal values, chunk-gaps.ts): the same
+ * multiset, so the same count, extremes and percentiles; the sum adds value × weight.
  */
 import { emptyDistribution, REPORTED_PERCENTILES, type Distribution } from './stats.js';
 
@@ -34,7 +36,7 @@ export type Visitor = (emit: (value: number) => void) => void;
  * the same values in the same order every time. A batch per record costs one call, not one per
  * value, on the passes over tens of millions of ITL gaps.
  */
-export type BatchVisitor = (emit: (values: Float64Array, n: number) => void) => void;
+export type BatchVisitor = (emit: (values: Float64Array, n: number, weights?: Float64Array | null) => void) => void;
 
 const BUCKET_BITS = 20;
 const f64 = new Float64Array(1);
@@ -67,7 +69,19 @@ export function summarizeBatches(visit: BatchVisitor): Distribution {
   let sum = 0;
   let min = Infinity;
   let max = -Infinity;
-  visit((xs, k) => {
+  visit((xs, k, ws) => {
+    if (ws) {
+      for (let i = 0; i < k; i++) {
+        const v = xs[i]!;
+        const w = ws[i]!;
+        n += w;
+        sum += v * w;
+        if (v < min) min = v;
+        if (v > max) max = v;
+        hist[bucketOf(v)]! += w;
+      }
+      return;
+    }
     n += k;
     for (let i = 0; i < k; i++) {
       const v = xs[i]!;
@@ -112,11 +126,11 @@ export function summarizeBatches(visit: BatchVisitor): Distribution {
   // pass 2: variance, and each wanted bucket's range — a bucket of equal values (e.g. the
   // zero gaps of chunks read together) needs no gathering at all.
   let sq = 0;
-  visit((xs, m) => {
+  visit((xs, m, ws) => {
     for (let i = 0; i < m; i++) {
       const v = xs[i]!;
       const d = v - mean;
-      sq += d * d;
+      sq += ws ? d * d * ws[i]! : d * d;
       const k = slot[bucketOf(v)]!;
       if (k >= 0) {
         const w = gathered[k]!;
@@ -129,13 +143,15 @@ export function summarizeBatches(visit: BatchVisitor): Distribution {
   const toGather = [...wanted.values()].filter((w) => w.min !== w.max);
   if (toGather.length > 0) {
     for (const w of toGather) w.values = new Float64Array(w.count);
-    visit((xs, m) => {
+    visit((xs, m, ws) => {
       for (let i = 0; i < m; i++) {
         const v = xs[i]!;
         const k = slot[bucketOf(v)]!;
         if (k < 0) continue;
         const w = gathered[k]!;
-        if (w.values) w.values[w.at++] = v;
+        if (!w.values) continue;
+        if (ws) w.values.fill(v, w.at, (w.at += ws[i]!));
+        else w.values[w.at++] = v;
       }
     });
     for (const w of toGather) w.values!.sort();

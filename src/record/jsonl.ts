@@ -6,38 +6,9 @@ import { ERROR_CLASSES, PHASES, type RequestRecord } from './record.js';
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/**
- * chunk_ms values as JSON text, cached by value, for records whose chunks share their times:
- * in virtual time every token of a step is stamped with the step's end, so a number is
- * formatted once per step, not once per request (six times faster there; three times slower
- * on a real run's distinct times, hence opt-in).
- */
-const chunkText = new Map<number, string>();
-const CHUNK_TEXT_MAX = 1 << 16;
-/** Stands for chunk_ms in the stringified record until the formatted array replaces it. */
+/** Stands for chunk_ms in the stringified record until the chunks' text replaces it. */
 const SLOT = '\u0000chunk_ms\u0000';
 const SLOT_JSON = JSON.stringify(SLOT);
-
-function chunksJson(c: Float64Array): string {
-  if (c.length === 0) return '[]';
-  if (chunkText.size > CHUNK_TEXT_MAX) chunkText.clear();
-  let out = '[';
-  for (let i = 0; i < c.length; i++) {
-    const v = c[i]!;
-    let t = chunkText.get(v);
-    if (t === undefined) {
-      t = chunkTimeJson(v);
-      chunkText.set(v, t);
-    }
-    out += i === 0 ? t : `,${t}`;
-  }
-  return `${out}]`;
-}
-
-/** The same line as recordToJsonLine, for records whose chunks share their times (see chunksJson). */
-export function recordToJsonLineSharedTimes(rec: RequestRecord): string {
-  return recordToJsonLineWithChunks(rec, chunksJson(rec.chunk_ms));
-}
 
 /** One chunk time as records.jsonl writes it (µs resolution). */
 export function chunkTimeJson(v: number): string {
@@ -45,10 +16,12 @@ export function chunkTimeJson(v: number): string {
 }
 
 /**
- * The same line as recordToJsonLine, with chunk_ms given as its JSON array text, which the
- * caller built from chunkTimeJson (e.g. once per step of a virtual run, step-timeline.ts).
+ * recordToJsonLine's line around its chunk_ms array: line = head + "[" + chunk times + "]" + tail,
+ * for a caller that has the chunk times' text already (virtual time formats each step's end
+ * once, src/sim/step-timeline.ts). Null in the one case the place is ambiguous: a string field
+ * holding the placeholder's own text (never in practice).
  */
-export function recordToJsonLineWithChunks(rec: RequestRecord, chunkArrayJson: string): string {
+export function recordToJsonLineParts(rec: RequestRecord): { head: string; tail: string } | null {
   const line = JSON.stringify({
     ...rec,
     scheduled_ms: round3(rec.scheduled_ms),
@@ -60,9 +33,8 @@ export function recordToJsonLineWithChunks(rec: RequestRecord, chunkArrayJson: s
     ...(rec.first_answer_ms != null ? { first_answer_ms: round3(rec.first_answer_ms) } : {}),
   });
   const at = line.indexOf(SLOT_JSON);
-  // A string field holding the slot's own text (never in practice) would make the place ambiguous.
-  if (at < 0 || line.indexOf(SLOT_JSON, at + 1) >= 0) return recordToJsonLine(rec);
-  return line.slice(0, at) + chunkArrayJson + line.slice(at + SLOT_JSON.length);
+  if (at < 0 || line.indexOf(SLOT_JSON, at + 1) >= 0) return null;
+  return { head: line.slice(0, at), tail: line.slice(at + SLOT_JSON.length) };
 }
 
 export function recordToJsonLine(rec: RequestRecord): string {

@@ -12,6 +12,7 @@
  * plain records (chunk_ms is rebuilt from the timeline when read).
  */
 import { PHASES, type RequestRecord, type TokenSource } from '../record/record.js';
+import { STEP_STRETCH, type StepStretch } from '../record/step-stretch.js';
 import type { StepTimeline } from './step-timeline.js';
 
 const PAGE_BITS = 16;
@@ -184,6 +185,10 @@ export class VirtualRecords {
     const first = this.firstStep.get(i);
     return first === NULL_INT ? new Float64Array(0) : this.timeline.slice(first, this.chunkCount.get(i));
   }
+  stretch(i: number): StepStretch | null {
+    const first = this.firstStep.get(i);
+    return first === NULL_INT ? null : { timeline: this.timeline, first, count: this.chunkCount.get(i) };
+  }
 }
 
 /** One record of a VirtualRecords store, read-only. */
@@ -203,6 +208,8 @@ class RecordView implements RequestRecord {
   get sent_ms() { return this.s.f('sent', this.i); }
   get first_token_ms() { return this.s.nullableTime('firstToken', this.i); }
   get chunk_ms() { return this.s.chunks(this.i); }
+  /** Its chunks as a stretch of the run's step timeline (record/step-stretch.ts). */
+  get [STEP_STRETCH]() { return this.s.stretch(this.i); }
   get end_ms() { return this.s.f('end', this.i); }
   get prompt_tokens() { return this.s.nullableInt('prompt', this.i); }
   get output_tokens() { return this.s.int('output', this.i); }

@@ -5,7 +5,7 @@
  * cannot postpone it), so a crash loses at most that (docs/records.md §Durability).
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { recordFromJsonLine, recordToJsonLine, recordToJsonLineSharedTimes, RecordParseError } from '../record/jsonl.js';
+import { recordFromJsonLine, recordToJsonLine, RecordParseError } from '../record/jsonl.js';
 import type { RequestRecord } from '../record/record.js';
 import { UserError } from '../errors/user-error.js';
 
@@ -16,28 +16,39 @@ export const FLUSH_MS = 200;
 
 export class RecordsWriter {
   private readonly fd: number;
-  private lines: string[] = [];
-  private bytes = 0;
+  /** The batch: bytes 0 … used−1 of `buf`. */
+  private buf = Buffer.allocUnsafe(2 * FLUSH_BYTES);
+  private used = 0;
   private timer: NodeJS.Timeout | null = null;
 
-  /** `sharedChunkTimes`: records whose chunks share their times (virtual time; see recordToJsonLine). */
-  constructor(
-    readonly path: string,
-    private readonly format: { sharedChunkTimes?: boolean } = {},
-  ) {
+  constructor(readonly path: string) {
     this.fd = openSync(path, 'a');
   }
 
   write(rec: RequestRecord): void {
-    this.writeLine(this.format.sharedChunkTimes ? recordToJsonLineSharedTimes(rec) : recordToJsonLine(rec));
+    this.writeLine(recordToJsonLine(rec));
   }
 
-  /** One record's line as recordToJsonLine (or a variant giving the same text) made it. */
+  /** One record's line as recordToJsonLine made it. */
   writeLine(line: string): void {
-    this.lines.push(line);
-    this.bytes += line.length + 1;
-    if (this.bytes >= FLUSH_BYTES) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), FLUSH_MS);
+    this.room(3 * line.length + 1);
+    this.used += this.buf.write(line, this.used);
+    this.endLine();
+  }
+
+  /**
+   * One record's line given as recordToJsonLineParts' head and tail around its chunk times'
+   * ASCII text (without brackets), copied as bytes: virtual time's lines are mostly chunk times.
+   */
+  writeLineParts(head: string, chunkText: Uint8Array, tail: string): void {
+    this.room(3 * (head.length + tail.length) + chunkText.length + 3);
+    this.used += this.buf.write(head, this.used);
+    this.buf[this.used++] = 0x5b; // [
+    this.buf.set(chunkText, this.used);
+    this.used += chunkText.length;
+    this.buf[this.used++] = 0x5d; // ]
+    this.used += this.buf.write(tail, this.used);
+    this.endLine();
   }
 
   flush(): void {
@@ -45,15 +56,26 @@ export class RecordsWriter {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    if (this.lines.length === 0) return;
-    writeSync(this.fd, `${this.lines.join('\n')}\n`);
-    this.lines = [];
-    this.bytes = 0;
+    for (let at = 0; at < this.used; ) at += writeSync(this.fd, this.buf, at, this.used - at);
+    this.used = 0;
   }
 
   close(): void {
     this.flush();
     closeSync(this.fd);
+  }
+
+  /** Makes room for `bytes` more (at most; UTF-8 takes up to 3 bytes per UTF-16 unit). */
+  private room(bytes: number): void {
+    if (this.used + bytes <= this.buf.length) return;
+    this.flush();
+    if (bytes > this.buf.length) this.buf = Buffer.allocUnsafe(bytes);
+  }
+
+  private endLine(): void {
+    this.buf[this.used++] = 0x0a;
+    if (this.used >= FLUSH_BYTES) this.flush();
+    else if (!this.timer) this.timer = setTimeout(() => this.flush(), FLUSH_MS);
   }
 }
 

@@ -14,7 +14,7 @@ import { runDistributions } from '../../src/report/data/distributions.js';
 import { StepTimeline } from '../../src/sim/step-timeline.js';
 import { VirtualRecords } from '../../src/sim/virtual-records.js';
 import { emptyRecord } from '../../src/record/record.js';
-import { chunkTimeJson, recordToJsonLine, recordToJsonLineWithChunks } from '../../src/record/jsonl.js';
+import { recordToJsonLine, recordToJsonLineParts } from '../../src/record/jsonl.js';
 
 const FIELDS = [
   'id', 'phase', 'stage', 'worker', 'task', 'session', 'turn', 'scheduled_ms', 'sent_ms', 'first_token_ms', 'chunk_ms', 'end_ms',
@@ -64,6 +64,25 @@ function result(spec: ReturnType<typeof resolveRunSpec>, model: string, records:
   return rest;
 }
 
+/**
+ * The columns' figures against the in-memory ones: equal, except ITL's mean and standard
+ * deviation, which the columns sum per step (value × the records spanning it, chunk-gaps.ts)
+ * rather than per token, so they may differ in the last bits. Its count, extremes and
+ * percentiles are those of the same multiset: equal.
+ */
+function expectSameFigures(views: unknown, plainFigures: unknown, path = ''): void {
+  if (/itl_ms\.(mean|std)$/.test(path) && typeof views === 'number' && typeof plainFigures === 'number') {
+    expect(Math.abs(views - plainFigures), path).toBeLessThanOrEqual(1e-12 * Math.abs(plainFigures));
+    return;
+  }
+  if (views !== null && plainFigures !== null && typeof views === 'object' && typeof plainFigures === 'object') {
+    expect(Object.keys(views).sort(), path).toEqual(Object.keys(plainFigures).sort());
+    for (const k of Object.keys(views)) expectSameFigures((views as Record<string, unknown>)[k], (plainFigures as Record<string, unknown>)[k], `${path}.${k}`);
+    return;
+  }
+  expect(views, path).toEqual(plainFigures);
+}
+
 describe('VirtualRecords: long virtual runs held in columns', () => {
   it('views read back the records exactly; figures from them equal the in-memory figures', async () => {
     const { spec, model, inMemory, views, store } = await bothPaths({
@@ -76,7 +95,7 @@ describe('VirtualRecords: long virtual runs held in columns', () => {
     expect(views.some((r) => r.phase === 'warmup')).toBe(true);
     expect(Math.max(...views.map((r) => r.prompt_tokens ?? 0))).toBeGreaterThan(900); // the flags took
     expect(Math.max(...views.map((r) => r.chunk_ms.length))).toBeGreaterThan(120);
-    expect(result(spec, model, views)).toEqual(result(spec, model, inMemory));
+    expectSameFigures(result(spec, model, views), result(spec, model, inMemory));
     expect(runDistributions(views)).toEqual(runDistributions(inMemory));
   });
 
@@ -90,7 +109,7 @@ describe('VirtualRecords: long virtual runs held in columns', () => {
     expect(store.plainCount).toBeGreaterThan(0);
     expect(store.plainCount).toBeLessThan(300);
     expect(views.some((r) => (r.reasoning_tokens ?? 0) > 0)).toBe(true);
-    expect(result(spec, model, views)).toEqual(result(spec, model, inMemory));
+    expectSameFigures(result(spec, model, views), result(spec, model, inMemory));
   });
 
   it("records.jsonl lines built from the timeline's formatted steps are the plain writer's lines", async () => {
@@ -104,7 +123,8 @@ describe('VirtualRecords: long virtual runs held in columns', () => {
         const first = store.add(r);
         if (first === null || first < 0) return;
         stretched++;
-        expect(recordToJsonLineWithChunks(r, timeline.json(first, r.chunk_ms.length, chunkTimeJson))).toBe(recordToJsonLine(r));
+        const { head, tail } = recordToJsonLineParts(r)!;
+        expect(head + timeline.json(first, r.chunk_ms.length) + tail).toBe(recordToJsonLine(r));
       },
     });
     expect(stretched).toBe(300);

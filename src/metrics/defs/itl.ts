@@ -30,4 +30,5 @@ export const itl = {
     return max;
   },
   sloWhenUndefined: 'meets',
+  chunkGaps: true,
 } as const satisfies PooledMetricDef;

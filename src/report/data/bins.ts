@@ -8,8 +8,8 @@
  * Linear otherwise.
  */
 
-/** Calls `emit` once per value. */
-export type ValueSource = (emit: (v: number) => void) => void;
+/** Calls `emit` once per value, or `emitMany` once for `weight` equal values (the same each time). */
+export type ValueSource = (emit: (v: number) => void, emitMany: (v: number, weight: number) => void) => void;
 
 export interface BinnedDistribution {
   count: number;
@@ -38,13 +38,14 @@ export function binDistribution(source: ValueSource, opts: BinOptions = {}): Bin
   let min = Infinity;
   let max = -Infinity;
   let minPositive = Infinity;
-  source((v) => {
+  const see = (v: number, w: number): void => {
     if (Number.isNaN(v)) return;
-    count++;
+    count += w;
     if (v < min) min = v;
     if (v > max) max = v;
     if (v > 0 && v < minPositive) minPositive = v;
-  });
+  };
+  source((v) => see(v, 1), see);
   if (count === 0) return { count: 0, scale: 'linear', at_or_below_zero: 0, bins: [], cdf: [] };
 
   const log = minPositive < Infinity && max / minPositive >= 10;
@@ -57,15 +58,16 @@ export function binDistribution(source: ValueSource, opts: BinOptions = {}): Bin
   };
   const counts = new Float64Array(fine);
   let belowZero = 0;
-  source((v) => {
+  const place = (v: number, w: number): void => {
     if (Number.isNaN(v)) return;
     if (log && v <= 0) {
-      belowZero++;
+      belowZero += w;
       return;
     }
     const pos = span === 0 ? 0 : ((log ? Math.log10(v) : v) - lo) / span;
-    counts[Math.min(fine - 1, Math.max(0, Math.floor(pos * fine)))]! += 1;
-  });
+    counts[Math.min(fine - 1, Math.max(0, Math.floor(pos * fine)))]! += w;
+  };
+  source((v) => place(v, 1), place);
 
   const bins: BinnedDistribution['bins'] = [];
   for (let i = 0; i < fine; i += merge) {

@@ -1,0 +1,69 @@
+/**
+ * Visiting every gap between consecutive chunk times of a set of records (ITL's values), in
+ * batches. Records whose chunks are a stretch of a shared step timeline (record/step-stretch.ts)
+ * are visited per step: step k's gap t[k] − t[k−1] once, with the number of those records whose
+ * stretch holds steps k−1 and k as its weight. The multiset of values is the one of visiting
+ * every gap of every record, so counts, minima, maxima and quantiles are the same; only sums
+ * (the mean) are taken in another order. An hour at 20 req/s is 9 M gaps over 92 k steps.
+ */
+import type { RequestRecord } from '../record/record.js';
+import { stepStretchOf, type SharedTimeline } from '../record/step-stretch.js';
+
+/** Receives the first `n` of `values`, each standing for `weights[i]` equal values (null: 1 each). */
+export type WeightedEmit = (values: Float64Array, n: number, weights: Float64Array | null) => void;
+/** Calls `emit` with every value, the same batches every time. */
+export type WeightedVisitor = (emit: WeightedEmit) => void;
+
+const BATCH = 4096;
+
+interface Shared {
+  timeline: SharedTimeline;
+  /** Records spanning step k−1 and k: prefix sums of this at k (difference array). */
+  spans: Int32Array;
+}
+
+/**
+ * A visitor over the chunk gaps of `records`, `fill` writing one record's gaps (itl.fill) for
+ * records without a shared stretch. The per-step weights are counted once, here.
+ */
+export function chunkGapVisitor(records: readonly RequestRecord[], fill: (r: RequestRecord, out: Float64Array, at: number) => number): WeightedVisitor {
+  const shared: Shared[] = [];
+  const own: RequestRecord[] = [];
+  for (const r of records) {
+    const s = stepStretchOf(r);
+    if (s === null) {
+      own.push(r);
+      continue;
+    }
+    if (s.count < 2) continue;
+    let g = shared.find((x) => x.timeline === s.timeline);
+    if (!g) shared.push((g = { timeline: s.timeline, spans: new Int32Array(s.timeline.length + 1) }));
+    g.spans[s.first + 1]!++;
+    g.spans[s.first + s.count]!--;
+  }
+  return (emit) => {
+    let buf = new Float64Array(BATCH);
+    for (const r of own) {
+      const k = Math.max(0, r.chunk_ms.length - 1);
+      if (k > buf.length) buf = new Float64Array(k * 2);
+      emit(buf, fill(r, buf, 0), null);
+    }
+    const values = new Float64Array(BATCH);
+    const weights = new Float64Array(BATCH);
+    for (const { timeline, spans } of shared) {
+      let m = 0;
+      let n = 0;
+      for (let k = 1; k < timeline.length; k++) {
+        m += spans[k]!;
+        if (m === 0) continue;
+        values[n] = timeline.at(k) - timeline.at(k - 1);
+        weights[n++] = m;
+        if (n === BATCH) {
+          emit(values, n, weights);
+          n = 0;
+        }
+      }
+      if (n > 0) emit(values, n, weights);
+    }
+  };
+}

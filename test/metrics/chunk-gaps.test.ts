@@ -1,0 +1,78 @@
+/**
+ * Chunk gaps visited per step of a shared timeline (metrics/chunk-gaps.ts) against the simple
+ * oracle: every gap of every record, one by one. Same multiset, so the same count, extremes and
+ * percentiles, whatever mix of stretch records and plain records; the ITL figures of a run
+ * computed through it equal those of its plain records.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { chunkGapVisitor } from '../../src/metrics/chunk-gaps.js';
+import { itl } from '../../src/metrics/defs/itl.js';
+import { summarize } from '../../src/metrics/stats.js';
+import { summarizeBatches } from '../../src/metrics/stream-summary.js';
+import { emptyRecord, type RequestRecord } from '../../src/record/record.js';
+import { STEP_STRETCH, type SharedTimeline } from '../../src/record/step-stretch.js';
+
+function timelineOf(ends: number[]): SharedTimeline {
+  return { length: ends.length, at: (i) => ends[i]! };
+}
+
+/** A record whose chunks are steps first … first+count−1, with or without saying so. */
+function onSteps(ends: number[], tl: SharedTimeline, first: number, count: number, shared: boolean): RequestRecord {
+  const r = { ...emptyRecord(first, 0), status: 'ok' as const, chunk_ms: Float64Array.from(ends.slice(first, first + count)) };
+  return shared ? Object.assign(r, { [STEP_STRETCH]: { timeline: tl, first, count } }) : r;
+}
+
+const allGaps = (rs: RequestRecord[]): number[] => rs.flatMap((r) => Array.from(r.chunk_ms.subarray(1), (v, i) => v - r.chunk_ms[i]!));
+
+function expanded(rs: RequestRecord[]): number[] {
+  const out: number[] = [];
+  chunkGapVisitor(rs, itl.fill)((xs, n, ws) => {
+    for (let i = 0; i < n; i++) for (let k = 0; k < (ws ? ws[i]! : 1); k++) out.push(xs[i]!);
+  });
+  return out;
+}
+
+const arb = fc
+  .array(fc.double({ min: 0.001, max: 50, noNaN: true }), { minLength: 2, maxLength: 60 })
+  .chain((steps) => {
+    const ends: number[] = [];
+    steps.reduce((t, d) => (ends.push(t + d), t + d), 0);
+    const n = ends.length;
+    const rec = fc.integer({ min: 0, max: n - 1 }).chain((first) => fc.record({ first: fc.constant(first), count: fc.integer({ min: 0, max: n - first }), shared: fc.boolean() }));
+    return fc.record({ ends: fc.constant(ends), recs: fc.array(rec, { maxLength: 40 }) });
+  });
+
+describe('chunk gaps per step of a shared timeline', () => {
+  it('visits the same multiset of gaps as every record one by one (property)', () => {
+    fc.assert(
+      fc.property(arb, ({ ends, recs }) => {
+        const tl = timelineOf(ends);
+        const rs = recs.map((x) => onSteps(ends, tl, x.first, x.count, x.shared));
+        const want = allGaps(rs).sort((a, b) => a - b);
+        expect(expanded(rs).sort((a, b) => a - b)).toEqual(want);
+        if (want.length === 0) return;
+        const got = summarizeBatches(chunkGapVisitor(rs, itl.fill));
+        const ref = summarize(want);
+        expect(got.count).toBe(ref.count);
+        for (const k of ['min', 'max', 'p50', 'p90', 'p95', 'p99', 'p99_9'] as const) expect(got[k], k).toBe(ref[k]);
+        expect(got.mean!).toBeCloseTo(ref.mean!, 9);
+        expect(got.std!).toBeCloseTo(ref.std!, 9);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('by hand: three records over four steps', () => {
+    const ends = [10, 13, 20, 21];
+    const tl = timelineOf(ends);
+    // Steps 0–3, 1–2 and 2–3 (gaps 3, 7, 1 | 7 | 1), and one plain record on steps 0–1 (gap 3).
+    const rs = [onSteps(ends, tl, 0, 4, true), onSteps(ends, tl, 1, 2, true), onSteps(ends, tl, 2, 2, true), onSteps(ends, tl, 0, 2, false)];
+    const batches: Array<[number[], number[] | null]> = [];
+    chunkGapVisitor(rs, itl.fill)((xs, n, ws) => batches.push([Array.from(xs.subarray(0, n)), ws ? Array.from(ws.subarray(0, n)) : null]));
+    expect(batches).toEqual([
+      [[3], null],
+      [[3, 7, 1], [1, 2, 2]],
+    ]);
+  });
+});
