@@ -1,6 +1,8 @@
 /**
- * Visiting every gap between consecutive chunk times of a set of records (ITL's values), in
- * batches. Records whose chunks are a stretch of a shared step timeline (record/step-stretch.ts)
+ * Per-chunk passes over many records, per step where records share a step timeline: ITL's
+ * gaps (chunkGapVisitor) and output tokens over time (addChunkTokens).
+ *
+ * Gaps: every gap between consecutive chunk times of a set of records, visited in batches. Records whose chunks are a stretch of a shared step timeline (record/step-stretch.ts)
  * are visited per step: step k's gap t[k] − t[k−1] once, with the number of those records whose
  * stretch holds steps k−1 and k as its weight. The multiset of values is the one of visiting
  * every gap of every record, so counts, minima, maxima and quantiles are the same; only sums
@@ -18,7 +20,7 @@ const BATCH = 4096;
 
 interface Shared {
   timeline: SharedTimeline;
-  /** Records spanning step k−1 and k: prefix sums of this at k (difference array). */
+  /** Records on step k (addChunkTokens) or on steps k−1 and k (gaps): prefix sums of this at k. */
   spans: Int32Array;
 }
 
@@ -66,4 +68,39 @@ export function chunkGapVisitor(records: readonly RequestRecord[], fill: (r: Req
       if (n > 0) emit(values, n, weights);
     }
   };
+}
+
+/**
+ * Adds every chunk's share of its record's output tokens (output_tokens / chunk count) to
+ * into[bucketOf(chunk time)]; a record without chunks puts all of them at bucketOf(end_ms).
+ * Records on a shared timeline with one token per chunk are counted per step (the step's
+ * record count at its bucket): whole numbers, so the sums are the same in any order.
+ */
+export function addChunkTokens(records: readonly RequestRecord[], bucketOf: (t: number) => number, into: Float64Array): void {
+  const shared: Shared[] = [];
+  for (const r of records) {
+    const c = r.chunk_ms.length;
+    if (c === 0) {
+      into[bucketOf(r.end_ms)]! += r.output_tokens;
+      continue;
+    }
+    const s = r.output_tokens === c ? stepStretchOf(r) : null;
+    if (s === null) {
+      const ch = r.chunk_ms;
+      const w = r.output_tokens / c;
+      for (let i = 0; i < c; i++) into[bucketOf(ch[i]!)]! += w;
+      continue;
+    }
+    let g = shared.find((x) => x.timeline === s.timeline);
+    if (!g) shared.push((g = { timeline: s.timeline, spans: new Int32Array(s.timeline.length + 1) }));
+    g.spans[s.first]!++;
+    g.spans[s.first + s.count]!--;
+  }
+  for (const { timeline, spans } of shared) {
+    let m = 0;
+    for (let k = 0; k < timeline.length; k++) {
+      m += spans[k]!;
+      if (m !== 0) into[bucketOf(timeline.at(k))]! += m;
+    }
+  }
 }

@@ -13,6 +13,7 @@
  */
 
 import type { RequestRecord } from '../record/record.js';
+import { addChunkTokens } from './chunk-gaps.js';
 
 export interface SecondBuckets {
   /** Window start (ms); bucket k starts at start_ms + 1000·k. */
@@ -35,16 +36,11 @@ export function secondBuckets(records: readonly RequestRecord[], startMs: number
   const n = Math.max(1, Math.ceil((endMs - startMs) / 1000));
   const bucketOf = (t: number): number => Math.min(n - 1, Math.max(0, Math.floor((t - startMs) / 1000)));
   const tokens = new Float64Array(n);
-  for (const r of records) {
-    if (r.status !== 'ok' || r.output_tokens <= 0) continue;
-    const c = r.chunk_ms;
-    if (c.length === 0) {
-      tokens[bucketOf(r.end_ms)]! += r.output_tokens;
-      continue;
-    }
-    const w = r.output_tokens / c.length;
-    for (let i = 0; i < c.length; i++) tokens[bucketOf(c[i]!)]! += w;
-  }
+  addChunkTokens(
+    records.filter((r) => r.status === 'ok' && r.output_tokens > 0),
+    bucketOf,
+    tokens,
+  );
   return { start_ms: startMs, output_tokens: tokens, max_concurrency: concurrencyBuckets(records, n, bucketOf, startMs) };
 }
 

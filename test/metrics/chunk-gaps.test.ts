@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkGapVisitor } from '../../src/metrics/chunk-gaps.js';
+import { addChunkTokens, chunkGapVisitor } from '../../src/metrics/chunk-gaps.js';
 import { itl } from '../../src/metrics/defs/itl.js';
 import { summarize } from '../../src/metrics/stats.js';
 import { summarizeBatches } from '../../src/metrics/stream-summary.js';
@@ -60,6 +60,33 @@ describe('chunk gaps per step of a shared timeline', () => {
         expect(got.std!).toBeCloseTo(ref.std!, 9);
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it('output tokens per bucket: the same sums as spreading each record over its chunks (property)', () => {
+    fc.assert(
+      fc.property(arb, fc.integer({ min: 1, max: 40 }), ({ ends, recs }, width) => {
+        const tl = timelineOf(ends);
+        const rs = recs.map((x, i) => {
+          const r = onSteps(ends, tl, x.first, x.count, x.shared);
+          // Mostly one token per chunk (counted per step); some carry more, or have no chunks.
+          r.output_tokens = i % 5 === 4 ? 2 * x.count + 1 : x.count;
+          r.end_ms = x.count > 0 ? r.chunk_ms[x.count - 1]! : ends[x.first]!;
+          return r;
+        });
+        const n = Math.ceil(ends[ends.length - 1]! / width) + 1;
+        const bucketOf = (t: number): number => Math.min(n - 1, Math.floor(t / width));
+        const want = new Float64Array(n);
+        for (const r of rs) {
+          const c = r.chunk_ms;
+          if (c.length === 0) want[bucketOf(r.end_ms)]! += r.output_tokens;
+          else for (const t of c) want[bucketOf(t)]! += r.output_tokens / c.length;
+        }
+        const got = new Float64Array(n);
+        addChunkTokens(rs, bucketOf, got);
+        for (let k = 0; k < n; k++) expect(got[k]).toBeCloseTo(want[k]!, 9);
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -6,7 +6,7 @@
  *   output tokens → each chunk's time (output_tokens spread over the chunks, as the peaks are);
  *   in flight → time-averaged over [sent_ms, end_ms);  send lag → sent_ms.
  */
-import { isGood, meetsSlo, percentile, SLO_METRICS, type Slo } from '../../metrics/index.js';
+import { addChunkTokens, isGood, meetsSlo, percentile, SLO_METRICS, type Slo } from '../../metrics/index.js';
 import type { ErrorClass, RequestRecord } from '../../record/record.js';
 import { makeWindows } from './windows.js';
 
@@ -69,6 +69,8 @@ export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[
   const sloGood = slos.length ? Array.from({ length: slos.length + 1 }, () => new Float64Array(n)) : [];
   const sloTotal = new Float64Array(n);
   const push = (lists: number[][], i: number, v: number) => (lists[i] ??= []).push(v);
+  /** Records with output tokens: spread over their chunks' windows after the loop. */
+  const producing: RequestRecord[] = [];
 
   for (const r of records) {
     const e = w.of(r.end_ms);
@@ -91,11 +93,7 @@ export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[
       const key = `${e}\u0000${r.error_class ?? r.status}`;
       errors.set(key, (errors.get(key) ?? 0) + 1);
     }
-    if (r.output_tokens > 0) {
-      const c = r.chunk_ms;
-      if (c.length === 0) tokens[e]! += r.output_tokens;
-      else for (let i = 0; i < c.length; i++) tokens[w.of(c[i]!)]! += r.output_tokens / c.length;
-    }
+    if (r.output_tokens > 0) producing.push(r);
     if (slos.length && r.phase === 'measure') {
       sloTotal[e]! += 1;
       slos.forEach((s, k) => {
@@ -105,6 +103,7 @@ export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[
     }
   }
 
+  addChunkTokens(producing, (t) => w.of(t), tokens);
   for (const lists of [ttft, tpot, lag]) for (const l of lists) l?.sort((a, b) => a - b);
   const points: SeriesPoint[] = [];
   let cumScheduled = 0;
