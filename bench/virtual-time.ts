@@ -12,7 +12,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,6 +29,8 @@ export interface VirtualTimeRow {
   wallS: number;
   peakRssMiB: number;
   recordsMiB: number;
+  /** 1-minute load average when the run started: the machine is shared, so CPU figures vary with it. */
+  load1: number;
 }
 
 export function buildCli(): void {
@@ -39,6 +41,7 @@ export async function runVirtualTime(hours: number): Promise<VirtualTimeRow> {
   const dir = mkdtempSync(join(tmpdir(), 'infermeter-bench-vt-'));
   const usage = join(dir, 'usage.json');
   const args = ['--import', join(ROOT, 'bench/usage-at-exit.mjs'), join(ROOT, 'bin/infermeter.js'), 'sim', 'run', '--request-rate', '20', '--duration', `${hours}h`, '--seed', '0', '--result-dir', join(dir, 'results'), '--progress', 'none', '--json'];
+  const load1 = loadavg()[0]!;
   const t0 = performance.now();
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, BENCH_USAGE_FILE: usage } });
   let out = '';
@@ -53,7 +56,7 @@ export async function runVirtualTime(hours: number): Promise<VirtualTimeRow> {
     const result = JSON.parse(out) as { metrics: { requests: { total: number } } };
     const run = readdirSync(join(dir, 'results')).find((d) => d !== 'history.duckdb')!;
     const recordsMiB = statSync(join(dir, 'results', run, 'records.jsonl')).size / 2 ** 20;
-    return { hours, requests: result.metrics.requests.total, cpuS: u.user_s + u.system_s, wallS, peakRssMiB: u.max_rss_kib / 1024, recordsMiB };
+    return { hours, requests: result.metrics.requests.total, cpuS: u.user_s + u.system_s, wallS, peakRssMiB: u.max_rss_kib / 1024, recordsMiB, load1 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -61,10 +64,10 @@ export async function runVirtualTime(hours: number): Promise<VirtualTimeRow> {
 
 export function printVirtualTime(rows: VirtualTimeRow[]): void {
   console.log('\n== virtual time: infermeter sim run at 20 req/s (H100, Llama-3.1-8B, defaults), records.jsonl and report.html written');
-  console.log('hours   requests   CPU s   wall s   peak RSS MiB   records.jsonl MiB   goal');
+  console.log('hours   requests   CPU s   wall s   peak RSS MiB   records.jsonl MiB   load avg   goal');
   for (const r of rows) {
     const goal = r.hours === 1 ? `CPU ≤ ${CPU_GOAL_S} s: ${r.cpuS <= CPU_GOAL_S ? 'met' : 'NOT met'}` : r.hours === 24 ? `peak RSS ≤ ${RSS_GOAL_MIB} MiB: ${r.peakRssMiB <= RSS_GOAL_MIB ? 'met' : 'NOT met'}` : '';
-    console.log(`${String(r.hours).padStart(5)}  ${fmt(r.requests).padStart(9)}  ${fmt(r.cpuS, 2).padStart(6)}  ${fmt(r.wallS, 1).padStart(7)}  ${fmt(r.peakRssMiB).padStart(13)}  ${fmt(r.recordsMiB).padStart(18)}   ${goal}`);
+    console.log(`${String(r.hours).padStart(5)}  ${fmt(r.requests).padStart(9)}  ${fmt(r.cpuS, 2).padStart(6)}  ${fmt(r.wallS, 1).padStart(7)}  ${fmt(r.peakRssMiB).padStart(13)}  ${fmt(r.recordsMiB).padStart(18)}  ${fmt(r.load1, 1).padStart(9)}   ${goal}`);
   }
 }
 
