@@ -4,6 +4,32 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 
+/**
+ * The CLI imports a command's code only when the command runs (src/cli/main.ts). Tests start
+ * servers with clocks (a scheduled restart, Prometheus scrapes, a fixed wait) and then call
+ * runCli, and a first import here blocks this process — the in-process server with it — for a
+ * while on a busy machine. So every command is loaded once, up front, before any test starts
+ * its clock: as a CLI process has its code loaded before it starts a run.
+ */
+await Promise.all([
+  import('../../src/cli/run-command.js'),
+  import('../../src/cli/distributed-run.js'),
+  import('../../src/cli/worker-command.js'),
+  import('../../src/cli/analyze-command.js'),
+  import('../../src/cli/compare-command.js'),
+  import('../../src/cli/report-command.js'),
+  import('../../src/cli/export-command.js'),
+  import('../../src/cli/plan-command.js'),
+  import('../../src/cli/watch-command.js'),
+  import('../../src/cli/sweep-command.js'),
+  import('../../src/cli/sim-run-command.js'),
+  import('../../src/cli/sim-calibrate-command.js'),
+  import('../../src/cli/sim-command.js'),
+  import('../../src/cli/resolve-spec.js'),
+  import('../../src/cli/history-command.js'),
+  import('../../src/cli/dashboard-command.js'),
+]);
+
 export interface CliResult {
   code: number;
   stdout: string;

@@ -67,9 +67,6 @@ describe('outages from records', () => {
 describe('a server restart during a run', () => {
   let sim: SimServer;
   beforeAll(async () => {
-    // The CLI imports a command's code when it runs: load it now, before the restart's clock
-    // starts, or a slow first import on a busy machine could outlast the outage.
-    await import('../../src/cli/run-command.js');
     // Down from 1 s after start for 1.5 s: the run (3 s at 40 req/s) sends into the gap.
     sim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 1, perTokenMs: 1 }, faults: { seed: 1, restart: { atMs: 1000, downMs: 1500 } } });
   });

@@ -37,9 +37,6 @@ describe('SLOs from the server histograms (watch)', () => {
   describe('infermeter watch --slo', () => {
     let sim: SimServer;
     beforeAll(async () => {
-      // The CLI imports a command's code when it runs: load watch's now, so its first scrape
-      // comes within the 200 ms `load` waits for, even on a busy machine.
-      await import('../../src/cli/watch-command.js');
       sim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 5, perTokenMs: 1 } });
     });
     afterAll(() => sim.close());
