@@ -4,8 +4,8 @@
  * records and ~200 M tokens, several GB. Here a record is ~100 bytes of typed columns, and its
  * chunk_ms is a stretch of the run's step timeline (step-timeline.ts) — (first step, count) —
  * since a decoding sequence gets a token at every step. Records that do not fit the columns
- * exactly (failures, text, retries, quality checks, chunks that are not one stretch: a
- * preempted sequence) are kept as they are.
+ * exactly (failures, text, retries, quality checks, a node or message count, chunks that are
+ * not one stretch: a preempted sequence) are kept as they are.
  *
  * `records()` gives read-only views with the RequestRecord shape whose fields read the columns,
  * so every figure, verdict and report is computed by the same code, on the same values, as from
@@ -153,7 +153,7 @@ export class VirtualRecords {
   /** Whether the columns hold the record exactly: an ok answer with no text, retry or check. */
   private fitsColumns(r: RequestRecord): boolean {
     if (r.status !== 'ok' || r.error_class !== null || r.http_status !== null || r.error_message !== null || r.output_text !== null) return false;
-    if (r.attempt !== undefined || r.retried !== undefined || r.retry_after_ms !== undefined || r.quality !== undefined) return false;
+    if (r.attempt !== undefined || r.retried !== undefined || r.retry_after_ms !== undefined || r.quality !== undefined || r.node !== undefined || r.prompt_messages !== undefined) return false;
     if ((r.reasoning_tokens === undefined) !== (r.first_reasoning_ms === undefined && r.first_answer_ms === undefined)) return false;
     if (r.reasoning_tokens !== undefined && (r.first_reasoning_ms === undefined || r.first_answer_ms === undefined || !isInt(r.reasoning_tokens))) return false;
     if (r.turn !== null && !isInt(r.turn)) return false;

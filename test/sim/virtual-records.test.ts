@@ -135,9 +135,13 @@ describe('VirtualRecords: long virtual runs held in columns', () => {
     const failed = { ...emptyRecord(1, 5), status: 'error' as const, error_class: 'http_4xx' as const, http_status: 400, error_message: 'too long' };
     const texted = { ...emptyRecord(2, 6), output_text: 'hi' };
     const fractional = { ...emptyRecord(3, 7), prompt_tokens: 2.5 };
+    const noded = { ...emptyRecord(5, 9), node: 2 };
+    const messages = { ...emptyRecord(6, 9), prompt_messages: 2 };
     const ok = { ...emptyRecord(4, 8), task: 'chat', turn: 2, prompt_tokens: 10, client_prompt_tokens: 11, output_tokens: 0, finish_reason: 'length' };
-    for (const r of [failed, texted, fractional, ok]) store.add(r);
-    expect(store.plainCount).toBe(3);
-    expect(store.records().map(plain)).toEqual([failed, texted, fractional, ok].map(plain));
+    for (const r of [failed, texted, fractional, noded, messages, ok]) store.add(r);
+    expect(store.plainCount).toBe(5);
+    const all = store.records();
+    expect(all.map(plain)).toEqual([failed, texted, fractional, noded, messages, ok].map(plain));
+    expect([all[3]!.node, all[4]!.prompt_messages]).toEqual([2, 2]);
   });
 });
