@@ -48,7 +48,8 @@ export async function makeFixture(opts: { withQuality?: boolean } = {}): Promise
   const runIds = readdirSync(results, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
   // A run whose model name is markup (what a hostile server could report): it must show as text.
   const hostile = join(results, 'hostile-run');
-  cpSync(join(results, runIds[0]!), hostile, { recursive: true });
+  // Copied from the slow run (no answer checks), named exactly: the eval run must stay the only one with checks.
+  cpSync(join(results, runIds.find((id) => id.endsWith('-slow'))!), hostile, { recursive: true });
   const r = JSON.parse(readFileSync(join(hostile, 'result.json'), 'utf8')) as RunResult;
   r.run.id = 'hostile-run';
   r.target.model = HOSTILE_MODEL;
