@@ -214,15 +214,7 @@ export class Engine {
       kv.commit(s, s.computed, s.hashes);
       if (s.computed < s.total) continue;
       if (s.output === 0) this.counters.prompt_tokens += s.prompt;
-      s.output++;
-      this.counters.generation_tokens++;
-      emitted.push(s);
-      if (s.output >= s.maxOutput) {
-        s.done = true;
-        kv.release(s);
-        this.byId.delete(s.id);
-        finished.push(s);
-      }
+      this.emitToken(s, emitted, finished);
     }
     if (scheduled.length > 0) this.counters.steps++;
     // Multi-step scheduling (vLLM V0 --num-scheduler-steps): a pure decode batch runs the rest of
@@ -235,6 +227,19 @@ export class Engine {
       this.counters.finished += finished.length;
     }
     return { duration_ms, shape, admitted, emitted, finished, preempted };
+  }
+
+  /** One output token of `s`; a sequence at its output limit finishes and frees its KV blocks. */
+  private emitToken(s: Seq, emitted: Seq[], finished: Seq[]): void {
+    s.output++;
+    this.counters.generation_tokens++;
+    emitted.push(s);
+    if (s.output >= s.maxOutput) {
+      s.done = true;
+      this.kv.release(s);
+      this.byId.delete(s.id);
+      finished.push(s);
+    }
   }
 
   /** Up to `iterations` more decode iterations of `batch` (a multi-step window); their time, ms. */
@@ -259,15 +264,7 @@ export class Engine {
       for (const s of live) {
         s.computed++;
         kv.commit(s, s.computed, s.hashes);
-        s.output++;
-        this.counters.generation_tokens++;
-        emitted.push(s);
-        if (s.output >= s.maxOutput) {
-          s.done = true;
-          kv.release(s);
-          this.byId.delete(s.id);
-          finished.push(s);
-        }
+        this.emitToken(s, emitted, finished);
       }
       live = live.filter((s) => !s.done);
     }
