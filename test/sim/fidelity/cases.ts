@@ -4,6 +4,7 @@
  * not state is not listed. docs/simulator.md §Fidelity renders these into its table.
  */
 import { MODELS, type EnginePreset, type ModelProfile } from '../../../src/sim/index.js';
+import { LAMBDA_HELD_OUT, type LambdaFile } from './lambda-held-out.js';
 
 export type Figure = 'ttft' | 'tpot' | 'itl' | 'throughput';
 /** How a source aggregated: the mean over requests, or the median (of requests, or of all gaps for ITL). */
@@ -70,10 +71,10 @@ export const SOURCES: Source[] = [
   },
   {
     id: 'lambda',
-    title: 'Lambda, vllm-benchmark (results/prompt_N/…/Meta-Llama-3-8B-Instruct_tp1_len*.json, 2024-09-07)',
+    title: 'Lambda, vllm-benchmark (results/prompt_N/…/{Meta-Llama-3-8B-Instruct,Meta-Llama-3-70B-Instruct,Mixtral-8x7B-Instruct-v0.1}_tpN_len*.json, 2024-09-07)',
     url: 'https://github.com/LambdaLabsML/vllm-benchmark',
     engine: 'vLLM OpenAI server (vllm/vllm-openai image of 2024-09, v0.6-era), benchmark_serving.py, ShareGPT, request rate inf',
-    note: 'Per-request input_lens/output_lens are in the result files and replayed exactly. ITL shows ~10-token bursts (multi-step scheduling), so only TTFT, TPOT and throughput are compared.',
+    note: 'Per-request input_lens/output_lens are in the result files and replayed exactly. Figures are the files\' mean_ttft_ms (requests with no output count 0, as the script did), mean_tpot_ms (vLLM\'s TPOT: (latency − TTFT) / (output − 1), first token excluded, requests of > 1 token) and output_throughput (output tokens / duration). ITL shows ~10-token bursts (multi-step scheduling), so ITL is not compared.',
   },
   {
     id: 'wmx',
@@ -115,11 +116,14 @@ const H100_320_OUT = [120, 613, 233, 194, 101, 741, 9, 3, 6, 31, 392, 84, 396, 4
 
 const A100_320_OUT = [120, 547, 233, 194, 101, 741, 9, 3, 6, 38, 392, 84, 396, 45, 291, 9, 173, 277, 334, 37, 587, 372, 36, 135, 26, 45, 450, 118, 226, 4, 5, 146, 59, 11, 567, 192, 447, 130, 13, 223, 188, 16, 35, 276, 202, 492, 239, 129, 26, 79, 17, 204, 11, 207, 78, 340, 21, 9, 123, 6, 559, 5, 316, 26, 417, 206, 151, 42, 25, 18, 159, 0, 25, 267, 19, 12, 768, 67, 628, 11, 218, 296, 371, 49, 125, 0, 26, 237, 350, 13, 490, 408, 58, 29, 512, 413, 526, 16, 416, 434, 451, 17, 573, 0, 7, 8, 11, 22, 0, 249, 281, 392, 611, 572, 23, 256, 31, 39, 300, 355, 340, 9, 172, 458, 78, 20, 154, 768, 0, 141, 42, 26, 780, 334, 125, 4, 4, 721, 63, 24, 331, 481, 110, 216, 184, 99, 285, 22, 355, 40, 150, 46, 0, 0, 574, 561, 214, 0, 419, 163, 162, 77, 482, 170, 510, 53, 16, 384, 57, 9, 170, 351, 173, 19, 390, 339, 552, 17, 520, 8, 8, 198, 510, 478, 304, 398, 16, 475, 91, 54, 509, 608, 36, 425, 15, 25, 12, 363, 0, 0, 44, 43, 267, 437, 334, 31, 261, 402, 346, 176, 22, 22, 159, 203, 8, 16, 16, 216, 86, 0, 234, 258, 247, 23, 47, 16, 447, 221, 702, 0, 44, 142, 740, 18, 76, 299, 250, 24, 300, 178, 5, 373, 25, 23, 76, 322, 87, 389, 21, 7, 527, 485, 339, 394, 11, 27, 254, 313, 392, 111, 365, 0, 79, 11, 275, 22, 99, 373, 38, 0, 657, 283, 503, 250, 16, 407, 0, 7, 261, 393, 321, 91, 56, 365, 343, 316, 25, 444, 646, 241, 222, 4, 27, 290, 7, 21, 336, 16, 360, 199, 313, 297, 18, 338, 301, 189, 373, 478, 394, 23, 230, 455, 283, 0, 201, 0, 20, 308, 30, 295];
 
-const lambda = (id: string, hardware: string, len: number, ins: number[], outs: number[], ttft: number, tpot: number, thr: number): BurstCase => ({
-  id, kind: 'burst', source: 'lambda', hardware, gpus: 1, model: 'llama-3.1-8b', precision: 'bf16', preset: 'vllm-v0',
+const lambda = (id: string, hardware: string, len: number, ins: number[], outs: number[], ttft: number, tpot: number, thr: number, gpus = 1, model = 'llama-3.1-8b', heldOut = false): BurstCase => ({
+  id, kind: 'burst', source: 'lambda', hardware, gpus, model, precision: 'bf16', preset: 'vllm-v0',
   engine: { max_num_seqs: 1024, gpu_memory_utilization: 0.95, max_model_len: len, num_scheduler_steps: 10 }, input_lens: ins, output_lens: outs,
   measured: [{ figure: 'ttft', stat: 'mean', value: ttft }, { figure: 'tpot', stat: 'mean', value: tpot }, { figure: 'throughput', stat: 'mean', value: thr }],
+  ...(heldOut ? { held_out: true } : {}),
 });
+const lambdaHeldOut = (f: LambdaFile): BurstCase =>
+  lambda(f.id, f.hardware, f.max_model_len, f.input_lens, f.output_lens, f.mean_ttft_ms, f.mean_tpot_ms, f.output_throughput, f.gpus, f.model, true);
 
 /** benchmark_latency.py: 8 prompts at once, offline (the LLM class has no API server, so no front-end cost). */
 const ci = (hardware: string, gpus: number, model: string, latencyMs: number, heldOut: boolean): BurstCase => ({
@@ -163,5 +167,8 @@ export const CASES: FidelityCase[] = [
   ci('h200', 1, 'llama-3.1-8b', 834.059, true),
   ci('h200', 4, 'llama-3.1-70b', 2075.08, true),
   ci('h200', 2, 'mixtral-8x7b', 1921.1, true),
+  // Lambda, same campaign as the fitting Lambda rows: 40-prompt bursts of Llama-3-8B, 10 and 40 of
+  // Llama-3-70B (TP4) and Mixtral-8x7B (TP2), on H100 and A100. Held out (lambda-held-out.ts).
+  ...LAMBDA_HELD_OUT.map(lambdaHeldOut),
 ];
 
