@@ -39,6 +39,8 @@ export const MODELS: readonly ModelProfile[] = [
   { id: 'mixtral-8x7b', name: 'Mixtral-8x7B', layers: 32, hidden: 4096, intermediate: 28672, vocab: 32000, heads: 32, kv_heads: 8, head_dim: 128, params: 46.7e9, active_params: 12.9e9, expert_params: 45.1e9, experts: 8, experts_per_token: 2, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 32768 },
   // Qwen3-30B-A3B: 30.5 B total, 3.3 B active (8 of 128 experts); experts hold ≈ 29.0 B.
   { id: 'qwen3-30b-a3b', name: 'Qwen3-30B-A3B', layers: 48, hidden: 2048, intermediate: 6144, vocab: 151936, heads: 32, kv_heads: 4, head_dim: 128, params: 30.5e9, active_params: 3.3e9, expert_params: 29.0e9, experts: 128, experts_per_token: 8, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 40960 },
+  // Qwen3-8B: 8.19 B params (untied embeddings; 6.95 B without them); 36 layers × 8 KV heads × 128 → 144 KiB KV per token.
+  { id: 'qwen3-8b', name: 'Qwen3-8B', layers: 36, hidden: 4096, intermediate: 12288, vocab: 151936, heads: 32, kv_heads: 8, head_dim: 128, params: 8.19e9, active_params: 8.19e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 40960 },
   // Qwen2.5-0.5B: 0.49 B params (tied embeddings); 24 layers × 2 KV heads × 64 → 12 KiB KV per token.
   { id: 'qwen2.5-0.5b', name: 'Qwen2.5-0.5B', layers: 24, hidden: 896, intermediate: 4864, vocab: 151936, heads: 14, kv_heads: 2, head_dim: 64, params: 0.494e9, active_params: 0.494e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 32768 },
 ];

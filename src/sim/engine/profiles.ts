@@ -19,6 +19,7 @@ const MODEL_ALIASES: Record<string, string> = {
   'qwen/qwen2.5-7b-instruct': 'qwen2.5-7b', 'qwen/qwen2.5-7b': 'qwen2.5-7b',
   'mistralai/mixtral-8x7b-instruct-v0.1': 'mixtral-8x7b', 'mistralai/mixtral-8x7b-v0.1': 'mixtral-8x7b',
   'qwen/qwen3-30b-a3b': 'qwen3-30b-a3b',
+  'qwen/qwen3-8b': 'qwen3-8b',
   'qwen/qwen2.5-0.5b-instruct': 'qwen2.5-0.5b', 'qwen/qwen2.5-0.5b': 'qwen2.5-0.5b',
 };
 

@@ -4,6 +4,7 @@
  * not state is not listed. docs/simulator.md §Fidelity renders these into its table.
  */
 import { MODELS, type EnginePreset, type ModelProfile } from '../../../src/sim/index.js';
+import { GPUSTACK_HELD_OUT, GPUSTACK_PROMPTS, type GpustackRun } from './gpustack-held-out.js';
 import { LAMBDA_HELD_OUT, type LambdaFile } from './lambda-held-out.js';
 
 export type Figure = 'ttft' | 'tpot' | 'itl' | 'throughput';
@@ -90,6 +91,13 @@ export const SOURCES: Source[] = [
     engine: 'vLLM V0 engine (2024), offline LLM class via benchmark_latency.py: no HTTP server, CUDA graphs on',
     note: 'A batch of 8 prompts of 32 tokens, 128 output tokens each (ignore EOS), mean end-to-end latency of the batch; shown here as output throughput = 8 × 128 tokens / latency. Build 9523 is https://buildkite.com/vllm/performance-benchmark/builds/9523.',
   },
+  {
+    id: 'gpustack',
+    title: 'GPUStack performance lab, "Optimizing Qwen3-8B Latency on NVIDIA H100 GPUs" (docs/performance-lab/qwen3-8b/h100-latency.md)',
+    url: 'https://github.com/gpustack/gpustack/blob/main/docs/performance-lab/qwen3-8b/h100-latency.md',
+    engine: 'vLLM v0.11.0 (V1), SGLang v0.5.3.post3, TensorRT-LLM v1.2.0rc1, default servers; vllm bench serve --backend openai-chat, ShareGPT, 100 prompts, --max-concurrency N',
+    note: 'Figures are vllm bench serve\'s Mean TTFT, Mean TPOT (first token excluded) and Output token throughput. Per-request ShareGPT lengths are not published: replayed as 100 requests of the mean lengths (233 in / 221 out, from 23,260 / 22,061 tokens). SGLang and TensorRT-LLM rows run with the default vllm-v1 scheduler and front end.',
+  },
 ];
 
 const m = (id: string): ModelProfile => MODELS.find((x) => x.id === id) as ModelProfile;
@@ -101,6 +109,15 @@ const nim = (id: string, c: number, input: number, output: number, ttft: number,
   id, kind: 'closed', source: 'nim', hardware: 'h100', gpus: 2, model: llama70bFp8, precision: 'fp8 weights + fp8 KV', engine: { tensor_parallel: 2 },
   concurrency: c, input, output, requests: Math.max(5 * c, 25),
   measured: [{ figure: 'ttft', stat: 'mean', value: ttft }, { figure: 'itl', stat: 'mean', value: itl }, { figure: 'throughput', stat: 'mean', value: thr }],
+});
+
+/** Qwen3-8B-FP8: fp8 weights (block-quantized checkpoint), KV cache in bf16 (SGLang's default). */
+const qwen3_8bFp8: ModelProfile = { ...m('qwen3-8b'), id: 'qwen3-8b-fp8', name: 'Qwen3-8B (fp8)', weight_bytes_per_param: 1 };
+
+const gpustack = (r: GpustackRun): ClosedCase => ({
+  id: r.id, kind: 'closed', source: 'gpustack', hardware: 'h100', gpus: 1, model: r.fp8 ? qwen3_8bFp8 : 'qwen3-8b', precision: r.fp8 ? 'fp8 weights, bf16 KV' : 'bf16',
+  engine: {}, concurrency: r.concurrency, input: GPUSTACK_PROMPTS.input, output: GPUSTACK_PROMPTS.output, requests: GPUSTACK_PROMPTS.requests, held_out: true,
+  measured: [{ figure: 'ttft', stat: 'mean', value: r.mean_ttft_ms }, { figure: 'tpot', stat: 'mean', value: r.mean_tpot_ms }, { figure: 'throughput', stat: 'mean', value: r.output_throughput }],
 });
 
 const wmx = (c: number, ttft: number, itl: number, thr: number): ClosedCase => ({
@@ -170,5 +187,7 @@ export const CASES: FidelityCase[] = [
   // Lambda, same campaign as the fitting Lambda rows: 40-prompt bursts of Llama-3-8B, 10 and 40 of
   // Llama-3-70B (TP4) and Mixtral-8x7B (TP2), on H100 and A100. Held out (lambda-held-out.ts).
   ...LAMBDA_HELD_OUT.map(lambdaHeldOut),
+  // GPUStack, 1 × H100 SXM, Qwen3-8B: vLLM v0.11.0 at concurrency 1–8, SGLang and TensorRT-LLM at 4. Held out (gpustack-held-out.ts).
+  ...GPUSTACK_HELD_OUT.map(gpustack),
 ];
 
