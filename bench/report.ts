@@ -74,7 +74,7 @@ export async function runReportBench(opts: { requests: number }): Promise<Report
     const t0 = performance.now();
     const bundle = loadRunBundle(dir);
     const t1 = performance.now();
-    const html = buildRunReport(bundle, 'infermeter bench');
+    const html = await buildRunReport(bundle, 'infermeter bench');
     const t2 = performance.now();
     const file = join(dir, 'report.html');
     writeFileSync(file, html);

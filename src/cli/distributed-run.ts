@@ -128,7 +128,7 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
   if (c.resumed) c.coord.refuseJoins();
   const writer = dir ? new RecordsWriter(dir.recordsPath) : null;
   const records: RequestRecord[] = [];
-  const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
+  const progress = await createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
     title: `infermeter run (distributed, ${state.workers} workers): ${state.target.model}`,
     burst: spec.load.concurrency === null && spec.load.request_rate === Infinity,
   });
@@ -156,7 +156,7 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
   if (observed && dir) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
   const health = ledgerHealth(ledger, spec.load.concurrency === null && spec.load.request_rate === Infinity);
   const sums = ledgerClient(ledger);
-  const code = finishRun({
+  const code = await finishRun({
     spec,
     io,
     dir,

@@ -100,7 +100,7 @@ export class DistributedSweep {
       const startAt = await coord.start(index, flags.startDelayMs, state, nodes.length);
       // The stage's t = 0 on this host's monotonic clock: where the workers' record times are measured from.
       observer?.setOrigin(originAt(startAt), startAt);
-      const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
+      const progress = await createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
         title: `infermeter sweep (distributed, ${nodes.length} workers): stage ${index + 1}`,
         burst: s.load.concurrency === null && s.load.request_rate === Infinity,
       });

@@ -132,13 +132,13 @@ export function buildResult(input: FinishInput): RunResult {
 }
 
 /** Writes the outputs and prints the summary; returns the exit code. */
-export function finishRun(input: FinishInput): number {
+export async function finishRun(input: FinishInput): Promise<number> {
   const built = buildResult(input);
   // Without the run's secrets (analyze of an older run) URL credentials are still removed.
   const redactor = input.redactor ?? new Redactor([]);
   const result = redactor.scrubDeep(built);
   input.dir?.writeJson('result.json', result);
-  const reportPath = input.dir && input.spec.output.report !== false ? writeRunReport(input.dir.path, input.records) : null;
+  const reportPath = input.dir && input.spec.output.report !== false ? await writeRunReport(input.dir.path, input.records) : null;
   const vllmPath = input.spec.output.vllm_json;
   if (vllmPath) {
     const load = input.load;

@@ -152,7 +152,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .argument('<run>', 'run directory (with result.json and records.jsonl)')
     .addOption(new Option('--out <file>', 'where to write it (default RUN/report.html)'))
     .addHelpText('after', '\nA run writes RUN/report.html by itself unless given --no-report. See docs/report.md.')
-    .action(async (dir: string, opts: { out?: string }) => setExit((await import('./report-command.js')).reportCommand(dir, opts, io)));
+    .action(async (dir: string, opts: { out?: string }) => setExit(await (await import('./report-command.js')).reportCommand(dir, opts, io)));
 
   program
     .command('export')

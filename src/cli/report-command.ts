@@ -18,15 +18,15 @@ function writeHtml(path: string, html: string, what: string): void {
 }
 
 /** Writes DIR/report.html from the run's files (and its records, when the caller has them); returns the path. */
-export function writeRunReport(dir: string, records?: readonly RequestRecord[]): string {
+export async function writeRunReport(dir: string, records?: readonly RequestRecord[]): Promise<string> {
   const path = join(dir, REPORT_FILE);
-  writeHtml(path, renderReport(dir, { ...(records ? { records } : {}), generator: `infermeter ${infermeterVersion()}` }), 'report');
+  writeHtml(path, await renderReport(dir, { ...(records ? { records } : {}), generator: `infermeter ${infermeterVersion()}` }), 'report');
   return path;
 }
 
-export function reportCommand(dir: string, opts: { out?: string }, io: CliIo): number {
+export async function reportCommand(dir: string, opts: { out?: string }, io: CliIo): Promise<number> {
   const t0 = performance.now();
-  const html = renderReport(dir, { generator: `infermeter ${infermeterVersion()}` });
+  const html = await renderReport(dir, { generator: `infermeter ${infermeterVersion()}` });
   const out = opts.out ?? join(dir, REPORT_FILE);
   writeHtml(out, html, opts.out ? '--out' : 'report');
   io.stdout.write(`Report: ${resolve(out)} (${(html.length / 1024).toFixed(0)} KiB, ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);

@@ -66,7 +66,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
       writer = new RecordsWriter(dir.recordsPath);
     }
     const progressFile = dir ? new ProgressFile(dir.path) : null;
-    const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
+    const progress = await createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
       title: `infermeter run: ${model} @ ${simulated ? `built-in simulator (${spec.target.endpoint})` : `${redactUrl(baseUrl)}${spec.target.endpoint}`}`,
       burst: load.concurrency === null && !replay && load.request_rate === Infinity,
       ...(progressFile ? { onFrame: (f) => progressFile.append(f) } : {}),
@@ -96,7 +96,7 @@ async function runWithRedactor(spec: RunSpec, io: CliIo, apiKey: string | null, 
     const observed = observer ? await observer.finish(span?.start_ms ?? 0, span?.end_ms ?? 0) : null;
     if (observed && dir) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
 
-    const code = finishRun({
+    const code = await finishRun({
       spec,
       io,
       dir,

@@ -129,7 +129,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
 
   const startedAt = new Date();
   io.stderr.write(`sim run: ${model} on ${spec.sim.hardware}, virtual time…\n`);
-  const live = virtualProgress(spec.output.progress, io.stderr, `infermeter sim run: ${model} on ${spec.sim.hardware} (virtual time)`, load.duration_ms);
+  const live = await virtualProgress(spec.output.progress, io.stderr, `infermeter sim run: ${model} on ${spec.sim.hardware} (virtual time)`, load.duration_ms);
   // Records are written as they finish and held in columns (VirtualRecords), not as objects:
   // a day of virtual traffic is millions of records and hundreds of millions of chunk times.
   // The run directory is made with the first record, so a run refused at the start leaves none.
@@ -170,7 +170,7 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
       `${s.steps} steps, ${s.preemptions} preemptions, prefix hit rate ${(s.prefix_hit_rate * 100).toFixed(1)}%\n`,
   );
 
-  const code = finishRun({
+  const code = await finishRun({
     spec,
     io,
     dir,

@@ -134,7 +134,7 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
     }
     if (dir) {
       if (spec.output.report !== false) {
-        const reportPath = writeRunReport(dir.path);
+        const reportPath = await writeRunReport(dir.path);
         if (!spec.output.json) io.stdout.write(`Report: ${reportPath}\n`);
       }
       await recordInHistory(spec.output.result_dir, dir, io);

@@ -123,7 +123,7 @@ export function httpStages(spec: RunSpec, target: OpenTarget, io: CliIo, sink: S
     const stop = new AbortController();
     let stoppedEarly: string | null = null;
     const signal = io.signal ? AbortSignal.any([io.signal, stop.signal]) : stop.signal;
-    const progress = createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr as NodeJS.WriteStream), io.stderr as NodeJS.WriteStream);
+    const progress = await createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr as NodeJS.WriteStream), io.stderr as NodeJS.WriteStream);
     const t0 = performance.now();
     // Server-side series per stage (docs/observe.md): what the server did at this load.
     const observer = await RunObserver.start({ spec: spec.observe, baseUrl: target.baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: io.env.PATH ?? process.env.PATH });

@@ -10,10 +10,10 @@ import type { CliIo } from './io.js';
 
 type Step = { clock_ms: number; total: number | null; sent: number; in_flight: number; finished: readonly RequestRecord[] };
 
-export function virtualProgress(mode: 'auto' | 'bar' | 'lines' | 'none', stream: CliIo['stderr'], title: string, durationMs: number | null) {
+export async function virtualProgress(mode: 'auto' | 'bar' | 'lines' | 'none', stream: CliIo['stderr'], title: string, durationMs: number | null) {
   const resolved = resolveProgressMode(mode, stream);
   // Lines come once per wall second here, not per 5 s of the run's (virtual) clock.
-  const display = createProgressDisplay(resolved, stream, { title, everyMsForLines: 0 });
+  const display = await createProgressDisplay(resolved, stream, { title, everyMsForLines: 0 });
   const everyMs = resolved === 'lines' ? 1000 : 250;
   let last = performance.now();
   let done = 0;

@@ -22,7 +22,7 @@ import { liveRuns, runDirOf, SERVED_FILES } from './run-files.js';
 export interface DashboardOptions {
   resultsDir: string;
   /** The HTML report of a run directory (the report module's renderReport). */
-  renderReport?: (dir: string) => string;
+  renderReport?: (dir: string) => Promise<string>;
   /** How often a live feed looks for new progress lines. */
   pollMs?: number;
 }
@@ -76,13 +76,13 @@ export function createDashboardApp(opts: DashboardOptions): Hono {
     return svg(c, await renderSvg(loadCurveSpec(), await loadCurvePoints(resultsDir, g)));
   });
 
-  app.get('/runs/:id/report', (c) => {
+  app.get('/runs/:id/report', async (c) => {
     const dir = runDirOf(resultsDir, c.req.param('id'));
     if (!dir || !(existsSync(join(dir, 'result.json')) || existsSync(join(dir, 'sweep.json')))) return c.text('no such finished run or sweep', 404);
     // The report the run wrote (or `infermeter report` rewrote), else one rendered now.
     const written = join(dir, 'report.html');
     if (existsSync(written)) return c.html(readFileSync(written, 'utf8'));
-    return c.html(opts.renderReport ? opts.renderReport(dir) : fallbackReport(dir));
+    return c.html(opts.renderReport ? await opts.renderReport(dir) : fallbackReport(dir));
   });
   app.get('/runs/:id/files/:name', (c) => {
     const dir = runDirOf(resultsDir, c.req.param('id'));

@@ -5,7 +5,8 @@
  * attached together.
  */
 import { distributionCharts, distributionDatasets } from '../report/charts/distribution-charts.js';
-import { chartToSvg, type Chart, type Datasets } from '../report/charts/chart.js';
+import type { Chart, Datasets } from '../report/charts/chart.js';
+import { chartToSvg } from '../report/charts/chart-svg.js';
 import { seriesCharts, seriesDatasets } from '../report/charts/series-charts.js';
 import { runDistributions } from '../report/data/distributions.js';
 import { runSeries } from '../report/data/time-series.js';

@@ -7,7 +7,6 @@
  * Fed by the runner's snapshots (`update`) and the finished records (`record`), both on the
  * coordinating thread; the senders only count.
  */
-import { createLogUpdate } from 'log-update';
 import type { RequestRecord } from '../record/record.js';
 import type { ProgressSnapshot } from '../runner/progress.js';
 import { renderLine, renderPanel } from './live-panel.js';
@@ -43,12 +42,17 @@ export interface ProgressDisplay {
   finish(): void;
 }
 
-/** Returns the listener for runner snapshots and records, and `finish()`, which ends the display. */
-export function createProgressDisplay(
+/**
+ * Returns the listener for runner snapshots and records, and `finish()`, which ends the display.
+ * Async because log-update is imported only for a terminal panel: a run without one (a pipe,
+ * `--progress none`) does not load it.
+ */
+export async function createProgressDisplay(
   mode: ProgressMode,
   stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
   optsOrEveryMs: DisplayOptions | number = {},
-): ProgressDisplay {
+): Promise<ProgressDisplay> {
+  const createLogUpdate = mode === 'bar' ? (await import('log-update')).createLogUpdate : null;
   const opts: DisplayOptions = typeof optsOrEveryMs === 'number' ? { everyMsForLines: optsOrEveryMs } : optsOrEveryMs;
   const stats = new LiveStats({ burst: opts.burst ?? false });
   const everyMs = opts.everyMsForLines ?? 5000;
@@ -61,7 +65,7 @@ export function createProgressDisplay(
   // A terminal that reports no size (0 rows, as some ptys do) would make log-update clip the panel to nothing.
   const size = stream as { columns?: number; rows?: number };
   const terminal = { isTTY: true, write: (s: string) => stream.write(s), get columns() { return size.columns || 80; }, get rows() { return size.rows || 24; } };
-  const log = mode === 'bar' ? createLogUpdate(terminal as unknown as NodeJS.WriteStream) : null;
+  const log = createLogUpdate ? createLogUpdate(terminal as unknown as NodeJS.WriteStream) : null;
   const draw = () => {
     if (!log || !started || !dirty) return;
     dirty = false;

@@ -50,7 +50,7 @@ export function loadRunBundle(dir: string, records?: readonly RequestRecord[]): 
 }
 
 /** The HTML report of a run directory, or of a sweep directory (sweep.json). @throws UserError as loadRunBundle. */
-export function renderReport(dir: string, opts: ReportOptions = {}): string {
+export async function renderReport(dir: string, opts: ReportOptions = {}): Promise<string> {
   const sweepPath = join(dir, 'sweep.json');
   if (existsSync(dir) && existsSync(sweepPath) && !existsSync(join(dir, 'result.json'))) {
     const doc = readJson(sweepPath) as SweepDoc;

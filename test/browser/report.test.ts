@@ -26,7 +26,7 @@ afterAll(async () => {
 describe('HTML report in Chromium', () => {
   it('loads offline, draws every chart, runs no injected markup', async () => {
     const file = join(fx.dir, 'report.html');
-    writeFileSync(file, renderReport(fx.dir));
+    writeFileSync(file, await renderReport(fx.dir));
     const url = pathToFileURL(file).href;
     const page = await browser.context.newPage();
     const problems: string[] = [];
@@ -76,7 +76,7 @@ describe('HTML report in Chromium', () => {
   it('draws a sweep report\'s load curves the same way', async () => {
     const dir = await makeSweepFixture();
     const file = join(dir, 'report.html');
-    writeFileSync(file, renderReport(dir));
+    writeFileSync(file, await renderReport(dir));
     const url = pathToFileURL(file).href;
     const page = await browser.context.newPage();
     const problems: string[] = [];

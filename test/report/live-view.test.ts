@@ -105,9 +105,9 @@ describe('progress display', () => {
     expect(resolveProgressMode('auto', {})).toBe('lines');
   });
 
-  it('plain lines carry the figures and no escape codes', () => {
+  it('plain lines carry the figures and no escape codes', async () => {
     const out = stream(false);
-    const d = createProgressDisplay('lines', out, { everyMsForLines: 5000 });
+    const d = await createProgressDisplay('lines', out, { everyMsForLines: 5000 });
     d.record(rec({ sent_ms: 0, chunks: [50, 60, 70] }));
     d.record(rec({ sent_ms: 0, end_ms: 80, status: 'error', error_class: 'http_429' }));
     d.update(snap({ elapsed_ms: 1000, total: 10, sent: 4 }));
@@ -121,10 +121,10 @@ describe('progress display', () => {
     expect(out.text).not.toContain('\r');
   });
 
-  it('a terminal gets the live panel, redrawn in place; finish leaves the last frame', () => {
+  it('a terminal gets the live panel, redrawn in place; finish leaves the last frame', async () => {
     const out = stream(true);
     const frames: unknown[] = [];
-    const d = createProgressDisplay('bar', out, { title: 'infermeter run: m @ sim', onFrame: (f) => frames.push(f) });
+    const d = await createProgressDisplay('bar', out, { title: 'infermeter run: m @ sim', onFrame: (f) => frames.push(f) });
     d.record(rec({ sent_ms: 0, chunks: [40, 50, 60] }));
     d.update(snap({ elapsed_ms: 1000, total: 4, sent: 2 }));
     d.finish();
@@ -135,9 +135,9 @@ describe('progress display', () => {
     expect(frames).toHaveLength(1);
   });
 
-  it('none draws nothing', () => {
+  it('none draws nothing', async () => {
     const out = stream(true);
-    const d = createProgressDisplay('none', out);
+    const d = await createProgressDisplay('none', out);
     d.update(snap({ elapsed_ms: 1000 }));
     d.finish();
     expect(out.text).toBe('');

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPILED_CHARTS } from '../../src/report/charts/compiled-charts.js';
 import { renderReport } from '../../src/report/render-report.js';
 import { escapeHtml } from '../../src/report/html/escape.js';
 import { runCli } from '../helpers/cli.js';
@@ -13,15 +14,18 @@ beforeAll(async () => {
 });
 afterAll(() => fx?.cleanup());
 
+/** The Vega specs compiled ahead of time (src/report/charts/compiled-charts.ts), as JSON texts. */
+const PRECOMPILED = new Set((JSON.parse(COMPILED_CHARTS) as Array<[string, unknown]>).map(([, v]) => JSON.stringify(v)));
+
 /** The JSON the page renders its charts from. */
-function payload(html: string): { charts: Array<{ id: string; datasets: string[] }>; datasets: Record<string, unknown[]> } {
+function payload(html: string): { charts: Array<{ id: string; datasets: string[]; vega: unknown }>; datasets: Record<string, unknown[]> } {
   const m = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html);
   return JSON.parse(m![1]!) as ReturnType<typeof payload>;
 }
 
 describe('renderReport', () => {
-  it('shows server and dataset text escaped, never as markup', () => {
-    const html = renderReport(fx.dir);
+  it('shows server and dataset text escaped, never as markup', async () => {
+    const html = await renderReport(fx.dir);
     for (const text of Object.values(INJECTED)) {
       expect(html).not.toContain(text);
     }
@@ -32,8 +36,8 @@ describe('renderReport', () => {
     expect(html.match(/<script/gi)).toHaveLength(3);
   });
 
-  it('carries every chart with its data, and the tables of figures', () => {
-    const html = renderReport(fx.dir);
+  it('carries every chart with its data, and the tables of figures', async () => {
+    const html = await renderReport(fx.dir);
     const p = payload(html);
     const ids = p.charts.map((c) => c.id);
     for (const id of ['hist-ttft', 'cdf-ttft', 'hist-tpot', 'cdf-tpot', 'hist-itl', 'cdf-itl', 'hist-e2el', 'cdf-e2el', 'ts-requests', 'ts-tokens', 'ts-inflight', 'ts-ttft', 'ts-tpot', 'ts-errors', 'ts-slo', 'ts-schedule', 'ts-lag', 'breakdown-tasks']) {
@@ -41,6 +45,8 @@ describe('renderReport', () => {
       expect(html).toContain(`id="chart-${id}"`);
     }
     for (const c of p.charts) for (const d of c.datasets) expect(p.datasets[d]!.length).toBeGreaterThan(0);
+    // Every chart came from the ahead-of-time table: writing the report did not need Vega-Lite.
+    for (const c of p.charts) expect(PRECOMPILED.has(JSON.stringify(c.vega)), c.id).toBe(true);
     const result = JSON.parse(readFileSync(join(fx.dir, 'result.json'), 'utf8'));
     expect(html).toContain(result.metrics.latency.ttft_ms.p99.toFixed(2));
     expect(html).toContain('http_5xx');
@@ -50,8 +56,8 @@ describe('renderReport', () => {
     expect(html).toMatch(/<td>2 \/ 4<\/td><td>50\.00%<\/td><td>99\.00%<\/td><td>FAIL<\/td>/);
   });
 
-  it('stays small: binned data, no point per token', () => {
-    const html = renderReport(fx.dir);
+  it('stays small: binned data, no point per token', async () => {
+    const html = await renderReport(fx.dir);
     const p = payload(html);
     expect(p.datasets.hist_itl_ms!.length).toBeLessThanOrEqual(40);
     expect(p.datasets.cdf_itl_ms!.length).toBeLessThanOrEqual(201);
@@ -59,8 +65,8 @@ describe('renderReport', () => {
   });
 
   it('says what is wrong with a directory that is not a run', async () => {
-    expect(() => renderReport(join(fx.root, 'missing'))).toThrow(/no such run directory/);
-    expect(() => renderReport(fx.root)).toThrow(/no result.json/);
+    await expect(renderReport(join(fx.root, 'missing'))).rejects.toThrow(/no such run directory/);
+    await expect(renderReport(fx.root)).rejects.toThrow(/no result.json/);
     const r = await runCli(['report', join(fx.root, 'missing')]);
     expect(r.code).toBe(2);
   });
@@ -92,11 +98,12 @@ describe('infermeter report and the report of a run', () => {
 describe('the report of a sweep directory', () => {
   it('has the load curves with saturation and knee, the stages, and escaped text', async () => {
     const dir = await makeSweepFixture();
-    const html = renderReport(dir);
+    const html = await renderReport(dir);
     expect(html).not.toContain(SWEEP_INJECTED);
     expect(html).toContain(escapeHtml(SWEEP_INJECTED));
     const p = payload(html);
     expect(p.charts.map((c) => c.id)).toEqual(['sweep-ttft', 'sweep-tpot', 'sweep-throughput', 'sweep-tokens']);
+    for (const c of p.charts) expect(PRECOMPILED.has(JSON.stringify(c.vega)), c.id).toBe(true);
     expect(p.datasets.sweep_points!.map((pt) => (pt as { load: number }).load)).toEqual([5, 20, 60]);
     expect(p.datasets.sweep_markers).toEqual([
       { load: 60, label: 'saturation' },

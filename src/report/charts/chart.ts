@@ -1,12 +1,17 @@
 /**
- * A report chart: a Vega-Lite spec over named datasets. The spec is compiled to Vega once
- * in Node; the HTML page renders it in the browser with the Vega runtime it inlines, and the
- * Markdown export renders the same spec to SVG here (vega's headless View), so both show the
+ * A report chart: a Vega-Lite spec over named datasets. The spec is compiled to Vega in Node;
+ * the HTML page renders it in the browser with the Vega runtime it inlines, and the Markdown
+ * export renders the same spec to SVG (chart-svg.ts, vega's headless View), so both show the
  * same chart. Data are bound by name at render time, so a dataset shared by several charts is
  * embedded once.
+ *
+ * The reports' specs are a small finite set (chart-variants.ts), compiled ahead of time into
+ * compiled-charts.ts: a spec found there is not compiled again, so writing a report does not
+ * load Vega-Lite (and the Vega it imports). Any other spec is compiled here as before.
  */
-import * as vega from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type * as vega from 'vega';
+import type { TopLevelSpec } from 'vega-lite';
+import { COMPILED_CHARTS } from './compiled-charts.js';
 
 export interface Chart {
   /** Stable id (also the HTML element id suffix): letters, digits, dashes. */
@@ -37,17 +42,22 @@ export function baseSpec(): { width: number; height: number; padding: { left: nu
   return { width: CHART_WIDTH, height: CHART_HEIGHT, padding: { left: 5, top: 5, bottom: 5, right: 20 }, config: CHART_CONFIG };
 }
 
-/** The Vega spec of a chart (what the browser's Vega runtime parses). */
-export function compileChart(chart: Chart): vega.Spec {
-  return compile(chart.spec).spec;
+let table: Map<string, vega.Spec> | null = null;
+
+/** The ahead-of-time Vega spec of a Vega-Lite spec (a fresh object), or null when it is not in the table. */
+export function precompiledChart(spec: TopLevelSpec): vega.Spec | null {
+  table ??= new Map(JSON.parse(COMPILED_CHARTS) as Array<[string, vega.Spec]>);
+  const compiled = table.get(JSON.stringify(spec));
+  return compiled === undefined ? null : structuredClone(compiled);
 }
 
-/** Renders a chart to a standalone SVG document in Node (no browser, no canvas). */
-export async function chartToSvg(chart: Chart, data: Datasets): Promise<string> {
-  const view = new vega.View(vega.parse(compileChart(chart)), { renderer: 'none' });
-  for (const name of chart.datasets) view.data(name, (data[name] ?? []) as object[]);
-  await view.runAsync();
-  const svg = await view.toSVG();
-  view.finalize();
-  return svg;
+/** Compiles a Vega-Lite spec with Vega-Lite itself (loaded on first use). */
+export async function compileWithVegaLite(spec: TopLevelSpec): Promise<vega.Spec> {
+  const { compile } = await import('vega-lite');
+  return compile(spec).spec;
+}
+
+/** The Vega spec of a chart (what the browser's Vega runtime parses). */
+export async function compileChart(chart: Chart): Promise<vega.Spec> {
+  return precompiledChart(chart.spec) ?? compileWithVegaLite(chart.spec);
 }

@@ -63,6 +63,9 @@ function curve(id: string, title: string, caption: string, loadTitle: string, fi
   };
 }
 
+/** The load axis's title of each kind of sweep. */
+export const SWEEP_LOAD_TITLES = { rate: 'offered load (requests/s)', concurrency: 'concurrency' } as const;
+
 export function sweepCharts(loadTitle: string): Chart[] {
   const marks = 'Dashed lines: the saturation point and the knee found by the sweep analysis.';
   return [

@@ -64,13 +64,13 @@ function chartFigure(c: Chart): string {
   return `<figure class="chart"><figcaption><strong>${e(c.title)}</strong> ${e(c.caption)}</figcaption><div class="chart-box" id="chart-${e(c.id)}" data-chart="${e(c.id)}"></div></figure>`;
 }
 
-export function renderPage(page: Page): string {
+export async function renderPage(page: Page): Promise<string> {
   const nonce = randomBytes(16).toString('base64');
   const charts = page.sections.flatMap((s) => s.charts);
   const used = new Set(charts.flatMap((c) => c.datasets));
   const datasets: Datasets = {};
   for (const name of used) datasets[name] = page.datasets[name] ?? [];
-  const payload = { charts: charts.map((c) => ({ id: c.id, datasets: c.datasets, vega: compileChart(c) })), datasets };
+  const payload = { charts: await Promise.all(charts.map(async (c) => ({ id: c.id, datasets: c.datasets, vega: await compileChart(c) }))), datasets };
   const csp = `default-src 'none'; script-src 'nonce-${nonce}' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
   const nav = page.sections.map((s) => `<a href="#${e(s.id)}">${e(s.title)}</a>`).join('');
   const sections = page.sections

@@ -83,7 +83,7 @@ function factsOf(result: RunResult): Array<[string, string]> {
   return facts;
 }
 
-export function buildRunReport(bundle: RunBundle, generator: string): string {
+export function buildRunReport(bundle: RunBundle, generator: string): Promise<string> {
   const { result, records } = bundle;
   const slos = result.metrics.goodput?.slos ?? [];
   const dists = runDistributions(records);

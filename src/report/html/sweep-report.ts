@@ -5,7 +5,7 @@
  */
 import type { RunMetrics } from '../../metrics/index.js';
 import type { Datasets } from '../charts/chart.js';
-import { sweepCharts, type SweepMarker, type SweepPoint } from '../charts/sweep-charts.js';
+import { SWEEP_LOAD_TITLES, sweepCharts, type SweepMarker, type SweepPoint } from '../charts/sweep-charts.js';
 import { escapeHtml as e } from './escape.js';
 import { renderPage, type PageSection } from './page.js';
 import { htmlTable, pct } from './tables.js';
@@ -34,7 +34,7 @@ const fmt = (v: number | null | undefined, d = 2): string => (v === null || v ==
 const loadText = (l: StageLoad): string => (l.kind === 'concurrency' ? `concurrency ${l.concurrency}` : l.rate === 'inf' ? 'all at once' : `${l.rate} req/s`);
 const loadValue = (l: StageLoad): number | null => (l.kind === 'concurrency' ? l.concurrency : typeof l.rate === 'number' ? l.rate : null);
 
-export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string): string {
+export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string): Promise<string> {
   const byIndex = new Map(doc.stages.map((s) => [s.index, s]));
   const ordered = (doc.analysis?.order ?? doc.stages.map((s) => s.index)).map((i) => byIndex.get(i)).filter((s) => s !== undefined);
   // The curve's x axis is one kind of load: the kind most stages have (an auto sweep's baseline and probe are of the other).
@@ -92,7 +92,7 @@ export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string
       html: `${verdict}<h3>Curve analysis</h3><ul>${findings}</ul><h3>Stages (by offered load)</h3>${htmlTable(['Stage', 'load', 'requests', 'req/s', 'out tok/s', 'goodput req/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'failed', 'SLOs'], stageRows)}`,
       charts: [],
     },
-    { id: 'curves', title: 'Load curves', html: points.length ? '' : '<p class="note">No stage has a finite load of one kind to draw a curve over.</p>', charts: points.length ? sweepCharts(kind === 'rate' ? 'offered load (requests/s)' : 'concurrency') : [] },
+    { id: 'curves', title: 'Load curves', html: points.length ? '' : '<p class="note">No stage has a finite load of one kind to draw a curve over.</p>', charts: points.length ? sweepCharts(SWEEP_LOAD_TITLES[kind]) : [] },
     { id: 'spec', title: 'Run spec', html: `<details open><summary>spec.json (secrets removed)</summary><pre>${e(JSON.stringify(spec, null, 2))}</pre></details>`, charts: [] },
   ];
   const t = doc.target;
