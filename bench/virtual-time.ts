@@ -54,7 +54,7 @@ export async function runVirtualTime(hours: number): Promise<VirtualTimeRow> {
     if (code !== 0) throw new Error(`sim run exited ${code}: ${err.slice(-500)}`);
     const u = JSON.parse(readFileSync(usage, 'utf8')) as { user_s: number; system_s: number; max_rss_kib: number };
     const result = JSON.parse(out) as { metrics: { requests: { total: number } } };
-    const run = readdirSync(join(dir, 'results')).find((d) => d !== 'history.duckdb')!;
+    const run = readdirSync(join(dir, 'results')).find((d) => d !== 'history.duckdb' && !d.startsWith('.'))!;
     const recordsMiB = statSync(join(dir, 'results', run, 'records.jsonl')).size / 2 ** 20;
     return { hours, requests: result.metrics.requests.total, cpuS: u.user_s + u.system_s, wallS, peakRssMiB: u.max_rss_kib / 1024, recordsMiB, load1 };
   } finally {

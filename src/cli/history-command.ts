@@ -1,11 +1,9 @@
 /**
  * `infermeter history`, `trend` and `sql`: reading the run history (docs/history.md).
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
-import { PENDING_DIR, withHistory } from '../history/history-db.js';
 import { reindex } from '../history/history-index.js';
 import { listRuns, parseSince, type JsonRow } from '../history/history-query.js';
 import { runSql } from '../history/history-sql.js';
@@ -32,17 +30,12 @@ function positiveInt(flag: string, text: string | undefined): number | null {
   return n;
 }
 
-/** Rows left in .history-pending/ by a run that met a busy history are folded in before reading. */
-async function foldPending(resultsDir: string): Promise<void> {
-  if (existsSync(join(resultsDir, PENDING_DIR))) await withHistory(resultsDir, { mode: 'write' }, async () => undefined);
-}
-
 export async function historyCommand(opts: HistoryOpts, io: CliIo): Promise<number> {
   if (opts.reindex) {
     const r = await reindex(opts.resultsDir);
     io.stderr.write(`history: ${r.indexed} rows (runs and sweep stages) indexed in ${join(opts.resultsDir, 'history.duckdb')}\n`);
     for (const s of r.skipped) io.stderr.write(`history: skipped ${s}\n`);
-  } else await foldPending(opts.resultsDir);
+  }
   const rows = await listRuns(opts.resultsDir, {
     model: opts.model ?? null,
     since: opts.since ? parseSince(opts.since) : null,
@@ -106,7 +99,6 @@ function parseThreshold(text: string): number {
 
 export async function trendCommand(metricName: string, opts: TrendOpts, io: CliIo): Promise<number> {
   const metric = trendMetric(metricName);
-  await foldPending(opts.resultsDir);
   const t = await trend(opts.resultsDir, metric, { spec: opts.spec ?? null, run: opts.run ?? null, limit: positiveInt('--limit', opts.limit), threshold: parseThreshold(opts.threshold) });
   if (opts.json) io.stdout.write(`${JSON.stringify(t, null, 2)}\n`);
   else {
@@ -133,7 +125,6 @@ export async function trendCommand(metricName: string, opts: TrendOpts, io: CliI
 }
 
 export async function sqlCommand(query: string, opts: { resultsDir: string; json?: boolean }, io: CliIo): Promise<number> {
-  await foldPending(opts.resultsDir);
   const { columns, rows } = await runSql(opts.resultsDir, query);
   if (opts.json) {
     io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);

@@ -1,12 +1,18 @@
 /**
- * The run history: one DuckDB file, `<results>/history.duckdb` (format: docs/history.md).
+ * The run history: one DuckDB file, `<results>/history.duckdb` (format: docs/history.md), and
+ * its journal, `<results>/.history-pending/` (one JSON row per file).
+ *
+ * A finishing run does not open the database: it writes its row to the journal (written aside
+ * and renamed, so no lock is needed and no reader sees half a row), which keeps DuckDB out of
+ * every run's process. Whoever opens the history folds the journal in first — a writer before
+ * its own statement, a reader by opening the file for writing once before reading — so every
+ * reader sees every finished run.
  *
  * DuckDB lets one process at a time open a file for writing (a file lock), and readers are
  * locked out while it does. Every use here is short — open, one statement or transaction,
  * close — so a process that meets the lock waits and retries (with jitter) for a bounded time.
  * Within one process the uses are queued, since two instances on one file would not see each
- * other's lock. A writer that still cannot get in leaves its row in `.history-pending/` beside
- * the file, and the next writer folds it in: a busy history delays a row, never loses it.
+ * other's lock.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -131,9 +137,24 @@ export interface OpenOptions {
   lockWaitMs?: number;
 }
 
-/** Opens the history of `resultsDir`, runs `fn` on a connection and closes it again. */
+/** Opens the history of `resultsDir` (the journal folded in first), runs `fn` on a connection and closes it again. */
 export function withHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
-  return serialized(() => openHistory(resultsDir, opts, fn, true));
+  return serialized(async () => {
+    if (opts.mode === 'read' && hasJournal(resultsDir)) await openHistory(resultsDir, { ...opts, mode: 'write' }, async () => undefined, true);
+    return openHistory(resultsDir, opts, fn, true);
+  });
+}
+
+/** Whether rows wait in the journal. */
+export function hasJournal(resultsDir: string): boolean {
+  return existsSync(join(resultsDir, PENDING_DIR));
+}
+
+/** Folds the journal into the history now (for a reader that opens the file by other means, as `sql` does). */
+export function foldJournal(resultsDir: string): Promise<void> {
+  return serialized(async () => {
+    if (hasJournal(resultsDir)) await openHistory(resultsDir, { mode: 'write' }, async () => undefined, true);
+  });
 }
 
 async function openHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: DuckDBConnection) => Promise<T>, mayUpgrade: boolean): Promise<T> {
@@ -199,7 +220,7 @@ export async function upsertRows(c: DuckDBConnection, rows: readonly HistoryRow[
   }
 }
 
-/** Leaves a row for the next writer (the history was locked too long, or could not be opened). */
+/** Adds a row to the journal, for whoever opens the history next; returns its file. */
 export function writePending(resultsDir: string, row: HistoryRow): string {
   const dir = join(resultsDir, PENDING_DIR);
   mkdirSync(dir, { recursive: true });
@@ -215,15 +236,25 @@ async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<voi
   if (!existsSync(dir)) return;
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
   const rows: HistoryRow[] = [];
+  const folded: Array<[string, string]> = [];
   for (const f of files) {
     try {
-      rows.push(JSON.parse(readFileSync(join(dir, f), 'utf8')) as HistoryRow);
+      const text = readFileSync(join(dir, f), 'utf8');
+      rows.push(JSON.parse(text) as HistoryRow);
+      folded.push([f, text]);
     } catch {
-      // Unreadable: left in place for a person to look at; `history --reindex` rebuilds from the run directories anyway.
+      // Unreadable (or removed meanwhile by another process's fold): left for a person to look at; `history --reindex` rebuilds from the run directories anyway.
     }
   }
   await upsertRows(c, rows);
-  for (const r of rows) rmSync(join(dir, `${r.run_id}.json`), { force: true });
+  for (const [f, text] of folded) {
+    // A run re-analysed meanwhile rewrote its row: that newer row stays for the next fold.
+    try {
+      if (readFileSync(join(dir, f), 'utf8') === text) rmSync(join(dir, f), { force: true });
+    } catch {
+      // already gone
+    }
+  }
   try {
     rmdirSync(dir); // only when empty: then readers need not open the history for writing to fold it
   } catch {

@@ -1,20 +1,18 @@
 /**
  * Putting runs into the history. `indexRun` is called at the end of every saved run and must
- * never fail it: whatever goes wrong becomes one warning line, and the row is kept in
- * `.history-pending/` when the database could not take it. `reindex` rebuilds rows from the run
- * directories themselves (runs from before the history existed, or a deleted history file).
+ * never fail it: whatever goes wrong becomes one warning line. It writes the run's row to the
+ * history's journal (`.history-pending/`, history-db.ts) and does not open the database, so a
+ * run's process never loads DuckDB; every reader of the history folds the journal in first.
+ * `reindex` rebuilds rows from the run directories themselves (runs from before the history
+ * existed, or a deleted history file).
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { HistoryBusyError, upsertRows, withHistory, writePending } from './history-db.js';
+import { join } from 'node:path';
+import { upsertRows, withHistory, writePending } from './history-db.js';
 import { isSweepDir, rowFromRunDir, rowsFromSweepDir, type HistoryRow } from './history-row.js';
 
-export interface IndexOptions {
-  lockWaitMs?: number;
-}
-
-/** Indexes the run (or each stage of the sweep) in `runDir`; returns null when done, else the one-line warning to print. */
-export async function indexRun(resultsDir: string, runDir: string, opts: IndexOptions = {}): Promise<string | null> {
+/** Journals the row of the run (or of each stage of the sweep) in `runDir`; returns null when done, else the one-line warning to print. */
+export async function indexRun(resultsDir: string, runDir: string): Promise<string | null> {
   let rows: HistoryRow[];
   try {
     rows = rowsFromDir(resultsDir, runDir);
@@ -22,17 +20,10 @@ export async function indexRun(resultsDir: string, runDir: string, opts: IndexOp
     return `history: not indexed (${message(err)}); the run directory is complete`;
   }
   try {
-    await withHistory(resultsDir, { mode: 'write', ...(opts.lockWaitMs !== undefined ? { lockWaitMs: opts.lockWaitMs } : {}) }, (c) => upsertRows(c, rows));
+    for (const row of rows) writePending(resultsDir, row);
     return null;
   } catch (err) {
-    try {
-      let pending = '';
-      for (const row of rows) pending = writePending(resultsDir, row);
-      const why = err instanceof HistoryBusyError ? 'the history was busy' : message(err);
-      return `history: ${why}; ${rows.length === 1 ? `the row waits in ${pending}` : `the ${rows.length} rows wait in ${dirname(pending)}`} and ${rows.length === 1 ? 'is' : 'are'} added by the next run or \`infermeter history\``;
-    } catch (err2) {
-      return `history: not indexed (${message(err)}; ${message(err2)}); \`infermeter history --reindex\` adds it later`;
-    }
+    return `history: not indexed (${message(err)}); \`infermeter history --reindex\` adds it later`;
   }
 }
 

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { UserError } from '../errors/user-error.js';
-import { HISTORY_FILE, OFFLINE, RUN_COLUMNS, retryOnLock, serialized } from './history-db.js';
+import { foldJournal, HISTORY_FILE, OFFLINE, RUN_COLUMNS, retryOnLock, serialized } from './history-db.js';
 import type { JsonRow } from './history-query.js';
 
 /** The records.jsonl columns and their SQL types (docs/records.md), fixed so the view does not depend on sampling. */
@@ -114,7 +114,8 @@ export async function runSql(resultsDir: string, query: string): Promise<SqlResu
   });
 }
 
-function withSqlDatabase<T>(resultsDir: string, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+async function withSqlDatabase<T>(resultsDir: string, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+  await foldJournal(resultsDir);
   return serialized(async () => {
     const instance = await DuckDBInstance.create(':memory:', OFFLINE);
     const c = await instance.connect();

@@ -16,7 +16,7 @@ const OUTPUT_LEN = 16;
 
 function onlyRunDir(resultDir: string): string {
   // Run directories only: the results folder also holds the run history (history.duckdb).
-  const dirs = readdirSync(resultDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  const dirs = readdirSync(resultDir, { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name);
   expect(dirs).toHaveLength(1);
   return join(resultDir, dirs[0]!);
 }

@@ -47,7 +47,7 @@ describe('secrets', () => {
     expectNoSecret('stdout', out.stdout);
     expectNoSecret('stderr', out.stderr);
     // Run directories only: the results folder also holds the run history (history.duckdb).
-    const dirs = readdirSync(resultDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const dirs = readdirSync(resultDir, { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name);
     expect(dirs).toHaveLength(1);
     const dir = join(resultDir, dirs[0]!);
     const records = readFileSync(join(dir, 'records.jsonl'), 'utf8');
@@ -61,7 +61,8 @@ describe('secrets', () => {
     expectNoSecret('spec.json', spec);
     expect(JSON.parse(spec).target.base_url).toBe(`http://[redacted]@${server.url.slice('http://'.length)}?token=[redacted]`);
     expect(out.stdout).toContain(`http://[redacted]@${server.url.slice('http://'.length)}?token=[redacted]`);
-    // The run history: the row as listed, and the database file's bytes.
+    // The run history: the row as journaled by the run, as listed, and the database file's bytes.
+    for (const f of readdirSync(join(resultDir, '.history-pending'))) expectNoSecret(f, readFileSync(join(resultDir, '.history-pending', f), 'utf8'));
     const history = await runCli(['history', '--results-dir', resultDir, '--json']);
     expect(history.stdout).toContain('[redacted]');
     expectNoSecret('history --json', history.stdout);

@@ -45,7 +45,7 @@ export async function makeFixture(opts: { withQuality?: boolean } = {}): Promise
     ]);
     expect(out.code, out.stderr).toBe(0);
   }
-  const runIds = readdirSync(results, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+  const runIds = readdirSync(results, { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name).sort();
   // A run whose model name is markup (what a hostile server could report): it must show as text.
   const hostile = join(results, 'hostile-run');
   // Copied from the slow run (no answer checks), named exactly: the eval run must stay the only one with checks.
