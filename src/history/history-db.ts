@@ -14,13 +14,13 @@
  * Within one process the uses are queued, since two instances on one file would not see each
  * other's lock.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { hasJournal, PENDING_DIR } from './history-journal.js';
 import type { HistoryRow } from './history-row.js';
 
 export const HISTORY_FILE = 'history.duckdb';
-export const PENDING_DIR = '.history-pending';
 /** The history format; bump on any breaking change of the tables below (docs/history.md). */
 export const HISTORY_SCHEMA = 'infermeter.history/1';
 
@@ -145,11 +145,6 @@ export function withHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: Du
   });
 }
 
-/** Whether rows wait in the journal. */
-export function hasJournal(resultsDir: string): boolean {
-  return existsSync(join(resultsDir, PENDING_DIR));
-}
-
 /** Folds the journal into the history now (for a reader that opens the file by other means, as `sql` does). */
 export function foldJournal(resultsDir: string): Promise<void> {
   return serialized(async () => {
@@ -218,17 +213,6 @@ export async function upsertRows(c: DuckDBConnection, rows: readonly HistoryRow[
     await c.run('ROLLBACK');
     throw err;
   }
-}
-
-/** Adds a row to the journal, for whoever opens the history next; returns its file. */
-export function writePending(resultsDir: string, row: HistoryRow): string {
-  const dir = join(resultsDir, PENDING_DIR);
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, `${row.run_id}.json`);
-  // Written aside and renamed, so a reader never sees half a row.
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(row)}\n`);
-  renameSync(`${path}.tmp`, path);
-  return path;
 }
 
 async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<void> {

@@ -8,7 +8,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { upsertRows, withHistory, writePending } from './history-db.js';
+import { writePending } from './history-journal.js';
 import { isSweepDir, rowFromRunDir, rowsFromSweepDir, type HistoryRow } from './history-row.js';
 
 /** Journals the row of the run (or of each stage of the sweep) in `runDir`; returns null when done, else the one-line warning to print. */
@@ -58,6 +58,8 @@ export async function reindex(resultsDir: string): Promise<{ indexed: number; sk
       skipped.push(`${dir}: ${message(err)}`);
     }
   }
+  // Imported here: indexing a run (above) must not load DuckDB into the run's process.
+  const { upsertRows, withHistory } = await import('./history-db.js');
   await withHistory(resultsDir, { mode: 'write' }, (c) => upsertRows(c, rows));
   return { indexed: rows.length, skipped };
 }

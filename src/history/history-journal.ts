@@ -1,0 +1,27 @@
+/**
+ * The history's journal: `<results>/.history-pending/<run_id>.json`, one row per file. A
+ * finishing run writes its row here and never opens the database (history-db.ts folds the
+ * journal in before any use of the file). Its own module, without DuckDB, so that a run's
+ * process does not load DuckDB at all.
+ */
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HistoryRow } from './history-row.js';
+
+export const PENDING_DIR = '.history-pending';
+
+/** Whether rows wait in the journal. */
+export function hasJournal(resultsDir: string): boolean {
+  return existsSync(join(resultsDir, PENDING_DIR));
+}
+
+/** Adds a row to the journal, for whoever opens the history next; returns its file. */
+export function writePending(resultsDir: string, row: HistoryRow): string {
+  const dir = join(resultsDir, PENDING_DIR);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${row.run_id}.json`);
+  // Written aside and renamed, so a reader never sees half a row.
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(row)}\n`);
+  renameSync(`${path}.tmp`, path);
+  return path;
+}
