@@ -43,7 +43,7 @@ export function runCli(args: string[]): Promise<CliRun> {
   return new Promise((resolve) => {
     child.on('exit', (code) => {
       clearInterval(poll);
-      const runs = readdirSync(dir);
+      const runs = readdirSync(dir).filter((d) => !d.startsWith('.') && d !== 'history.duckdb');
       const recordsPath = runs.length > 0 ? join(dir, runs[0]!, 'records.jsonl') : null;
       resolve({ code: code ?? -1, peakRssMiB: peak / 1024, wallMs: performance.now() - t0, recordsPath, stderr, cleanup: () => rmSync(dir, { recursive: true, force: true }) });
     });

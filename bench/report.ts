@@ -70,7 +70,7 @@ export async function runReportBench(opts: { requests: number }): Promise<Report
       { stdout: quiet(), stderr: quiet(), env: {} },
     );
     if (code !== 0) throw new Error(`sim run exited ${code}`);
-    const dir = join(root, readdirSync(root)[0]!);
+    const dir = join(root, readdirSync(root).filter((d) => !d.startsWith('.'))[0]!);
     const t0 = performance.now();
     const bundle = loadRunBundle(dir);
     const t1 = performance.now();

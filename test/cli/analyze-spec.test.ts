@@ -17,7 +17,7 @@ describe('analyze reads spec.json when there is no result.json', () => {
   async function runThenDropResult(argv: string[]): Promise<string> {
     const resultDir = tempDir('anspec');
     expectCompleted(await runCli([...argv, '--result-dir', resultDir, '--progress', 'none']));
-    const runDir = join(resultDir, readdirSync(resultDir)[0]!);
+    const runDir = join(resultDir, readdirSync(resultDir).filter((d) => !d.startsWith('.'))[0]!);
     rmSync(join(runDir, 'result.json'));
     return runDir;
   }

@@ -39,7 +39,7 @@ describe('cost figures in sim run, analyze and the console', () => {
     expect(c.per_request).toBeCloseTo(c.total_cost / res.metrics.requests.ok, 12);
     expect(c.good_requests).toBe(res.metrics.goodput!.good);
     expect(c.input.cost + c.output.cost).toBeCloseTo(c.total_cost, 12);
-    const runDir = join(tmp, readdirSync(tmp)[0]!);
+    const runDir = join(tmp, readdirSync(tmp).filter((d) => !d.startsWith('.'))[0]!);
     const again = await runCli(['analyze', runDir, '--json']);
     expect(again.code, again.stderr).toBe(0);
     // Records are saved at µs resolution, so the figures agree to that precision.

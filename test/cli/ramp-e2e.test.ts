@@ -26,7 +26,7 @@ async function records(args: string[]): Promise<{ recs: RequestRecord[]; result:
   // fall behind, and either makes the run invalid (exit 5) without saying anything about ramps.
   const out = await runCli([...args, '--result-dir', dir, '--json', '--progress', 'none', '--allow-invalid']);
   expect(out.code, out.stderr).toBe(0);
-  const recs = readRecordsFile(join(dir, readdirSync(dir)[0]!, 'records.jsonl')).records.sort((a, b) => a.id - b.id);
+  const recs = readRecordsFile(join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!, 'records.jsonl')).records.sort((a, b) => a.id - b.id);
   return { recs, result: JSON.parse(out.stdout) as { metrics: { requests: { total: number } } } };
 }
 

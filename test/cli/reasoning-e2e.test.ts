@@ -22,7 +22,7 @@ async function run(args: string[]): Promise<{ recs: RequestRecord[]; result: Run
   dirs.push(dir);
   const out = await runCli([...args, '--result-dir', dir, '--progress', 'none']);
   expectCompleted(out);
-  const runDir = join(dir, readdirSync(dir)[0]!);
+  const runDir = join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!);
   const recs = readRecordsFile(join(runDir, 'records.jsonl')).records.sort((a, b) => a.id - b.id);
   const analyzed = await runCli(['analyze', runDir, '--json']);
   expectCompleted(analyzed);

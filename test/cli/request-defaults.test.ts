@@ -71,7 +71,7 @@ describe('request defaults against a server', () => {
     const b = loadRequests().map((x) => x.prompt);
     expect(b).not.toEqual(a);
     expect(b.map((p) => p.split(' ').length)).toEqual(a.map((p) => p.split(' ').length));
-    const spec = JSON.parse(readFileSync(join(resultDir, readdirSync(resultDir)[0]!, 'spec.json'), 'utf8')) as { workload: { prompt_salt: string } };
+    const spec = JSON.parse(readFileSync(join(resultDir, readdirSync(resultDir).filter((d) => !d.startsWith('.'))[0]!, 'spec.json'), 'utf8')) as { workload: { prompt_salt: string } };
     expect(spec.workload.prompt_salt).toMatch(/^[0-9a-f]{8}$/);
     expect(first.stderr).toContain(`--prompt-salt ${spec.workload.prompt_salt}`);
     await run(['--no-save', '--prompt-salt', spec.workload.prompt_salt]);

@@ -78,7 +78,7 @@ describe('SLOs decide the exit code', () => {
       '--slo', 'p50(ttft) < 5ms', '--slo', 'error_rate <= 0%',
     ]);
     expect(run.code, run.stderr).toBe(EXIT_CODES.SLO_FAILED);
-    const runDir = join(resultDir, readdirSync(resultDir)[0]!);
+    const runDir = join(resultDir, readdirSync(resultDir).filter((d) => !d.startsWith('.'))[0]!);
     const saved = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8')) as RunResult;
     expect(saved.slos!.map((s) => s.pass)).toEqual([false, true]);
     expect(saved.slos![0]!.value!).toBeGreaterThanOrEqual(30);

@@ -66,7 +66,7 @@ describe('sim sweep (virtual time)', () => {
     const out = await runCli(['sim', 'sweep', ...WORKLOAD, '--num-prompts', '40', '--request-rates', '2,8,inf', '--stage-warmup', '5', '--result-dir', dir]);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toMatch(/#\s+load\s+TTFT p50/);
-    const sweepDir = join(dir, readdirSync(dir)[0]!);
+    const sweepDir = join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!);
     const result = JSON.parse(readFileSync(join(sweepDir, 'sweep.json'), 'utf8')) as SweepResult;
     const { records } = readRecordsFile(join(sweepDir, 'records.jsonl'));
     expect(records).toHaveLength(120);

@@ -27,7 +27,7 @@ describe('output token source without server usage', () => {
     const dir = tempDir('tok');
     const out = await runCli(['run', '--base-url', server.url, '--model', 'm', '--no-preflight', '--num-prompts', '3', '--random-input-len', '8', '--random-output-len', '4', '--workers', '0', '--result-dir', dir, '--progress', 'none', ...extra]);
     expectCompleted(out);
-    return readRecordsFile(join(dir, readdirSync(dir)[0]!, 'records.jsonl')).records;
+    return readRecordsFile(join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!, 'records.jsonl')).records;
   }
 
   it('counts content chunks by default', async () => {

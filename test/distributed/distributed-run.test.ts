@@ -29,7 +29,7 @@ afterAll(async () => {
 
 /** The run's one directory under `resultDir`. */
 function runDirOf(resultDir: string): string {
-  const dirs = readdirSync(resultDir).filter((d) => !d.startsWith('history'));
+  const dirs = readdirSync(resultDir).filter((d) => !d.startsWith('history') && !d.startsWith('.'));
   expect(dirs).toHaveLength(1);
   return join(resultDir, dirs[0]!);
 }

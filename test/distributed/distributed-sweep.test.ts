@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 function sweepDirOf(resultDir: string): string {
-  const dirs = readdirSync(resultDir).filter((d) => !d.startsWith('history'));
+  const dirs = readdirSync(resultDir).filter((d) => !d.startsWith('history') && !d.startsWith('.'));
   expect(dirs).toHaveLength(1);
   return join(resultDir, dirs[0]!);
 }
@@ -149,7 +149,7 @@ describe('distributed sweep over NATS', () => {
     const ws = workers(common, 'sweep-killed', 3);
     // Waits for a record of worker 1 in stage 2 on disk.
     for (;;) {
-      const dirs = existsSync(resultDir) ? readdirSync(resultDir).filter((x) => !x.startsWith('history')) : [];
+      const dirs = existsSync(resultDir) ? readdirSync(resultDir).filter((x) => !x.startsWith('history') && !x.startsWith('.')) : [];
       const path = dirs.length > 0 ? join(resultDir, dirs[0]!, 'records.jsonl') : null;
       const lines = path && existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter((l) => l.endsWith('}')) : [];
       if (lines.some((l) => /"stage":1\b/.test(l) && /"node":1\b/.test(l))) break;

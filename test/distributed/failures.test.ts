@@ -37,7 +37,7 @@ function worker(args: string[], runId: string, index: number): CliProcess {
 /** Resolves with the run directory once records.jsonl under `resultDir` holds a line matching `pattern`. */
 async function recordOnDisk(resultDir: string, pattern: RegExp, done: () => boolean): Promise<string> {
   for (;;) {
-    const dirs = existsSync(resultDir) ? readdirSync(resultDir).filter((d) => !d.startsWith('history')) : [];
+    const dirs = existsSync(resultDir) ? readdirSync(resultDir).filter((d) => !d.startsWith('history') && !d.startsWith('.')) : [];
     const path = dirs.length > 0 ? join(resultDir, dirs[0]!, 'records.jsonl') : null;
     if (path && existsSync(path) && pattern.test(readFileSync(path, 'utf8'))) return join(resultDir, dirs[0]!);
     if (done()) throw new Error(`the run ended before a record matching ${pattern} was written under ${resultDir}`);

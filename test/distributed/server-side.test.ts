@@ -38,7 +38,7 @@ afterAll(async () => {
   await nats?.close();
 });
 
-const runDirOf = (resultDir: string) => join(resultDir, readdirSync(resultDir).filter((d) => !d.startsWith('history'))[0]!);
+const runDirOf = (resultDir: string) => join(resultDir, readdirSync(resultDir).filter((d) => !d.startsWith('history') && !d.startsWith('.'))[0]!);
 
 describe('distributed run: the server side', () => {
   it('the coordinator scrapes /metrics around the whole run and times the cold start; prompts follow its calibration', async () => {

@@ -102,7 +102,7 @@ export function expectCompleted(out: CliResult): void {
  */
 export async function firstRecordWritten(resultDir: string, isDone: () => boolean = () => false): Promise<string> {
   for (;;) {
-    const dirs = existsSync(resultDir) ? readdirSync(resultDir) : [];
+    const dirs = existsSync(resultDir) ? readdirSync(resultDir).filter((d) => !d.startsWith('.')) : [];
     const path = dirs.length > 0 ? join(resultDir, dirs[0]!, 'records.jsonl') : null;
     if (path !== null && existsSync(path) && statSync(path).size > 0) return join(resultDir, dirs[0]!);
     if (isDone()) throw new Error(`the run ended before any record was written under ${resultDir}`);

@@ -84,13 +84,13 @@ describe('infermeter report and the report of a run', () => {
   it('sim run writes report.html and names it; --no-report does not', async () => {
     const r = await runCli(['sim', 'run', '--num-prompts', '20', '--request-rate', '10', '--result-dir', join(fx.root, 'auto'), '--name', 'a']);
     expect(r.code).toBe(0);
-    const dir = join(fx.root, 'auto', readdirSync(join(fx.root, 'auto'))[0]!);
+    const dir = join(fx.root, 'auto', readdirSync(join(fx.root, 'auto')).filter((d) => !d.startsWith('.'))[0]!);
     expect(r.stdout).toContain(`Report: ${join(dir, 'report.html')}`);
     expect(existsSync(join(dir, 'report.html'))).toBe(true);
     const q = await runCli(['sim', 'run', '--num-prompts', '20', '--result-dir', join(fx.root, 'quiet'), '--no-report']);
     expect(q.code).toBe(0);
     expect(q.stdout).not.toContain('Report:');
-    const qdir = join(fx.root, 'quiet', readdirSync(join(fx.root, 'quiet'))[0]!);
+    const qdir = join(fx.root, 'quiet', readdirSync(join(fx.root, 'quiet')).filter((d) => !d.startsWith('.'))[0]!);
     expect(existsSync(join(qdir, 'report.html'))).toBe(false);
   });
 });

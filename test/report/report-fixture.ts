@@ -30,7 +30,7 @@ export async function makeReportFixture(): Promise<ReportFixture> {
   const root = tempDir('report');
   const r = await runCli(['sim', 'run', '--request-rate', '20', '--num-prompts', '300', '--seed', '3', '--result-dir', root, '--name', 'fx', '--no-report', '--goodput', 'ttft:300', 'tpot:40']);
   if (r.code !== 0) throw new Error(`sim run failed: ${r.stderr}`);
-  const dir = join(root, readdirSync(root)[0]!);
+  const dir = join(root, readdirSync(root).filter((d) => !d.startsWith('.'))[0]!);
   const { records } = readRecordsFile(join(dir, 'records.jsonl'));
   records.sort((a, b) => a.id - b.id);
   records.forEach((rec, i) => (rec.task = i % 3 === 0 ? INJECTED.task : 'summarize'));

@@ -14,7 +14,7 @@ import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 function saved(root: string): { html: string; result: RunResult } {
-  const dir = join(root, readdirSync(root)[0]!);
+  const dir = join(root, readdirSync(root).filter((d) => !d.startsWith('.'))[0]!);
   return { html: readFileSync(join(dir, 'report.html'), 'utf8'), result: JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as RunResult };
 }
 

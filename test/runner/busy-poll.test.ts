@@ -38,7 +38,7 @@ describe('infermeter run --busy-poll', () => {
         '--workers', workers, '--result-dir', dir, '--progress', 'none',
       ]);
       expectCompleted(out);
-      const runDir = join(dir, readdirSync(dir)[0]!);
+      const runDir = join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!);
       const result = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8')) as RunResult;
       expect(result.client['busy_poll']).toBe(true);
       const share = result.client['event_loop_utilization'] as number;

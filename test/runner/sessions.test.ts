@@ -60,7 +60,7 @@ describe('multi-turn sessions', () => {
     expect(result.metrics.requests.total).toBe(12);
     expect(result.metrics.requests.ok).toBe(12);
 
-    const { records } = readRecordsFile(join(dir, readdirSync(dir)[0]!, 'records.jsonl'));
+    const { records } = readRecordsFile(join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!, 'records.jsonl'));
     const bySession = new Map<string, typeof records>();
     for (const r of records) bySession.set(r.session!, [...(bySession.get(r.session!) ?? []), r]);
     // 12 requests over conversations of 3 turns: 4 whole ones, or a 5th cut short by the count

@@ -39,7 +39,7 @@ async function recordsWith(workers: number): Promise<RequestRecord[]> {
     '--workers', String(workers), '--result-dir', dir, '--progress', 'none',
   ]);
   expectCompleted(out);
-  return readRecordsFile(join(dir, readdirSync(dir)[0]!, 'records.jsonl')).records;
+  return readRecordsFile(join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!, 'records.jsonl')).records;
 }
 
 describe('--workers', () => {
@@ -87,7 +87,7 @@ describe('--workers', () => {
     // each takes 5 + 19 × 20 ms), whatever the machine's load.
     const firstOk = async (): Promise<void> => {
       for (let i = 0; i < 2000 && !ac.signal.aborted; i++) {
-        const run = readdirSync(dir)[0];
+        const run = readdirSync(dir).filter((d) => !d.startsWith('.'))[0];
         const path = run && join(dir, run, 'records.jsonl');
         if (path && existsSync(path) && readFileSync(path, 'utf8').includes('"status":"ok"')) break;
         await new Promise((r) => setTimeout(r, 10));

@@ -31,7 +31,7 @@ describe('client latency above the server’s known delays', () => {
     const noise = observe('run.noise_max_ms', probe.stop().max);
     // A client that fell behind makes the run invalid (exit 5); the tolerances below judge that.
     expectCompleted(out);
-    const result = JSON.parse(readFileSync(join(dir, readdirSync(dir)[0]!, 'result.json'), 'utf8')) as RunResult;
+    const result = JSON.parse(readFileSync(join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!, 'result.json'), 'utf8')) as RunResult;
     const { ttft_ms, tpot_ms } = result.metrics.latency;
     // a first token passes through about four waits (send, server read, server timer, client read)
     expect(observe('run.ttft_p50_excess_ms', ttft_ms.p50! - PREFILL_MS)).toBeLessThan(20 + 4 * noise);

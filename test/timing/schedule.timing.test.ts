@@ -72,7 +72,7 @@ describe('sending on schedule', () => {
     const noise = observe('trace.noise_max_ms', probe.stop().max);
     // A client that fell behind makes the run invalid (exit 5); the tolerances below judge that.
     expectCompleted(out);
-    const lines = readFileSync(join(dir, readdirSync(dir)[0]!, 'records.jsonl'), 'utf8').trim().split('\n');
+    const lines = readFileSync(join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!, 'records.jsonl'), 'utf8').trim().split('\n');
     const late = Math.max(...lines.map((l) => JSON.parse(l) as RequestRecord).map((r) => r.sent_ms - r.scheduled_ms));
     expect(observe('trace.max_lateness_ms', late)).toBeLessThan(2 + 3 * noise);
   });
