@@ -20,8 +20,51 @@ const BATCH = 4096;
 
 interface Shared {
   timeline: SharedTimeline;
-  /** Records on step k (addChunkTokens) or on steps k−1 and k (gaps): prefix sums of this at k. */
+  /** Records on step k (addChunkTokens) or on steps k−1 and k (gaps): prefix sums of this at k − lo. */
   spans: Int32Array;
+  /** The steps the records touch: lo … hi − 1 (a window's records span a short part of a long run). */
+  lo: number;
+  hi: number;
+}
+
+/**
+ * The records' stretches [from, to) of shared timelines, added one by one; `spans()` marks them
+ * per timeline in an array covering only the steps they touch (a window's records span a short
+ * part of a long run). Typed arrays, not an object per record.
+ */
+class Stretches {
+  private timelines: SharedTimeline[] = [];
+  private which: Int32Array;
+  private from: Int32Array;
+  private to: Int32Array;
+  private n = 0;
+  constructor(capacity: number) {
+    this.which = new Int32Array(capacity);
+    this.from = new Int32Array(capacity);
+    this.to = new Int32Array(capacity);
+  }
+  add(timeline: SharedTimeline, from: number, to: number): void {
+    let t = this.timelines.indexOf(timeline);
+    if (t < 0) t = this.timelines.push(timeline) - 1;
+    this.which[this.n] = t;
+    this.from[this.n] = from;
+    this.to[this.n++] = to;
+  }
+  spans(): Shared[] {
+    const out: Shared[] = this.timelines.map((timeline) => ({ timeline, spans: new Int32Array(0), lo: Infinity, hi: -Infinity }));
+    for (let i = 0; i < this.n; i++) {
+      const g = out[this.which[i]!]!;
+      g.lo = Math.min(g.lo, this.from[i]!);
+      g.hi = Math.max(g.hi, this.to[i]!);
+    }
+    for (const g of out) g.spans = new Int32Array(g.hi - g.lo + 1);
+    for (let i = 0; i < this.n; i++) {
+      const g = out[this.which[i]!]!;
+      g.spans[this.from[i]! - g.lo]!++;
+      g.spans[this.to[i]! - g.lo]!--;
+    }
+    return out;
+  }
 }
 
 /**
@@ -29,7 +72,7 @@ interface Shared {
  * records without a shared stretch. The per-step weights are counted once, here.
  */
 export function chunkGapVisitor(records: readonly RequestRecord[], fill: (r: RequestRecord, out: Float64Array, at: number) => number): WeightedVisitor {
-  const shared: Shared[] = [];
+  const stretches = new Stretches(records.length);
   const own: RequestRecord[] = [];
   for (const r of records) {
     const s = stepStretchOf(r);
@@ -38,11 +81,10 @@ export function chunkGapVisitor(records: readonly RequestRecord[], fill: (r: Req
       continue;
     }
     if (s.count < 2) continue;
-    let g = shared.find((x) => x.timeline === s.timeline);
-    if (!g) shared.push((g = { timeline: s.timeline, spans: new Int32Array(s.timeline.length + 1) }));
-    g.spans[s.first + 1]!++;
-    g.spans[s.first + s.count]!--;
+    // The gap ending at step k counts for k in first + 1 … first + count − 1.
+    stretches.add(s.timeline, s.first + 1, s.first + s.count);
   }
+  const shared = stretches.spans();
   return (emit) => {
     let buf = new Float64Array(BATCH);
     for (const r of own) {
@@ -52,11 +94,11 @@ export function chunkGapVisitor(records: readonly RequestRecord[], fill: (r: Req
     }
     const values = new Float64Array(BATCH);
     const weights = new Float64Array(BATCH);
-    for (const { timeline, spans } of shared) {
+    for (const { timeline, spans, lo, hi } of shared) {
       let m = 0;
       let n = 0;
-      for (let k = 1; k < timeline.length; k++) {
-        m += spans[k]!;
+      for (let k = Math.max(1, lo); k < Math.min(hi, timeline.length); k++) {
+        m += spans[k - lo]!;
         if (m === 0) continue;
         values[n] = timeline.at(k) - timeline.at(k - 1);
         weights[n++] = m;
@@ -77,7 +119,7 @@ export function chunkGapVisitor(records: readonly RequestRecord[], fill: (r: Req
  * record count at its bucket): whole numbers, so the sums are the same in any order.
  */
 export function addChunkTokens(records: readonly RequestRecord[], bucketOf: (t: number) => number, into: Float64Array): void {
-  const shared: Shared[] = [];
+  const stretches = new Stretches(records.length);
   for (const r of records) {
     const c = r.chunk_ms.length;
     if (c === 0) {
@@ -91,15 +133,12 @@ export function addChunkTokens(records: readonly RequestRecord[], bucketOf: (t: 
       for (let i = 0; i < c; i++) into[bucketOf(ch[i]!)]! += w;
       continue;
     }
-    let g = shared.find((x) => x.timeline === s.timeline);
-    if (!g) shared.push((g = { timeline: s.timeline, spans: new Int32Array(s.timeline.length + 1) }));
-    g.spans[s.first]!++;
-    g.spans[s.first + s.count]!--;
+    stretches.add(s.timeline, s.first, s.first + s.count);
   }
-  for (const { timeline, spans } of shared) {
+  for (const { timeline, spans, lo, hi } of stretches.spans()) {
     let m = 0;
-    for (let k = 0; k < timeline.length; k++) {
-      m += spans[k]!;
+    for (let k = lo; k < Math.min(hi, timeline.length); k++) {
+      m += spans[k - lo]!;
       if (m !== 0) into[bucketOf(timeline.at(k))]! += m;
     }
   }

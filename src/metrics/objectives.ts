@@ -24,7 +24,10 @@ import { measuredWindow, measureRecords } from './compute.js';
 import type { MetricDef } from './metric-def.js';
 import { METRICS } from './registry.js';
 import { runTotals, type Window } from './run-totals.js';
+import { chunkGapVisitor } from './chunk-gaps.js';
 import { percentile } from './stats.js';
+import { gatherWeighted, weightedStatistic } from './weighted-values.js';
+import { stepStretchOf } from '../record/step-stretch.js';
 
 export interface ObjectiveResult {
   /** Canonical text, e.g. `p99(ttft) <= 500ms over 5m >= 99.9%`. */
@@ -98,7 +101,14 @@ export function objectiveValue(
   const def = METRICS.get(o.metric);
   if (!def) throw new RangeError(`unknown metric "${o.metric}"`);
   if (def.kind === 'run') return window === null ? null : def.value(runTotals(records, window, goodput));
-  return statisticOf(valuesOf(def, records), o.statistic ?? { kind: 'max' });
+  const statistic = o.statistic ?? { kind: 'max' as const };
+  if (def.kind === 'pooled' && def.chunkGaps) {
+    // Records on a shared step timeline (virtual time): each step's gap once, weighted by the
+    // records spanning it, instead of a copy of every gap (weighted-values.ts; exact).
+    const pop = population(def, records);
+    if (pop.some((r) => stepStretchOf(r) !== null)) return weightedStatistic(gatherWeighted(chunkGapVisitor(pop, def.fill)), statistic);
+  }
+  return statisticOf(valuesOf(def, records), statistic);
 }
 
 function evaluateOne(measure: readonly RequestRecord[], span: Window | null, o: Objective, goodput: readonly GoodputSlo[]): ObjectiveResult {
@@ -159,10 +169,14 @@ function evaluateOne(measure: readonly RequestRecord[], span: Window | null, o: 
 
 const pct = (v: number) => `${Number((v * 100).toPrecision(6))}%`;
 
-/** Values of a distribution metric over its population (ok requests, or all for over: 'all'). */
+/** A distribution metric's population: ok requests (or all for over: 'all'), a request's last attempt only (--retries). */
+function population(def: Exclude<MetricDef, { kind: 'run' }>, records: readonly RequestRecord[]): RequestRecord[] {
+  return records.filter((r) => !r.retried && (def.over !== 'ok' || r.status === 'ok'));
+}
+
+/** Values of a distribution metric over its population. */
 function valuesOf(def: Exclude<MetricDef, { kind: 'run' }>, records: readonly RequestRecord[]): Float64Array {
-  // A request's figures are its last attempt's (--retries).
-  const pop = records.filter((r) => !r.retried && (def.over !== 'ok' || r.status === 'ok'));
+  const pop = population(def, records);
   if (def.kind === 'pooled') {
     let n = 0;
     for (const r of pop) n += def.count(r);

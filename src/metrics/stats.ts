@@ -53,9 +53,11 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   const h = (n - 1) * (p / 100);
   const lo = Math.floor(h);
   const hi = Math.min(lo + 1, n - 1);
-  const t = h - lo;
-  const a = sorted[lo]!;
-  const b = sorted[hi]!;
+  return interpolate(sorted[lo]!, sorted[hi]!, h - lo);
+}
+
+/** The value at fraction `t` of the way from `a` to `b`, as numpy's linear interpolation computes it. */
+export function interpolate(a: number, b: number, t: number): number {
   const diff = b - a;
   return t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
 }

@@ -87,6 +87,8 @@ describe('VirtualRecords: long virtual runs held in columns', () => {
   it('views read back the records exactly; figures from them equal the in-memory figures', async () => {
     const { spec, model, inMemory, views, store } = await bothPaths({
       requestRate: '40', numPrompts: '600', randomInputLen: '900', randomOutputLen: '120', randomRangeRatio: '0.5', warmup: '50', seed: '9',
+      // ITL objectives: evaluated from per-step weighted gaps on the views, per gap on the plain records.
+      slo: ['p99(itl) <= 12ms over 2s >= 50%', 'p50(itl) <= 10ms', 'max(itl) <= 40ms over 3s >= 90%', 'p99.9(itl) <= 30ms'],
     });
     expect(views).toHaveLength(600);
     const byId = (rs: RequestRecord[]) => [...rs].sort((a, b) => a.id - b.id).map(plain);
@@ -95,7 +97,10 @@ describe('VirtualRecords: long virtual runs held in columns', () => {
     expect(views.some((r) => r.phase === 'warmup')).toBe(true);
     expect(Math.max(...views.map((r) => r.prompt_tokens ?? 0))).toBeGreaterThan(900); // the flags took
     expect(Math.max(...views.map((r) => r.chunk_ms.length))).toBeGreaterThan(120);
-    expectSameFigures(result(spec, model, views), result(spec, model, inMemory));
+    const [fromViews, fromPlain] = [result(spec, model, views), result(spec, model, inMemory)];
+    expect(fromViews.slos!.map((o) => o.metric)).toEqual(['itl_ms', 'itl_ms', 'itl_ms', 'itl_ms']);
+    expect(fromViews.slos!.filter((o) => o.windows.total > 1)).toHaveLength(2);
+    expectSameFigures(fromViews, fromPlain);
     expect(runDistributions(views)).toEqual(runDistributions(inMemory));
   });
 
