@@ -2,7 +2,8 @@
 import { UserError } from '../errors/user-error.js';
 import { modelProfile, presetEngine, startSimServer, type EngineConfig, type ReasoningOptions, type SimServer, type SimServerOptions, type TimingOptions } from '../sim/index.js';
 import type { Workload } from '../workload/index.js';
-import { simEngineOverrides, type SimSpec } from '../config/schema.js';
+import { simEngineOverrides, simProfileEngine, type SimSpec } from '../config/schema.js';
+import { loadSimProfile } from '../config/sim-profile.js';
 import type { RunSpec } from './run-spec.js';
 import { buildAnswerKey } from './answer-key.js';
 import type { AnswerModeOptions } from '../sim/index.js';
@@ -23,6 +24,17 @@ export interface BuiltInSimulator {
  */
 export function simEngine(sim: SimSpec, profile: string): Partial<EngineConfig> {
   return presetEngine(sim.engine_preset, modelProfile(profile), simEngineOverrides(sim));
+}
+
+/**
+ * The engine fields of a profile file alone (`plan --sim-profile`, which takes no other engine
+ * flags): its cost parameters on top of the engine preset it records, with its multi-step setting.
+ */
+export function simProfileEngineFields(path: string, hardware: string, profile: string): Partial<EngineConfig> {
+  const p = loadSimProfile(path);
+  const user: Partial<EngineConfig> = simProfileEngine(path, hardware);
+  if (p.num_scheduler_steps !== undefined) user.num_scheduler_steps = p.num_scheduler_steps;
+  return presetEngine(p.engine_preset ?? 'vllm-v1', modelProfile(profile), user);
 }
 
 /** Fixed delays when either is given, else the engine model for the hardware and model profiles. */

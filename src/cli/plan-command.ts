@@ -11,7 +11,7 @@ import { parseDurationMs, parseRate, UnitError } from '../config/units.js';
 import { lookupPrice, readPriceTable, type PriceTable } from '../config/prices.js';
 import { capacityPlan } from '../analysis/plan/capacity.js';
 import { engineConfig, hardwareProfile, modelProfile, numGpuBlocks } from '../sim/index.js';
-import { simProfileEngine } from '../config/schema.js';
+import { simProfileEngineFields } from './builtin-sim.js';
 import { renderPlanText, ranked, type PlanOption, type PlanReport } from '../report/plan-report.js';
 import { infeasibility, searchConcurrency, searchLength, searchRate, type ProbeSettings, type SimOption } from './plan/sim-capacity.js';
 import { runsCapacity } from './plan/runs-capacity.js';
@@ -154,7 +154,7 @@ export async function planCommand(opts: Record<string, unknown>, io: CliIo): Pro
     for (const hw of hardware) {
       hardwareProfile(hw);
       for (const tp of tps ?? [autoTp(hw, model)]) {
-        const o: SimOption = { hardware: hw, model, tensor_parallel: tp, engine: typeof opts.simProfile === 'string' ? simProfileEngine(opts.simProfile, hw) : {} };
+        const o: SimOption = { hardware: hw, model, tensor_parallel: tp, engine: typeof opts.simProfile === 'string' ? (simProfileEngineFields(opts.simProfile, hw, model) as SimOption['engine']) : {} };
         const name = `${hw} × TP${tp}`;
         const cost = priceOf(hw);
         log(`${name}: checking the latency floor…`);

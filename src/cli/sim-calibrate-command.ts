@@ -101,6 +101,8 @@ export async function simCalibrateCommand(dirs: string[], opts: Record<string, u
     version: 1,
     hardware,
     model,
+    engine_preset: sim.engine_preset,
+    num_scheduler_steps: sim.num_scheduler_steps ?? 1,
     engine: Object.fromEntries(Object.entries(res.fitted).map(([k, v]) => [k, round(v)])),
     fit: {
       runs: dirs,

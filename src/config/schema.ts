@@ -8,7 +8,7 @@ import { parseCountOrDuration, parseDurationMs, parseFraction, parseRate, UnitEr
 import { GOODPUT_METRICS, parseGoodputSlo } from './slo.js';
 import { CostSpecSchema } from './prices.js';
 import { ObserveSpecSchema } from './observe-spec.js';
-import { loadSimProfile } from './sim-profile.js';
+import { ENGINE_PRESET_NAMES, loadSimProfile } from './sim-profile.js';
 import { UserError } from '../errors/user-error.js';
 
 /** A list given as an array or as one comma-separated string (as vLLM's flags take it). */
@@ -125,7 +125,7 @@ export const ValiditySpecSchema = z
   })
   .strict();
 
-export const SimSpecSchema = z
+const SimSpecObject = z
   .object({
     hardware: z.string().default('h100'),
     model: z.string().default('llama-3.1-8b'),
@@ -139,7 +139,7 @@ export const SimSpecSchema = z
     block_size: z.number().int().positive().nullable().default(null),
     max_model_len: z.number().int().positive().nullable().default(null).describe('Context length the simulated server states and enforces (null: the model profile’s).'),
     enable_prefix_caching: z.boolean().nullable().default(null),
-    engine_preset: z.enum(['vllm-v1', 'vllm-v0']).default('vllm-v1').describe('Engine generation the simulated server behaves as: vllm-v1 (default) or vllm-v0 (prefill-first scheduling, no chunked prefill, larger per-step CPU time; docs/simulator.md §Engine presets).'),
+    engine_preset: z.enum(ENGINE_PRESET_NAMES).default('vllm-v1').describe('Engine generation the simulated server behaves as: vllm-v1 (default) or vllm-v0 (prefill-first scheduling, no chunked prefill, larger per-step CPU time; docs/simulator.md §Engine presets).'),
     num_scheduler_steps: z.number().int().positive().nullable().default(null).describe('vLLM V0 multi-step scheduling (--num-scheduler-steps): decode iterations per scheduler call, their tokens streamed together (null: 1, off).'),
     num_gpu_blocks_override: z.number().int().positive().nullable().default(null).describe('KV-cache blocks, replacing the count computed from GPU memory (vLLM --num-gpu-blocks-override), e.g. to force KV pressure.'),
     profile: z.string().nullable().default(null).describe('Simulator profile file (YAML) of cost-model parameters, as `infermeter sim calibrate` writes it; its hardware must be the simulated one.'),
@@ -154,6 +154,22 @@ export const SimSpecSchema = z
     refusal_rate: z.number().min(0).max(1).default(0).describe('Answer mode: share of checked prompts answered with a refusal.'),
   })
   .strict();
+
+/**
+ * The simulator's settings. A profile file (`profile`) that records the engine preset and
+ * multi-step setting its runs were measured with supplies them when the spec (flags, config
+ * file) does not set them itself, so the spec — and spec.json — says which engine ran.
+ */
+export const SimSpecSchema = z.preprocess((raw) => {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const sim = raw as Record<string, unknown>;
+  if (typeof sim.profile !== 'string' || (sim.engine_preset !== undefined && sim.num_scheduler_steps !== undefined)) return raw;
+  const p = loadSimProfile(sim.profile);
+  const out = { ...sim };
+  if (out.engine_preset === undefined && p.engine_preset !== undefined) out.engine_preset = p.engine_preset;
+  if (out.num_scheduler_steps === undefined && p.num_scheduler_steps !== undefined) out.num_scheduler_steps = p.num_scheduler_steps;
+  return out;
+}, SimSpecObject);
 
 /** Reasoning share of a response: a token count, or a fraction of its output length. */
 export type ReasoningAmount = { tokens: number } | { fraction: number };

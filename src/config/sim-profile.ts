@@ -7,6 +7,8 @@
  *   version: 1
  *   hardware: h100
  *   model: llama-3.1-8b
+ *   engine_preset: vllm-v0          # the engine the runs were measured on (optional; applied on load)
+ *   num_scheduler_steps: 8          # likewise (optional)
  *   engine: { memory_efficiency: 0.78, request_overhead_ms: 0.041, … }
  *   fit: { … }        # how it was fitted (runs, errors); informational
  */
@@ -14,6 +16,9 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../errors/user-error.js';
+
+/** Engine generations (src/sim/engine/presets.ts, whose list this must equal: test/config/sim-profile-preset.test.ts). */
+export const ENGINE_PRESET_NAMES = ['vllm-v1', 'vllm-v0'] as const;
 
 /** The engine fields a profile may set: the simulator's cost-model parameters (docs/simulator.md §Parameters). */
 export const PROFILE_ENGINE_FIELDS = [
@@ -29,6 +34,10 @@ export const SimProfileSchema = z
     version: z.literal(1),
     hardware: z.string(),
     model: z.string(),
+    // The engine generation and multi-step setting the fitted runs were measured with: the fitted
+    // values hold only with them, so loading the profile applies them (unless the spec sets them).
+    engine_preset: z.enum(ENGINE_PRESET_NAMES).optional(),
+    num_scheduler_steps: z.number().int().positive().optional(),
     engine: EngineParams,
     fit: z.record(z.string(), z.unknown()).optional(),
   })

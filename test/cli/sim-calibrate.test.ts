@@ -55,6 +55,45 @@ describe('sim calibrate', () => {
     expect(close(pred.throughput.output_tokens_per_s, truth.throughput.output_tokens_per_s)).toBeLessThan(0.1);
   }, 120_000);
 
+  it('records the engine preset and multi-step setting of the calibrated runs; loading the profile applies them unless the spec sets its own', async () => {
+    // Runs of a vLLM V0 server with multi-step scheduling (and hidden cost parameters).
+    const v0 = ['--engine-preset', 'vllm-v0', '--num-scheduler-steps', '4'];
+    const runs: string[] = [];
+    for (const [c, n] of [[1, 8], [8, 24]] as const) {
+      const resultDir = join(dir, `v0-c${c}`);
+      const out = await runCli(['sim', 'run', '--hardware', 'h100', '--sim-profile', hidden, ...v0, ...load(c, n), '--result-dir', resultDir]);
+      expect(out.code, out.stderr).toBe(0);
+      runs.push(join(resultDir, readdirSync(resultDir).find((d) => existsSync(join(resultDir, d, 'records.jsonl')))!));
+    }
+    const fitted = join(dir, 'fitted-v0.yaml');
+    const cal = await runCli(['sim', 'calibrate', ...runs, '--hardware', 'h100', '--model', 'llama-3.1-8b', ...v0, '--out', fitted]);
+    expect(cal.code, cal.stderr).toBe(0);
+    const prof = parse(readFileSync(fitted, 'utf8')) as Record<string, unknown>;
+    expect(prof).toMatchObject({ engine_preset: 'vllm-v0', num_scheduler_steps: 4 });
+
+    // Loaded alone, the profile runs the V0 engine with 4 scheduler steps: spec.json says so, and
+    // every record equals that of a run given the same settings as flags.
+    const run = async (name: string, extra: string[]) => {
+      const resultDir = join(dir, `apply-${name}`);
+      const out = await runCli(['sim', 'run', '--hardware', 'h100', '--sim-profile', fitted, ...load(8, 24), '--seed', '3', '--result-dir', resultDir, ...extra]);
+      expect(out.code, out.stderr).toBe(0);
+      const runDir = join(resultDir, readdirSync(resultDir).find((d) => existsSync(join(resultDir, d, 'records.jsonl')))!);
+      const spec = JSON.parse(readFileSync(join(runDir, 'spec.json'), 'utf8')) as { sim: { engine_preset: string; num_scheduler_steps: number | null } };
+      const records = readFileSync(join(runDir, 'records.jsonl'), 'utf8');
+      return { sim: spec.sim, records };
+    };
+    const applied = await run('profile', []);
+    expect(applied.sim).toMatchObject({ engine_preset: 'vllm-v0', num_scheduler_steps: 4 });
+    const explicit = await run('flags', v0);
+    expect(applied.records).toBe(explicit.records);
+    // Multi-step: chunks of 4 tokens come together, so some gaps between chunk times are 0.
+    expect(applied.records).toMatch(/"chunk_ms":\[[^\]]*\b(\d+(?:\.\d+)?),\1\b/);
+    // A spec that sets its own engine wins over the profile's.
+    const own = await run('own', ['--engine-preset', 'vllm-v1', '--num-scheduler-steps', '1']);
+    expect(own.sim).toMatchObject({ engine_preset: 'vllm-v1', num_scheduler_steps: 1 });
+    expect(own.records).not.toBe(applied.records);
+  }, 120_000);
+
   it('bad input is a one-line usage error (exit 2)', async () => {
     const missing = await runCli(['sim', 'calibrate', join(dir, 'nope'), '--hardware', 'h100', '--model', 'llama-3.1-8b', '--out', join(dir, 'x.yaml')]);
     expect(missing.code).toBe(2);
