@@ -91,7 +91,7 @@ function traceTimes(text: string, path: string): number[] {
 function autoTp(hardware: string, model: string): number {
   const hw = hardwareProfile(hardware);
   const m = modelProfile(model);
-  return [1, 2, 4, 8].find((tp) => numGpuBlocks(hw, m, engineConfig({ tensor_parallel: tp })) > 0) ?? 1;
+  return [1, 2, 4, 8].find((tp) => numGpuBlocks(hw, m, engineConfig({ tensor_parallel: tp }, hw)) > 0) ?? 1;
 }
 
 export async function planCommand(opts: Record<string, unknown>, io: CliIo): Promise<number> {

@@ -108,8 +108,8 @@ export const SIM_PROFILE_FLAG: FlagDef = { flag: '--sim-profile <file>', path: [
 /** The simulated engine's settings, named as vLLM's `serve` names them. */
 export const ENGINE_FLAGS: FlagDef[] = [
   { flag: '--tensor-parallel-size <n>', path: ['sim', 'tensor_parallel_size'], kind: 'int', help: 'simulated engine: GPUs per replica (default 1)' },
-  { flag: '--max-num-seqs <n>', path: ['sim', 'max_num_seqs'], kind: 'int', help: 'simulated engine: max running sequences (default 256)' },
-  { flag: '--max-num-batched-tokens <n>', path: ['sim', 'max_num_batched_tokens'], kind: 'int', help: 'simulated engine: token budget per step (default 8192)' },
+  { flag: '--max-num-seqs <n>', path: ['sim', 'max_num_seqs'], kind: 'int', help: 'simulated engine: max running sequences (default as vLLM V1 for the GPU: 1024 on H100/H200/MI300X, 256 on A100/L40S/L4)' },
+  { flag: '--max-num-batched-tokens <n>', path: ['sim', 'max_num_batched_tokens'], kind: 'int', help: 'simulated engine: token budget per step (default as vLLM V1 for the GPU: 8192 on H100/H200/MI300X, 2048 on A100/L40S/L4)' },
   { flag: '--gpu-memory-utilization <f>', path: ['sim', 'gpu_memory_utilization'], kind: 'number', help: 'simulated engine: fraction of GPU memory used (default 0.9)' },
   { flag: '--block-size <n>', path: ['sim', 'block_size'], kind: 'int', help: 'simulated engine: KV-cache block size in tokens (default 16)' },
   { flag: '--max-model-len <n>', path: ['sim', 'max_model_len'], kind: 'int', help: 'simulated engine: context length stated in /v1/models (default: the model profile\'s)' },

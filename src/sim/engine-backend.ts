@@ -54,7 +54,8 @@ export class EngineBackend implements Backend {
     warn: (line: string) => void = () => {},
   ) {
     this.lateSteps = new LateSteps(warn);
-    this.engine = new Engine(hardwareProfile(t.hardware), modelProfile(t.model), engineConfig(t.engine));
+    const hw = hardwareProfile(t.hardware);
+    this.engine = new Engine(hw, modelProfile(t.model), engineConfig(t.engine, hw));
     this.multiStep = this.engine.cfg.num_scheduler_steps > 1;
     this.frontend = new Frontend(this.engine.cfg);
   }

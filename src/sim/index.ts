@@ -10,7 +10,7 @@ export { serveSim } from './serve-cli.js';
 export type { ServeOptions, ServingSim } from './serve-cli.js';
 export { runVirtual } from './virtual.js';
 export type { VirtualOptions, VirtualRequest, VirtualStats } from './virtual.js';
-export { DEFAULT_ENGINE_CONFIG, engineConfig, numGpuBlocks } from './engine/config.js';
+export { DEFAULT_ENGINE_CONFIG, engineConfig, numGpuBlocks, v1BatchDefaults } from './engine/config.js';
 export type { EngineConfig } from './engine/config.js';
 export { ENGINE_PRESETS, V0_STEP_OVERHEAD_MS, presetEngine } from './engine/presets.js';
 export type { EnginePreset } from './engine/presets.js';

@@ -165,7 +165,8 @@ class RequestQueue {
 
 export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; stats: VirtualStats } {
   const wall0 = performance.now();
-  const engine = new Engine(hardwareProfile(opts.hardware ?? 'h100'), modelProfile(opts.model ?? 'llama-3.1-8b'), engineConfig(opts.engine));
+  const hw = hardwareProfile(opts.hardware ?? 'h100');
+  const engine = new Engine(hw, modelProfile(opts.model ?? 'llama-3.1-8b'), engineConfig(opts.engine, hw));
   // Requests pass the front end (frontend.ts) before the engine sees them; join times are non-decreasing.
   const frontend = new Frontend(engine.cfg);
   const joining: { req: EngineRequest; at: number }[] = [];

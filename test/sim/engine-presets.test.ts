@@ -3,16 +3,56 @@
  * multi-step windows, step by step, and the preset's defaults.
  */
 import { describe, expect, it } from 'vitest';
-import { engineConfig, type EngineConfig } from '../../src/sim/engine/config.js';
+import { engineConfig, v1BatchDefaults, type EngineConfig } from '../../src/sim/engine/config.js';
 import { Engine, type Seq } from '../../src/sim/engine/engine.js';
 import { presetEngine, V0_STEP_OVERHEAD_MS } from '../../src/sim/engine/presets.js';
 import { hardwareProfile, modelProfile } from '../../src/sim/engine/profiles.js';
 import { runVirtual } from '../../src/sim/index.js';
+import { EngineBackend } from '../../src/sim/engine-backend.js';
 
 const llama = modelProfile('llama-3.1-8b');
 const engine = (c: Partial<EngineConfig>): Engine => new Engine(hardwareProfile('h100'), llama, engineConfig(c));
 const add = (e: Engine, id: number, prompt: number, out: number): Seq => e.add({ id, prompt_tokens: prompt, output_tokens: out, block_hashes: [] });
 const v0 = (c: Partial<EngineConfig> = {}): Partial<EngineConfig> => presetEngine('vllm-v0', llama, { max_model_len: 4096, ...c });
+
+describe("vLLM V1's batch defaults depend on the GPU (EngineArgs.get_batch_defaults, OpenAI server)", () => {
+  it('8192 tokens / 1024 sequences on ≥ 70 GiB GPUs other than A100; 2048 / 256 on the others', () => {
+    const big = { max_num_batched_tokens: 8192, max_num_seqs: 1024 };
+    const small = { max_num_batched_tokens: 2048, max_num_seqs: 256 };
+    for (const id of ['h100', 'h200', 'mi300x']) expect(v1BatchDefaults(hardwareProfile(id)), id).toEqual(big);
+    // A100 80GB has the memory but is excluded by name (a larger budget lowered its throughput); the others have < 70 GiB.
+    for (const id of ['a100', 'a100-40gb', 'l40s', 'l4']) expect(v1BatchDefaults(hardwareProfile(id)), id).toEqual(small);
+    // A profile file's GPU is judged the same way: 70 GiB exactly is big, just under is not.
+    const file = (mem: number, name: string) => ({ ...hardwareProfile('h100'), id: 'x', name, mem_bytes: mem });
+    expect(v1BatchDefaults(file(70 * 2 ** 30, 'X'))).toEqual(big);
+    expect(v1BatchDefaults(file(70 * 2 ** 30 - 1, 'X'))).toEqual(small);
+    expect(v1BatchDefaults(file(80 * 2 ** 30, 'NVIDIA A100-SXM4-80GB'))).toEqual(small);
+  });
+
+  it('apply under what the user or a preset set; without hardware the configuration keeps the fixed defaults', () => {
+    const l4 = hardwareProfile('l4');
+    expect(engineConfig({}, l4)).toMatchObject({ max_num_batched_tokens: 2048, max_num_seqs: 256 });
+    expect(engineConfig({ max_num_batched_tokens: 4096 }, l4)).toMatchObject({ max_num_batched_tokens: 4096, max_num_seqs: 256 });
+    expect(engineConfig({}, hardwareProfile('h100'))).toMatchObject({ max_num_batched_tokens: 8192, max_num_seqs: 1024 });
+    expect(engineConfig()).toMatchObject({ max_num_batched_tokens: 8192, max_num_seqs: 256 });
+    // V0 had one default for every GPU (256 sequences) and its own budget rule.
+    expect(engineConfig(presetEngine('vllm-v0', llama, { max_model_len: 4096 }), hardwareProfile('h100'))).toMatchObject({ max_num_batched_tokens: 4096, max_num_seqs: 256 });
+    // Both drivers build the engine with them.
+    const backend = new EngineBackend({ kind: 'engine', hardware: 'l4', model: 'qwen2.5-0.5b' });
+    expect(backend.engine.cfg).toMatchObject({ max_num_batched_tokens: 2048, max_num_seqs: 256 });
+    backend.close();
+  });
+
+  it('in virtual time on an L4, a step prefills at most 2048 tokens: 8 prompts of 1024 tokens take 4 prefill steps', () => {
+    const requests = Array.from({ length: 8 }, (_, i) => ({ id: i, scheduled_ms: 0, prompt_tokens: 1024, max_tokens: 1 }));
+    const zero = { frontend_latency_ms: 0, frontend_cpu_ms: 0, frontend_cpu_ms_per_1k_tokens: 0 };
+    const l4 = runVirtual({ hardware: 'l4', model: 'qwen2.5-0.5b', engine: zero, requests });
+    expect(l4.stats.steps).toBe(4);
+    expect(l4.stats.mean_step_tokens).toBe(2048);
+    const h100 = runVirtual({ hardware: 'h100', model: 'qwen2.5-0.5b', engine: zero, requests });
+    expect(h100.stats.steps).toBe(1);
+  });
+});
 
 describe('vLLM V0 preset', () => {
   it('sets V0 defaults (chunked prefill off, budget max(max_model_len, 2048), prefix caching off) under what the user set', () => {

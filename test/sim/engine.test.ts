@@ -48,7 +48,7 @@ describe('engine (virtual time)', () => {
     });
     expect(res[1]!.tput).toBeGreaterThan(5 * res[0]!.tput);
     expect(res[2]!.tput).toBeGreaterThan(2 * res[1]!.tput);
-    // beyond max_num_seqs (256) the batch cannot grow: throughput within 15%
+    // the batch is near its limit at 512 (the KV cache holds ≈ 700 sequences of 640 tokens, below H100's max_num_seqs of 1024): throughput within 15%
     expect(Math.abs(res[4]!.tput - res[3]!.tput) / res[3]!.tput).toBeLessThan(0.15);
     for (let i = 1; i < res.length; i++) expect(res[i]!.ttft).toBeGreaterThan(res[i - 1]!.ttft);
     expect(res[4]!.ttft).toBeGreaterThan(10 * res[1]!.ttft);

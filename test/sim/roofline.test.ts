@@ -24,10 +24,12 @@ describe('profiles against published figures', () => {
   });
 
   it('KV blocks of 8B on one H100 ≈ 450k tokens', () => {
-    // (0.9 × 80 GiB − 16.06 GB − 1.17 GB activations − 0.54 GB non-torch) / (128 KiB × 16) ≈ 28,400
-    const blocks = numGpuBlocks(h100, llama8b, cfg);
+    // (0.9 × 80 GiB − 16.06 GB − 1.26 GB activations − 0.54 GB non-torch) / (128 KiB × 16) ≈ 28,350,
+    // activations = 8192 tokens × (2 × 14336 + 4 × 4096) × 2 B + 1024 sequences × 128256 × 4 B (H100's V1 defaults)
+    const blocks = numGpuBlocks(h100, llama8b, engineConfig({}, h100));
     expect(blocks).toBeGreaterThan(28_000);
     expect(blocks).toBeLessThan(29_500);
+    expect(blocks).toBe(Math.floor((0.9 * 80 * 2 ** 30 - 16.06e9 - (8192 * (2 * 14336 + 4 * 4096) * 2 + 1024 * 128256 * 4) - 0.5 * 2 ** 30) / (128 * 1024 * 16)));
   });
 });
 

@@ -89,6 +89,7 @@ describe('VirtualRecords: long virtual runs held in columns', () => {
       requestRate: '40', numPrompts: '600', randomInputLen: '900', randomOutputLen: '120', randomRangeRatio: '0.5', warmup: '50', seed: '9',
       // ITL objectives: evaluated from per-step weighted gaps on the views, per gap on the plain records.
       slo: ['p99(itl) <= 12ms over 2s >= 50%', 'p50(itl) <= 10ms', 'max(itl) <= 40ms over 3s >= 90%', 'p99.9(itl) <= 30ms'],
+      maxNumSeqs: '256', // below the KV capacity, so nothing is preempted (H100's default, 1024, overfills the cache at this rate)
     });
     expect(views).toHaveLength(600);
     const byId = (rs: RequestRecord[]) => [...rs].sort((a, b) => a.id - b.id).map(plain);

@@ -80,7 +80,7 @@ function virtual(o: SimOption, requests: VirtualRequest[], closed?: number): Req
 export function infeasibility(o: SimOption, s: ProbeSettings, judge: Judge): string | null {
   const hw = hardwareProfile(o.hardware);
   const model = modelProfile(o.model);
-  const cfg = engineConfig({ ...o.engine, tensor_parallel: o.tensor_parallel });
+  const cfg = engineConfig({ ...o.engine, tensor_parallel: o.tensor_parallel }, hw);
   const blocks = numGpuBlocks(hw, model, cfg);
   if (blocks < 1) {
     const usable = o.tensor_parallel * hw.mem_bytes * cfg.gpu_memory_utilization;
@@ -120,7 +120,7 @@ export function searchConcurrency(o: SimOption, s: ProbeSettings, judge: Judge, 
  */
 export function searchLength(o: SimOption, s: ProbeSettings, judge: Judge, rate: number, which: 'input' | 'output'): SearchRecord {
   const model = modelProfile(o.model);
-  const cfg = engineConfig({ ...o.engine, tensor_parallel: o.tensor_parallel });
+  const cfg = engineConfig({ ...o.engine, tensor_parallel: o.tensor_parallel }, hardwareProfile(o.hardware));
   const maxLen = (cfg.max_model_len > 0 ? cfg.max_model_len : model.max_model_len) - (which === 'input' ? s.output_len : s.input_len);
   const probe = (x: number) => {
     const len = Math.floor(x);

@@ -127,7 +127,7 @@ export function fitError(runs: CalibrationRun[], sims: { ttft: number[]; tpot: (
 
 /** The values the fit starts from: the simulator's defaults for this hardware, or the given engine settings. */
 export function startValues(hw: HardwareProfile, engine: Partial<EngineConfig>): Record<FitParam, number> {
-  const cfg = engineConfig(engine);
+  const cfg = engineConfig(engine, hw);
   const eff = efficiencies(hw, cfg);
   const pos = (x: number, floor: number): number => (x > 0 ? x : floor);
   return {

@@ -13,9 +13,9 @@ export const BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128];
 export interface EngineConfig {
   /** --block-size: tokens per KV block. */
   block_size: number;
-  /** --max-num-seqs: sequences in one step. */
+  /** --max-num-seqs: sequences in one step (default: v1BatchDefaults for the GPU). */
   max_num_seqs: number;
-  /** --max-num-batched-tokens: token budget of one step (prefill chunks + decodes). */
+  /** --max-num-batched-tokens: token budget of one step, prefill chunks + decodes (default: v1BatchDefaults for the GPU). */
   max_num_batched_tokens: number;
   /** --max-model-len; 0 = the model's own. */
   max_model_len: number;
@@ -107,8 +107,25 @@ export const COST_PARAMS = [
 ] as const satisfies readonly (keyof EngineConfig)[];
 export type CostParam = (typeof COST_PARAMS)[number];
 
-export function engineConfig(partial: Partial<EngineConfig> = {}): EngineConfig {
-  return { ...DEFAULT_ENGINE_CONFIG, ...partial };
+/**
+ * The engine configuration: the defaults, vLLM V1's batch defaults for `hw` when given
+ * (v1BatchDefaults), then `partial` (flags, presets, profile files) on top.
+ */
+export function engineConfig(partial: Partial<EngineConfig> = {}, hw?: HardwareProfile): EngineConfig {
+  return { ...DEFAULT_ENGINE_CONFIG, ...(hw ? v1BatchDefaults(hw) : {}), ...partial };
+}
+
+const GiB = 2 ** 30;
+
+/**
+ * vLLM V1's OpenAI-server defaults for the step budget and the batch cap, which depend on the
+ * GPU (EngineArgs.get_batch_defaults): 8,192 tokens and 1,024 sequences on GPUs with at least
+ * 70 GiB of memory other than A100 (H100, H200, MI300X); 2,048 tokens and 256 sequences on the
+ * others (A100, L40S, L4: a larger budget lowered A100 throughput, vLLM PR #17885).
+ */
+export function v1BatchDefaults(hw: HardwareProfile): Pick<EngineConfig, 'max_num_batched_tokens' | 'max_num_seqs'> {
+  const big = hw.mem_bytes >= 70 * GiB && !/a100/i.test(`${hw.id} ${hw.name}`);
+  return big ? { max_num_batched_tokens: 8192, max_num_seqs: 1024 } : { max_num_batched_tokens: 2048, max_num_seqs: 256 };
 }
 
 /** The efficiencies in force: the config's when set (> 0), else the hardware profile's. */
@@ -136,8 +153,8 @@ export function activationReserveBytes(m: ModelProfile, c: EngineConfig): number
  * KV blocks, as vLLM sizes its cache after the profiling run:
  *   per GPU: mem × gpu_memory_utilization − weights / tp − activation peak − non-torch memory,
  *   summed over tp GPUs, / (KV bytes per token × block size).
- * E.g. Llama-3.1-8B on one H100: 77.3 GB − 16.06 GB − 1.17 GB − 0.54 GB ≈ 59.5 GB → ≈ 28,400
- * blocks ≈ 454k tokens (vLLM logs ≈ 450–470k tokens of KV cache for this pair).
+ * E.g. Llama-3.1-8B on one H100 (V1 defaults: 8192 tokens, 1024 sequences): 77.3 GB − 16.06 GB
+ * − 1.26 GB − 0.54 GB ≈ 59.5 GB → ≈ 28,350 blocks ≈ 454k tokens (vLLM logs ≈ 450–470k tokens of KV cache for this pair).
  */
 export function numGpuBlocks(hw: HardwareProfile, m: ModelProfile, c: EngineConfig): number {
   if (c.num_gpu_blocks > 0) return c.num_gpu_blocks;

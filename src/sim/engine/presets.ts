@@ -8,6 +8,7 @@
  *   vllm-v0  vLLM ≤ 0.7 (V0 engine) as its OpenAI server and LLM class started by default with
  *            max_model_len ≤ 32K: chunked prefill off, so a step that admits new prompts runs
  *            only prefills (prefill_first); max_num_batched_tokens = max(max_model_len, 2048);
+ *            max_num_seqs 256 on every GPU (V1's depend on the GPU: config.ts v1BatchDefaults);
  *            prefix caching off; scheduling, input preparation and output processing run on the
  *            CPU between GPU steps (step_overhead_ms, fitted on the fitting rows of the table).
  */
@@ -34,6 +35,7 @@ export function presetEngine(preset: string, model: ModelProfile, user: Partial<
       prefill_first: true,
       enable_prefix_caching: false,
       max_num_batched_tokens: Math.max(maxLen, 2048),
+      max_num_seqs: 256,
       step_overhead_ms: V0_STEP_OVERHEAD_MS,
       ...user,
     };
