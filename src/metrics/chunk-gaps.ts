@@ -34,6 +34,8 @@ interface Shared {
  */
 class Stretches {
   private timelines: SharedTimeline[] = [];
+  private los: number[] = [];
+  private his: number[] = [];
   private which: Int32Array;
   private from: Int32Array;
   private to: Int32Array;
@@ -44,24 +46,26 @@ class Stretches {
     this.to = new Int32Array(capacity);
   }
   add(timeline: SharedTimeline, from: number, to: number): void {
-    let t = this.timelines.indexOf(timeline);
-    if (t < 0) t = this.timelines.push(timeline) - 1;
+    let t = this.timelines.length === 1 && this.timelines[0] === timeline ? 0 : this.timelines.indexOf(timeline);
+    if (t < 0) {
+      t = this.timelines.push(timeline) - 1;
+      this.los.push(from);
+      this.his.push(to);
+    } else {
+      if (from < this.los[t]!) this.los[t] = from;
+      if (to > this.his[t]!) this.his[t] = to;
+    }
     this.which[this.n] = t;
     this.from[this.n] = from;
     this.to[this.n++] = to;
   }
   spans(): Shared[] {
-    const out: Shared[] = this.timelines.map((timeline) => ({ timeline, spans: new Int32Array(0), lo: Infinity, hi: -Infinity }));
+    const out: Shared[] = this.timelines.map((timeline, t) => ({ timeline, lo: this.los[t]!, hi: this.his[t]!, spans: new Int32Array(this.his[t]! - this.los[t]! + 1) }));
+    const { which, from, to } = this;
     for (let i = 0; i < this.n; i++) {
-      const g = out[this.which[i]!]!;
-      g.lo = Math.min(g.lo, this.from[i]!);
-      g.hi = Math.max(g.hi, this.to[i]!);
-    }
-    for (const g of out) g.spans = new Int32Array(g.hi - g.lo + 1);
-    for (let i = 0; i < this.n; i++) {
-      const g = out[this.which[i]!]!;
-      g.spans[this.from[i]! - g.lo]!++;
-      g.spans[this.to[i]! - g.lo]!--;
+      const g = out[which[i]!]!;
+      g.spans[from[i]! - g.lo]!++;
+      g.spans[to[i]! - g.lo]!--;
     }
     return out;
   }
