@@ -4,8 +4,10 @@ import { renderReport } from '../report/render-report.js';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
 import type { CliIo } from './io.js';
+import { setHistoryWarningSink } from '../history/history-db.js';
 
 export async function dashboardCommand(opts: { resultsDir: string; port: string }, io: CliIo): Promise<number> {
+  setHistoryWarningSink((line) => io.stderr.write(line));
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--port ${opts.port}: give a port number (0–65535; 0 picks a free one)`);
   let dash;

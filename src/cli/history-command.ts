@@ -10,6 +10,7 @@ import { runSql } from '../history/history-sql.js';
 import { trend, trendMetric } from '../history/trend.js';
 import { textTable } from '../util/text-table.js';
 import type { CliIo } from './io.js';
+import { setHistoryWarningSink } from '../history/history-db.js';
 
 export interface HistoryOpts {
   resultsDir: string;
@@ -31,6 +32,7 @@ function positiveInt(flag: string, text: string | undefined): number | null {
 }
 
 export async function historyCommand(opts: HistoryOpts, io: CliIo): Promise<number> {
+  setHistoryWarningSink((line) => io.stderr.write(line));
   if (opts.reindex) {
     const r = await reindex(opts.resultsDir);
     io.stderr.write(`history: ${r.indexed} rows (runs and sweep stages) indexed in ${join(opts.resultsDir, 'history.duckdb')}\n`);
@@ -98,6 +100,7 @@ function parseThreshold(text: string): number {
 }
 
 export async function trendCommand(metricName: string, opts: TrendOpts, io: CliIo): Promise<number> {
+  setHistoryWarningSink((line) => io.stderr.write(line));
   const metric = trendMetric(metricName);
   const t = await trend(opts.resultsDir, metric, { spec: opts.spec ?? null, run: opts.run ?? null, limit: positiveInt('--limit', opts.limit), threshold: parseThreshold(opts.threshold) });
   if (opts.json) io.stdout.write(`${JSON.stringify(t, null, 2)}\n`);
@@ -125,6 +128,7 @@ export async function trendCommand(metricName: string, opts: TrendOpts, io: CliI
 }
 
 export async function sqlCommand(query: string, opts: { resultsDir: string; json?: boolean }, io: CliIo): Promise<number> {
+  setHistoryWarningSink((line) => io.stderr.write(line));
   const { columns, rows } = await runSql(opts.resultsDir, query);
   if (opts.json) {
     io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);

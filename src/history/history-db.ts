@@ -14,13 +14,15 @@
  * Within one process the uses are queued, since two instances on one file would not see each
  * other's lock.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { hasJournal, PENDING_DIR } from './history-journal.js';
 import type { HistoryRow } from './history-row.js';
 
 export const HISTORY_FILE = 'history.duckdb';
+/** Journal rows the table refused, kept for a person to look at (docs/history.md). */
+export const REJECTED_DIR = '.history-rejected';
 /** The history format; bump on any breaking change of the tables below (docs/history.md). */
 export const HISTORY_SCHEMA = 'infermeter.history/1';
 
@@ -140,9 +142,32 @@ export interface OpenOptions {
 /** Opens the history of `resultsDir` (the journal folded in first), runs `fn` on a connection and closes it again. */
 export function withHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
   return serialized(async () => {
-    if (opts.mode === 'read' && hasJournal(resultsDir)) await openHistory(resultsDir, { ...opts, mode: 'write' }, async () => undefined, true);
+    if (opts.mode === 'read' && hasJournal(resultsDir)) {
+      try {
+        await openHistory(resultsDir, { ...opts, mode: 'write' }, async () => undefined, true);
+      } catch (err) {
+        // A reader that cannot write (a read-only results folder, a journal that is not a folder)
+        // still reads what the file holds; a lock held too long stays an error, as for any reader.
+        if (err instanceof HistoryBusyError) throw err;
+        warn(`the journal (${PENDING_DIR}/) could not be folded in, so runs waiting there are not shown: ${oneLine(err)}`);
+      }
+    }
     return openHistory(resultsDir, opts, fn, true);
   });
+}
+
+/** Where history problems that do not stop the command go: one line each (the CLI points it at its stderr). */
+let warningSink: (line: string) => void = (line) => process.stderr.write(line);
+export function setHistoryWarningSink(write: (line: string) => void): void {
+  warningSink = write;
+}
+
+function warn(message: string): void {
+  warningSink(`warning: history: ${message}\n`);
+}
+
+function oneLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
 }
 
 /** Folds the journal into the history now (for a reader that opens the file by other means, as `sql` does). */
@@ -230,7 +255,24 @@ async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<voi
       // Unreadable (or removed meanwhile by another process's fold): left for a person to look at; `history --reindex` rebuilds from the run directories anyway.
     }
   }
-  await upsertRows(c, rows);
+  try {
+    await upsertRows(c, rows);
+  } catch {
+    // One row the table refuses (hand-edited, or from another version) must not keep every
+    // other row out, nor fail every reader from now on: rows go in one by one, and a refused
+    // one moves aside to REJECTED_DIR (`history --reindex` rebuilds it from its run directory).
+    for (let i = folded.length - 1; i >= 0; i--) {
+      try {
+        await upsertRows(c, [rows[i]!]);
+      } catch (err) {
+        const [f] = folded[i]!;
+        mkdirSync(join(resultsDir, REJECTED_DIR), { recursive: true });
+        renameSync(join(dir, f), join(resultsDir, REJECTED_DIR, f));
+        folded.splice(i, 1);
+        warn(`row ${f} could not be indexed and was moved to ${REJECTED_DIR}/: ${oneLine(err)}`);
+      }
+    }
+  }
   for (const [f, text] of folded) {
     // A run re-analysed meanwhile rewrote its row: that newer row stays for the next fold.
     try {

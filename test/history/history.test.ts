@@ -172,6 +172,46 @@ describe('the journal: runs write rows, every reader folds them in first', () =>
 });
 
 describe('a history failure never fails or loses a run', () => {
+  it('a journal row the table refuses moves aside with one warning; the other rows go in and later reads are quiet', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'infermeter-history-rejected-'));
+    try {
+      const res = join(dir, 'results');
+      for (const name of ['ok1', 'ok2']) expect((await runCli(['sim', 'run', '--result-dir', res, ...SIM, '--name', name])).code).toBe(0);
+      // A row without the NOT NULL columns (hand-edited, or from another tool).
+      writeFileSync(join(res, '.history-pending', 'bogus.json'), JSON.stringify({ run_id: 'bogus' }));
+      const out = await runCli(['history', '--results-dir', res, '--json']);
+      expect(out.code, out.stderr).toBe(0);
+      expect((JSON.parse(out.stdout) as Row[]).map((r) => r.name).sort()).toEqual(['ok1', 'ok2']);
+      expect(out.stderr).toMatch(/^warning: history: row bogus\.json could not be indexed and was moved to \.history-rejected\/: /m);
+      expect(out.stderr.trim().split('\n')).toHaveLength(1);
+      expect(existsSync(join(res, '.history-pending'))).toBe(false);
+      expect(JSON.parse(readFileSync(join(res, '.history-rejected', 'bogus.json'), 'utf8'))).toEqual({ run_id: 'bogus' });
+      const again = await runCli(['history', '--results-dir', res, '--json']);
+      expect(again.stderr).toBe('');
+      expect(JSON.parse(again.stdout) as Row[]).toHaveLength(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a reader that cannot fold the journal warns and reads what the history file holds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'infermeter-history-nofold-'));
+    try {
+      const res = join(dir, 'results');
+      expect((await runCli(['sim', 'run', '--result-dir', res, ...SIM, '--name', 'in'])).code).toBe(0);
+      expect(await json<Row[]>(['history', '--results-dir', res])).toHaveLength(1);
+      // The journal cannot be read: here a file where its folder belongs (a read-only results
+      // folder fails the same way, but root — as tests often run — may write anywhere).
+      writeFileSync(join(res, '.history-pending'), 'not a folder');
+      const out = await runCli(['history', '--results-dir', res, '--json']);
+      expect(out.code, out.stderr).toBe(0);
+      expect((JSON.parse(out.stdout) as Row[]).map((r) => r.name)).toEqual(['in']);
+      expect(out.stderr).toMatch(/^warning: history: the journal \(\.history-pending\/\) could not be folded in, so runs waiting there are not shown: .*ENOTDIR/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('a history locked by another process: the run does not wait for it; its row waits in the journal and the next reader folds it in', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'infermeter-history-lock-'));
     try {
