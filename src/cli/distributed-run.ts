@@ -125,7 +125,7 @@ function observeServer(spec: RunSpec, io: CliIo, baseUrl: string, log: (line: st
 
 async function collectAndFinish(c: Collecting, observer: RunObserver | null): Promise<number> {
   const { spec, io, dir, state } = c;
-  if (c.resumed) c.coord.refuseJoins();
+  if (c.resumed) c.coord.refuseJoins(state.start_at_ms);
   const writer = dir ? new RecordsWriter(dir.recordsPath) : null;
   const records: RequestRecord[] = [];
   const progress = await createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {

@@ -4,6 +4,7 @@
  * stream into the ledger while heartbeats say who is alive. What to do with a record (write it,
  * show progress) is the caller's.
  */
+import { randomUUID } from 'node:crypto';
 import { UserError } from '../errors/user-error.js';
 import { recordFromJsonLine } from '../record/jsonl.js';
 import type { RequestRecord } from '../record/record.js';
@@ -24,6 +25,8 @@ import {
   type HelloReply,
   type Ready,
   type RunState,
+  type ControlQuery,
+  type ControlReply,
   type TargetInfo,
 } from './protocol.js';
 
@@ -59,6 +62,12 @@ export class Coordinator {
   private subs: Array<{ unsubscribe(): void }> = [];
   /** Set once the first stage started: a worker joining later is refused. */
   private started = false;
+  /** What was broadcast about each stage (its announcement, its start) and the sweep's end: a worker that missed it asks. */
+  private readonly announces = new Map<number, Extract<Control, { type: 'stage' }>>();
+  private readonly starts = new Map<number, number>();
+  private ended = false;
+  /** This process's id, told to workers at hello: a restarted coordinator has another. */
+  private readonly session = randomUUID();
   private failure: Error | null = null;
 
   constructor(private readonly o: CoordinatorOptions) {}
@@ -101,12 +110,14 @@ export class Coordinator {
         this.liveness.heard(h.node);
         const threads = h.threads === 0 ? 'load on its main thread' : `${h.threads} load thread${h.threads === 1 ? '' : 's'}`;
         log(`worker ${h.node} joined (${h.host}, ${threads}): ${this.joined.size}/${workers}`);
-        return { ok: true, run_id: this.o.runId, workers, target, sweep };
+        return { ok: true, run_id: this.o.runId, workers, target, sweep, session: this.session };
       }),
       link.serve<unknown, { now_ms: number }>(link.subjects.clock, () => ({ now_ms: epochNowMs() })),
+      this.serveAsks(),
       link.serve<Ready, { ok: boolean }>(link.subjects.ready, (r) => {
         const h = this.joined.get(r.node);
-        if (!h) return { ok: false };
+        // A worker that joined a coordinator since restarted is not one of this one's.
+        if (!h || r.session !== this.session) return { ok: false };
         const stage = r.stage ?? 0;
         const byNode = this.ready.get(stage) ?? new Map<number, JoinedNode>();
         this.ready.set(stage, byNode);
@@ -147,6 +158,7 @@ export class Coordinator {
    */
   async stageReady(announce: Extract<Control, { type: 'stage' }>, timeoutMs: number, workerTimeoutMs: number): Promise<JoinedNode[]> {
     const { stage, nodes } = announce;
+    this.announces.set(stage, announce);
     const send = () => {
       this.broadcast(announce);
       this.liveness.tick(1000);
@@ -207,6 +219,8 @@ export class Coordinator {
   async start(stage: number, leadMs: number, state?: Omit<RunState, 'start_at_ms'>, workers = this.o.workers): Promise<number> {
     this.started = true;
     const startAt = epochNowMs() + leadMs;
+    // Known before it is broadcast: a worker asking from now on gets it even if the broadcast is lost.
+    this.starts.set(stage, startAt);
     if (state) await this.o.link.publish(this.o.link.subjects.state, encodeJson({ ...state, start_at_ms: startAt }), 'state');
     this.broadcast({ type: 'start', stage, start_at_ms: startAt });
     await this.o.link.flush();
@@ -214,10 +228,16 @@ export class Coordinator {
     return startAt;
   }
 
-  /** A resumed run: its load has started, so every worker saying hello is refused (and told why). */
-  refuseJoins(): void {
+  /**
+   * A resumed run: its load has started (at `startAtMs`), so every worker saying hello is refused
+   * (and told why); a worker still waiting for the start (the coordinator died between storing
+   * the run's state and broadcasting it) gets it by asking.
+   */
+  refuseJoins(startAtMs: number): void {
     this.started = true;
+    this.starts.set(0, startAtMs);
     this.subs.push(
+      this.serveAsks(),
       this.o.link.serve<Hello, HelloReply>(this.o.link.subjects.hello, (h) => {
         this.o.log(`refused worker ${h.node} (${h.host}): the run has already started`);
         return { ok: false, reason: 'the run has already started; a worker joining now would send its share again' };
@@ -227,13 +247,18 @@ export class Coordinator {
 
   /** The sweep is over: workers exit (said twice; a worker missing it gives up after its --wait). */
   async end(): Promise<void> {
+    this.ended = true;
     this.broadcast({ type: 'end' });
     await this.o.link.flush();
     this.broadcast({ type: 'end' });
     await this.o.link.flush();
   }
 
-  /** Stops serving hello, clock and ready. */
+  private serveAsks(): { unsubscribe(): void } {
+    return this.o.link.serve<ControlQuery, ControlReply>(this.o.link.subjects.ask, (q) => ({ stage: this.announces.get(q.stage) ?? null, start_at_ms: this.starts.get(q.stage ?? 0) ?? null, ended: this.ended, session: this.session }));
+  }
+
+  /** Stops serving hello, clock, ready and asks. */
   close(): void {
     for (const s of this.subs) s.unsubscribe();
     this.subs = [];

@@ -12,7 +12,7 @@ import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
 
 /** Bumped when a message changes shape: coordinator and workers must agree. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -26,6 +26,8 @@ export interface Subjects {
   hello: string;
   clock: string;
   ready: string;
+  /** Request/reply: a worker waiting for a stage's announcement or start asks for it (a broadcast it missed). */
+  ask: string;
   control: string;
   beat: string;
   /** Stream subjects. */
@@ -43,6 +45,7 @@ export function subjectsOf(runId: string): Subjects {
     hello: `${p}.hello`,
     clock: `${p}.clock`,
     ready: `${p}.ready`,
+    ask: `${p}.ask`,
     control: `${p}.control`,
     beat: `${p}.beat`,
     records: (n) => `${p}.rec.${n}`,
@@ -88,7 +91,17 @@ export interface TargetInfo {
   prompt_salt: string | null;
 }
 
-export type HelloReply = { ok: true; run_id: string; workers: number; target: TargetInfo; sweep: boolean } | { ok: false; reason: string };
+export type HelloReply =
+  | {
+      ok: true;
+      run_id: string;
+      workers: number;
+      target: TargetInfo;
+      sweep: boolean;
+      /** This coordinator process's id: a restarted coordinator has another (protocol 3). */
+      session: string;
+    }
+  | { ok: false; reason: string };
 
 /** Worker → coordinator, once its workload is built and connections are open. */
 export interface Ready {
@@ -96,6 +109,32 @@ export interface Ready {
   /** The stage it is ready for (0 in a run). */
   stage: number;
   clock: ClockEstimate;
+  /** The coordinator session it joined (HelloReply.session). */
+  session: string;
+}
+
+/**
+ * Worker → coordinator, while it waits for stage `stage`'s announcement or start. Both are
+ * broadcast on core NATS, which drops a message a subscriber misses (a reconnect, a slow consumer,
+ * interest not yet spread through a cluster), and neither is repeated once the stage's workers
+ * are ready; so a worker that has not heard what it waits for asks, once a second.
+ */
+export interface ControlQuery {
+  node: number;
+  stage: number;
+  session: string;
+}
+
+/** What the coordinator has said about a stage so far (null: not yet). */
+export interface ControlReply {
+  /** A sweep stage's announcement. */
+  stage: Extract<Control, { type: 'stage' }> | null;
+  /** Its start time (epoch ms, the coordinator's clock). */
+  start_at_ms: number | null;
+  /** The sweep is over. */
+  ended: boolean;
+  /** The answering coordinator's session: another than the worker joined means it was restarted. */
+  session: string;
 }
 
 /** A sweep stage's load, as the coordinator announces it (rate "inf": all at once). */

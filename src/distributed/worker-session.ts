@@ -11,12 +11,14 @@ import type { ProgressSnapshot } from '../runner/progress.js';
 import { hrtimeNowNs } from '../runner/run-clock.js';
 import { epochNowMs, estimateOffset, type ClockSample } from './clock-offset.js';
 import type { NatsLink } from './nats-link.js';
-import { encodeJson, encodeText, LAG_CHUNK, PROTOCOL_VERSION, recordKey, type Beat, type ClockEstimate, type Control, type Done, type Hello, type HelloReply, type TargetInfo } from './protocol.js';
+import { encodeJson, encodeText, LAG_CHUNK, PROTOCOL_VERSION, recordKey, type Beat, type ClockEstimate, type Control, type Done, type ControlQuery, type ControlReply, type Hello, type HelloReply, type Ready, type TargetInfo } from './protocol.js';
 
 const CLOCK_SAMPLES = 9;
 /** Records being stored at once: enough to keep up with thousands a second over one connection. */
 const MAX_IN_FLIGHT = 256;
 const PUBLISH_TRIES = 5;
+/** How long a worker waits for a broadcast (a stage's announcement or start) before it asks the coordinator for it. */
+const ASK_EVERY_MS = 1_000;
 
 export interface Joined {
   runId: string;
@@ -24,6 +26,8 @@ export interface Joined {
   target: TargetInfo;
   /** A sweep: stages are announced one after another until "end". */
   sweep: boolean;
+  /** The coordinator session joined (HelloReply.session). */
+  session: string;
 }
 
 export type StageAnnounce = Extract<Control, { type: 'stage' }>;
@@ -45,14 +49,21 @@ export class WorkerSession {
   clock: ClockEstimate | null = null;
   readonly host = hostname();
 
+  /** What the coordinator answered at hello (set by join). */
+  joined!: Joined;
+
   private constructor(
     private readonly link: NatsLink,
     readonly node: number,
-    readonly joined: Joined,
     onAbort: (reason: string) => void,
+    /** --wait: how long the coordinator may stay silent before this worker gives up on it. */
+    private readonly waitMs: number,
   ) {
     this.publisher = new StreamPublisher(link);
-    // Subscribed before "ready" is sent, so the start cannot be missed.
+    // Subscribed before the hello is sent (on the same connection, so the server has the
+    // subscription before the coordinator hears of this worker): a stage announced right after
+    // the last worker joined reaches it. A sweep stage this worker has no share in is announced
+    // until the stage's own workers are ready, and not after.
     this.controlSub = link.listen<Control>(link.subjects.control, (c) => {
       if (c.type === 'start') this.starts.set(c.stage ?? 0, c.start_at_ms);
       else if (c.type === 'stage') this.stages.set(c.stage, c);
@@ -91,15 +102,24 @@ export class WorkerSession {
   static async join(link: NatsLink, o: { node: number; specHash: string; stageHash: string; version: string; threads: number; waitMs: number; log: (line: string) => void; onAbort: (reason: string) => void }): Promise<WorkerSession> {
     const deadline = Date.now() + o.waitMs;
     const hello: Hello = { protocol: PROTOCOL_VERSION, node: o.node, spec_hash: o.specHash, stage_hash: o.stageHash, version: o.version, host: hostname(), threads: o.threads };
+    const session = new WorkerSession(link, o.node, o.onAbort, o.waitMs);
     let said = false;
-    for (;;) {
-      const reply = await link.request<HelloReply>(link.subjects.hello, hello, 2_000);
-      if (reply && reply.ok) return new WorkerSession(link, o.node, { runId: reply.run_id, workers: reply.workers, target: reply.target, sweep: reply.sweep === true }, o.onAbort);
-      if (reply && !reply.ok) throw new UserError(`worker ${o.node}: refused by the coordinator: ${reply.reason}`);
-      if (Date.now() >= deadline) throw new UserError(`worker ${o.node}: no coordinator answered on ${link.subjects.hello} within ${o.waitMs / 1000} s (--wait)`);
-      if (!said) o.log(`worker ${o.node}: waiting for the coordinator (${link.subjects.hello})`);
-      said = true;
-      await new Promise((r) => setTimeout(r, 500));
+    try {
+      for (;;) {
+        const reply = await link.request<HelloReply>(link.subjects.hello, hello, 2_000);
+        if (reply && reply.ok) {
+          session.joined = { runId: reply.run_id, workers: reply.workers, target: reply.target, sweep: reply.sweep === true, session: reply.session };
+          return session;
+        }
+        if (reply && !reply.ok) throw new UserError(`worker ${o.node}: refused by the coordinator: ${reply.reason}`);
+        if (Date.now() >= deadline) throw new UserError(`worker ${o.node}: no coordinator answered on ${link.subjects.hello} within ${o.waitMs / 1000} s (--wait)`);
+        if (!said) o.log(`worker ${o.node}: waiting for the coordinator (${link.subjects.hello})`);
+        said = true;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    } catch (err) {
+      session.close();
+      throw err;
     }
   }
 
@@ -118,13 +138,12 @@ export class WorkerSession {
   }
 
   /**
-   * A sweep's stage `stage` as the coordinator announces it; null when the sweep ended, this
-   * worker was told to stop, or nothing came within `timeoutMs`.
+   * A sweep's stage `stage` as the coordinator announces it; null when the sweep ended or this
+   * worker was told to stop. The wait has no limit while the coordinator answers (a stage this
+   * worker has no share in can be long); a coordinator silent for `silentMs` is gone.
    */
-  async nextStage(stage: number, timeoutMs: number): Promise<StageAnnounce | null> {
-    const got = await this.until(() => (this.abortReason !== null || this.ended ? null : this.stages.get(stage)), timeoutMs);
-    if (got === null && this.abortReason === null && !this.ended) throw new UserError(`worker ${this.node}: the coordinator announced no stage ${stage + 1} within ${timeoutMs / 1000} s (--wait): it is gone`);
-    return got;
+  async nextStage(stage: number, silentMs = this.waitMs): Promise<StageAnnounce | null> {
+    return this.await(stage, () => (this.abortReason !== null || this.ended ? null : this.stages.get(stage)), silentMs, `the coordinator announced no stage ${stage + 1}`);
   }
 
   /**
@@ -136,15 +155,68 @@ export class WorkerSession {
     const clock = this.clock ?? (await this.measureClock());
     this.published = 0;
     this.latest = null;
-    const ack = await this.link.request<{ ok: boolean }>(this.link.subjects.ready, { node: this.node, stage, clock }, 10_000);
-    if (!ack?.ok) throw new UserError(`worker ${this.node}: the coordinator did not take the ready report`);
-    const startAt = await this.until(() => (this.abortReason !== null ? null : this.starts.get(stage)));
+    await this.reportReady({ node: this.node, stage, clock, session: this.joined.session });
+    const startAt = await this.waitForStart(stage);
     if (startAt === null) return hrtimeNowNs();
     const aheadMs = startAt - clock.offset_ms - epochNowMs();
     const origin = BigInt(hrtimeNowNs()) + BigInt(Math.round(Math.max(0, aheadMs) * 1e6));
     if (aheadMs > 3) await new Promise((r) => setTimeout(r, aheadMs - 2));
     while (process.hrtime.bigint() < origin) await new Promise((r) => setImmediate(r));
     return origin.toString();
+  }
+
+  /**
+   * The ready report, sent again until the coordinator answers (it keeps one per worker and
+   * stage, so a repeat is harmless); a coordinator silent for --wait is gone.
+   */
+  private async reportReady(ready: Ready): Promise<void> {
+    const deadline = Date.now() + this.waitMs;
+    for (;;) {
+      const ack = await this.link.request<{ ok: boolean }>(this.link.subjects.ready, ready, 10_000);
+      if (ack?.ok) return;
+      if (ack) throw new UserError(`worker ${this.node}: the coordinator did not take the ready report`);
+      if (this.abortReason !== null) return;
+      if (Date.now() >= deadline) throw new UserError(`worker ${this.node}: the coordinator did not answer its ready report${this.joined.sweep ? ` for stage ${ready.stage + 1}` : ''} within ${this.waitMs / 1000} s (--wait): it is gone`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+
+  /**
+   * Stage `stage`'s start time (coordinator clock, epoch ms); null when told to stop first. A
+   * lost start would leave this worker waiting for ever while its heartbeats keep the
+   * coordinator waiting for its records: the whole run would hang.
+   */
+  private waitForStart(stage: number): Promise<number | null> {
+    return this.await(stage, () => (this.abortReason !== null ? null : this.starts.get(stage)), this.waitMs, `no start${this.joined.sweep ? ` for stage ${stage + 1}` : ''}`);
+  }
+
+  /**
+   * Waits until `got` returns a value (null: stop waiting), checked at each control message.
+   * Without one for ASK_EVERY_MS it asks the coordinator what it said about `stage` (a broadcast
+   * this worker missed), again each time; once the coordinator has not answered for `silentMs`
+   * it is gone: a UserError saying what never came.
+   */
+  private async await<T>(stage: number, got: () => T | null | undefined, silentMs: number, missing: string): Promise<T | null> {
+    let heardAt = Date.now();
+    for (;;) {
+      const v = await this.until(got, ASK_EVERY_MS);
+      if (v !== null) return v;
+      if (got() === null) return null;
+      const q: ControlQuery = { node: this.node, stage, session: this.joined.session };
+      const reply = await this.link.request<ControlReply>(this.link.subjects.ask, q, 2_000);
+      // A restarted run coordinator resumes the run (its start is the stored one); a sweep's starts afresh without this worker.
+      if (reply && reply.session !== this.joined.session && this.joined.sweep) {
+        throw new UserError(`worker ${this.node}: the sweep's coordinator was restarted; a restarted sweep starts afresh and this worker is not part of it (start it again)`);
+      }
+      if (reply) {
+        heardAt = Date.now();
+        if (reply.stage && !this.stages.has(stage)) this.stages.set(stage, reply.stage);
+        if (reply.start_at_ms !== null && !this.starts.has(stage)) this.starts.set(stage, reply.start_at_ms);
+        if (reply.ended) this.ended = true;
+      } else if (Date.now() - heardAt >= silentMs) {
+        throw new UserError(`worker ${this.node}: ${missing}, and the coordinator has not answered for ${silentMs / 1000} s (--wait): it is gone`);
+      }
+    }
   }
 
   /** Calls `fn` when the coordinator stops stage `stage` early (at once if it already has). */
