@@ -32,6 +32,8 @@ export class EngineBackend implements Backend {
   private readonly sinks = new Map<number, TokenSink>();
   private timer: NodeJS.Timeout | null = null;
   private immediate: NodeJS.Immediate | null = null;
+  /** The pending timer (or immediate) is onWake's: idle until the next join. */
+  private waking = false;
   private busy = false;
   private closed = false;
   private pending: StepResult | null = null;
@@ -70,6 +72,7 @@ export class EngineBackend implements Backend {
       return;
     }
     this.sinks.set(req.id, sink);
+    this.catchUp(req.arrivalMs);
     // Joins the engine at the end of the step running then, like an arrival in virtual time.
     this.incoming.push({ req: er, arrivalMs: this.frontend.joinAt(req.arrivalMs, req.promptTokens) });
     if (!this.busy) this.startAt(Math.max(this.incoming[0]!.arrivalMs, this.stepEnd));
@@ -80,6 +83,7 @@ export class EngineBackend implements Backend {
     this.busy = true;
     const wait = t - this.now();
     if (wait > 0) {
+      this.waking = true;
       this.timer = setTimeout(this.onWake, wait);
       return;
     }
@@ -87,20 +91,54 @@ export class EngineBackend implements Backend {
     this.runStep(t);
   }
 
+  /** When an idle engine starts its next step: the first join, not before the last step's end. */
+  private wakeAt(): number {
+    return Math.max(this.incoming[0]?.arrivalMs ?? this.stepEnd, this.stepEnd);
+  }
+
   private readonly onWake = (): void => {
     this.timer = null;
+    this.immediate = null;
     if (this.closed) return;
-    const t = Math.max(this.incoming[0]?.arrivalMs ?? this.stepEnd, this.stepEnd);
+    const t = this.wakeAt();
     const early = t - this.now();
     if (early > 0) {
       if (early > 1) this.timer = setTimeout(this.onWake, early);
       else this.immediate = setImmediate(this.onWake);
       return;
     }
-    this.immediate = null;
+    this.wake(t);
+  };
+
+  private wake(t: number): void {
+    this.waking = false;
     this.admitIncoming(t);
     this.runStep(t);
-  };
+  }
+
+  /**
+   * Runs, in time order, what was due by `t` and is still waiting for its timer (a process
+   * that runs late reads an arrival before the timers due before it): the step ends and the
+   * idle engine's wake-up. The front end serves a step's token streaming before a request that
+   * arrives at or after the step's end, as the virtual driver does; handing the request over
+   * first would let it pass that work and change when it joins.
+   */
+  private catchUp(t: number): void {
+    for (;;) {
+      if (this.closed) return;
+      let due: () => void;
+      if (this.pending !== null && this.stepEnd <= t) due = () => this.endStep();
+      else if (this.pending === null && this.waking && this.wakeAt() <= t) {
+        const at = this.wakeAt();
+        due = () => this.wake(at);
+      } else return;
+      if (this.timer) clearTimeout(this.timer);
+      if (this.immediate) clearImmediate(this.immediate);
+      this.timer = null;
+      this.immediate = null;
+      due();
+    }
+  }
 
   cancel(id: number): void {
     // A request still in `incoming` is skipped when admitted (its sink is gone).
@@ -173,6 +211,11 @@ export class EngineBackend implements Backend {
       return;
     }
     this.immediate = null;
+    this.endStep();
+  };
+
+  /** The running step ends (at its scheduled time): its tokens go out, and the next step starts. */
+  private endStep(): void {
     const r = this.pending as StepResult;
     this.pending = null;
     const end = this.stepEnd;
@@ -218,7 +261,7 @@ export class EngineBackend implements Backend {
     } else {
       this.busy = false;
     }
-  };
+  }
 
   /** Moves requests that arrived by `t` (ms) into the engine, in arrival order. */
   private admitIncoming(t: number): void {
