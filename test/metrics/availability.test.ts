@@ -1,11 +1,14 @@
 /** Client-seen outages and availability (src/metrics/defs/availability.ts): hand-made records, then a real restart. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { findOutages, MIN_OUTAGE_FAILURES } from '../../src/metrics/defs/availability.js';
 import { computeMetrics } from '../../src/metrics/index.js';
 import type { RunResult } from '../../src/report/result-json.js';
 import { renderOutages } from '../../src/report/console-summary.js';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
-import { runCli } from '../helpers/cli.js';
+import { firstRecordWritten, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { rec } from './make-record.js';
 
 const ok = (sent: number) => rec({ sent_ms: sent, chunks: [sent + 5, sent + 10] });
@@ -65,22 +68,44 @@ describe('outages from records', () => {
 });
 
 describe('a server restart during a run', () => {
-  let sim: SimServer;
-  beforeAll(async () => {
-    // Down from 1 s after start for 1.5 s: the run (3 s at 40 req/s) sends into the gap.
-    sim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 1, perTokenMs: 1 }, faults: { seed: 1, restart: { atMs: 1000, downMs: 1500 } } });
+  // The server goes down and comes back on events of the run, not at fixed times: a run started
+  // late (a loaded machine) once sent nothing into a gap timed from the server's start. Down once
+  // it has answered 10 requests; back once the run has recorded 3 refused connections, with
+  // most of the run's 3 s (120 requests at 40 req/s) still to send.
+  let sim: SimServer | null = null;
+  afterAll(async () => {
+    await sim?.close();
   });
-  afterAll(() => sim.close());
 
   it('is one outage of refused connections, recovered, in result.json and the summary', async () => {
-    const out = await runCli([
-      'run', '--base-url', sim.url, '--no-preflight', '--model', 'sim-llama-3.1-8b', '--num-prompts', '120', '--request-rate', '40',
-      '--random-input-len', '16', '--random-output-len', '4', '--no-save', '--json', '--allow-invalid', '--progress', 'none', '--no-metrics',
-    ]);
+    const timing = { kind: 'fixed' as const, prefillMs: 1, perTokenMs: 1 };
+    sim = await startSimServer({ timing, collectGroundTruth: true });
+    const { url, port } = sim;
+    const resultDir = tempDir('availability');
+    let finished = false;
+    const run = runCli([
+      'run', '--base-url', url, '--no-preflight', '--model', 'sim-llama-3.1-8b', '--num-prompts', '120', '--request-rate', '40',
+      '--random-input-len', '16', '--random-output-len', '4', '--result-dir', resultDir, '--json', '--allow-invalid', '--progress', 'none', '--no-metrics', '--workers', '0',
+    ]).finally(() => (finished = true));
+    const poll = async (what: string, cond: () => boolean): Promise<void> => {
+      while (!cond()) {
+        if (finished) throw new Error(`the run ended before ${what}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    const first = sim;
+    await poll('the server answered 10 requests', () => first.groundTruth.length >= 10);
+    await first.close();
+    const dir = await firstRecordWritten(resultDir, () => finished);
+    const refused = () => readFileSync(join(dir, 'records.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"error_class":"connect"')).length;
+    await poll('3 refused connections were recorded', () => refused() >= 3);
+    sim = await startSimServer({ timing, port });
+    const out = await run;
     const result = JSON.parse(out.stdout) as RunResult;
     const a = result.metrics.availability!;
     expect(a.outages.length).toBeGreaterThanOrEqual(1);
     const refusedCount = result.metrics.requests.by_error_class.connect ?? 0;
+    expect(refusedCount).toBeGreaterThanOrEqual(3);
     expect(a.outages.reduce((s, o) => s + (o.by_error_class.connect ?? 0), 0)).toBe(refusedCount);
     expect(a.outages.every((o) => o.recovered)).toBe(true);
     expect(a.value!).toBeLessThan(1);
