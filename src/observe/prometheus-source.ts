@@ -1,8 +1,9 @@
 /**
  * Reads the normalized series from a Prometheus server instead of the target: production
- * services are scraped by one already. One range query over the run's span fetches every raw
- * metric the detected engines map; each `instance` becomes a source, and each evaluation step a
- * snapshot, so the windows and summaries are those of a live scrape (series.ts).
+ * services are scraped by one already. One query over the run's span fetches every raw metric the
+ * detected engines map, as the samples Prometheus stored (a range query's steps for very long
+ * spans); each `instance` becomes a source, and each scrape a snapshot, so the windows and
+ * summaries are those of a live scrape (series.ts).
  */
 import { getText } from '../util/http-get.js';
 import { redactUrl } from '../util/redact.js';
@@ -40,6 +41,11 @@ async function apiGet(base: string, path: string, params: Record<string, string>
   if (body.status !== 'success') throw new Error(`Prometheus: ${body.error ?? `HTTP ${res.status}`}`);
   return body.data;
 }
+
+/** Prometheus's default lookback: how far back an instant query finds a series' last sample. */
+const LOOKBACK_MS = 5 * 60_000;
+/** Raw samples are read when the span holds at most this many steps (a range query's limit is 11,000 points). */
+const RAW_MAX_POINTS = 10_000;
 
 interface MatrixSeries {
   metric: Record<string, string>;
@@ -88,14 +94,24 @@ export async function readFromPrometheus(
     const toEpochMs = Math.max(span.toEpochMs, newest ?? 0);
     const wanted = new Set<string>();
     for (const e of engines) for (const list of Object.values(e.sources)) for (const src of list ?? []) for (const n of rawNames(src)) if (names.has(n)) wanted.add(n);
-    // At most 11,000 points per series (Prometheus's limit): widen the step for long runs.
-    const step = Math.max(span.stepMs, Math.ceil((toEpochMs - span.fromEpochMs) / 10_000));
-    const data = (await apiGet(promUrl, 'api/v1/query_range', {
-      query: `{__name__=~"${[...wanted].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}"}`,
-      start: (span.fromEpochMs / 1000).toFixed(3),
-      end: (toEpochMs / 1000).toFixed(3),
-      step: `${step / 1000}s`,
-    })) as { resultType: string; result: MatrixSeries[] };
+    const selector = `{__name__=~"${[...wanted].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}"}`;
+    const spanMs = toEpochMs - span.fromEpochMs;
+    // The samples themselves, each at its scrape's time, when the span holds few enough: a range
+    // query's value at a step is the last sample before it, so the step after the run's end could
+    // hold a sample taken before the end, and the totals missed the run's last tokens. The range
+    // reaches back Prometheus's lookback (5 min) for the last sample before the span (the baseline).
+    const raw = spanMs / span.stepMs <= RAW_MAX_POINTS;
+    const data = (
+      raw
+        ? await apiGet(promUrl, 'api/v1/query', { query: `${selector}[${Math.ceil((spanMs + LOOKBACK_MS) / 1000)}s]`, time: (toEpochMs / 1000).toFixed(3) })
+        : await apiGet(promUrl, 'api/v1/query_range', {
+            query: selector,
+            start: (span.fromEpochMs / 1000).toFixed(3),
+            end: (toEpochMs / 1000).toFixed(3),
+            // At most 11,000 points per series (Prometheus's limit): widen the step for long runs.
+            step: `${Math.max(span.stepMs, Math.ceil(spanMs / 10_000)) / 1000}s`,
+          })
+    ) as { resultType: string; result: MatrixSeries[] };
     // instance → timestamp → samples
     const byInstance = new Map<string, Map<number, Sample[]>>();
     for (const series of data.result) {
@@ -113,10 +129,16 @@ export async function readFromPrometheus(
     const sources: SourceReport[] = [];
     [...byInstance.keys()].sort().forEach((instance, idx) => {
       const times = byInstance.get(instance) as Map<number, Sample[]>;
-      for (const [ts, samples] of [...times].sort((a, b) => a[0] - b[0])) {
+      let scrapes = [...times].sort((a, b) => a[0] - b[0]);
+      if (raw) {
+        // From the last scrape at or before the span's start (the baseline) on.
+        const before = scrapes.filter(([ts]) => ts * 1000 <= span.fromEpochMs).length;
+        scrapes = scrapes.slice(Math.max(0, before - 1));
+      }
+      for (const [ts, samples] of scrapes) {
         snapshots.push(snapshotOf({ samples, types: new Map(), malformed: 0 }, ts * 1000 - span.originEpochMs, idx, engines));
       }
-      sources.push({ url: `${shown} instance=${instance}`, engines: engines.map((e) => e.id), scrapes: times.size, failed: 0, problem: null });
+      sources.push({ url: `${shown} instance=${instance}`, engines: engines.map((e) => e.id), scrapes: scrapes.length, failed: 0, problem: null });
     });
     if (snapshots.length === 0) warn(`warning: Prometheus at ${shown} returned no samples for the run's span`);
     return { snapshots, sources };
