@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseObjective } from '../../src/config/slo.js';
 import { objectiveCatalog } from '../../src/metrics/objective-catalog.js';
@@ -36,23 +37,49 @@ describe('SLOs from the server histograms (watch)', () => {
 
   describe('infermeter watch --slo', () => {
     let sim: SimServer;
+    // watch reads the simulator's /metrics through this pass-through, which says when a scrape
+    // has read the counters: the load goes after watch's first scrape (its baseline) on that
+    // event. A fixed 200 ms wait let a watch that started late on a loaded machine take its
+    // baseline after the load, and see no request in its window.
+    let metricsUrl: string;
+    let proxy: Server;
+    let onScrape: (() => void) | null = null;
     beforeAll(async () => {
       sim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 5, perTokenMs: 1 } });
+      proxy = createServer((req, res) => {
+        void fetch(`${sim.url}${req.url ?? '/'}`).then(async (r) => {
+          const text = await r.text();
+          onScrape?.();
+          res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'text/plain' });
+          res.end(text);
+        });
+      });
+      await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+      metricsUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/metrics`;
     });
-    afterAll(() => sim.close());
+    afterAll(async () => {
+      await new Promise((r) => proxy.close(r));
+      await sim.close();
+    });
 
-    const load = async () => {
-      await new Promise((r) => setTimeout(r, 200)); // after watch's first scrape
-      await Promise.all(
-        Array.from({ length: 5 }, () => fetch(`${sim.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim-llama-3.1-8b', prompt: 'hi', max_tokens: 3 }) }).then((r) => r.text())),
+    /** Runs watch once (two scrapes 5 s apart) with five requests sent right after its first scrape. */
+    const watchOverLoad = async (slo: string) => {
+      const firstScrape = new Promise<void>((r) => (onScrape = r));
+      const load = firstScrape.then(() =>
+        Promise.all(
+          Array.from({ length: 5 }, () => fetch(`${sim.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'sim-llama-3.1-8b', prompt: 'hi', max_tokens: 3 }) }).then((r) => r.text())),
+        ),
       );
+      const [out] = await Promise.all([runCli(['watch', '--metrics-url', metricsUrl, '--interval', '5s', '--once', '--slo', slo]), load]);
+      onScrape = null;
+      return out;
     };
 
     it('exit 3 and an ALERT line when an SLO ends below its attainment; 0 when it holds', async () => {
-      const [bad] = await Promise.all([runCli(['watch', '--metrics-url', `${sim.url}/metrics`, '--interval', '5s', '--once', '--slo', 'p95(ttft) < 0.001ms']), load()]);
+      const bad = await watchOverLoad('p95(ttft) < 0.001ms');
       expect(bad.stdout).toMatch(/ALERT SLO p95\(ttft\) < 0\.001ms: now [\d.]+ ms MISSED; attainment 0\.0% \(0\/1\)/);
       expect(bad.code).toBe(3);
-      const [good] = await Promise.all([runCli(['watch', '--metrics-url', `${sim.url}/metrics`, '--interval', '5s', '--once', '--slo', 'p95(ttft) < 60s']), load()]);
+      const good = await watchOverLoad('p95(ttft) < 60s');
       expect(good.stdout).toMatch(/SLO p95\(ttft\) < 1m: now [\d.]+ ms held; attainment 100\.0% \(1\/1\)/);
       expect(good.code).toBe(0);
     });

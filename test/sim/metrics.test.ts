@@ -47,7 +47,9 @@ describe('/metrics (Prometheus text, vLLM names)', () => {
       await sleep(60);
       expect(s.stats().running).toBe(1);
       ac.abort();
-      await sleep(50);
+      // The server learns of the disconnect when it next reads its sockets: wait for that, not a
+      // fixed time (a process that ran late fired a 50 ms timer before it read the close).
+      for (let i = 0; i < 2000 && s.stats().running > 0; i++) await sleep(5);
       expect(s.stats().running).toBe(0);
       const before = metric(await scrape(s.url), 'vllm:generation_tokens_total');
       await sleep(50);
