@@ -23,7 +23,8 @@ export const ENGINE_PRESET_NAMES = ['vllm-v1', 'vllm-v0'] as const;
 /** The engine fields a profile may set: the simulator's cost-model parameters (docs/simulator.md §Parameters). */
 export const PROFILE_ENGINE_FIELDS = [
   'compute_efficiency', 'memory_efficiency', 'kv_read_factor', 'step_overhead_ms', 'layer_overhead_ms', 'graph_layer_overhead_ms',
-  'request_overhead_ms', 'allreduce_latency_ms', 'frontend_latency_ms', 'frontend_cpu_ms', 'frontend_cpu_ms_per_1k_tokens', 'frontend_cpu_ms_per_output_token',
+  'request_overhead_ms', 'multi_step_overhead_ms', 'allreduce_latency_ms', 'frontend_latency_ms', 'frontend_cpu_ms', 'frontend_cpu_ms_per_1k_tokens',
+  'frontend_cpu_ms_per_output_token',
 ] as const;
 
 const EngineParams = z.object(Object.fromEntries(PROFILE_ENGINE_FIELDS.map((f) => [f, z.number().nonnegative().optional()])) as Record<(typeof PROFILE_ENGINE_FIELDS)[number], z.ZodOptional<z.ZodNumber>>).strict();

@@ -92,7 +92,7 @@ describe('vLLM V0 preset', () => {
     expect(e.step().shape).toMatchObject({ tokens: 201, seqs: 2 });
   });
 
-  it('multi-step: a pure decode batch runs its window and emits each token in order; CPU costs once per window', () => {
+  it('multi-step: a pure decode batch runs its window and emits each token in order; full CPU costs once per window, multi_step_overhead_ms per further iteration', () => {
     const cfg = v0({ num_scheduler_steps: 4 });
     const e = engine(cfg);
     const a = add(e, 0, 50, 6);
@@ -108,11 +108,25 @@ describe('vLLM V0 preset', () => {
     const cpu = (seqs: number): number => c.step_overhead_ms + seqs * c.request_overhead_ms;
     const it = (ctx: number[]): number => one.stepMs({ tokens: ctx.length, seqs: ctx.length, attn_ctx: ctx.reduce((x, y) => x + y, 0), kv_tokens: ctx.reduce((x, y) => x + y, 0) });
     // contexts: a holds 50 prompt + 1 output token after its prefill (51 attended), b 61
-    const expected = it([51, 61]) + it([52, 62]) - cpu(2) + it([53]) - cpu(1) + it([54]) - cpu(1);
+    const ms = c.multi_step_overhead_ms;
+    expect(ms).toBe(0.5);
+    const expected = it([51, 61]) + (it([52, 62]) - cpu(2) + ms) + (it([53]) - cpu(1) + ms) + (it([54]) - cpu(1) + ms);
     expect(r.duration_ms).toBeCloseTo(expected, 9);
     r = e.step(); // a's last token: a window of one useful iteration
     expect(r.emitted).toEqual([a]);
     expect(r.finished).toEqual([a]);
+  });
+
+  it('multi-step overhead: each window of 10 ends exactly 9 × multi_step_overhead_ms later per window than without it', () => {
+    const run = (ms: number): number[] =>
+      Array.from(runVirtual({ hardware: 'h100', model: 'llama-3.1-8b', engine: v0({ num_scheduler_steps: 10, multi_step_overhead_ms: ms }), requests: [{ id: 0, scheduled_ms: 0, prompt_tokens: 100, max_tokens: 31 }] }).records[0]!.chunk_ms);
+    const base = run(0);
+    const slow = run(2);
+    expect(slow[0]).toBe(base[0]); // the prefill step has no window
+    for (const k of [1, 11, 21]) {
+      const windows = (k - 1) / 10 + 1;
+      expect(slow[k]! - base[k]!).toBeCloseTo(windows * 9 * 2, 9);
+    }
   });
 
   it('multi-step in virtual time: tokens of a window reach the client together, at its end', () => {

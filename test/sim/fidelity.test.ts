@@ -5,15 +5,15 @@
  * held-out rows, so a cost-model change cannot silently make the simulator less faithful.
  */
 import { describe, expect, it } from 'vitest';
-import { V0_STEP_OVERHEAD_MS } from '../../src/sim/index.js';
+import { DEFAULT_ENGINE_CONFIG, V0_STEP_OVERHEAD_MS } from '../../src/sim/index.js';
 import { CASES, SOURCES } from './fidelity/cases.js';
 import { GPUSTACK_PROMPTS } from './fidelity/gpustack-held-out.js';
 import { LAMBDA_HELD_OUT } from './fidelity/lambda-held-out.js';
 import { medianErrors, runCase, type CaseResult } from './fidelity/run-case.js';
 
 /** docs/simulator.md §Fidelity: median absolute error per figure type with the default parameters. */
-const DOCUMENTED_FIT = { ttft: 0.287, tpot: 0.027, throughput: 0.094, all: 0.096 };
-const DOCUMENTED_HELD_OUT = { ttft: 0.383, tpot: 0.108, throughput: 0.119, all: 0.159 };
+const DOCUMENTED_FIT = { ttft: 0.287, tpot: 0.029, throughput: 0.085, all: 0.091 };
+const DOCUMENTED_HELD_OUT = { ttft: 0.383, tpot: 0.1, throughput: 0.114, all: 0.165 };
 const MARGIN = 0.02;
 
 describe('fidelity against published engine measurements', () => {
@@ -63,5 +63,18 @@ describe('fidelity against published engine measurements', () => {
     const score = (ms: number): number => medianErrors(v0.flatMap((c) => runCase(c, { step_overhead_ms: ms })))['all']!;
     const scores = grid.map(score);
     expect(grid[scores.indexOf(Math.min(...scores))]).toBe(V0_STEP_OVERHEAD_MS);
+  });
+
+  it('the multi-step overhead is the best value on the V0 fitting rows only: least median error, then least mean error', () => {
+    const v0 = CASES.filter((c) => c.preset === 'vllm-v0' && c.held_out !== true);
+    const grid = [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5];
+    const score = (ms: number): [number, number] => {
+      const rs = v0.flatMap((c) => runCase(c, { multi_step_overhead_ms: ms }));
+      return [medianErrors(rs)['all']!, rs.reduce((a, r) => a + Math.abs(r.ratio - 1), 0) / rs.length];
+    };
+    const scores = grid.map(score);
+    // The median is flat over part of the grid (it sits on a figure the windows do not move): the mean breaks the tie.
+    const best = scores.reduce((b, s, i) => (s[0] < scores[b]![0] || (s[0] === scores[b]![0] && s[1] < scores[b]![1]) ? i : b), 0);
+    expect(grid[best]).toBe(DEFAULT_ENGINE_CONFIG.multi_step_overhead_ms);
   });
 });

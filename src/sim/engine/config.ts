@@ -59,6 +59,12 @@ export interface EngineConfig {
   cuda_graph_max_batch: number;
   /** Per scheduled sequence per step: sampling, detokenization and output share, ms. */
   request_overhead_ms: number;
+  /**
+   * Per further iteration of a multi-step window (num_scheduler_steps > 1, vLLM V0): the CPU
+   * work an iteration still does between GPU steps (the model runner's loop, the sampler's and
+   * advance_step's launches), ms. The window's first iteration pays the full step overheads.
+   */
+  multi_step_overhead_ms: number;
   /** Latency of one all-reduce under tensor parallelism (ms). */
   allreduce_latency_ms: number;
   /** Per request on the TTFT path, not serialized: HTTP, queue hops between processes, ms. */
@@ -93,6 +99,7 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   graph_layer_overhead_ms: 0.004,
   cuda_graph_max_batch: 512,
   request_overhead_ms: 0.03,
+  multi_step_overhead_ms: 0.5,
   allreduce_latency_ms: 0.02,
   frontend_latency_ms: 10,
   frontend_cpu_ms: 4,
@@ -103,7 +110,8 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
 /** The cost-model parameters `sim calibrate` fits and a profile file may set. */
 export const COST_PARAMS = [
   'compute_efficiency', 'memory_efficiency', 'kv_read_factor', 'step_overhead_ms', 'layer_overhead_ms', 'graph_layer_overhead_ms',
-  'request_overhead_ms', 'allreduce_latency_ms', 'frontend_latency_ms', 'frontend_cpu_ms', 'frontend_cpu_ms_per_1k_tokens', 'frontend_cpu_ms_per_output_token',
+  'request_overhead_ms', 'multi_step_overhead_ms', 'allreduce_latency_ms', 'frontend_latency_ms', 'frontend_cpu_ms', 'frontend_cpu_ms_per_1k_tokens',
+  'frontend_cpu_ms_per_output_token',
 ] as const satisfies readonly (keyof EngineConfig)[];
 export type CostParam = (typeof COST_PARAMS)[number];
 

@@ -256,8 +256,9 @@ export class Engine {
         it.kv_tokens += s.computed + 1;
       }
       // CPU work (scheduling: step_overhead_ms; output processing: request_overhead_ms per
-      // sequence) is paid once per window, at its first iteration, not per iteration.
-      const d = this.roofline.stepMs(it) - this.cfg.step_overhead_ms - live.length * this.cfg.request_overhead_ms;
+      // sequence) is paid once per window, at its first iteration; a further iteration pays
+      // only what the model runner still does between GPU steps (multi_step_overhead_ms).
+      const d = this.roofline.stepMs(it) - this.cfg.step_overhead_ms - live.length * this.cfg.request_overhead_ms + this.cfg.multi_step_overhead_ms;
       ms += d;
       this.counters.decode_ms += d;
       this.counters.steps++;
