@@ -143,7 +143,7 @@ export class WorkerSession {
    * worker has no share in can be long); a coordinator silent for `silentMs` is gone.
    */
   async nextStage(stage: number, silentMs = this.waitMs): Promise<StageAnnounce | null> {
-    return this.await(stage, () => (this.abortReason !== null || this.ended ? null : this.stages.get(stage)), silentMs, `the coordinator announced no stage ${stage + 1}`);
+    return this.awaitStageMessage(stage, () => (this.abortReason !== null || this.ended ? null : this.stages.get(stage)), silentMs, `the coordinator announced no stage ${stage + 1}`);
   }
 
   /**
@@ -187,7 +187,7 @@ export class WorkerSession {
    * coordinator waiting for its records: the whole run would hang.
    */
   private waitForStart(stage: number): Promise<number | null> {
-    return this.await(stage, () => (this.abortReason !== null ? null : this.starts.get(stage)), this.waitMs, `no start${this.joined.sweep ? ` for stage ${stage + 1}` : ''}`);
+    return this.awaitStageMessage(stage, () => (this.abortReason !== null ? null : this.starts.get(stage)), this.waitMs, `no start${this.joined.sweep ? ` for stage ${stage + 1}` : ''}`);
   }
 
   /**
@@ -196,7 +196,7 @@ export class WorkerSession {
    * this worker missed), again each time; once the coordinator has not answered for `silentMs`
    * it is gone: a UserError saying what never came.
    */
-  private async await<T>(stage: number, got: () => T | null | undefined, silentMs: number, missing: string): Promise<T | null> {
+  private async awaitStageMessage<T>(stage: number, got: () => T | null | undefined, silentMs: number, missing: string): Promise<T | null> {
     let heardAt = Date.now();
     for (;;) {
       const v = await this.until(got, ASK_EVERY_MS);
