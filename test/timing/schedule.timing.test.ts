@@ -7,19 +7,17 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { arrivalTimes } from '../../src/load/arrivals.js';
 import type { RequestRecord } from '../../src/record/record.js';
 import { BusyPoll } from '../../src/runner/busy-poll.js';
 import { createRunClock, hrtimeNowNs } from '../../src/runner/run-clock.js';
 import { runLoad, type Sender } from '../../src/runner/run-load.js';
-import type { Workload, WorkItem } from '../../src/workload/types.js';
+import type { WorkItem } from '../../src/workload/types.js';
 import { expectCompleted, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { startNoiseProbe } from './noise-probe.js';
+import { constantRateLoad } from './constant-rate-load.js';
 import { observe } from './observe.js';
 
-const item: WorkItem = { prompt: 'p', messages: null, prompt_tokens: 1, max_tokens: 4, task: null, expected: null, session: null, turn: null };
-const workload: Workload = { skipped: 0, describe: () => ({}), next: () => item };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function lateness(rate: number, n: number): Promise<number> {
@@ -36,17 +34,7 @@ async function lateness(rate: number, n: number): Promise<number> {
     },
     cancelAll: () => {},
   };
-  const out = await runLoad({
-    plan: { mode: 'open', arrivals: arrivalTimes({ rate, burstiness: 1, kind: 'constant', seed: 0 }), maxConcurrency: null },
-    phases: { warmup: { requests: 0 }, cooldown: { requests: 0 }, totalRequests: null, durationMs: null },
-    totalRequests: n,
-    durationMs: null,
-    graceMs: 0,
-    workload,
-    sender,
-    clock,
-    onRecord: () => {},
-  });
+  const out = await runLoad(constantRateLoad(rate, n, sender, clock));
   return Math.max(...out.records.map((r) => r.sent_ms - r.scheduled_ms));
 }
 

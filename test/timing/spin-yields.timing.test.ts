@@ -8,15 +8,13 @@
  */
 import { createHook } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
-import { arrivalTimes } from '../../src/load/arrivals.js';
 import type { RequestRecord } from '../../src/record/record.js';
 import { runLoad, type Sender } from '../../src/runner/run-load.js';
-import type { Workload, WorkItem } from '../../src/workload/types.js';
+import type { WorkItem } from '../../src/workload/types.js';
 import { withNoise } from './noise-probe.js';
+import { constantRateLoad } from './constant-rate-load.js';
 import { observe } from './observe.js';
 
-const item: WorkItem = { prompt: 'p', messages: null, prompt_tokens: 1, max_tokens: 4, task: null, expected: null, session: null, turn: null };
-const workload: Workload = { skipped: 0, describe: () => ({}), next: () => item };
 
 describe('the last stretch before a send', () => {
   it('yields to I/O in ~20 µs slices, not on every loop turn', async () => {
@@ -38,17 +36,7 @@ describe('the last stretch before a send', () => {
     const { value: out, noise } = await withNoise(async () => {
       hook.enable();
       try {
-        return await runLoad({
-          plan: { mode: 'open', arrivals: arrivalTimes({ rate: 500, burstiness: 1, kind: 'constant', seed: 0 }), maxConcurrency: null },
-          phases: { warmup: { requests: 0 }, cooldown: { requests: 0 }, totalRequests: null, durationMs: null },
-          totalRequests: n,
-          durationMs: null,
-          graceMs: 0,
-          workload,
-          sender,
-          clock,
-          onRecord: () => {},
-        });
+        return await runLoad(constantRateLoad(500, n, sender, clock));
       } finally {
         hook.disable();
       }
