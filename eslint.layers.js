@@ -25,6 +25,7 @@ export const LAYERS = {
   history: ['errors', 'util', 'config', 'record'],
   dashboard: ['errors', 'util', 'config', 'record', 'store', 'report', 'history'],
   distributed: ['errors', 'util', 'config', 'record', 'runner'],
+  session: null, // tightened once the CLI's pieces are out of it
   cli: null, // composes everything
 };
 

@@ -13,11 +13,11 @@ import type { StageLoad, StageLoadJson } from '../sweep/stages.js';
 import { toJsonLoad } from '../sweep/stages.js';
 import type { StageResult, SweepResult, SweepSearch } from '../sweep/sweep-result.js';
 import type { CliIo } from './io.js';
-import type { RunSpec } from './run-spec.js';
-import { SloListSchema } from './run-spec.js';
+import type { RunSpec } from '../session/run-spec.js';
+import { SloListSchema } from '../session/run-spec.js';
 import { readSweep } from './saved-sweep.js';
 import { checkObjectivesUsable } from './slo-check.js';
-import { stageResult } from './sweep-stages.js';
+import { stageResult } from '../session/sweep-stages.js';
 
 const fromJsonLoad = (l: StageLoadJson): StageLoad => (l.kind === 'rate' ? { kind: 'rate', rate: l.rate === 'inf' ? Infinity : l.rate } : l);
 

@@ -94,7 +94,7 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     const distributed = coordinatorFlags(opts);
     setExit(
       distributed
-        ? await (await import('./distributed-run.js')).distributedRunCommand(await resolveSpec(opts), distributed, io)
+        ? await (await import('../session/distributed-run.js')).distributedRunCommand(await resolveSpec(opts), distributed, io)
         : await (await import('./run-command.js')).runCommand(await resolveSpec(opts), io),
     );
   });
@@ -192,7 +192,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .command('schema')
     .description('print the JSON Schema of the run spec file (--config)')
     .action(async () => {
-      const [{ z }, { RunSpecSchema }] = await Promise.all([import('zod'), import('./run-spec.js')]);
+      const [{ z }, { RunSpecSchema }] = await Promise.all([import('zod'), import('../session/run-spec.js')]);
       io.stdout.write(`${JSON.stringify(z.toJSONSchema(RunSpecSchema, { io: 'input', unrepresentable: 'any' }), null, 2)}\n`);
       setExit(0);
     });
@@ -268,7 +268,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   simRun.action(async (opts: Record<string, unknown>) => {
     const s = await resolveSpec(opts, { simulatorOnly: true });
     refuseVirtualTimeSettings(opts, s);
-    setExit(await (await import('./sim-run-command.js')).simRunCommand(s, io));
+    setExit(await (await import('../session/simulate.js')).simRunCommand(s, io));
   });
 
   const simSweep = sim

@@ -11,11 +11,11 @@ import { parseDurationMs, parseRate, UnitError } from '../config/units.js';
 import { lookupPrice, readPriceTable, type PriceTable } from '../config/prices.js';
 import { capacityPlan } from '../analysis/plan/capacity.js';
 import { engineConfig, hardwareProfile, modelProfile, numGpuBlocks } from '../sim/index.js';
-import { simProfileEngineFields } from './builtin-sim.js';
+import { simProfileEngineFields } from '../session/builtin-sim.js';
 import { renderPlanText, ranked, type PlanOption, type PlanReport } from '../report/plan-report.js';
-import { infeasibility, searchConcurrency, searchLength, searchRate, type ProbeSettings, type SimOption } from './plan/sim-capacity.js';
-import { runsCapacity } from './plan/runs-capacity.js';
-import { makeSloJudge } from './plan/slo-judge.js';
+import { infeasibility, searchConcurrency, searchLength, searchRate, type ProbeSettings, type SimOption } from '../session/plan/sim-capacity.js';
+import { runsCapacity } from '../session/plan/runs-capacity.js';
+import { makeSloJudge } from '../session/plan/slo-judge.js';
 import type { CliIo } from './io.js';
 
 function share(text: string, flag: string): number {

@@ -2,7 +2,7 @@
 import { UserError } from '../errors/user-error.js';
 import { deepMerge, readSpecFile, validateSpec, type PlainObject } from '../config/load-spec.js';
 import { workloadSpecFromFlags } from '../workload/index.js';
-import { RunSpecSchema, type RunSpec } from './run-spec.js';
+import { RunSpecSchema, type RunSpec } from '../session/run-spec.js';
 import { normalizeBaseUrl } from '../config/base-url.js';
 import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS, VALIDITY_FLAGS, type FlagDef } from './run-flags.js';
 import { checkObjectivesUsable } from './slo-check.js';

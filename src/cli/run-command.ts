@@ -6,19 +6,19 @@ import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
-import { finishRun } from './finish-run.js';
+import { finishRun } from '../session/finish-run.js';
 import { RunObserver } from '../observe/run-observer.js';
 import { measureRecords, measuredWindow } from '../metrics/index.js';
 import { ProgressFile } from '../store/progress-file.js';
 import { recordInHistory } from './record-history.js';
 import type { CliIo } from './io.js';
-import { describeLoad, planRun } from './run-plan.js';
-import type { RunSpec } from './run-spec.js';
-import { resolveCostInputs } from './cost-inputs.js';
+import { describeLoad, planRun } from '../session/run-plan.js';
+import type { RunSpec } from '../session/run-spec.js';
+import { resolveCostInputs } from '../session/cost-inputs.js';
 import { signalExitCode } from './signals.js';
-import { clientOf, driveLoad, healthOf } from './drive-load.js';
-import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
-import { answerEvaluation, finishAnswerChecks } from './answer-checks.js';
+import { clientOf, driveLoad, healthOf } from '../session/drive-load.js';
+import { openTarget, saltPrompts, type OpenTarget } from '../session/run-target.js';
+import { answerEvaluation, finishAnswerChecks } from '../session/answer-checks.js';
 
 export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;

@@ -14,7 +14,7 @@ import type { RequestRecord } from '../record/record.js';
 import { calibrate, hardwareProfile, modelProfile, type CalibrationRun, type MeasuredRequest } from '../sim/index.js';
 import { readRecordsFile } from '../store/records-file.js';
 import { SimSpecSchema } from '../config/schema.js';
-import { simEngine } from './builtin-sim.js';
+import { simEngine } from '../session/builtin-sim.js';
 import { validateSpec } from '../config/load-spec.js';
 import type { SimProfile } from '../config/sim-profile.js';
 import { ENGINE_FLAGS, specFromFlags } from './run-flags.js';

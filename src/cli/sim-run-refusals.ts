@@ -4,7 +4,7 @@
  * rests on a setting that did nothing. Each entry says why.
  */
 import { UserError } from '../errors/user-error.js';
-import type { RunSpec } from './run-spec.js';
+import type { RunSpec } from '../session/run-spec.js';
 
 interface Refusal {
   /** The command-line flag (long name) and the commander attribute it parses into. */

@@ -13,15 +13,15 @@ import { parseConcurrencyList, parseRateList, toJsonLoad, type StageLoad } from 
 import { SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
 import { Redactor, redactSecrets } from '../util/redact.js';
 import { infermeterVersion, type CliIo } from './io.js';
-import { describeLoad, planRun } from './run-plan.js';
-import type { RunSpec } from './run-spec.js';
+import { describeLoad, planRun } from '../session/run-plan.js';
+import type { RunSpec } from '../session/run-spec.js';
 import { recordInHistory } from './record-history.js';
 import { writeRunReport } from './report-command.js';
-import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
+import { openTarget, saltPrompts, type OpenTarget } from '../session/run-target.js';
 import { signalExitCode } from './signals.js';
-import { checkStageLimits, httpStages, virtualStages } from './sweep-stages.js';
+import { checkStageLimits, httpStages, virtualStages } from '../session/sweep-stages.js';
 import type { CoordinatorFlags } from './distributed-flags.js';
-import { DistributedSweep } from './distributed-sweep.js';
+import { DistributedSweep } from '../session/distributed-sweep.js';
 
 function positive(flag: string, raw: unknown, integer: boolean): number {
   const n = Number(raw);

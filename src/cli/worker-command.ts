@@ -14,16 +14,16 @@ import { WorkerSession } from '../distributed/worker-session.js';
 import type { LoadJob } from '../runner/load-job.js';
 import { shardShare } from '../runner/shard.js';
 import { runPool } from '../runner/worker-pool.js';
-import { threadsFor } from './drive-load.js';
+import { threadsFor } from '../session/drive-load.js';
 import { Redactor } from '../util/redact.js';
 import type { WorkerFlags } from './distributed-flags.js';
-import { distributedHashes, stageLoadOf } from './distributed-spec.js';
+import { distributedHashes, stageLoadOf } from '../session/distributed-spec.js';
 import { infermeterVersion, type CliIo } from './io.js';
-import { planRun } from './run-plan.js';
+import { planRun } from '../session/run-plan.js';
 import { signalExitCode } from './signals.js';
-import type { RunSpec } from './run-spec.js';
-import { answerEvaluation, finishAnswerChecks } from './answer-checks.js';
-import { stageSpec } from './sweep-stages.js';
+import type { RunSpec } from '../session/run-spec.js';
+import { answerEvaluation, finishAnswerChecks } from '../session/answer-checks.js';
+import { stageSpec } from '../session/sweep-stages.js';
 
 export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;

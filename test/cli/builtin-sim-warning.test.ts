@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { builtInServerOptions, firstWarningOnly } from '../../src/cli/builtin-sim.js';
+import { builtInServerOptions, firstWarningOnly } from '../../src/session/builtin-sim.js';
 import { resolveRunSpec } from '../../src/cli/resolve-spec.js';
 import { startSimServer } from '../../src/sim/index.js';
 import { createWorkload } from '../../src/workload/index.js';

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { answerKeyFrom } from '../../src/cli/answer-key.js';
+import { answerKeyFrom } from '../../src/session/answer-key.js';
 import { EVAL_ITEMS } from '../../src/workload/datasets/eval/index.js';
 import { expectCompleted, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -6,7 +6,7 @@
 import { closeSync, openSync, writeFileSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bigDatasetBytes, SLOW_DATASET_BYTES, workerPreparation } from '../../src/cli/slow-steps.js';
+import { bigDatasetBytes, SLOW_DATASET_BYTES, workerPreparation } from '../../src/session/slow-steps.js';
 import { WorkloadSpecSchema } from '../../src/workload/spec.js';
 import { expectCompleted, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';

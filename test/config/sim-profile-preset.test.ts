@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { simEngine, simProfileEngineFields } from '../../src/cli/builtin-sim.js';
+import { simEngine, simProfileEngineFields } from '../../src/session/builtin-sim.js';
 import { SimSpecSchema } from '../../src/config/schema.js';
 import { ENGINE_PRESET_NAMES, PROFILE_ENGINE_FIELDS } from '../../src/config/sim-profile.js';
 import { COST_PARAMS } from '../../src/sim/engine/config.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatObjective, parseObjective } from '../../src/config/slo.js';
 import { OBJECTIVE_METRICS, objectiveCatalog, MetricRegistry, METRICS } from '../../src/metrics/index.js';
-import { SloListSchema } from '../../src/cli/run-spec.js';
+import { SloListSchema } from '../../src/session/run-spec.js';
 
 const parse = (t: string) => parseObjective(t, OBJECTIVE_METRICS);
 

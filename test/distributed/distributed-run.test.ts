@@ -9,7 +9,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildResult } from '../../src/cli/finish-run.js';
+import { buildResult } from '../../src/session/finish-run.js';
 import type { RequestRecord } from '../../src/record/record.js';
 import type { RunResult } from '../../src/report/result-json.js';
 import { readRecordsFile } from '../../src/store/records-file.js';

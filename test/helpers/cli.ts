@@ -13,7 +13,7 @@ import { main } from '../../src/cli/main.js';
  */
 await Promise.all([
   import('../../src/cli/run-command.js'),
-  import('../../src/cli/distributed-run.js'),
+  import('../../src/session/distributed-run.js'),
   import('../../src/cli/worker-command.js'),
   import('../../src/cli/analyze-command.js'),
   import('../../src/cli/compare-command.js'),
@@ -22,7 +22,7 @@ await Promise.all([
   import('../../src/cli/plan-command.js'),
   import('../../src/cli/watch-command.js'),
   import('../../src/cli/sweep-command.js'),
-  import('../../src/cli/sim-run-command.js'),
+  import('../../src/session/simulate.js'),
   import('../../src/cli/sim-calibrate-command.js'),
   import('../../src/cli/sim-command.js'),
   import('../../src/cli/resolve-spec.js'),

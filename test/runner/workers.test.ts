@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildResult, type FinishInput } from '../../src/cli/finish-run.js';
+import { buildResult, type FinishInput } from '../../src/session/finish-run.js';
 import type { RequestRecord } from '../../src/record/record.js';
 import { globalIndex, shardCount, shardIterator, shardShare } from '../../src/runner/shard.js';
 import { readRecordsFile } from '../../src/store/records-file.js';

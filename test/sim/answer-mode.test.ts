@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAnswerKey } from '../../src/cli/answer-key.js';
+import { buildAnswerKey } from '../../src/session/answer-key.js';
 import { evaluateCheck } from '../../src/quality/evaluate.js';
 import { DEFAULT_ANSWER_RATES, SIM_REFUSAL, answerTokens, chooseAnswer, type KnownAnswer } from '../../src/sim/answer-mode.js';
 import { mulberry32 } from '../../src/sim/text.js';

@@ -5,10 +5,10 @@
  * of the same run (the in-memory path).
  */
 import { describe, expect, it } from 'vitest';
-import { buildResult, type FinishInput } from '../../src/cli/finish-run.js';
+import { buildResult, type FinishInput } from '../../src/session/finish-run.js';
 import { resolveRunSpec } from '../../src/cli/resolve-spec.js';
-import { planRun } from '../../src/cli/run-plan.js';
-import { simulate } from '../../src/cli/sim-run-command.js';
+import { planRun } from '../../src/session/run-plan.js';
+import { simulate } from '../../src/session/simulate.js';
 import type { RequestRecord } from '../../src/record/record.js';
 import { runDistributions } from '../../src/report/data/distributions.js';
 import { StepTimeline } from '../../src/sim/step-timeline.js';

@@ -17,18 +17,18 @@ import { createProgressDisplay, resolveProgressMode } from '../report/progress-d
 import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, makeDirs, openRunDir, type RunDir } from '../store/run-dir.js';
 import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
-import type { CoordinatorFlags } from './distributed-flags.js';
+import type { CoordinatorFlags } from '../cli/distributed-flags.js';
 import { distributedHashes } from './distributed-spec.js';
 import { ledgerClient, ledgerHealth, nodesSection, originAt } from './distributed-figures.js';
 import { finishRun } from './finish-run.js';
 import { measuredWindow, measureRecords } from '../metrics/index.js';
 import { RunObserver } from '../observe/run-observer.js';
-import type { CliIo } from './io.js';
-import { infermeterVersion } from './io.js';
-import { recordInHistory } from './record-history.js';
+import type { CliIo } from '../cli/io.js';
+import { infermeterVersion } from '../cli/io.js';
+import { recordInHistory } from '../cli/record-history.js';
 import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
-import { signalExitCode } from './signals.js';
+import { signalExitCode } from '../cli/signals.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 
 export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFlags, io: CliIo): Promise<number> {

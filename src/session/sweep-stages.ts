@@ -15,11 +15,11 @@ import type { RunStage } from '../sweep/run-sweep.js';
 import type { StageLoad, StageRole } from '../sweep/stages.js';
 import type { StageResult } from '../sweep/sweep-result.js';
 import { driveLoad, healthOf } from './drive-load.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from '../cli/io.js';
 import { planRun, type RunPlan } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
-import { simulate } from './sim-run-command.js';
+import { simulate } from './simulate.js';
 import { answerEvaluation, finishAnswerChecks } from './answer-checks.js';
 
 /** The spec of one stage: the sweep's spec with the stage's load (and the stage warm-up). */
