@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
 import { readRecordsFile } from '../store/records-file.js';
-import { readSavedRun, savedLoad, savedTarget } from './saved-run.js';
+import { readSavedRun, savedLoad, savedTarget } from '../session/saved-run.js';
 import { finishRun } from '../session/finish-run.js';
 import type { CliIo } from './io.js';
 import { z } from 'zod';
@@ -19,7 +19,7 @@ import type { CostInputs, CostSplit } from '../metrics/cost.js';
 import { SloListSchema } from '../session/run-spec.js';
 import { checkObjectivesUsable } from './slo-check.js';
 import { analyzeSweep } from './analyze-sweep.js';
-import { isSweepDir } from './saved-sweep.js';
+import { isSweepDir } from '../session/saved-sweep.js';
 
 /** A sweep directory: its stages re-judged (--slo, --goodput), as analyze-sweep.ts says. */
 function analyzeSavedSweep(path: string, opts: Record<string, unknown>, io: CliIo): number {

@@ -15,7 +15,7 @@ import type { StageResult, SweepResult, SweepSearch } from '../sweep/sweep-resul
 import type { CliIo } from './io.js';
 import type { RunSpec } from '../session/run-spec.js';
 import { SloListSchema } from '../session/run-spec.js';
-import { readSweep } from './saved-sweep.js';
+import { readSweep } from '../session/saved-sweep.js';
 import { checkObjectivesUsable } from './slo-check.js';
 import { stageResult } from '../session/sweep-stages.js';
 

@@ -18,7 +18,7 @@ import { writeFileSync } from 'node:fs';
 import type { RequestRecord } from '../record/record.js';
 import type { Slo } from '../metrics/index.js';
 import type { CliIo } from './io.js';
-import { isSweepDir, readSweep } from './saved-sweep.js';
+import { isSweepDir, readSweep } from '../session/saved-sweep.js';
 
 function readJson(path: string): unknown {
   try {

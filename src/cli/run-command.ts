@@ -10,7 +10,7 @@ import { finishRun } from '../session/finish-run.js';
 import { RunObserver } from '../observe/run-observer.js';
 import { measureRecords, measuredWindow } from '../metrics/index.js';
 import { ProgressFile } from '../store/progress-file.js';
-import { recordInHistory } from './record-history.js';
+import { recordInHistory } from '../session/record-history.js';
 import type { CliIo } from './io.js';
 import { describeLoad, planRun } from '../session/run-plan.js';
 import type { RunSpec } from '../session/run-spec.js';

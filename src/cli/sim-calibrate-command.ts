@@ -18,7 +18,7 @@ import { simEngine } from '../session/builtin-sim.js';
 import { validateSpec } from '../config/load-spec.js';
 import type { SimProfile } from '../config/sim-profile.js';
 import { ENGINE_FLAGS, specFromFlags } from './run-flags.js';
-import { readSavedRun, savedLoad } from './saved-run.js';
+import { readSavedRun, savedLoad } from '../session/saved-run.js';
 import type { CliIo } from './io.js';
 
 /** A record's request as the fit needs it, or null when it did not complete with timings and lengths. */

@@ -15,7 +15,7 @@ import { Redactor, redactSecrets } from '../util/redact.js';
 import { infermeterVersion, type CliIo } from './io.js';
 import { describeLoad, planRun } from '../session/run-plan.js';
 import type { RunSpec } from '../session/run-spec.js';
-import { recordInHistory } from './record-history.js';
+import { recordInHistory } from '../session/record-history.js';
 import { writeRunReport } from './report-command.js';
 import { openTarget, saltPrompts, type OpenTarget } from '../session/run-target.js';
 import { signalExitCode } from './signals.js';

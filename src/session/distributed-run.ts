@@ -25,7 +25,7 @@ import { measuredWindow, measureRecords } from '../metrics/index.js';
 import { RunObserver } from '../observe/run-observer.js';
 import type { CliIo } from '../cli/io.js';
 import { infermeterVersion } from '../cli/io.js';
-import { recordInHistory } from '../cli/record-history.js';
+import { recordInHistory } from './record-history.js';
 import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import { signalExitCode } from '../cli/signals.js';

@@ -15,7 +15,7 @@ import { computeMetrics, measureRecords } from '../../metrics/index.js';
 import { readRecordsFile } from '../../store/records-file.js';
 import { READABLE_RESULT_SCHEMAS, RESULT_SCHEMA, type RunResult } from '../../report/result-json.js';
 import type { RequestRecord } from '../../record/record.js';
-import { isSweepDir, readSweep } from '../../cli/saved-sweep.js';
+import { isSweepDir, readSweep } from '../saved-sweep.js';
 import type { Judge } from './sim-capacity.js';
 
 export interface StageVerdict {

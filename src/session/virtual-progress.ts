@@ -6,7 +6,7 @@
 import type { ProgressSnapshot } from '../runner/progress.js';
 import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import type { RequestRecord } from '../record/record.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from '../cli/io.js';
 
 type Step = { clock_ms: number; total: number | null; sent: number; in_flight: number; finished: readonly RequestRecord[] };
 

@@ -1,7 +1,7 @@
 /** The end of every saved run: its row in the results folder's history. Never fails the run. */
 import { indexRun } from '../history/history-index.js';
 import type { RunDir } from '../store/run-dir.js';
-import type { CliIo } from './io.js';
+import type { CliIo } from '../cli/io.js';
 
 export async function recordInHistory(resultsDir: string, dir: RunDir | null, io: CliIo): Promise<void> {
   if (!dir) return;
