@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
 import { readRecordsFile } from '../store/records-file.js';
 import { readSavedRun, savedLoad, savedTarget } from '../session/saved-run.js';
-import { finishRun } from '../session/finish-run.js';
+import { completeRun } from '../session/finish-run.js';
+import { printRun } from './print-run.js';
 import type { CliIo } from './io.js';
 import { z } from 'zod';
 import { GoodputSchema, OutputSpecSchema, ValiditySpecSchema } from '../config/schema.js';
@@ -83,9 +84,8 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
   const now = new Date().toISOString();
   // The served-vs-asked prompt-length check allows what the server adds to each prompt, as the run's pre-flight measured it.
   const calibration = savedPromptCalibration(prior?.client);
-  const code = await finishRun({
+  const done = await completeRun({
     spec: { goodput: slos, slos: objectives, validity: given.validity, output: { ...output, json: opts.json === true, vllm_json: typeof opts.vllmJson === 'string' ? opts.vllmJson : null } },
-    io,
     dir: null,
     records,
     run: {
@@ -110,6 +110,7 @@ export async function analyzeCommand(path: string, opts: Record<string, unknown>
     costSplit: priorCost?.split.method === 'simulator_step_time' ? priorCost.split : simulatorSplit(sim),
     tokenizerId: saved.spec?.workload?.tokenizer ?? null,
   });
+  const code = printRun(done, io, { json: opts.json === true });
   if (slow) io.stderr.write(`analyze: done in ${seconds(t0)}\n`);
   return code;
 }

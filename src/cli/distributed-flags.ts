@@ -6,18 +6,9 @@ import { Option, type Command } from 'commander';
 import { UserError } from '../errors/user-error.js';
 import { parseDurationMs } from '../config/units.js';
 import { checkRunId } from '../distributed/protocol.js';
+import type { CoordinatorFlags } from '../session/coordinator-options.js';
 
-export interface CoordinatorFlags {
-  natsUrl: string;
-  workers: number;
-  runId: string;
-  /** How long the barrier waits for every worker (and the connection for NATS). */
-  workerWaitMs: number;
-  /** A worker silent this long is lost. */
-  workerTimeoutMs: number;
-  /** The start is broadcast this far ahead. */
-  startDelayMs: number;
-}
+export type { CoordinatorFlags };
 
 export interface WorkerFlags {
   natsUrl: string;

@@ -1,5 +1,4 @@
 /** What a command may touch of the outside world; tests pass their own. */
-import { readFileSync } from 'node:fs';
 
 export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -11,16 +10,4 @@ export interface CliIo {
 
 export function processIo(): CliIo {
   return { stdout: process.stdout, stderr: process.stderr, env: process.env };
-}
-
-let version: string | null = null;
-export function infermeterVersion(): string {
-  if (version === null) {
-    try {
-      version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-    } catch {
-      version = 'unknown';
-    }
-  }
-  return version;
 }

@@ -6,7 +6,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { EXIT_CODE_HELP, EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
 import { registerWorkloadOptions } from '../workload/flags.js';
-import { infermeterVersion, processIo, type CliIo } from './io.js';
+import { processIo, type CliIo } from './io.js';
+import { infermeterVersion } from '../session/version.js';
 import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, ENGINE_FLAGS, registerFlags, SERVE_SIM_FLAGS, SIM_FLAGS, SIM_PROFILE_FLAG, TARGET_FLAGS, VALIDITY_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { FAULT_FLAGS } from './fault-flags.js';
 import { REFUSED_FLAGS, refuseVirtualTimeSettings } from './sim-run-refusals.js';
@@ -22,7 +23,8 @@ and/or --duration (whichever ends first), --stage-warmup. Examples:
   infermeter sweep --search --slo 'p95(ttft) < 1.5s' --slo 'p95(tpot) < 80ms' --precision 5%
 
 Results: <result-dir>/<timestamp>-sweep/ with records.jsonl (each record's "stage") and
-sweep.json (docs/sweep-schema.md). Exit 3 when a stage's SLO failed (--search: when no load met them).`;
+sweep.json (docs/sweep-schema.md). Exit 5 when a stage is invalid (--allow-invalid accepts it), else
+exit 3 when a stage's SLO failed (--search: when no load met them).`;
 import { listenForStopSignals } from './signals.js';
 import { registerK8sCommand } from './k8s-command.js';
 import { coordinatorFlags, registerCoordinatorOptions, registerWorkerOptions, workerFlags } from './distributed-flags.js';
@@ -94,7 +96,7 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     const distributed = coordinatorFlags(opts);
     setExit(
       distributed
-        ? await (await import('../session/distributed-run.js')).distributedRunCommand(await resolveSpec(opts), distributed, io)
+        ? await (await import('./run-command.js')).distributedRunCommand(await resolveSpec(opts), distributed, io)
         : await (await import('./run-command.js')).runCommand(await resolveSpec(opts), io),
     );
   });
@@ -230,6 +232,8 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   registerFlags(sweep, SIM_FLAGS);
   sweep.optionsGroup('Output:');
   registerFlags(sweep, OUTPUT_FLAGS);
+  sweep.optionsGroup('Validity (a stage is judged as a run is):');
+  registerFlags(sweep, VALIDITY_FLAGS);
   registerCoordinatorOptions(sweep);
   sweep.addHelpText('after', SWEEP_HELP);
   sweep.action(async (opts: Record<string, unknown>) => {
@@ -268,7 +272,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   simRun.action(async (opts: Record<string, unknown>) => {
     const s = await resolveSpec(opts, { simulatorOnly: true });
     refuseVirtualTimeSettings(opts, s);
-    setExit(await (await import('../session/simulate.js')).simRunCommand(s, io));
+    setExit(await (await import('./sim-run-command.js')).simRunCommand(s, io));
   });
 
   const simSweep = sim
@@ -288,6 +292,8 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   registerFlags(simSweep, SIM_FLAGS.filter((f) => !f.flag.startsWith('--sim-') || f === SIM_PROFILE_FLAG));
   simSweep.optionsGroup('Output:');
   registerFlags(simSweep, OUTPUT_FLAGS);
+  simSweep.optionsGroup('Validity (a stage is judged as a run is):');
+  registerFlags(simSweep, VALIDITY_FLAGS);
   simSweep.addHelpText('after', SWEEP_HELP);
   simSweep.action(async (opts: Record<string, unknown>) =>
     setExit(await (await import('./sweep-command.js')).sweepCommand(await resolveSpec(opts, { simulatorOnly: true, extraFlags: STAGE_FLAGS }), opts, io, 'virtual')),

@@ -5,17 +5,14 @@
  * exits 128 + the signal's number. A second signal ends the process at once (the default
  * disposition, restored after the first).
  */
-import { EXIT_CODES } from '../errors/exit-codes.js';
+import { stopSignalCode } from '../errors/exit-codes.js';
 
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export type StopSignal = (typeof STOP_SIGNALS)[number];
 
 /** The exit code of a run stopped through `signal`: its reason names the signal (a bare abort counts as Ctrl-C). */
 export function signalExitCode(signal: AbortSignal | undefined): number {
-  const reason: unknown = signal?.reason;
-  if (reason === 'SIGTERM') return EXIT_CODES.SIGTERM;
-  if (reason === 'SIGHUP') return EXIT_CODES.SIGHUP;
-  return EXIT_CODES.SIGINT;
+  return stopSignalCode(signal?.reason);
 }
 
 /** Aborts `controller` with the signal's name on the first stop signal; returns a function that stops listening. */

@@ -1,27 +1,19 @@
 /**
- * `infermeter sweep` / `infermeter sim sweep`: the same run, stage after stage at rising load
- * (a list, --auto N, or --search for the highest load meeting the SLOs), into one sweep
- * directory (records.jsonl with each record's `stage`, sweep.json) and one curve on the console.
+ * `infermeter sweep` / `infermeter sim sweep`: the stage plan from the flags → the sweep session
+ * (src/session/sweep.ts) → one curve on the console, and the exit code.
  */
-import { EXIT_CODES } from '../errors/exit-codes.js';
+import { exitCodeFor } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
-import { RecordsWriter } from '../store/records-file.js';
-import { createRunDir, type RunDir } from '../store/run-dir.js';
-import { renderSweep, stageDoneLine, stageLabel } from '../report/sweep-summary.js';
-import { analyzeStages, runStages, type RunStage, type SweepPlan } from '../sweep/run-sweep.js';
-import { parseConcurrencyList, parseRateList, toJsonLoad, type StageLoad } from '../sweep/stages.js';
-import { SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
-import { Redactor, redactSecrets } from '../util/redact.js';
-import { infermeterVersion, type CliIo } from './io.js';
-import { describeLoad, planRun } from '../session/run-plan.js';
+import { renderSweep } from '../report/sweep-summary.js';
+import type { SweepPlan } from '../sweep/run-sweep.js';
+import { formatLoad, parseConcurrencyList, parseRateList } from '../sweep/stages.js';
+import type { SweepResult } from '../sweep/sweep-result.js';
+import { sweepSession } from '../session/sweep.js';
+import { sessionContext } from './session-context.js';
+import type { CliIo } from './io.js';
 import type { RunSpec } from '../session/run-spec.js';
-import { recordInHistory } from '../session/record-history.js';
-import { writeRunReport } from './report-command.js';
-import { openTarget, saltPrompts, type OpenTarget } from '../session/run-target.js';
 import { signalExitCode } from './signals.js';
-import { checkStageLimits, httpStages, virtualStages } from '../session/sweep-stages.js';
 import type { CoordinatorFlags } from './distributed-flags.js';
-import { DistributedSweep } from '../session/distributed-sweep.js';
 
 function positive(flag: string, raw: unknown, integer: boolean): number {
   const n = Number(raw);
@@ -56,97 +48,42 @@ export function sweepPlan(opts: Record<string, unknown>, spec: RunSpec): SweepPl
   return { mode: 'search', kind, options: { start, precision, min: integer ? 1 : Math.min(start, 1) / 64, max, integer } };
 }
 
-/** The loads a plan will surely run (for checks made before anything starts). */
-function knownLoads(plan: SweepPlan): StageLoad[] {
-  if (plan.mode === 'list') return plan.loads;
-  if (plan.mode === 'auto') return [{ kind: 'concurrency', concurrency: 1 }, { kind: 'rate', rate: Infinity }];
-  return [];
+export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>, io: CliIo, driver: 'http' | 'virtual', distributed: CoordinatorFlags | null = null): Promise<number> {
+  const plan = sweepPlan(opts, spec);
+  const out = await sweepSession(spec, plan, { driver, distributed }, sessionContext(io, spec.output.progress));
+  if (!out.started) return signalExitCode(io.signal);
+  const { result, dir, reportPath, redactor } = out;
+  const code = sweepExitCode(result, spec.slos.length > 0, io.signal);
+  if (spec.output.json) io.stdout.write(`${redactor.scrub(JSON.stringify(result, null, 2))}\n`);
+  else {
+    const where = result.target.simulated ? `built-in simulator${driver === 'virtual' ? ', virtual time' : ''}` : `${String(result.target.base_url)}${spec.target.endpoint}`;
+    io.stdout.write(`${redactor.scrub(renderSweep(result, `infermeter ${driver === 'virtual' ? 'sim sweep' : 'sweep'}: ${String(result.target.model)} @ ${where}`))}\n`);
+    if (dir) io.stdout.write(`\nSweep directory: ${dir.path}\n`);
+    if (reportPath) io.stdout.write(`Report: ${reportPath}\n`);
+  }
+  const line = invalidStagesLine(result);
+  if (line && !result.sweep.interrupted) io.stderr.write(`${redactor.scrub(line)}\n`);
+  return code;
 }
 
-export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>, io: CliIo, driver: 'http' | 'virtual', distributed: CoordinatorFlags | null = null): Promise<number> {
-  const apiKey = io.env[spec.target.api_key_env] || null;
-  const redactor = Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers });
-  const log = (line: string) => io.stderr.write(`${redactor.scrub(line)}\n`);
-  if (driver === 'virtual' && spec.target.base_url !== null) throw new UserError('--base-url: sim sweep drives the simulated engine in virtual time; use `infermeter sweep` for a server');
-  const plan = sweepPlan(opts, spec);
-  checkStageLimits(spec, knownLoads(plan));
+/** The sweep's exit code (errors/exit-codes.ts): a stop signal, an invalid stage (5 unless --allow-invalid), a failed gate (3). */
+export function sweepExitCode(result: SweepResult, gated: boolean, signal: AbortSignal | undefined): number {
+  const invalid = (result.invalid_stages ?? []).length > 0;
+  const gatesPass = result.search ? result.search.found !== null : !result.stages.some((s) => s.slos_pass === false);
+  return exitCodeFor({
+    stoppedBy: result.sweep.interrupted && signal?.aborted ? { reason: signal.reason } : null,
+    valid: !invalid,
+    allowInvalid: result.allow_invalid === true,
+    gatesPass: gated ? gatesPass : null,
+  });
+}
 
-  let target: OpenTarget | null = null;
-  let cluster: DistributedSweep | null = null;
-  let dir: RunDir | null = null;
-  let writer: RecordsWriter | null = null;
-  try {
-    // The workload is built once up front so that bad workload flags fail before any stage.
-    if (driver === 'http') saltPrompts(spec);
-    const first = await planRun(spec, log);
-    const model = spec.target.model ?? spec.sim.model;
-    if (driver === 'http') {
-      const note = distributed && spec.target.base_url === null ? 'the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)' : null;
-      target = await openTarget(spec, first.workload, apiKey, log, note, io.signal);
-      if (target === null) {
-        log('interrupted before the first stage: nothing was sent');
-        return signalExitCode(io.signal);
-      }
-      if (distributed) cluster = await DistributedSweep.open(spec, distributed, target, io, log);
-    }
-    const startedAt = new Date();
-    if (spec.output.save) {
-      dir = createRunDir(spec.output.result_dir, spec.name === 'run' ? 'sweep' : spec.name, startedAt);
-      dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, model: target?.model ?? model } })));
-      writer = new RecordsWriter(dir.recordsPath);
-    }
-    const sink = { write: (rec: Parameters<RecordsWriter['write']>[0]) => writer?.write(rec) };
-    const runStage: RunStage = cluster ? cluster.stages(sink, startedAt, dir?.path ?? null) : target ? httpStages(spec, target, io, sink, log) : virtualStages(spec, model, sink, log);
-    const t0 = performance.now();
-    const run = await runStages(plan, runStage, {
-      stopped: () => io.signal?.aborted === true || cluster?.exhausted === true,
-      onStageStart: (i, load, role, total) => log(`${stageLabel(i, total, role, load)}: starting`),
-      onStageEnd: (s) => log(stageDoneLine(s, plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : null)),
-    });
-    writer?.close();
-    writer = null;
-    const clusterInfo = cluster?.describe() ?? null;
-    await cluster?.close();
-    cluster = null;
-    log(`sweep: ${run.stages.length} stages in ${((performance.now() - t0) / 1000).toFixed(1)} s${driver === 'virtual' ? ' (virtual time)' : ''}`);
-
-    const anyFailed = run.stages.some((s) => s.slos_pass === false);
-    const result: SweepResult = {
-      schema: SWEEP_SCHEMA,
-      infermeter_version: infermeterVersion(),
-      sweep: { id: dir?.id ?? null, name: spec.name, mode: plan.mode, driver, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: run.interrupted, ...(clusterInfo ? { distributed: clusterInfo } : {}) },
-      target: target ? target.describe() : { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model }, stream: true },
-      load: { ...describeLoad(spec.load, { trace: first.workload.timed !== undefined, numPrompts: first.totalRequests, ignoreEos: target?.ignoreEos ?? true }), mode: null, request_rate: null, concurrency: null, stage_warmup: spec.load.warmup },
-      workload: first.workload.describe(),
-      slos: spec.slos.map((o) => o.text),
-      stages: run.stages.map((s) => ({ ...s, load: toJsonLoad(s.load) })),
-      analysis: analyzeStages(run.stages),
-      auto: run.auto,
-      search: run.search,
-      pass: plan.mode === 'search' ? run.search?.found !== null && run.search?.found !== undefined : !anyFailed,
-    };
-    dir?.writeJson('sweep.json', redactor.scrubDeep(result));
-    if (spec.output.json) io.stdout.write(`${redactor.scrub(JSON.stringify(result, null, 2))}\n`);
-    else {
-      const where = result.target.simulated ? `built-in simulator${driver === 'virtual' ? ', virtual time' : ''}` : `${String(result.target.base_url)}${spec.target.endpoint}`;
-      io.stdout.write(`${redactor.scrub(renderSweep(result, `infermeter ${driver === 'virtual' ? 'sim sweep' : 'sweep'}: ${String(result.target.model)} @ ${where}`))}\n`);
-      if (dir) io.stdout.write(`\nSweep directory: ${dir.path}\n`);
-    }
-    if (dir) {
-      if (spec.output.report !== false) {
-        const reportPath = await writeRunReport(dir.path);
-        if (!spec.output.json) io.stdout.write(`Report: ${reportPath}\n`);
-      }
-      await recordInHistory(spec.output.result_dir, dir, io);
-    }
-    if (run.interrupted) return EXIT_CODES.SIGINT;
-    return result.pass || spec.slos.length === 0 ? EXIT_CODES.OK : EXIT_CODES.SLO_FAILED;
-  } catch (err) {
-    if (err instanceof UserError) throw new UserError(redactor.scrub(err.message));
-    throw err;
-  } finally {
-    writer?.close();
-    await cluster?.close().catch(() => {});
-    await target?.close();
-  }
+/** One line naming the invalid stages and why (the first stage's first reason); null when every stage is valid. */
+export function invalidStagesLine(result: SweepResult): string | null {
+  const bad = result.stages.filter((s) => s.validity !== null && !s.validity.valid);
+  if (bad.length === 0) return null;
+  const first = bad[0]!;
+  const hatch = result.allow_invalid ? 'accepted with --allow-invalid' : 'exit 5; --allow-invalid accepts it';
+  const what = result.search ? `the search's answer rests on invalid stages` : 'invalid sweep';
+  return `${what} (${hatch}): ${bad.length} of ${result.stages.length} stages invalid; stage ${first.index + 1} (${formatLoad(first.load)}): ${first.validity!.reasons[0] ?? 'invalid'}`;
 }

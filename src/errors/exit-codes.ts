@@ -26,6 +26,36 @@ export const EXIT_CODES = {
 
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
+/** The code of a process stopped through an AbortSignal: its reason names the signal (a bare abort counts as Ctrl-C). */
+export function stopSignalCode(reason: unknown): ExitCode {
+  if (reason === 'SIGTERM') return EXIT_CODES.SIGTERM;
+  if (reason === 'SIGHUP') return EXIT_CODES.SIGHUP;
+  return EXIT_CODES.SIGINT;
+}
+
+/** What a measuring command (run, sim run, sweep, analyze, plan, sweep --search) ended with. */
+export interface Outcome {
+  /** Stopped by a signal: the abort reason of the command's signal (`'SIGTERM'`, …); null when not stopped. */
+  stoppedBy: { reason: unknown } | null;
+  /** The validity verdict: false when some measurement (a run, a stage) is invalid; null when not judged. */
+  valid: boolean | null;
+  /** --allow-invalid: an invalid measurement is accepted (reported, not failed). */
+  allowInvalid: boolean;
+  /** Every gate asked for (--slo, a search's answer) passed; null when none was asked. */
+  gatesPass: boolean | null;
+}
+
+/**
+ * The one mapping from outcome to exit code, in this order: a stop signal (128 + its number),
+ * an invalid measurement (5, unless --allow-invalid), a failed gate (3), else 0.
+ */
+export function exitCodeFor(o: Outcome): ExitCode {
+  if (o.stoppedBy) return stopSignalCode(o.stoppedBy.reason);
+  if (o.valid === false && !o.allowInvalid) return EXIT_CODES.INVALID_RUN;
+  if (o.gatesPass === false) return EXIT_CODES.SLO_FAILED;
+  return EXIT_CODES.OK;
+}
+
 /** The table as printed in --help and README (kept in sync by test/cli/exit-codes.test.ts). */
 export const EXIT_CODE_HELP = `Exit codes:
   0    done: a valid run, every requested gate passed
@@ -33,5 +63,6 @@ export const EXIT_CODE_HELP = `Exit codes:
   2    bad input: a flag, the config file, a dataset, an unreachable or unusable server
   3    an SLO failed
   4    compare: a significant regression beyond --fail-on-regression
-  5    invalid run: no request succeeded, failures above --max-failure-rate, or the client fell behind (--allow-invalid: exit 0)
+  5    invalid run: no request succeeded, failures above --max-failure-rate, or the client fell behind;
+       also a sweep with an invalid stage, and plan --from / sweep --search given invalid measurements (--allow-invalid: accepted)
   129, 130, 143  stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM: what was measured is still saved`;

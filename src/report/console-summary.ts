@@ -41,6 +41,8 @@ export interface SummaryContext {
   title: string;
   validity: RunValidity | null;
   slos?: readonly ObjectiveResult[] | null;
+  /** The command's exit code, stated on the SLO line when an SLO failed. */
+  exitCode?: number;
   byTask?: Record<string, RunMetrics> | null;
   byTurn?: { first_turn: RunMetrics; later_turns: RunMetrics } | null;
   cost?: CostFigures | null;
@@ -142,7 +144,7 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   }
   if (ctx.slos && ctx.slos.length > 0) {
     out.push('');
-    out.push(renderObjectives(ctx.slos));
+    out.push(renderObjectives(ctx.slos, ctx.exitCode));
   }
   if (ctx.validity) {
     out.push('');

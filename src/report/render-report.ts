@@ -16,6 +16,8 @@ export const REPORT_FILE = 'report.html';
 export interface ReportOptions {
   /** The run's records when the caller holds them already (the end of a run), to skip re-reading records.jsonl. */
   records?: readonly RequestRecord[];
+  /** The run's result object when the caller holds it (the end of a run), to skip re-reading result.json. */
+  result?: RunResult;
   /** Names the generator in the page (e.g. "infermeter 0.1.0"). */
   generator?: string;
 }
@@ -32,9 +34,10 @@ function readJson(path: string): unknown {
  * A saved run: result.json, spec.json (null if absent) and the records (empty if records.jsonl is absent).
  * @throws UserError when `dir` is not a run directory (no result.json) or a file in it cannot be read.
  */
-export function loadRunBundle(dir: string, records?: readonly RequestRecord[]): RunBundle {
+export function loadRunBundle(dir: string, records?: readonly RequestRecord[], given?: RunResult): RunBundle {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`${dir}: no such run directory`);
   const resultPath = join(dir, 'result.json');
+  if (given) return { result: given, spec: existsSync(join(dir, 'spec.json')) ? readJson(join(dir, 'spec.json')) : null, records: records ?? readRecords(dir) };
   if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json or sweep.json (not a run or sweep directory, or the run did not finish; \`infermeter analyze\` recomputes from records.jsonl)`);
   const result = readJson(resultPath) as RunResult;
   if (typeof result !== 'object' || result === null || !String((result as { schema?: unknown }).schema ?? '').startsWith('infermeter.result/')) {
@@ -42,11 +45,12 @@ export function loadRunBundle(dir: string, records?: readonly RequestRecord[]): 
   }
   const specPath = join(dir, 'spec.json');
   const spec = existsSync(specPath) ? readJson(specPath) : null;
-  if (!records) {
-    const recordsPath = join(dir, 'records.jsonl');
-    records = existsSync(recordsPath) ? readRecordsFile(recordsPath).records : [];
-  }
-  return { result, spec, records };
+  return { result, spec, records: records ?? readRecords(dir) };
+}
+
+function readRecords(dir: string): readonly RequestRecord[] {
+  const recordsPath = join(dir, 'records.jsonl');
+  return existsSync(recordsPath) ? readRecordsFile(recordsPath).records : [];
 }
 
 /** The HTML report of a run directory, or of a sweep directory (sweep.json). @throws UserError as loadRunBundle. */
@@ -60,6 +64,6 @@ export async function renderReport(dir: string, opts: ReportOptions = {}): Promi
     const specPath = join(dir, 'spec.json');
     return buildSweepReport(doc, existsSync(specPath) ? readJson(specPath) : null, opts.generator ?? `infermeter ${doc.infermeter_version}`);
   }
-  const bundle = loadRunBundle(dir, opts.records);
+  const bundle = loadRunBundle(dir, opts.records, opts.result);
   return buildRunReport(bundle, opts.generator ?? `infermeter ${bundle.result.infermeter_version}`);
 }

@@ -24,9 +24,11 @@ function formatOffset(ms: number): string {
   return m < 60 ? `${m}m${s % 60 ? `${s % 60}s` : ''}` : `${Math.floor(m / 60)}h${m % 60 ? `${m % 60}m` : ''}`;
 }
 
-export function renderObjectives(results: readonly ObjectiveResult[]): string {
+/** `exitCode`: the command's real exit code (3 for a failed SLO, 5 when the run is also invalid, …); default 3. */
+export function renderObjectives(results: readonly ObjectiveResult[], exitCode = 3): string {
   const failed = results.filter((r) => !r.pass).length;
-  const out = [`SLOs: ${failed === 0 ? `all ${results.length} met` : `${failed} of ${results.length} FAILED (exit code 3)`}`];
+  const why = exitCode === 3 ? '' : exitCode === 5 ? ': the run is also invalid' : ': stopped by a signal';
+  const out = [`SLOs: ${failed === 0 ? `all ${results.length} met` : `${failed} of ${results.length} FAILED (exit code ${exitCode}${why})`}`];
   const width = Math.max(...results.map((r) => r.slo.length));
   for (const r of results) {
     const worst =

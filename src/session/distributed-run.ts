@@ -8,33 +8,32 @@
 import { rmSync } from 'node:fs';
 import { UserError } from '../errors/user-error.js';
 import { Coordinator, type JoinedNode } from '../distributed/coordinator.js';
-import type { RunLedger } from '../distributed/ledger.js';
 import { NatsLink } from '../distributed/nats-link.js';
 import type { RunState, TargetInfo } from '../distributed/protocol.js';
 import type { RequestRecord } from '../record/record.js';
 import type { RunResult } from '../report/result-json.js';
-import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, makeDirs, openRunDir, type RunDir } from '../store/run-dir.js';
-import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
-import type { CoordinatorFlags } from '../cli/distributed-flags.js';
+import type { Redactor} from '../util/redact.js';
+import { redactSecrets, redactUrl } from '../util/redact.js';
+import type { CoordinatorFlags } from './coordinator-options.js';
 import { distributedHashes } from './distributed-spec.js';
 import { ledgerClient, ledgerHealth, nodesSection, originAt } from './distributed-figures.js';
-import { finishRun } from './finish-run.js';
-import { measuredWindow, measureRecords } from '../metrics/index.js';
+import { completeRun } from './finish-run.js';
+import type { RunLedger } from '../distributed/ledger.js';
+import { measureLoad } from './measure.js';
+import { envOf, type SessionContext } from './context.js';
+import { runRedactor, type RunSessionOutcome } from './run.js';
 import { RunObserver } from '../observe/run-observer.js';
-import type { CliIo } from '../cli/io.js';
-import { infermeterVersion } from '../cli/io.js';
+import { infermeterVersion } from './version.js';
 import { recordInHistory } from './record-history.js';
 import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
-import { signalExitCode } from '../cli/signals.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 
-export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFlags, io: CliIo): Promise<number> {
-  const apiKey = io.env[spec.target.api_key_env] || null;
-  const redactor = Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers });
-  const log = (line: string) => io.stderr.write(`${redactor.scrub(line)}\n`);
+export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFlags, ctx: SessionContext = {}): Promise<RunSessionOutcome> {
+  const { redactor, apiKey } = runRedactor(spec, ctx);
+  const log = (line: string) => ctx.log?.(redactor.scrub(line));
   const simulated = spec.target.base_url === null;
   if (spec.load.concurrency !== null && spec.load.concurrency < flags.workers) {
     throw new UserError(`--concurrency ${spec.load.concurrency}: below --workers-expected ${flags.workers}, some workers would have no user and their share of the requests would never be sent; give at least one user per worker`);
@@ -46,7 +45,7 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
   let target: OpenTarget | null = null;
   let coordClose: (() => void) | null = null;
   try {
-    const coord = new Coordinator({ link, runId: flags.runId, workers: flags.workers, specHash: hash, version: infermeterVersion(), log, ...(io.signal ? { signal: io.signal } : {}) });
+    const coord = new Coordinator({ link, runId: flags.runId, workers: flags.workers, specHash: hash, version: infermeterVersion(), log, ...(ctx.signal ? { signal: ctx.signal } : {}) });
     coordClose = () => coord.close();
     let prior = (await link.streamExists()) ? await link.lastOn<RunState>(link.subjects.state) : null;
     if (prior?.kind === 'sweep') {
@@ -66,18 +65,18 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
         dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, workload: { ...spec.workload, prompt_salt: prior.target.prompt_salt }, target: { ...spec.target, base_url: simulated ? null : prior.target.base_url, model: prior.target.model } })));
       }
       // What the server did before the restart is not scraped again (a --prometheus-url has it all).
-      const observer = await observeServer(spec, io, prior.target.base_url, log);
+      const observer = await observeServer(spec, ctx, prior.target.base_url, log);
       observer?.setOrigin(originAt(prior.start_at_ms), prior.start_at_ms);
-      return await collectAndFinish({ spec, io, flags, coord, link, dir, state: prior, plan, redactor, target: null, resumed: true }, observer);
+      return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state: prior, plan, redactor, target: null, resumed: true }, observer);
     }
     // A stream without a state never started: what it holds belongs to no run.
     await link.deleteStream();
     await link.ensureStream();
     saltPrompts(spec);
-    target = await openTarget(spec, plan.workload, apiKey, log, `the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)`, io.signal);
+    target = await openTarget(spec, plan.workload, apiKey, log, `the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)`, ctx.signal);
     if (target === null) {
       log('interrupted before the load started: nothing was sent');
-      return signalExitCode(io.signal);
+      return { started: false, redactor };
     }
     // Every worker sizes prompts by the coordinator's pre-flight calibration, as one process would.
     const info: TargetInfo = { base_url: target.baseUrl, model: target.model, token_scale: target.tokenScale, ignore_eos: target.ignoreEos, prompt_salt: spec.workload.prompt_salt };
@@ -90,10 +89,10 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
       dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : target.baseUrl, model: target.model } })));
     }
     const partial: Omit<RunState, 'start_at_ms'> = { kind: 'run', spec_hash: hash, workers: flags.workers, started_at: startedAt.toISOString(), run_dir: dir?.path ?? null, target: info, describe: target.describe() as unknown as Record<string, unknown>, nodes };
-    const observer = await observeServer(spec, io, target.baseUrl, log);
+    const observer = await observeServer(spec, ctx, target.baseUrl, log);
     const state: RunState = { ...partial, start_at_ms: await coord.start(0, flags.startDelayMs, partial) };
     observer?.setOrigin(originAt(state.start_at_ms), state.start_at_ms);
-    return await collectAndFinish({ spec, io, flags, coord, link, dir, state, plan, redactor, target, resumed: false }, observer);
+    return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state, plan, redactor, target, resumed: false }, observer);
   } finally {
     coordClose?.();
     await target?.close();
@@ -103,7 +102,8 @@ export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFla
 
 interface Collecting {
   spec: RunSpec;
-  io: CliIo;
+  ctx: SessionContext;
+  log: (line: string) => void;
   flags: CoordinatorFlags;
   coord: Coordinator;
   link: NatsLink;
@@ -119,46 +119,52 @@ interface Collecting {
  * The server's side, observed by the coordinator alone around the whole run (workers never
  * scrape): a baseline scrape before the start, then one per interval until the last record is in.
  */
-function observeServer(spec: RunSpec, io: CliIo, baseUrl: string, log: (line: string) => void): Promise<RunObserver | null> {
-  return RunObserver.start({ spec: spec.observe, baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: io.env.PATH ?? process.env.PATH });
+function observeServer(spec: RunSpec, ctx: SessionContext, baseUrl: string, log: (line: string) => void): Promise<RunObserver | null> {
+  return RunObserver.start({ spec: spec.observe, baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: envOf(ctx).PATH });
 }
 
-async function collectAndFinish(c: Collecting, observer: RunObserver | null): Promise<number> {
-  const { spec, io, dir, state } = c;
+async function collectAndFinish(c: Collecting, observer: RunObserver | null): Promise<RunSessionOutcome> {
+  const { spec, dir, state } = c;
   if (c.resumed) c.coord.refuseJoins(state.start_at_ms);
   const writer = dir ? new RecordsWriter(dir.recordsPath) : null;
-  const records: RequestRecord[] = [];
-  const progress = await createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
-    title: `infermeter run (distributed, ${state.workers} workers): ${state.target.model}`,
-    burst: spec.load.concurrency === null && spec.load.request_rate === Infinity,
-  });
-  let collected: { ledger: RunLedger; interrupted: boolean };
+  let measured;
   try {
-    collected = await c.coord.collect({
-      stage: 0,
-      nodes: Array.from({ length: state.workers }, (_, i) => i),
-      totalRequests: c.plan.totalRequests,
-      onRecord: (rec) => {
-        records.push(rec);
-        writer?.write(rec);
-        progress.record(rec);
+    measured = await measureLoad({
+      spec,
+      baseUrl: state.target.base_url,
+      ctx: c.ctx,
+      log: c.log,
+      // Answers are judged on the workers: their records arrive with the verdict.
+      threads: 1,
+      observer,
+      view: { title: `infermeter run (distributed, ${state.workers} workers): ${state.target.model}`, burst: spec.load.concurrency === null && spec.load.request_rate === Infinity },
+      drive: async (hooks) => {
+        const records: RequestRecord[] = [];
+        const got = await c.coord.collect({
+          stage: 0,
+          nodes: Array.from({ length: state.workers }, (_, i) => i),
+          totalRequests: c.plan.totalRequests,
+          onRecord: (rec) => {
+            records.push(rec);
+            hooks.onRecord(rec);
+          },
+          onProgress: hooks.onProgress,
+          workerTimeoutMs: c.flags.workerTimeoutMs,
+        });
+        return { records, interrupted: got.interrupted, ledger: got.ledger };
       },
-      onProgress: (p) => progress.update(p),
-      workerTimeoutMs: c.flags.workerTimeoutMs,
+      sink: (rec) => writer?.write(rec),
     });
   } finally {
-    progress.finish();
     writer?.close();
   }
-  const { ledger, interrupted } = collected;
-  const span = measuredWindow(measureRecords(records));
-  const observed = observer ? await observer.finish(span?.start_ms ?? 0, span?.end_ms ?? 0) : null;
+  const { driven, observed } = measured;
+  const { ledger, interrupted, records } = driven;
   if (observed && dir) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
   const health = ledgerHealth(ledger, spec.load.concurrency === null && spec.load.request_rate === Infinity);
   const sums = ledgerClient(ledger);
-  const code = await finishRun({
+  const done = await completeRun({
     spec,
-    io,
     dir,
     records,
     run: { name: spec.name, started_at: state.started_at, ended_at: new Date().toISOString(), interrupted, driver: 'http', monotonic_origin_ns: null },
@@ -185,10 +191,10 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
     promptOverheadTokens: c.target?.promptOverheadTokens ?? null,
     promptPerMessageTokens: c.target?.promptPerMessageTokens ?? null,
   });
-  await recordInHistory(spec.output.result_dir, dir, io);
+  await recordInHistory(spec.output.result_dir, dir, c.log);
   // The run is written: its stream is no longer needed (a restart now starts a new run).
   await c.link.deleteStream();
-  return code;
+  return { started: true, ...done, redactor: c.redactor };
 }
 
 /** result.json's client.distributed: each worker's host, clock offset, share and health. */

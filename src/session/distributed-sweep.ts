@@ -12,21 +12,19 @@ import { UserError } from '../errors/user-error.js';
 import { Coordinator, type JoinedNode } from '../distributed/coordinator.js';
 import { NatsLink } from '../distributed/nats-link.js';
 import type { RunState, TargetInfo } from '../distributed/protocol.js';
-import { measuredWindow, measureRecords } from '../metrics/index.js';
-import { RunObserver } from '../observe/run-observer.js';
 import type { RequestRecord } from '../record/record.js';
-import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import type { RunStage } from '../sweep/run-sweep.js';
 import { redactUrl } from '../util/redact.js';
-import type { CoordinatorFlags } from '../cli/distributed-flags.js';
+import type { CoordinatorFlags } from './coordinator-options.js';
 import { ledgerClient, ledgerHealth, nodesSection, originAt } from './distributed-figures.js';
 import { distributedHashes, stageLoadMessage } from './distributed-spec.js';
-import { infermeterVersion, type CliIo } from '../cli/io.js';
+import type { SessionContext } from './context.js';
+import { measureLoad } from './measure.js';
+import { infermeterVersion } from './version.js';
 import { planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
-import { plannedMeasure, stageResult, stageSpec, type StageSink } from './sweep-stages.js';
-import { ObjectiveWatch } from '../metrics/index.js';
+import { earlyStop, stageResult, stageSpec, type StageSink } from './sweep-stages.js';
 
 export class DistributedSweep {
   /** Workers sharing the next stage: all at first, less those lost. */
@@ -39,14 +37,14 @@ export class DistributedSweep {
     private readonly link: NatsLink,
     private readonly coord: Coordinator,
     private readonly target: OpenTarget,
-    private readonly io: CliIo,
+    private readonly ctx: SessionContext,
     private readonly log: (line: string) => void,
   ) {
     this.active = Array.from({ length: flags.workers }, (_, i) => i);
   }
 
   /** Connects, starts the sweep's stream afresh and waits until every worker has joined. */
-  static async open(spec: RunSpec, flags: CoordinatorFlags, target: OpenTarget, io: CliIo, log: (line: string) => void): Promise<DistributedSweep> {
+  static async open(spec: RunSpec, flags: CoordinatorFlags, target: OpenTarget, ctx: SessionContext, log: (line: string) => void): Promise<DistributedSweep> {
     const hash = distributedHashes(spec).stage;
     const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter sweep coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs });
     try {
@@ -56,10 +54,10 @@ export class DistributedSweep {
         await link.deleteStream();
       }
       await link.ensureStream();
-      const coord = new Coordinator({ link, runId: flags.runId, workers: flags.workers, specHash: hash, sweep: true, version: infermeterVersion(), log, ...(io.signal ? { signal: io.signal } : {}) });
+      const coord = new Coordinator({ link, runId: flags.runId, workers: flags.workers, specHash: hash, sweep: true, version: infermeterVersion(), log, ...(ctx.signal ? { signal: ctx.signal } : {}) });
       const info: TargetInfo = { base_url: target.baseUrl, model: target.model, token_scale: target.tokenScale, ignore_eos: target.ignoreEos, prompt_salt: spec.workload.prompt_salt };
       log(`waiting for ${flags.workers} workers on ${redactUrl(flags.natsUrl)} (run id ${flags.runId}, spec hash ${hash}): infermeter worker --nats ${redactUrl(flags.natsUrl)} --run-id ${flags.runId} --index I … (the sweep's flags without the stage list)`);
-      const sweep = new DistributedSweep(spec, flags, link, coord, target, io, log);
+      const sweep = new DistributedSweep(spec, flags, link, coord, target, ctx, log);
       try {
         await coord.barrier(info, flags.workerWaitMs);
       } catch (err) {
@@ -80,7 +78,7 @@ export class DistributedSweep {
 
   /** Every HTTP stage of the sweep, shared by the workers; server metrics and cold start are observed here. */
   stages(sink: StageSink, startedAt: Date, runDir: string | null): RunStage {
-    const { spec, io, log, flags, coord, link } = this;
+    const { spec, ctx, log, flags, coord, link } = this;
     return async (load, role, index) => {
       if (this.active.length === 0) throw new UserError('every worker was lost: no stage can run');
       const s = stageSpec(spec, load);
@@ -91,71 +89,61 @@ export class DistributedSweep {
       if (index === 0) this.joined = joined;
       // Everything of earlier stages is below this sequence number.
       const fromSeq = (await link.lastSeq()) + 1;
-      const observer = await RunObserver.start({ spec: spec.observe, baseUrl: this.target.baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: io.env.PATH ?? process.env.PATH });
       const t0 = performance.now();
       const state: Omit<RunState, 'start_at_ms'> | undefined =
         index === 0
           ? { kind: 'sweep', spec_hash: distributedHashes(spec).stage, workers: flags.workers, started_at: startedAt.toISOString(), run_dir: runDir, target: { base_url: this.target.baseUrl, model: this.target.model, token_scale: this.target.tokenScale, ignore_eos: this.target.ignoreEos, prompt_salt: spec.workload.prompt_salt }, describe: this.target.describe() as unknown as Record<string, unknown>, nodes: joined }
           : undefined;
-      const startAt = await coord.start(index, flags.startDelayMs, state, nodes.length);
-      // The stage's t = 0 on this host's monotonic clock: where the workers' record times are measured from.
-      observer?.setOrigin(originAt(startAt), startAt);
-      const progress = await createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr), io.stderr, {
-        title: `infermeter sweep (distributed, ${nodes.length} workers): stage ${index + 1}`,
-        burst: s.load.concurrency === null && s.load.request_rate === Infinity,
-      });
       // As in a single-process sweep, a stage that can no longer meet an SLO is stopped: every worker is told.
-      const planned = plannedMeasure(s, plan);
-      const watch = planned !== null && spec.slos.length > 0 ? new ObjectiveWatch(spec.slos, planned, spec.goodput) : null;
-      let stoppedEarly: string | null = null;
-      const records: RequestRecord[] = [];
-      let collected;
-      try {
-        collected = await coord.collect({
-          stage: index,
-          nodes,
-          totalRequests: plan.totalRequests,
-          fromSeq,
-          onRecord: (rec) => {
-            records.push(rec);
-            sink.write(rec);
-            progress.record(rec);
-            if (watch && stoppedEarly === null) {
-              watch.add(rec);
-              const why = watch.hopeless();
-              if (why !== null) {
-                stoppedEarly = why;
-                coord.broadcast({ type: 'stop', stage: index, reason: why });
-              }
-            }
-          },
-          onProgress: (p) => progress.update(p),
-          workerTimeoutMs: flags.workerTimeoutMs,
-        });
-      } finally {
-        progress.finish();
-      }
-      const { ledger } = collected;
+      const early = earlyStop(spec, plan, s, (why) => coord.broadcast({ type: 'stop', stage: index, reason: why }));
+      let startAt = 0;
+      const { driven, observed } = await measureLoad({
+        spec: s,
+        baseUrl: this.target.baseUrl,
+        ctx,
+        log,
+        // Answers are judged on the workers: their records arrive with the verdict.
+        threads: 1,
+        view: { title: `infermeter sweep (distributed, ${nodes.length} workers): stage ${index + 1}`, burst: s.load.concurrency === null && s.load.request_rate === Infinity },
+        drive: async (hooks) => {
+          startAt = await coord.start(index, flags.startDelayMs, state, nodes.length);
+          // The stage's t = 0 on this host's monotonic clock: where the workers' record times are measured from.
+          hooks.onStart(originAt(startAt), startAt);
+          const records: RequestRecord[] = [];
+          const got = await coord.collect({
+            stage: index,
+            nodes,
+            totalRequests: plan.totalRequests,
+            fromSeq,
+            onRecord: (rec) => {
+              records.push(rec);
+              hooks.onRecord(rec);
+            },
+            onProgress: hooks.onProgress,
+            workerTimeoutMs: flags.workerTimeoutMs,
+          });
+          return { records, interrupted: got.interrupted, ledger: got.ledger };
+        },
+        onRecord: (rec) => early.add(rec),
+        sink: (rec) => sink.write(rec),
+      });
+      const { ledger, records } = driven;
       const lost = new Set(ledger.nodes.filter((n) => n.status === 'lost').map((n) => n.node));
       this.active = this.active.filter((n) => !lost.has(n));
-      const span = measuredWindow(measureRecords(records));
-      const observed = observer ? await observer.finish(span?.start_ms ?? 0, span?.end_ms ?? 0) : null;
       const burst = s.load.concurrency === null && s.load.request_rate === Infinity;
+      const incomplete = ledger.incomplete();
+      // A worker's missing share is a partial_result finding of the stage's verdict (analysis/verdict.ts).
+      for (const line of incomplete.map(partialResultReason)) log(`stage ${index + 1}: ${line}`);
       const result = stageResult(index, role, load, records, spec, {
         health: ledgerHealth(ledger, burst),
         ignoreEos: this.target.ignoreEos,
         tokenizer: Boolean(spec.workload.tokenizer),
         promptOverhead: { tokens: this.target.promptOverheadTokens, perMessage: this.target.promptPerMessageTokens },
-        stoppedEarly,
+        stoppedEarly: early.reason,
+        interrupted: driven.interrupted,
+        incomplete,
         wallMs: performance.now() - t0,
       });
-      const incomplete = ledger.incomplete();
-      if (incomplete.length > 0 && result.validity) {
-        // A worker's missing share comes first: the stage's figures cover part of its requests.
-        const partial = incomplete.map(partialResultReason);
-        result.validity = { ...result.validity, valid: false, reasons: [...partial, ...result.validity.reasons], failed_checks: [...partial.map(() => 'partial_result' as const), ...result.validity.failed_checks] };
-        for (const line of partial) log(`stage ${index + 1}: ${line}`);
-      }
       const sums = ledgerClient(ledger);
       return {
         ...result,

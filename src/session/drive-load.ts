@@ -12,8 +12,9 @@ import { runPool, type PoolOutcome } from '../runner/worker-pool.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
 import { secondsSince, workerPreparation } from './slow-steps.js';
+import type { DriveHooks, DriveOutcome } from './measure.js';
 
-export interface Driven {
+export interface Driven extends DriveOutcome {
   outcome: PoolOutcome;
   workers: number;
   /** Wall clock of t = 0 and its value on the host's monotonic clock (ns). */
@@ -72,7 +73,24 @@ export async function driveLoad(
     },
     ...(hooks.signal ? { signal: hooks.signal } : {}),
   });
-  return { outcome, workers, startedAt, monotonicOrigin, mainThreadElu: performance.eventLoopUtilization(mainElu0).utilization };
+  return { outcome, records: outcome.records, interrupted: outcome.interrupted, workers, startedAt, monotonicOrigin, mainThreadElu: performance.eventLoopUtilization(mainElu0).utilization };
+}
+
+/** The in-process worker pool as the pipeline's driver (measure.ts). */
+export function poolDriver(spec: RunSpec, target: OpenTarget, plan: { totalRequests: number | null; phases: PhasePlan }, o: { signal?: AbortSignal; log?: (line: string) => void }): (hooks: DriveHooks) => Promise<Driven> {
+  return (hooks) =>
+    driveLoad(spec, target, plan, {
+      onRecord: hooks.onRecord,
+      onProgress: hooks.onProgress,
+      onStart: (originNs, startedAt) => hooks.onStart(originNs, startedAt.getTime()),
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.log ? { log: o.log } : {}),
+    });
+}
+
+/** Load threads `driveLoad` will use for this spec (0: the load runs on this thread). */
+export function loadThreads(spec: RunSpec): number {
+  return spec.load.workers ?? 1;
 }
 
 /**

@@ -1,28 +1,25 @@
 /**
- * After the load: records → metrics → verdict → result.json, vLLM JSON, console summary.
- * Shared by `run`, `sim run` and `analyze`, so every driver reports the same way.
+ * After the load: records → metrics → verdict → the result object, then result.json, report.html
+ * and the vLLM JSON. Shared by `run`, `sim run`, distributed runs and `analyze`, so every driver
+ * builds its result the same way. Prints nothing: the CLI shows the result (cli/print-run.ts).
  */
 import type { ClientHealth, IncompleteWorker, RunValidity } from '../analysis/run-validity.js';
 import { judgeRun } from '../analysis/verdict.js';
 import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from '../metrics/index.js';
 import type { RequestRecord } from '../record/record.js';
-import { renderSummary } from '../report/console-summary.js';
-import { renderColdStart, renderServerSummary } from '../report/server-summary.js';
 import type { ServerObservation } from '../observe/observation.js';
 import type { ColdStartFigures } from '../report/result-json.js';
 import { RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
 import { toVllmJson, type VllmPercentile } from '../report/vllm-json.js';
 import type { RunDir } from '../store/run-dir.js';
 import { writeJsonFile } from '../store/run-dir.js';
-import { infermeterVersion, type CliIo } from '../cli/io.js';
-import { EXIT_CODES } from '../errors/exit-codes.js';
-import { writeRunReport } from '../cli/report-command.js';
+import { infermeterVersion } from './version.js';
+import { writeRunReport } from './write-report.js';
 import type { GoodputSlo, Objective } from '../config/slo.js';
-import { signalExitCode } from '../cli/signals.js';
 import { Redactor } from '../util/redact.js';
 import { computeCost, requestTimeSplit, type CostInputs, type CostSplit } from '../metrics/cost.js';
 import { computeQuality } from '../metrics/quality.js';
-import { allObjectivesPass, evaluateObjectives } from '../metrics/index.js';
+import { evaluateObjectives } from '../metrics/index.js';
 import { DEFAULT_MAX_FAILURE_RATE, type ValiditySpec } from '../config/schema.js';
 
 const DEFAULT_VALIDITY: ValiditySpec = { max_failure_rate: DEFAULT_MAX_FAILURE_RATE, allow_invalid: false };
@@ -44,7 +41,6 @@ export interface FinishInput {
       label?: string | null;
     };
   };
-  io: CliIo;
   dir: RunDir | null;
   records: RequestRecord[];
   run: Omit<RunResult['run'], 'id'>;
@@ -131,14 +127,27 @@ export function buildResult(input: FinishInput): RunResult {
   };
 }
 
-/** Writes the outputs and prints the summary; returns the exit code. */
-export async function finishRun(input: FinishInput): Promise<number> {
+/** A run's result and where it was written. */
+export interface CompletedRun {
+  /** The result object (result.json's content, secrets removed). */
+  result: RunResult;
+  /** The run's records in completion order. */
+  records: RequestRecord[];
+  dir: RunDir | null;
+  /** report.html, when written. */
+  reportPath: string | null;
+  /** What --allow-invalid said: an invalid run is then accepted. */
+  allowInvalid: boolean;
+}
+
+/** Builds the result and writes result.json, report.html and the vLLM JSON (as asked). Prints nothing. */
+export async function completeRun(input: FinishInput): Promise<CompletedRun> {
   const built = buildResult(input);
   // Without the run's secrets (analyze of an older run) URL credentials are still removed.
   const redactor = input.redactor ?? new Redactor([]);
   const result = redactor.scrubDeep(built);
   input.dir?.writeJson('result.json', result);
-  const reportPath = input.dir && input.spec.output.report !== false ? await writeRunReport(input.dir.path, input.records) : null;
+  const reportPath = input.dir && input.spec.output.report !== false ? await writeRunReport(input.dir.path, input.records, result) : null;
   const vllmPath = input.spec.output.vllm_json;
   if (vllmPath) {
     const load = input.load;
@@ -162,33 +171,5 @@ export async function finishRun(input: FinishInput): Promise<number> {
       '--vllm-json',
     );
   }
-  if (input.spec.output.json) input.io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else {
-    const where = result.target.simulated ? `built-in simulator (${result.target.endpoint})` : `${result.target.base_url}${result.target.endpoint}`;
-    const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${input.target.model} @ ${where}`;
-    const summary = renderSummary(result.metrics, { title, validity: result.validity, slos: result.slos, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost, quality: result.quality ?? null });
-    input.io.stdout.write(`${redactor.scrub(summary)}\n`);
-    if (result.cold_start) input.io.stdout.write(`\n${renderColdStart(result.cold_start)}\n`);
-    if (result.server) {
-      const server = renderServerSummary(result.server, result.metrics.latency.ttft_ms.mean ?? null);
-      input.io.stdout.write(`\n${redactor.scrub(server)}\n`);
-    }
-    if (input.dir) input.io.stdout.write(`\nRun directory: ${input.dir.path}\n`);
-    if (reportPath) input.io.stdout.write(`Report: ${reportPath}\n`);
-  }
-  return exitCodeOf(input, result);
-}
-
-/** A signal's code when one stopped the run, else 5 for an invalid run (unless allowed), else 0. */
-function exitCodeOf(input: FinishInput, result: RunResult): number {
-  if (input.run.interrupted && input.health !== null) return signalExitCode(input.io.signal);
-  const v = result.validity;
-  const allow = (input.spec.validity ?? DEFAULT_VALIDITY).allow_invalid;
-  if (v && !v.valid) {
-    const hatch = allow ? 'accepted with --allow-invalid' : `exit ${EXIT_CODES.INVALID_RUN}; --allow-invalid accepts it`;
-    const line = `invalid run (${hatch}): ${v.reasons[0]}${v.reasons.length > 1 ? ` (+${v.reasons.length - 1} more, see the verdict)` : ''}`;
-    input.io.stderr.write(`${input.redactor ? input.redactor.scrub(line) : line}\n`);
-    if (!allow) return EXIT_CODES.INVALID_RUN;
-  }
-  return result.slos && !allObjectivesPass(result.slos) ? EXIT_CODES.SLO_FAILED : EXIT_CODES.OK;
+  return { result, records: input.records, dir: input.dir, reportPath, allowInvalid: (input.spec.validity ?? DEFAULT_VALIDITY).allow_invalid };
 }

@@ -16,14 +16,17 @@ import { StepTimeline } from '../sim/step-timeline.js';
 import { VirtualRecords } from '../sim/virtual-records.js';
 import { redactSecrets } from '../util/redact.js';
 import type { WorkItem } from '../workload/index.js';
-import { finishRun } from './finish-run.js';
+import { completeRun, type CompletedRun } from './finish-run.js';
+import type { SessionContext } from './context.js';
 import { virtualProgress } from './virtual-progress.js';
 import { simEngine, simReasoning } from './builtin-sim.js';
 import { recordInHistory } from './record-history.js';
-import type { CliIo } from '../cli/io.js';
 import { describeLoad, planRun, type RunPlan } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import { resolveCostInputs } from './cost-inputs.js';
+
+/** Thrown from the engine's step callback when the session's signal aborted: the run ends there. */
+class VirtualStop extends Error {}
 
 /** Without a count or a duration, a virtual run would never end. */
 const MAX_VIRTUAL_REQUESTS = 10_000_000;
@@ -111,25 +114,31 @@ export function simulate(
     live.finish();
   } catch (err) {
     live.finish();
-    if (err instanceof UserError) throw err;
+    if (err instanceof UserError || err instanceof VirtualStop) throw err;
     throw new UserError(`sim run: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
   }
   for (const rec of out.records) label(rec);
   return out;
 }
 
-export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
+/**
+ * `sim run` as a session: the spec's load through the simulated engine in virtual time, into a run
+ * directory and the result object. The virtual run is one synchronous loop: a stop signal raised
+ * meanwhile is seen when it ends, and the run is then reported as interrupted.
+ */
+export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}): Promise<CompletedRun> {
+  const log = (line: string) => ctx.log?.(line);
   if (spec.target.base_url !== null) throw new UserError('--base-url: sim run drives the simulated engine in virtual time; use `infermeter run` for a server');
   const load = spec.load;
   const cost = resolveCostInputs(spec.cost, { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware });
-  const plan = await planRun(spec, (m: string) => io.stderr.write(`${m}\n`), { lengthsOnly: true });
+  const plan = await planRun(spec, log, { lengthsOnly: true });
   const workload = plan.workload;
   const timed = workload.timed ?? null;
   const model = spec.target.model ?? spec.sim.model;
 
   const startedAt = new Date();
-  io.stderr.write(`sim run: ${model} on ${spec.sim.hardware}, virtual time…\n`);
-  const live = await virtualProgress(spec.output.progress, io.stderr, `infermeter sim run: ${model} on ${spec.sim.hardware} (virtual time)`, load.duration_ms);
+  log(`sim run: ${model} on ${spec.sim.hardware}, virtual time…`);
+  const live = await virtualProgress(ctx, `infermeter sim run: ${model} on ${spec.sim.hardware} (virtual time)`, load.duration_ms);
   // Records are written as they finish and held in columns (VirtualRecords), not as objects:
   // a day of virtual traffic is millions of records and hundreds of millions of chunk times.
   // The run directory is made with the first record, so a run refused at the start leaves none.
@@ -153,30 +162,42 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     if (parts && first !== null) w.writeLineParts(parts.head, timeline.chunkText(first, rec.chunk_ms.length), parts.tail);
     else w.write(rec);
   };
-  let out;
+  // The engine's loop is synchronous: the signal is looked at on every step, so an abort raised
+  // before the loop or from a callback stops it there (a process signal is handled by Node only
+  // once the loop returns: the run is then reported as interrupted, having run to its end).
+  const stepping = { step: (p: Parameters<typeof live.step>[0]) => {
+    if (ctx.signal?.aborted) throw new VirtualStop();
+    live.step(p);
+  }, finish: () => live.finish() };
+  let out: { stats: VirtualStats } | null = null;
   try {
-    out = simulate(spec, plan, model, live, { onRecord, timeline });
+    out = simulate(spec, plan, model, stepping, { onRecord, timeline });
   } catch (err) {
-    saved.writer?.close();
-    throw err;
+    if (!(err instanceof VirtualStop)) {
+      saved.writer?.close();
+      throw err;
+    }
   }
   if (!saved.opened) open();
   saved.writer?.close();
   const dir = saved.dir;
   const records = store.records();
-  const s = out.stats;
-  io.stderr.write(
-    `sim run: ${s.requests} requests, ${(s.sim_duration_ms / 1000).toFixed(1)} s simulated in ${(s.wall_ms / 1000).toFixed(2)} s; ` +
-      `${s.steps} steps, ${s.preemptions} preemptions, prefix hit rate ${(s.prefix_hit_rate * 100).toFixed(1)}%\n`,
-  );
+  const s = out?.stats ?? null;
+  if (s) {
+    log(
+      `sim run: ${s.requests} requests, ${(s.sim_duration_ms / 1000).toFixed(1)} s simulated in ${(s.wall_ms / 1000).toFixed(2)} s; ` +
+        `${s.steps} steps, ${s.preemptions} preemptions, prefix hit rate ${(s.prefix_hit_rate * 100).toFixed(1)}%`,
+    );
+  }
+  const interrupted = ctx.signal?.aborted === true;
+  if (interrupted) log('interrupted: the simulation is reported as far as it ran');
 
-  const code = await finishRun({
+  const done = await completeRun({
     spec,
-    io,
     dir,
     records,
-    run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: false, driver: 'virtual', monotonic_origin_ns: null },
-    target: { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model, engine: simEngine(spec.sim, model), engine_stats: { ...s } }, stream: true },
+    run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted, driver: 'virtual', monotonic_origin_ns: null },
+    target: { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model, engine: simEngine(spec.sim, model), engine_stats: s ? { ...s } : null }, stream: true },
     load: describeLoad(load, { trace: timed !== null, numPrompts: records.length, ignoreEos: true }),
     workload: workload.describe(),
     health: null,
@@ -184,9 +205,9 @@ export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
     ignoreEos: true,
     clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
     cost,
-    costSplit: { method: 'simulator_step_time', input_share: s.prefill_ms + s.decode_ms > 0 ? s.prefill_ms / (s.prefill_ms + s.decode_ms) : 0.5 },
+    costSplit: s ? { method: 'simulator_step_time', input_share: s.prefill_ms + s.decode_ms > 0 ? s.prefill_ms / (s.prefill_ms + s.decode_ms) : 0.5 } : null,
     tokenizerId: spec.workload.tokenizer,
   });
-  await recordInHistory(spec.output.result_dir, dir, io);
-  return code;
+  await recordInHistory(spec.output.result_dir, dir, log);
+  return done;
 }

@@ -1,26 +1,27 @@
 /**
- * How one sweep stage runs: the run spec with the stage's load, through the same machinery as
- * `run` (HTTP, worker pool, pre-flighted target) or `sim run` (virtual time). Stages share the
- * workload and seed, so they differ only in load.
+ * How one sweep stage runs: the run spec with the stage's load, through the same pipeline as
+ * `run` (measure.ts: HTTP, worker pool, pre-flighted target) or `sim run` (virtual time), and
+ * judged by the run's validity verdict. Stages share the workload and seed, so they differ only
+ * in load.
  */
-import { assessValidity, type ClientHealth } from '../analysis/run-validity.js';
+import type { ClientHealth, IncompleteWorker } from '../analysis/run-validity.js';
+import { judgeRun } from '../analysis/verdict.js';
+import { DEFAULT_MAX_FAILURE_RATE } from '../config/schema.js';
 import { UserError } from '../errors/user-error.js';
 import { sendTimes } from '../load/send-times.js';
-import { allObjectivesPass, computeMetrics, evaluateObjectives, measuredWindow, measureRecords, ObjectiveWatch } from '../metrics/index.js';
-import { RunObserver } from '../observe/run-observer.js';
+import { allObjectivesPass, computeMetrics, evaluateObjectives, ObjectiveWatch } from '../metrics/index.js';
 import { computeQuality } from '../metrics/quality.js';
 import type { RequestRecord } from '../record/record.js';
-import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import type { RunStage } from '../sweep/run-sweep.js';
 import type { StageLoad, StageRole } from '../sweep/stages.js';
 import type { StageResult } from '../sweep/sweep-result.js';
-import { driveLoad, healthOf } from './drive-load.js';
-import type { CliIo } from '../cli/io.js';
+import { healthOf, loadThreads, poolDriver } from './drive-load.js';
 import { planRun, type RunPlan } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
 import { simulate } from './simulate.js';
-import { answerEvaluation, finishAnswerChecks } from './answer-checks.js';
+import type { SessionContext } from './context.js';
+import { measureLoad } from './measure.js';
 
 /** The spec of one stage: the sweep's spec with the stage's load (and the stage warm-up). */
 export function stageSpec(spec: RunSpec, load: StageLoad): RunSpec {
@@ -53,11 +54,15 @@ export function plannedMeasure(spec: RunSpec, plan: RunPlan): number | null {
 interface Figures {
   goodput: RunSpec['goodput'];
   slos: RunSpec['slos'];
+  /** --max-failure-rate; default its default. */
+  validity?: RunSpec['validity'];
 }
 
 /**
- * A stage's figures from its records. `validity` given (a saved stage's, for `analyze`) is kept
- * as it is: the client's health it rests on is not in the records.
+ * A stage's figures from its records, judged by the same verdict as a run (analysis/verdict.ts):
+ * the requests' outcome, the client's health (when observed), the token cross-checks and a lost
+ * worker's missing share. `validity` given (a saved stage's, for `analyze`) is kept as it is:
+ * the client's health it rests on is not in the records.
  */
 export function stageResult(
   index: number,
@@ -74,6 +79,10 @@ export function stageResult(
     validity?: StageResult['validity'];
     /** What the server adds to each prompt and each further chat message (pre-flight's calibration). */
     promptOverhead?: { tokens: number | null; perMessage: number | null };
+    /** Stopped by a signal: cancelled requests were the user's doing. */
+    interrupted?: boolean;
+    /** Distributed stages: workers whose share did not all arrive. */
+    incomplete?: readonly IncompleteWorker[];
   },
 ): StageResult {
   const sorted = [...records].sort((a, b) => a.id - b.id);
@@ -85,12 +94,22 @@ export function stageResult(
     load,
     metrics,
     quality: computeQuality(sorted, { slos: f.goodput, durationS: metrics.duration_s, totalCost: null }),
-    validity: o.validity !== undefined ? o.validity : o.health ? assessValidity(sorted, o.health, {
+    validity:
+      o.validity !== undefined
+        ? o.validity
+        : judgeRun({
+            records: sorted,
+            requests: metrics.requests,
+            health: o.health,
             ignoreEos: o.ignoreEos,
             clientTokenizer: o.tokenizer ? 'tokenizer' : 'estimate',
             promptOverheadTokens: o.promptOverhead?.tokens ?? null,
             promptPerMessageTokens: o.promptOverhead?.perMessage ?? null,
-          }) : null,
+            maxFailureRate: f.validity?.max_failure_rate ?? DEFAULT_MAX_FAILURE_RATE,
+            // A stage stopped early cancelled its requests in flight itself.
+            interrupted: (o.interrupted ?? false) || o.stoppedEarly !== null,
+            ...(o.incomplete ? { incomplete: o.incomplete } : {}),
+          }),
     slos,
     // A stage stopped early failed an SLO, whatever its partial figures say.
     slos_pass: slos === null ? null : o.stoppedEarly === null && allObjectivesPass(slos),
@@ -113,50 +132,60 @@ export interface StageSink {
   write(rec: RequestRecord): void;
 }
 
-/** Stages over HTTP against an open target; a stage stops early once an SLO can no longer be met. */
-export function httpStages(spec: RunSpec, target: OpenTarget, io: CliIo, sink: StageSink, log: (line: string) => void): RunStage {
+/** A stage's early stop: once an SLO can no longer be met, `stop` is called with why. */
+export function earlyStop(spec: RunSpec, stagePlan: RunPlan, stage: RunSpec, stop: (why: string) => void): { add(rec: RequestRecord): void; readonly reason: string | null } {
+  const planned = plannedMeasure(stage, stagePlan);
+  const watch = planned !== null && spec.slos.length > 0 ? new ObjectiveWatch(spec.slos, planned, spec.goodput) : null;
+  let reason: string | null = null;
+  return {
+    add(rec) {
+      if (!watch || reason !== null) return;
+      watch.add(rec);
+      const why = watch.hopeless();
+      if (why !== null) {
+        reason = why;
+        stop(why);
+      }
+    },
+    get reason() {
+      return reason;
+    },
+  };
+}
+
+/** Stages over HTTP against an open target, each through the run pipeline (measure.ts); a stage stops early once an SLO can no longer be met. */
+export function httpStages(spec: RunSpec, target: OpenTarget, ctx: SessionContext, sink: StageSink, log: (line: string) => void): RunStage {
   return async (load, role, index) => {
     const s = stageSpec(spec, load);
     const plan = await planRun(s, log);
-    const planned = plannedMeasure(s, plan);
-    const watch = planned !== null && spec.slos.length > 0 ? new ObjectiveWatch(spec.slos, planned, spec.goodput) : null;
     const stop = new AbortController();
-    let stoppedEarly: string | null = null;
-    const signal = io.signal ? AbortSignal.any([io.signal, stop.signal]) : stop.signal;
-    const progress = await createProgressDisplay(resolveProgressMode(spec.output.progress, io.stderr as NodeJS.WriteStream), io.stderr as NodeJS.WriteStream);
+    const early = earlyStop(spec, plan, s, () => stop.abort());
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, stop.signal]) : stop.signal;
     const t0 = performance.now();
     // Server-side series per stage (docs/observe.md): what the server did at this load.
-    const observer = await RunObserver.start({ spec: spec.observe, baseUrl: target.baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: io.env.PATH ?? process.env.PATH });
-    const checks = answerEvaluation(s.load.workers ?? 1, (rec) => sink.write(rec));
-    const driven = await driveLoad(s, target, plan, {
-      onStart: (originNs, startedAt) => observer?.setOrigin(originNs, startedAt.getTime()),
-      onRecord: (rec, check) => {
+    const { driven, observed } = await measureLoad({
+      spec: s,
+      baseUrl: target.baseUrl,
+      ctx,
+      log,
+      threads: loadThreads(s),
+      view: {},
+      drive: poolDriver(s, target, plan, { signal }),
+      onRecord: (rec) => {
         rec.stage = index;
-        checks.accept(rec, check);
-        if (watch && stoppedEarly === null) {
-          watch.add(rec);
-          const why = watch.hopeless();
-          if (why !== null) {
-            stoppedEarly = why;
-            stop.abort();
-          }
-        }
+        early.add(rec);
       },
-      onProgress: (p) => progress.update(p),
-      signal,
+      sink: (rec) => sink.write(rec),
     });
-    progress.finish();
-    await finishAnswerChecks(checks, log);
-    const records = driven.outcome.records;
+    const records = driven.records;
     for (const r of records) r.stage = index;
-    const span = measuredWindow(measureRecords(records));
-    const observed = observer ? await observer.finish(span?.start_ms ?? 0, span?.end_ms ?? 0) : null;
     const result = stageResult(index, role, load, records, spec, {
       health: healthOf(s, driven, plan.workload.timed !== undefined),
       ignoreEos: target.ignoreEos,
       tokenizer: Boolean(spec.workload.tokenizer),
       promptOverhead: { tokens: target.promptOverheadTokens, perMessage: target.promptPerMessageTokens },
-      stoppedEarly,
+      stoppedEarly: early.reason,
+      interrupted: ctx.signal?.aborted === true,
       wallMs: performance.now() - t0,
     });
     return { ...result, server: observed?.observation ?? null };

@@ -4,17 +4,16 @@
  * wall time (1 s for plain lines), hands it a snapshot on the virtual clock and draws.
  */
 import type { ProgressSnapshot } from '../runner/progress.js';
-import { createProgressDisplay, resolveProgressMode } from '../report/progress-display.js';
 import type { RequestRecord } from '../record/record.js';
-import type { CliIo } from '../cli/io.js';
+import { openView, type SessionContext } from './context.js';
 
 type Step = { clock_ms: number; total: number | null; sent: number; in_flight: number; finished: readonly RequestRecord[] };
 
-export async function virtualProgress(mode: 'auto' | 'bar' | 'lines' | 'none', stream: CliIo['stderr'], title: string, durationMs: number | null) {
-  const resolved = resolveProgressMode(mode, stream);
+export async function virtualProgress(ctx: SessionContext, title: string, durationMs: number | null) {
+  const drawn = ctx.progress !== undefined;
   // Lines come once per wall second here, not per 5 s of the run's (virtual) clock.
-  const display = await createProgressDisplay(resolved, stream, { title, everyMsForLines: 0 });
-  const everyMs = resolved === 'lines' ? 1000 : 250;
+  const display = await openView(ctx, { title, everyMsForLines: 0 });
+  const everyMs = ctx.redrawEveryMs ?? 250;
   let last = performance.now();
   let done = 0;
   let latest: Step | null = null;
@@ -25,7 +24,7 @@ export async function virtualProgress(mode: 'auto' | 'bar' | 'lines' | 'none', s
   };
   return {
     step(p: Step): void {
-      if (resolved === 'none') return;
+      if (!drawn) return;
       for (const r of p.finished) display.record(r);
       done += p.finished.length;
       latest = p;

@@ -77,6 +77,10 @@ export interface SweepResult {
   /** What every stage shares: per-stage request count / duration, warm-up, seed, arrival. */
   load: Record<string, unknown>;
   workload: Record<string, unknown>;
+  /** Stages whose validity verdict is invalid (their figures are not a measurement of the server); absent in sweeps written before it. */
+  invalid_stages?: number[];
+  /** --allow-invalid: invalid stages were accepted (the sweep can pass with them). */
+  allow_invalid?: boolean;
   /** The SLOs every stage is judged by (canonical text). */
   slos: string[];
   stages: Array<Omit<StageResult, 'load'> & { load: StageLoadJson }>;

@@ -124,7 +124,7 @@ describe('sim sweep (virtual time)', () => {
 });
 
 describe('sweep over HTTP: early stop', { timeout: 60_000 }, () => {
-  const BASE = ['sweep', '--sim-prefill-ms', '30', '--sim-per-token-ms', '1', '--random-input-len', '16', '--random-output-len', '4', '--progress', 'none', '--no-save', '--json'];
+  const BASE = ['sweep', '--sim-prefill-ms', '30', '--sim-per-token-ms', '1', '--random-input-len', '16', '--random-output-len', '4', '--progress', 'none', '--no-save', '--json', '--allow-invalid'];
 
   it('stops a stage once its SLO can no longer be met', async () => {
     // Every TTFT is ≥ 30 ms (the fixed prefill). p50 < 5 ms over 60 requests is hopeless once
@@ -147,7 +147,7 @@ describe('sweep over HTTP: early stop', { timeout: 60_000 }, () => {
 });
 
 describe('sweep over HTTP: the server side per stage', { timeout: 60_000 }, () => {
-  const ARGS = ['sweep', '--request-rates', '4,16', '--num-prompts', '16', '--random-input-len', '64', '--random-output-len', '8', '--progress', 'none', '--no-save'];
+  const ARGS = ['sweep', '--request-rates', '4,16', '--num-prompts', '16', '--random-input-len', '64', '--random-output-len', '8', '--progress', 'none', '--no-save', '--allow-invalid'];
 
   it("each stage carries the server's series scraped during it; the console has a table of them", async () => {
     const out = await runCli([...ARGS, '--json']);

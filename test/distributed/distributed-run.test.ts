@@ -81,7 +81,7 @@ describe('distributed run over NATS', () => {
     expect(s.records.every((r) => r.node === undefined)).toBe(true);
 
     // The coordinator's figures are the single-process code path's over the merged records…
-    const again = buildResult({ spec: { goodput: [], output: { json: true, vllm_json: null } }, io: { stdout: process.stdout, stderr: process.stderr, env: {} }, dir: null, records: d.records, run: d.result.run, target: d.result.target, load: d.result.load, workload: d.result.workload, health: null, client: {}, ignoreEos: true, clientTokenizer: 'estimate' });
+    const again = buildResult({ spec: { goodput: [], output: { json: true, vllm_json: null } }, dir: null, records: d.records, run: d.result.run, target: d.result.target, load: d.result.load, workload: d.result.workload, health: null, client: {}, ignoreEos: true, clientTokenizer: 'estimate' });
     expect(again.metrics).toEqual(d.result.metrics);
     // … and `analyze` (one process, from records.jsonl) prints the same, to the last digit.
     const analyzed = await runCli(['analyze', runDirOf(dist), '--json']);

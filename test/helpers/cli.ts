@@ -22,7 +22,7 @@ await Promise.all([
   import('../../src/cli/plan-command.js'),
   import('../../src/cli/watch-command.js'),
   import('../../src/cli/sweep-command.js'),
-  import('../../src/session/simulate.js'),
+  import('../../src/cli/sim-run-command.js'),
   import('../../src/cli/sim-calibrate-command.js'),
   import('../../src/cli/sim-command.js'),
   import('../../src/cli/resolve-spec.js'),

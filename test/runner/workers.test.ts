@@ -61,7 +61,6 @@ describe('--workers', () => {
     const recs = await recordsWith(2);
     const input = (records: RequestRecord[]): FinishInput => ({
       spec: { goodput: [{ metric: 'ttft_ms', threshold_ms: 50 }], output: { json: false, vllm_json: null } },
-      io: { stdout: process.stdout, stderr: process.stderr, env: {} },
       dir: null,
       records,
       run: { name: 'x', started_at: '', ended_at: '', interrupted: false, driver: 'http', monotonic_origin_ns: null },

@@ -47,7 +47,6 @@ async function bothPaths(args: Record<string, unknown>) {
 function result(spec: ReturnType<typeof resolveRunSpec>, model: string, records: RequestRecord[]) {
   const input: FinishInput = {
     spec,
-    io: null as unknown as FinishInput['io'],
     dir: null,
     records,
     run: { name: 'x', started_at: 'then', ended_at: 'now', interrupted: false, driver: 'virtual', monotonic_origin_ns: null },

@@ -1,0 +1,53 @@
+/**
+ * A finished run on the console: the JSON (--json) or the summary, the server's side, where it was
+ * written, the validity line; and its exit code (errors/exit-codes.ts decides). Used by `run`,
+ * `sim run`, `run --distributed` and `analyze`.
+ */
+import { exitCodeFor, type ExitCode } from '../errors/exit-codes.js';
+import { allObjectivesPass } from '../metrics/index.js';
+import { renderSummary } from '../report/console-summary.js';
+import { renderColdStart, renderServerSummary } from '../report/server-summary.js';
+import type { RunResult } from '../report/result-json.js';
+import type { CompletedRun } from '../session/finish-run.js';
+import { Redactor } from '../util/redact.js';
+import type { CliIo } from './io.js';
+
+/** The exit code of a run: the stop signal (when a signal stopped a live run), validity, then its SLOs. */
+export function runExitCode(result: RunResult, allowInvalid: boolean, signal: AbortSignal | undefined): ExitCode {
+  return exitCodeFor({
+    stoppedBy: result.run.interrupted && signal?.aborted ? { reason: signal.reason } : null,
+    valid: result.validity ? result.validity.valid : null,
+    allowInvalid,
+    gatesPass: result.slos ? allObjectivesPass(result.slos) : null,
+  });
+}
+
+/** Prints the run; returns its exit code. `signal`: the command's (absent for `analyze`, which stops nothing live). */
+export function printRun(done: CompletedRun, io: CliIo, o: { json: boolean; redactor?: Redactor; signal?: AbortSignal }): number {
+  const { result, dir, reportPath } = done;
+  const redactor = o.redactor ?? new Redactor([]);
+  const code = runExitCode(result, done.allowInvalid, o.signal);
+  if (o.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else {
+    const where = result.target.simulated ? `built-in simulator (${result.target.endpoint})` : `${result.target.base_url}${result.target.endpoint}`;
+    const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${result.target.model} @ ${where}`;
+    const summary = renderSummary(result.metrics, { title, validity: result.validity, slos: result.slos, exitCode: code, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost, quality: result.quality ?? null });
+    io.stdout.write(`${redactor.scrub(summary)}\n`);
+    if (result.cold_start) io.stdout.write(`\n${renderColdStart(result.cold_start)}\n`);
+    if (result.server) {
+      const server = renderServerSummary(result.server, result.metrics.latency.ttft_ms.mean ?? null);
+      io.stdout.write(`\n${redactor.scrub(server)}\n`);
+    }
+    if (dir) io.stdout.write(`\nRun directory: ${dir.path}\n`);
+    if (reportPath) io.stdout.write(`Report: ${reportPath}\n`);
+  }
+  const v = result.validity;
+  if (v && !v.valid && !(result.run.interrupted && o.signal?.aborted)) io.stderr.write(`${redactor.scrub(invalidLine(v.reasons, done.allowInvalid))}\n`);
+  return code;
+}
+
+/** One line for an invalid measurement: the first reason, and what the exit code is. */
+export function invalidLine(reasons: readonly string[], allowInvalid: boolean): string {
+  const hatch = allowInvalid ? 'accepted with --allow-invalid' : 'exit 5; --allow-invalid accepts it';
+  return `invalid run (${hatch}): ${reasons[0]}${reasons.length > 1 ? ` (+${reasons.length - 1} more, see the verdict)` : ''}`;
+}

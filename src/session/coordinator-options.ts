@@ -1,0 +1,12 @@
+/** How a distributed run or sweep is coordinated (`--distributed URL --workers-expected N`, docs/distributed.md). */
+export interface CoordinatorFlags {
+  natsUrl: string;
+  workers: number;
+  runId: string;
+  /** How long the barrier waits for every worker (and the connection for NATS). */
+  workerWaitMs: number;
+  /** A worker silent this long is lost. */
+  workerTimeoutMs: number;
+  /** The start is broadcast this far ahead. */
+  startDelayMs: number;
+}

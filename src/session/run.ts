@@ -1,0 +1,120 @@
+/**
+ * One run, the whole pipeline: redactor → plan → open the target (built-in simulator, pre-flight)
+ * → measure through the in-process worker pool (measure.ts) → the result object, written into the
+ * run directory and the history. `infermeter run` and the programmatic `run()` call it; it prints
+ * nothing (progress through the context's callbacks).
+ */
+import { UserError } from '../errors/user-error.js';
+import { RecordsWriter } from '../store/records-file.js';
+import { createRunDir, type RunDir } from '../store/run-dir.js';
+import { ProgressFile } from '../store/progress-file.js';
+import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
+import { completeRun, type CompletedRun } from './finish-run.js';
+import { recordInHistory } from './record-history.js';
+import { describeLoad, planRun } from './run-plan.js';
+import type { RunSpec } from './run-spec.js';
+import { resolveCostInputs } from './cost-inputs.js';
+import { clientOf, healthOf, loadThreads, poolDriver } from './drive-load.js';
+import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
+import { envOf, type SessionContext } from './context.js';
+import { measureLoad } from './measure.js';
+
+/** A finished run, or one stopped before its load started (nothing was sent, nothing written). */
+export type RunSessionOutcome = ({ started: true } & CompletedRun & { redactor: Redactor }) | { started: false; redactor: Redactor };
+
+/** The run's secrets (API key, sensitive headers, URL credentials): every line and file passes through it. */
+export function runRedactor(spec: RunSpec, ctx: SessionContext): { redactor: Redactor; apiKey: string | null } {
+  const apiKey = envOf(ctx)[spec.target.api_key_env] || null;
+  return { redactor: Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers }), apiKey };
+}
+
+export async function runSession(spec: RunSpec, ctx: SessionContext = {}): Promise<RunSessionOutcome> {
+  const { redactor, apiKey } = runRedactor(spec, ctx);
+  try {
+    return await runWithRedactor(spec, ctx, apiKey, redactor);
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError(redactor.scrub(err.message));
+    throw err;
+  }
+}
+
+async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: string | null, redactor: Redactor): Promise<RunSessionOutcome> {
+  const log = (line: string) => ctx.log?.(redactor.scrub(line));
+  let target: OpenTarget | null = null;
+  let dir: RunDir | null = null;
+  let writer: RecordsWriter | null = null;
+  // A signal before the load starts (planning, simulator start, pre-flight) ends the run there.
+  const notStarted = (): RunSessionOutcome => {
+    log('interrupted before the load started: nothing was sent');
+    return { started: false, redactor };
+  };
+  try {
+    saltPrompts(spec);
+    // Everything the user could have got wrong is checked before anything starts.
+    const { workload, totalRequests, phases } = await planRun(spec, log);
+    const simulated = spec.target.base_url === null;
+    const cost = resolveCostInputs(spec.cost, simulated ? { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware } : { gpus: null, gpuType: null });
+    const load = spec.load;
+    const replay = workload.timed ?? null;
+    if (ctx.signal?.aborted) return notStarted();
+
+    const shape = load.concurrency !== null ? `concurrency ${load.concurrency}` : `${Number.isFinite(load.request_rate) ? `${load.request_rate} req/s` : 'all at once'}`;
+    const loadLine = `load: ${totalRequests ?? 'unbounded'} requests${load.duration_ms !== null ? ` for ${load.duration_ms / 1000} s` : ''}, ${shape} (change with --num-prompts, --request-rate, --concurrency, --duration)`;
+    target = await openTarget(spec, workload, apiKey, log, loadLine, ctx.signal);
+    if (target === null) return notStarted();
+    const { baseUrl, model } = target;
+
+    if (spec.output.save) {
+      dir = createRunDir(spec.output.result_dir, spec.name, new Date());
+      dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : baseUrl, model } })));
+      writer = new RecordsWriter(dir.recordsPath);
+    }
+    const progressFile = dir ? new ProgressFile(dir.path) : null;
+    const open = target;
+    const { driven, observed } = await measureLoad({
+      spec,
+      baseUrl,
+      ctx,
+      log,
+      threads: loadThreads(spec),
+      view: {
+        title: `infermeter run: ${model} @ ${simulated ? `built-in simulator (${spec.target.endpoint})` : `${redactUrl(baseUrl)}${spec.target.endpoint}`}`,
+        burst: load.concurrency === null && !replay && load.request_rate === Infinity,
+        ...(progressFile ? { onFrame: (f) => progressFile.append(f) } : {}),
+      },
+      drive: poolDriver(spec, open, { totalRequests, phases }, { ...(ctx.signal ? { signal: ctx.signal } : {}), log }),
+      sink: (rec) => writer?.write(rec),
+    });
+    const outcome = driven.outcome;
+    writer?.close();
+    writer = null;
+    if (outcome.interrupted) log('interrupted: in-flight requests cancelled; reporting what was measured');
+    if (observed && dir) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
+
+    const done = await completeRun({
+      spec,
+      dir,
+      records: outcome.records,
+      run: { name: spec.name, started_at: driven.startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: outcome.interrupted, driver: 'http', monotonic_origin_ns: driven.monotonicOrigin },
+      target: target.describe(),
+      load: describeLoad(load, { trace: replay !== null, numPrompts: totalRequests, ignoreEos: target.ignoreEos }),
+      workload: workload.describe(),
+      health: healthOf(spec, driven, replay !== null),
+      client: clientOf(spec, driven, target),
+      ignoreEos: target.ignoreEos,
+      clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
+      promptOverheadTokens: target.promptOverheadTokens,
+      promptPerMessageTokens: target.promptPerMessageTokens,
+      tokenizerId: spec.workload.tokenizer,
+      redactor,
+      cost,
+      server: observed?.observation ?? null,
+      coldStart: target.coldStart?.result(outcome.records) ?? null,
+    });
+    await recordInHistory(spec.output.result_dir, dir, log);
+    return { started: true, ...done, redactor };
+  } finally {
+    writer?.close();
+    await target?.close();
+  }
+}

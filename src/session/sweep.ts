@@ -1,0 +1,135 @@
+/**
+ * A sweep as a session: the same run, stage after stage at rising load (a list, --auto N, or
+ * --search for the highest load meeting the SLOs), each stage through the run pipeline
+ * (sweep-stages.ts: HTTP, virtual time, or NATS workers), into one sweep directory (records.jsonl
+ * with each record's `stage`, sweep.json, report.html) and the sweep result object. Prints nothing.
+ */
+import { UserError } from '../errors/user-error.js';
+import { RecordsWriter } from '../store/records-file.js';
+import { createRunDir, type RunDir } from '../store/run-dir.js';
+import { stageDoneLine, stageLabel } from '../report/sweep-summary.js';
+import { analyzeStages, runStages, type RunStage, type SweepPlan } from '../sweep/run-sweep.js';
+import { toJsonLoad, type StageLoad } from '../sweep/stages.js';
+import { SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
+import { redactSecrets, type Redactor } from '../util/redact.js';
+import { infermeterVersion } from './version.js';
+import { describeLoad, planRun } from './run-plan.js';
+import type { RunSpec } from './run-spec.js';
+import { recordInHistory } from './record-history.js';
+import { writeRunReport } from './write-report.js';
+import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
+import { checkStageLimits, httpStages, virtualStages } from './sweep-stages.js';
+import type { CoordinatorFlags } from './coordinator-options.js';
+import { DistributedSweep } from './distributed-sweep.js';
+import type { SessionContext } from './context.js';
+import { runRedactor } from './run.js';
+
+/** The loads a plan will surely run (for checks made before anything starts). */
+function knownLoads(plan: SweepPlan): StageLoad[] {
+  if (plan.mode === 'list') return plan.loads;
+  if (plan.mode === 'auto') return [{ kind: 'concurrency', concurrency: 1 }, { kind: 'rate', rate: Infinity }];
+  return [];
+}
+
+export interface SweepOptions {
+  /** 'http': against --base-url or the built-in simulator over HTTP; 'virtual': the simulated engine in virtual time. */
+  driver: 'http' | 'virtual';
+  /** sweep --distributed: the stages are shared by NATS workers. */
+  distributed?: CoordinatorFlags | null;
+}
+
+/** A finished sweep, or one stopped before its first stage (nothing sent, nothing written). */
+export type SweepSessionOutcome =
+  | { started: true; result: SweepResult; dir: RunDir | null; reportPath: string | null; redactor: Redactor; allowInvalid: boolean }
+  | { started: false; redactor: Redactor };
+
+export async function sweepSession(spec: RunSpec, plan: SweepPlan, o: SweepOptions, ctx: SessionContext = {}): Promise<SweepSessionOutcome> {
+  const { redactor, apiKey } = runRedactor(spec, ctx);
+  try {
+    return await sweepWithRedactor(spec, plan, o, ctx, apiKey, redactor);
+  } catch (err) {
+    if (err instanceof UserError) throw new UserError(redactor.scrub(err.message));
+    throw err;
+  }
+}
+
+async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions, ctx: SessionContext, apiKey: string | null, redactor: Redactor): Promise<SweepSessionOutcome> {
+  const { driver } = o;
+  const distributed = o.distributed ?? null;
+  const log = (line: string) => ctx.log?.(redactor.scrub(line));
+  if (driver === 'virtual' && spec.target.base_url !== null) throw new UserError('--base-url: sim sweep drives the simulated engine in virtual time; use `infermeter sweep` for a server');
+  checkStageLimits(spec, knownLoads(plan));
+
+  let target: OpenTarget | null = null;
+  let cluster: DistributedSweep | null = null;
+  let dir: RunDir | null = null;
+  let writer: RecordsWriter | null = null;
+  try {
+    // The workload is built once up front so that bad workload flags fail before any stage.
+    if (driver === 'http') saltPrompts(spec);
+    const first = await planRun(spec, log);
+    const model = spec.target.model ?? spec.sim.model;
+    if (driver === 'http') {
+      const note = distributed && spec.target.base_url === null ? 'the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)' : null;
+      target = await openTarget(spec, first.workload, apiKey, log, note, ctx.signal);
+      if (target === null) {
+        log('interrupted before the first stage: nothing was sent');
+        return { started: false, redactor };
+      }
+      if (distributed) cluster = await DistributedSweep.open(spec, distributed, target, ctx, log);
+    }
+    const startedAt = new Date();
+    if (spec.output.save) {
+      dir = createRunDir(spec.output.result_dir, spec.name === 'run' ? 'sweep' : spec.name, startedAt);
+      dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, model: target?.model ?? model } })));
+      writer = new RecordsWriter(dir.recordsPath);
+    }
+    const sink = { write: (rec: Parameters<RecordsWriter['write']>[0]) => writer?.write(rec) };
+    const runStage: RunStage = cluster ? cluster.stages(sink, startedAt, dir?.path ?? null) : target ? httpStages(spec, target, ctx, sink, log) : virtualStages(spec, model, sink, log);
+    const t0 = performance.now();
+    const run = await runStages(plan, runStage, {
+      stopped: () => ctx.signal?.aborted === true || cluster?.exhausted === true,
+      onStageStart: (i, load, role, total) => log(`${stageLabel(i, total, role, load)}: starting`),
+      onStageEnd: (s) => log(stageDoneLine(s, plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : null)),
+    });
+    writer?.close();
+    writer = null;
+    const clusterInfo = cluster?.describe() ?? null;
+    await cluster?.close();
+    cluster = null;
+    log(`sweep: ${run.stages.length} stages in ${((performance.now() - t0) / 1000).toFixed(1)} s${driver === 'virtual' ? ' (virtual time)' : ''}`);
+
+    const anyFailed = run.stages.some((s) => s.slos_pass === false);
+    const allowInvalid = spec.validity.allow_invalid;
+    const invalid = run.stages.filter((s) => s.validity !== null && !s.validity.valid).map((s) => s.index);
+    const gatesPass = plan.mode === 'search' ? run.search?.found !== null && run.search?.found !== undefined : !anyFailed;
+    const result: SweepResult = {
+      schema: SWEEP_SCHEMA,
+      infermeter_version: infermeterVersion(),
+      sweep: { id: dir?.id ?? null, name: spec.name, mode: plan.mode, driver, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: run.interrupted, ...(clusterInfo ? { distributed: clusterInfo } : {}) },
+      target: target ? target.describe() : { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model }, stream: true },
+      load: { ...describeLoad(spec.load, { trace: first.workload.timed !== undefined, numPrompts: first.totalRequests, ignoreEos: target?.ignoreEos ?? true }), mode: null, request_rate: null, concurrency: null, stage_warmup: spec.load.warmup },
+      workload: first.workload.describe(),
+      slos: spec.slos.map((x) => x.text),
+      stages: run.stages.map((s) => ({ ...s, load: toJsonLoad(s.load) })),
+      analysis: analyzeStages(run.stages),
+      auto: run.auto,
+      search: run.search,
+      // An invalid stage's figures are not a measurement of the server: the sweep does not pass on them unless accepted.
+      pass: gatesPass && (invalid.length === 0 || allowInvalid),
+      invalid_stages: invalid,
+      allow_invalid: allowInvalid,
+    };
+    dir?.writeJson('sweep.json', redactor.scrubDeep(result));
+    let reportPath: string | null = null;
+    if (dir) {
+      if (spec.output.report !== false) reportPath = await writeRunReport(dir.path);
+      await recordInHistory(spec.output.result_dir, dir, log);
+    }
+    return { started: true, result: redactor.scrubDeep(result), dir, reportPath, redactor, allowInvalid };
+  } finally {
+    writer?.close();
+    await cluster?.close().catch(() => {});
+    await target?.close();
+  }
+}
