@@ -16,7 +16,7 @@ import type { CliIo } from './io.js';
 import type { RunSpec } from '../session/run-spec.js';
 import { SloListSchema } from '../session/run-spec.js';
 import { readSweep } from '../session/saved-sweep.js';
-import { checkObjectivesUsable } from './slo-check.js';
+import { checkObjectivesUsable } from '../config/slo-check.js';
 import { stageResult } from '../session/sweep-stages.js';
 
 const fromJsonLoad = (l: StageLoadJson): StageLoad => (l.kind === 'rate' ? { kind: 'rate', rate: l.rate === 'inf' ? Infinity : l.rate } : l);

@@ -186,6 +186,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--gpu-hour-cost <price>', 'price of one GPU-hour, for the monthly cost'))
     .addOption(new Option('--prices <file>', 'price table per GPU model (docs/prices.example.yaml)'))
     .addOption(new Option('--gpu-type <name>', 'with --from and --prices: the measured server\'s GPU model'))
+    .addOption(new Option('--allow-invalid', 'with --from: accept invalid runs or stages (marked in the output); by default they are refused, exit 5'))
     .addOption(new Option('--json', 'print the plan as JSON'))
     .addHelpText('after', `\nExample:\n  infermeter plan --traffic 50rps --slo 'p95(ttft) < 1.5s' --slo 'p95(tpot) < 80ms' --hardware h100,h200 --model llama-3.1-8b --gpu-hour-cost 3\nDocs: docs/planning.md. An SLO no option can meet exits 2.`)
     .action(async (opts: Record<string, unknown>) => setExit(await (await import('./plan-command.js')).planCommand(opts, io)));

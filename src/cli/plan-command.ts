@@ -116,12 +116,21 @@ export async function planCommand(opts: Record<string, unknown>, io: CliIo): Pro
   const log = (line: string) => io.stderr.write(`plan: ${line}\n`);
   const options: PlanOption[] = [];
 
+  // Flags that do not apply to the chosen source are refused, not silently ignored.
+  if (opts.from !== undefined && opts.hardware !== undefined) throw new UserError('--hardware: applies to the simulator\'s search, not to --from (measured runs); drop one (--gpu-type names the measured GPU for --prices)');
+  if (typeof opts.gpuType === 'string' && table === null) throw new UserError('--gpu-type: names the GPU to price from --prices; give --prices FILE (or --gpu-hour-cost alone)');
   if (opts.from !== undefined) {
     const dirs = list(opts.from);
     const gpusPerReplica = int(opts.gpusPerReplica ?? opts.tensorParallelSize, '--gpus-per-replica', 1);
     const cap = runsCapacity(dirs, judge);
+    // A capacity answer from an invalid measurement is not one: refused unless --allow-invalid (then marked).
+    const invalid = cap.stages.filter((s) => s.invalid !== null);
+    if (invalid.length > 0 && opts.allowInvalid !== true) {
+      io.stderr.write(`plan: --from ${invalid[0]!.path} is an invalid run (${invalid[0]!.invalid})${invalid.length > 1 ? ` (+${invalid.length - 1} more invalid)` : ''}: its figures are not the server's capacity (exit 5; --allow-invalid accepts it)\n`);
+      return EXIT_CODES.INVALID_RUN;
+    }
     const cost = priceOf(typeof opts.gpuType === 'string' ? opts.gpuType : null);
-    const stageLines = cap.stages.map((s) => `  ${s.rate.toFixed(2)} req/s ${s.pass ? '✓' : '✗'} ${s.path}${s.failing.length ? ` (${s.failing.join('; ')})` : ''}`);
+    const stageLines = cap.stages.map((s) => `  ${s.rate.toFixed(2)} req/s ${s.pass ? '✓' : '✗'} ${s.path}${s.failing.length ? ` (${s.failing.join('; ')})` : ''}${s.invalid !== null ? ` [INVALID, accepted with --allow-invalid: ${s.invalid}]` : ''}`);
     const base = { name: `measured (${dirs.length} runs)`, gpus_per_replica: gpusPerReplica, gpu_hour_cost: cost, searches: {} };
     if (cap.rate_per_replica === null) {
       options.push({ ...base, feasible: false, reason: `no measured stage meets the SLOs (lowest: ${cap.stages[0]?.failing.join('; ') ?? 'none'})`, rate_per_replica_rps: null, plan: null, max_concurrency: null, max_input_len: null, max_output_len: null, method: [] });

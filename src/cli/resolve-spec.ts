@@ -5,7 +5,7 @@ import { workloadSpecFromFlags } from '../workload/index.js';
 import { RunSpecSchema, type RunSpec } from '../session/run-spec.js';
 import { normalizeBaseUrl } from '../config/base-url.js';
 import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS, VALIDITY_FLAGS, type FlagDef } from './run-flags.js';
-import { checkObjectivesUsable } from './slo-check.js';
+import { checkObjectivesUsable } from '../config/slo-check.js';
 
 /** Number of requests and rate of the quickstart run against the built-in simulator. */
 export const SIM_DEMO_DEFAULTS = { num_prompts: 200, request_rate: 10 } as const;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
 import { readRecordsFile } from '../store/records-file.js';
-import { SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
+import { SWEEP_SCHEMA, type StageResult, type SweepResult } from '../sweep/sweep-result.js';
 import { formatLoad, type StageLoadJson } from '../sweep/stages.js';
 
 export interface SavedStage {
@@ -16,6 +16,8 @@ export interface SavedStage {
   /** `8 req/s`, `inf`, `c=16`: how stages of two sweeps are paired. */
   label: string;
   records: RequestRecord[];
+  /** The stage's validity verdict as the sweep wrote it (null when it had none). */
+  validity: StageResult['validity'];
 }
 
 export interface SavedSweep {
@@ -40,7 +42,7 @@ export function readSweep(dir: string, flag: string): SavedSweep {
   const records = readRecordsFile(join(dir, 'records.jsonl')).records;
   const stages = result.stages.map((s): SavedStage => {
     const load = s.load as unknown as StageLoadJson;
-    return { index: s.index, load, label: formatLoad(load), records: records.filter((r) => r.stage === s.index).sort((a, b) => a.id - b.id) };
+    return { index: s.index, load, label: formatLoad(load), records: records.filter((r) => r.stage === s.index).sort((a, b) => a.id - b.id), validity: s.validity ?? null };
   });
   return { dir, result, stages };
 }

@@ -176,7 +176,7 @@ describe('sweep over HTTP: the server side per stage', { timeout: 60_000 }, () =
 describe('sweep over HTTP with answer checks', { timeout: 90_000 }, () => {
   it("each stage has its quality figures, and analyze recomputes them from the records", async () => {
     const results = tempDir();
-    const out = await runCli(['sweep', '--dataset-name', 'eval', '--request-rates', '5,20', '--num-prompts', '40', '--sim-accuracy', '0.8', '--progress', 'none', '--no-metrics', '--result-dir', results]);
+    const out = await runCli(['sweep', '--dataset-name', 'eval', '--request-rates', '5,20', '--num-prompts', '40', '--sim-accuracy', '0.8', '--progress', 'none', '--no-metrics', '--result-dir', results, '--allow-invalid']);
     expect([EXIT_CODES.OK, EXIT_CODES.SLO_FAILED]).toContain(out.code);
     expect(out.stdout).toMatch(/out tok\/s +accuracy +errors/);
     const dir = /Sweep directory: (.+)/.exec(out.stdout)![1]!.trim();

@@ -48,7 +48,7 @@ const SIM = ['--sim-prefill-ms', '2', '--sim-per-token-ms', '3'];
 
 describe('distributed sweep over NATS', () => {
   it('3 workers, 3 stages: each stage sends the single-process sweep’s requests; its figures are those of its merged records', async () => {
-    const common = ['--num-prompts', '18', '--random-input-len', '16', '--random-output-len', '6', '--random-range-ratio', '0.5', '--seed', '11', '--stage-warmup', '2', ...SIM, '--progress', 'none'];
+    const common = ['--num-prompts', '18', '--random-input-len', '16', '--random-output-len', '6', '--random-range-ratio', '0.5', '--seed', '11', '--stage-warmup', '2', ...SIM, '--progress', 'none', '--allow-invalid'];
     const dist = tempDir('dist-sweep');
     const coordinator = runCli(['sweep', '--distributed', nats.url, '--workers-expected', '3', '--run-id', 'sweep-same', '--start-delay', '1s', '--worker-timeout', '60s', '--request-rates', '15,30,inf', ...common, '--result-dir', dist, '--json']);
     const ws = workers(common, 'sweep-same', 3);
@@ -96,7 +96,7 @@ describe('distributed sweep over NATS', () => {
   // last and missed the baseline's announcement (test/distributed/lost-broadcasts.test.ts).
   it('--auto on 3 workers: the baseline (1 user) runs on one worker and sends every request; the probe is the single-process one', async () => {
     const runId = 'sweep-auto';
-    const common = ['--num-prompts', '9', '--random-input-len', '8', '--random-output-len', '4', '--seed', '5', ...SIM, '--progress', 'none'];
+    const common = ['--num-prompts', '9', '--random-input-len', '8', '--random-output-len', '4', '--seed', '5', ...SIM, '--progress', 'none', '--allow-invalid'];
     const dist = tempDir('dist-auto');
     const coordinator = runCli(['sweep', '--distributed', nats.url, '--workers-expected', '3', '--run-id', runId, '--start-delay', '1s', '--worker-timeout', '60s', '--auto', '1', ...common, '--result-dir', dist, '--json']);
     const ws = workers(common, runId, 3);
@@ -156,7 +156,8 @@ describe('distributed sweep over NATS', () => {
     }
     ws[1]!.child.kill('SIGKILL');
     const out = await coordinator;
-    expect(out.code, out.stderr).toBe(0);
+    // The stage that lost a worker is partial, hence invalid: the sweep exits 5 (one verdict, analysis/verdict.ts).
+    expect(out.code, out.stderr).toBe(EXIT_CODES.INVALID_RUN);
     expect((await ws[0]!.exited).code).toBe(0);
     expect((await ws[2]!.exited).code).toBe(0);
     expect(out.stderr).toMatch(/worker 1 lost: stopped sending heartbeats/);

@@ -17,7 +17,7 @@ describe('a sweep whose every request gets HTTP 500', () => {
     sim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 1, perTokenMs: 1 }, faults: { seed: 1, http500Rate: 1 } });
   });
   afterAll(() => sim.close());
-  const ARGS = () => ['sweep', '--base-url', sim.url, '--no-preflight', '--model', 'm', '--request-rates', '20,40', '--num-prompts', '6', '--random-input-len', '8', '--random-output-len', '4', '--progress', 'none', '--no-save', '--json'];
+  const ARGS = () => ['sweep', '--base-url', sim.url, '--no-preflight', '--model', 'sim-llama-3.1-8b', '--request-rates', '20,40', '--num-prompts', '6', '--random-input-len', '8', '--random-output-len', '4', '--progress', 'none', '--no-save', '--json'];
 
   it('is invalid: exit 5, pass false, the invalid stages named', async () => {
     const out = await runCli(ARGS());
@@ -26,6 +26,7 @@ describe('a sweep whose every request gets HTTP 500', () => {
     expect(r.pass).toBe(false);
     expect(r.invalid_stages).toEqual([0, 1]);
     expect(r.stages[0]!.validity!.failed_checks).toContain('no_success');
+    expect(r.stages[0]!.metrics.requests.failed).toBe(6);
     expect(out.stderr).toMatch(/invalid sweep \(exit 5; --allow-invalid accepts it\): 2 of 2 stages invalid; stage 1 \(20 req\/s\): /);
   });
 

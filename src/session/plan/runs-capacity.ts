@@ -26,6 +26,8 @@ export interface StageVerdict {
   peak_concurrency: number;
   max_input_len: number;
   max_output_len: number;
+  /** Why the measurement is invalid (its verdict's first reason); null when valid or not judged. */
+  invalid: string | null;
 }
 
 export interface RunsCapacity {
@@ -42,6 +44,8 @@ interface StageInput {
   records: RequestRecord[];
   /** The open loop's offered rate; null: take the measured requests/s. */
   offered: number | null;
+  /** The saved validity verdict of the run or stage (null when it had none). */
+  validity: { valid: boolean; reasons: string[] } | null;
 }
 
 function judgeStage(st: StageInput, judge: Judge): StageVerdict {
@@ -56,6 +60,7 @@ function judgeStage(st: StageInput, judge: Judge): StageVerdict {
     peak_concurrency: m.throughput.peak_concurrency,
     max_input_len: Math.max(0, ...ok.map((r) => r.prompt_tokens ?? r.client_prompt_tokens ?? 0)),
     max_output_len: Math.max(0, ...ok.map((r) => r.output_tokens)),
+    invalid: st.validity && !st.validity.valid ? (st.validity.reasons[0] ?? 'invalid') : null,
   };
 }
 
@@ -66,6 +71,7 @@ function readStages(dir: string): StageInput[] {
       path: `${dir} [stage ${s.index}: ${s.label}]`,
       records: s.records,
       offered: s.load.kind === 'rate' && typeof s.load.rate === 'number' ? s.load.rate : null,
+      validity: s.validity ?? null,
     }));
   }
   const resultPath = join(dir, 'result.json');
@@ -78,7 +84,7 @@ function readStages(dir: string): StageInput[] {
   }
   if (typeof result.schema !== 'string' || !READABLE_RESULT_SCHEMAS.includes(result.schema)) throw new UserError(`--from ${dir}: result.json has schema ${JSON.stringify(result.schema ?? null)}, expected ${RESULT_SCHEMA}`);
   const offered = result.load?.request_rate;
-  return [{ path: dir, records: readRecordsFile(join(dir, 'records.jsonl')).records, offered: typeof offered === 'number' && Number.isFinite(offered) && result.load?.mode === 'open' ? offered : null }];
+  return [{ path: dir, records: readRecordsFile(join(dir, 'records.jsonl')).records, offered: typeof offered === 'number' && Number.isFinite(offered) && result.load?.mode === 'open' ? offered : null, validity: result.validity ?? null }];
 }
 
 export function runsCapacity(dirs: readonly string[], judge: Judge): RunsCapacity {

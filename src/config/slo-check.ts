@@ -1,5 +1,5 @@
 /** Checks across the SLO flags that no single schema sees. */
-import type { GoodputSlo, Objective } from '../config/slo.js';
+import type { GoodputSlo, Objective } from './slo.js';
 import { UserError } from '../errors/user-error.js';
 
 /**
