@@ -2,10 +2,8 @@
 import { UserError } from '../errors/user-error.js';
 import { deepMerge, readSpecFile, validateSpec, type PlainObject } from '../config/load-spec.js';
 import { workloadSpecFromFlags } from '../workload/index.js';
-import { RunSpecSchema, type RunSpec } from '../session/run-spec.js';
-import { normalizeBaseUrl } from '../config/base-url.js';
+import { checkRunSpec, RunSpecSchema, type RunSpec } from '../session/run-spec.js';
 import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS, VALIDITY_FLAGS, type FlagDef } from './run-flags.js';
-import { checkObjectivesUsable } from '../config/slo-check.js';
 
 /** Number of requests and rate of the quickstart run against the built-in simulator. */
 export const SIM_DEMO_DEFAULTS = { num_prompts: 200, request_rate: 10 } as const;
@@ -33,19 +31,6 @@ export function resolveRunSpec(opts: Record<string, unknown>, mode: { simulatorO
   const merged = deepMerge(fromFile, fromFlags);
   if (!mode.simulatorOnly) applySimulatorDemoDefaults(merged);
   const spec = validateSpec(RunSpecSchema, merged, { flagPaths, configPath });
-  const load = spec.load;
-  if (load.concurrency !== null && load.max_concurrency !== null) {
-    throw new UserError('--concurrency (closed loop) and --max-concurrency (open-loop cap) cannot be combined; pick one');
-  }
-  if (load.concurrency !== null && flagPaths.has('load.request_rate')) {
-    throw new UserError('--request-rate has no meaning with --concurrency (closed loop sends when a request completes); drop one');
-  }
-  if (load.num_prompts === null && load.duration_ms === null) load.num_prompts = 1000;
-  if (spec.target.base_url !== null) {
-    const n = normalizeBaseUrl(spec.target.base_url, spec.target.endpoint);
-    spec.target.base_url = n.baseUrl;
-    spec.target.endpoint = n.endpoint;
-  }
-  checkObjectivesUsable(spec.slos, spec.goodput);
+  checkRunSpec(spec, flagPaths);
   return spec;
 }

@@ -1,0 +1,12 @@
+/**
+ * infermeter as a library: `import { run, simulate, sweep, analyze } from 'infermeter'`
+ * (docs/api.md says what is stable under semver).
+ */
+export { run, simulate, sweep, analyze, runSpec, AbortedBeforeStart, type SessionOptions, type SweepStages } from './session/api.js';
+export type { RunSpec, RunSpecInput } from './session/run-spec.js';
+export type { RunResult } from './report/result-json.js';
+export type { SweepResult, StageResult } from './sweep/sweep-result.js';
+export type { RunValidity } from './analysis/run-validity.js';
+export type { ProgressSnapshot } from './runner/progress.js';
+export { UserError } from './errors/user-error.js';
+export { EXIT_CODES, exitCodeFor, type Outcome } from './errors/exit-codes.js';

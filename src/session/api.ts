@@ -1,0 +1,96 @@
+/**
+ * The programmatic API (docs/api.md): the same sessions the CLI runs, taking a run spec in the
+ * config file's shape and returning the documented result objects (result.json's and sweep.json's
+ * shapes). Nothing is printed; progress comes through callbacks and cancellation through an
+ * AbortSignal. Bad input throws a UserError (`.message` is the CLI's one line).
+ */
+import { validateSpec } from '../config/load-spec.js';
+import type { RunResult } from '../report/result-json.js';
+import type { ProgressSnapshot } from '../runner/progress.js';
+import type { SweepPlan } from '../sweep/run-sweep.js';
+import type { SweepResult } from '../sweep/sweep-result.js';
+import { analyzeRun } from './analyze.js';
+import type { SessionContext } from './context.js';
+import { runSession } from './run.js';
+import { checkRunSpec, RunSpecSchema, type RunSpec, type RunSpecInput } from './run-spec.js';
+import { simulateRun } from './simulate.js';
+import { sweepSession } from './sweep.js';
+
+export interface SessionOptions {
+  /** Aborting it stops the run: sending stops, requests in flight are cancelled, what was measured is returned (`run.interrupted`). */
+  signal?: AbortSignal;
+  /** Progress lines (what starts, slow steps, warnings), secrets removed. */
+  onLog?: (line: string) => void;
+  /** The runner's snapshots (about once a second over HTTP; per step frame in virtual time). */
+  onProgress?: (snapshot: ProgressSnapshot) => void;
+  /** Where the API key (`target.api_key_env`) is read; default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The stages of a sweep: a list of rates or concurrencies, `auto` stages, or a search (needs `slos` in the spec). */
+export type SweepStages =
+  | { request_rates: number[] }
+  | { concurrencies: number[] }
+  | { auto: number }
+  | { search: 'rate' | 'concurrency'; precision?: number; start?: number; max?: number };
+
+/** Raised when the signal aborted before the load started: nothing was sent and nothing written. */
+export class AbortedBeforeStart extends Error {
+  override readonly name = 'AbortError';
+  constructor() {
+    super('aborted before the load started: nothing was sent');
+  }
+}
+
+/** A validated run spec with every default applied. @throws UserError naming the field. */
+export function runSpec(input: RunSpecInput = {}): RunSpec {
+  const spec = validateSpec(RunSpecSchema, structuredClone(input) as Record<string, unknown>, { flagPaths: new Map(), configPath: null });
+  checkRunSpec(spec);
+  return spec;
+}
+
+function contextOf(o: SessionOptions): SessionContext {
+  const onProgress = o.onProgress;
+  return {
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.onLog ? { log: o.onLog } : {}),
+    ...(onProgress
+      ? { progress: async () => ({ update: (p: ProgressSnapshot) => onProgress(p), record: () => {}, judged: () => {}, flush: () => {}, finish: () => {} }) }
+      : {}),
+  };
+}
+
+/** One run against `spec.target.base_url`, or the built-in simulator over HTTP when it is null. */
+export async function run(spec: RunSpecInput, o: SessionOptions = {}): Promise<RunResult> {
+  const out = await runSession(runSpec(spec), contextOf(o));
+  if (!out.started) throw new AbortedBeforeStart();
+  return out.result;
+}
+
+/** The spec's load through the simulated engine in virtual time (`sim run`). */
+export async function simulate(spec: RunSpecInput, o: SessionOptions = {}): Promise<RunResult> {
+  const s = runSpec(spec);
+  return (await simulateRun(s, contextOf(o))).result;
+}
+
+function sweepPlanOf(stages: SweepStages): SweepPlan {
+  if ('request_rates' in stages) return { mode: 'list', loads: stages.request_rates.map((rate) => ({ kind: 'rate', rate })) };
+  if ('concurrencies' in stages) return { mode: 'list', loads: stages.concurrencies.map((concurrency) => ({ kind: 'concurrency', concurrency })) };
+  if ('auto' in stages) return { mode: 'auto', n: stages.auto };
+  const integer = stages.search === 'concurrency';
+  const start = stages.start ?? 1;
+  return { mode: 'search', kind: stages.search, options: { start, precision: stages.precision ?? 0.05, min: integer ? 1 : Math.min(start, 1) / 64, max: stages.max ?? 1024, integer } };
+}
+
+/** Stage after stage at rising load; `virtual: true` runs it in virtual time (`sim sweep`). */
+export async function sweep(spec: RunSpecInput, stages: SweepStages, o: SessionOptions & { virtual?: boolean } = {}): Promise<SweepResult> {
+  const out = await sweepSession(runSpec(spec), sweepPlanOf(stages), { driver: o.virtual ? 'virtual' : 'http' }, contextOf(o));
+  if (!out.started) throw new AbortedBeforeStart();
+  return out.result;
+}
+
+/** Every figure of a saved run (directory or records.jsonl) recomputed; `judge` in the run spec's shape re-judges it (`slos`, `goodput`, `validity`, `cost`). */
+export async function analyze(path: string, judge: Pick<RunSpecInput, 'slos' | 'goodput' | 'validity' | 'cost'> = {}, o: Pick<SessionOptions, 'onLog'> = {}): Promise<RunResult> {
+  return (await analyzeRun(path, { spec: judge as Record<string, unknown> }, contextOf(o))).result;
+}

@@ -1,0 +1,55 @@
+/**
+ * The package as a user gets it: `npm pack` (which builds dist/ with declarations), the tarball
+ * unpacked into a fresh project's node_modules/infermeter, and `import … from 'infermeter'` by
+ * name — run in Node and type-checked by tsc. The dependencies come from this checkout's
+ * node_modules (linked), so the test needs no network.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const TSC = join(ROOT, 'node_modules/.bin/tsc');
+
+describe('the packed package, imported by name', { timeout: 300_000 }, () => {
+  let project: string;
+  beforeAll(() => {
+    project = tempDir('pack');
+    // `npm pack` runs `prepare`: tsc -p tsconfig.build.json into dist/.
+    const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', project], { cwd: ROOT, encoding: 'utf8' });
+    const tgz = join(project, out.trim().split('\n').pop()!);
+    const pkg = join(project, 'node_modules/infermeter');
+    mkdirSync(pkg, { recursive: true });
+    execFileSync('tar', ['-xzf', tgz, '-C', pkg, '--strip-components=1']);
+    for (const dep of readdirSync(join(ROOT, 'node_modules'))) {
+      if (dep !== 'infermeter' && !existsSync(join(project, 'node_modules', dep))) symlinkSync(join(ROOT, 'node_modules', dep), join(project, 'node_modules', dep));
+    }
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', private: true }));
+  });
+
+  it('runs: simulate() returns the documented result object, nothing printed', () => {
+    writeFileSync(
+      join(project, 'use.mjs'),
+      `import { simulate, sweep, EXIT_CODES } from 'infermeter';
+const r = await simulate({ load: { num_prompts: 20, request_rate: 10 }, workload: { random_input_len: 32, random_output_len: 8 }, output: { save: false } });
+const s = await sweep({ load: { num_prompts: 10 }, workload: { random_input_len: 16, random_output_len: 4 }, output: { save: false } }, { request_rates: [2, 4] }, { virtual: true });
+console.log(JSON.stringify({ schema: r.schema, total: r.metrics.requests.total, valid: r.validity.valid, sweep: s.schema, stages: s.stages.length, invalid: EXIT_CODES.INVALID_RUN }));`,
+    );
+    const out = spawnSync(process.execPath, ['use.mjs'], { cwd: project, encoding: 'utf8' });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stderr).toBe('');
+    expect(JSON.parse(out.stdout)).toEqual({ schema: 'infermeter.result/2', total: 20, valid: true, sweep: 'infermeter.sweep/1', stages: 2, invalid: 5 });
+  });
+
+  it('has types: a correct use type-checks, a wrong one does not', () => {
+    writeFileSync(join(project, 'good.ts'), `import { simulate, type RunResult } from 'infermeter';\nconst r: RunResult = await simulate({ load: { num_prompts: 5 } });\nexport const n: number = r.metrics.requests.total;\n`);
+    writeFileSync(join(project, 'bad.ts'), `import { simulate } from 'infermeter';\nconst r = await simulate({ load: { num_prompts: 5 } });\nexport const n: string = r.metrics.requests.total;\n`);
+    const ok = spawnSync(TSC, ['--noEmit', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--strict', '--skipLibCheck', '--types', 'node', 'good.ts'], { cwd: project, encoding: 'utf8' });
+    expect(ok.status, ok.stdout).toBe(0);
+    const bad = spawnSync(TSC, ['--noEmit', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--strict', '--skipLibCheck', '--types', 'node', 'bad.ts'], { cwd: project, encoding: 'utf8' });
+    expect(bad.status).not.toBe(0);
+    expect(bad.stdout).toMatch(/bad\.ts\(3,14\): error TS2322: Type 'number' is not assignable to type 'string'/);
+  });
+});
