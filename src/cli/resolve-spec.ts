@@ -1,5 +1,4 @@
 /** Flags + optional --config file → one validated RunSpec. */
-import { UserError } from '../errors/user-error.js';
 import { deepMerge, readSpecFile, validateSpec, type PlainObject } from '../config/load-spec.js';
 import { workloadSpecFromFlags } from '../workload/index.js';
 import { checkRunSpec, RunSpecSchema, type RunSpec } from '../session/run-spec.js';

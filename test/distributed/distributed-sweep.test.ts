@@ -125,7 +125,7 @@ describe('distributed sweep over NATS', () => {
   it('a stage that can no longer meet its SLO is stopped on every worker, as in a single-process sweep', async () => {
     // Every TTFT is ≥ 30 ms (the fixed prefill): p50 < 5 ms over 60 requests is hopeless at the
     // 31st completion, whichever worker it comes from; the rest of the stage is not sent.
-    const common = ['--sim-prefill-ms', '30', '--sim-per-token-ms', '1', '--random-input-len', '16', '--random-output-len', '4', '--num-prompts', '60', '--seed', '2', '--progress', 'none'];
+    const common = ['--sim-prefill-ms', '30', '--sim-per-token-ms', '1', '--random-input-len', '16', '--random-output-len', '4', '--num-prompts', '60', '--seed', '2', '--progress', 'none', '--allow-invalid'];
     const coordinator = runCli(['sweep', '--distributed', nats.url, '--workers-expected', '3', '--run-id', 'sweep-stop', '--start-delay', '1s', '--worker-timeout', '60s', '--request-rates', '10', '--slo', 'p50(ttft) < 5ms', ...common, '--no-save', '--json']);
     const ws = workers(common, 'sweep-stop', 3);
     const out = await coordinator;
