@@ -1,5 +1,5 @@
 /**
- * The package as a user gets it: `npm pack` (which builds dist/ with declarations), the tarball
+ * The package as a user gets it: `npm pack` of the dist/ that `npm ci` built (with declarations), the tarball
  * unpacked into a fresh project's node_modules/infermeter, and `import … from 'infermeter'` by
  * name — run in Node and type-checked by tsc. The dependencies come from this checkout's
  * node_modules (linked), so the test needs no network.
@@ -17,8 +17,9 @@ describe('the packed package, imported by name', { timeout: 300_000 }, () => {
   let project: string;
   beforeAll(() => {
     project = tempDir('pack');
-    // `npm pack` runs `prepare`: tsc -p tsconfig.build.json into dist/.
-    const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', project], { cwd: ROOT, encoding: 'utf8' });
+    // dist/ is built by `npm ci` (the prepare script); packing without scripts keeps tsc from rewriting
+    // dist/ under the other test files that run bin/infermeter.js at the same time.
+    const out = execFileSync('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', project], { cwd: ROOT, encoding: 'utf8' });
     const tgz = join(project, out.trim().split('\n').pop()!);
     const pkg = join(project, 'node_modules/infermeter');
     mkdirSync(pkg, { recursive: true });
