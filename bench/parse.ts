@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { OpenAIStreamScanner } from '../src/client/stream-scanner.js';
+import { Redactor } from '../src/util/redact.js';
 import { PlainParser } from './clients.js';
 import { firehoseBlock, firehoseHead, firehoseTail, varyingBlock } from './firehose-chunks.js';
 import { fmt, machine, median } from './lib.js';
@@ -59,7 +60,19 @@ const PARSERS: Record<string, Parser> = {
     s.end(reads.length);
     return s.contentEvents;
   },
+  // What a completed --keep-text record costs on top: the one decode of the kept text and the
+  // scrub of the run's secrets from it (HttpTarget.send), once per record, never per chunk.
+  'keepText+scrub': (reads) => {
+    const s = new OpenAIStreamScanner({ keepText: true });
+    for (let i = 0; i < reads.length; i++) s.push(reads[i]!, i);
+    s.end(reads.length);
+    if (BENCH_REDACTOR.scrubKnown(s.text ?? '').length === 0) throw new Error('no text kept');
+    return s.contentEvents;
+  },
 };
+
+/** A run with an API key, a Bearer header and a URL query secret. */
+const BENCH_REDACTOR = Redactor.forTarget({ apiKey: 'sk-bench-0000', headers: { Authorization: 'Bearer tok-bench-1111' }, baseUrl: 'http://h/v1?api_key=q-bench-2222' });
 
 export interface ParseOptions {
   events: number;

@@ -139,6 +139,12 @@ export class HttpTarget {
       this.attempt(rec, body, 0, keep, (r) => {
         // Only failures carry a message; a server's error body may echo the key it refused.
         if (r.error_message !== null) r.error_message = this.redactor.scrub(r.error_message);
+        // A server may echo the request's credentials as content: scrubbed here, once per record,
+        // after the one decode of the kept text (the per-chunk path never sees a string).
+        if (!this.redactor.empty) {
+          if (r.output_text !== null) r.output_text = this.redactor.scrubKnown(r.output_text);
+          if (r.finish_reason !== null) r.finish_reason = this.redactor.scrubKnown(r.finish_reason);
+        }
         resolve(r);
       }),
     );

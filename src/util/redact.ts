@@ -4,7 +4,10 @@
  * - URLs lose their user info and the values of credential-like query parameters (`redactUrl`);
  * - objects lose the values under credential-like keys (`redactSecrets`, for spec.json);
  * - free text (a server's error body, which often echoes the key it refused) loses every secret
- *   value the run was configured with (`Redactor`).
+ *   value the run was configured with (`Redactor`);
+ * - a server's answer text (kept with --keep-text or for a quality check) loses the same values
+ *   when the record is completed, once per request, so records.jsonl and everything read from it
+ *   (exports, report.html, the dashboard, `sql`) never holds them (`Redactor.scrubKnown`).
  */
 
 export const REDACTED = '[redacted]';
@@ -126,9 +129,23 @@ export class Redactor {
   }
 
   scrub(text: string): string {
+    return redactUrlsIn(this.scrubKnown(text));
+  }
+
+  /**
+   * Only the run's own secret values replaced: for a server's answer text (a server that echoes the
+   * request's Authorization, X-Api-Key or URL query as content). Unlike `scrub`, URLs in the text
+   * keep their query values, so an answer's links stay whole for the quality checks that read them.
+   */
+  scrubKnown(text: string): string {
     let out = text;
     for (const s of this.secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
-    return redactUrlsIn(out);
+    return out;
+  }
+
+  /** Whether the run has any secret value to scrub (none: answer text is kept as it came). */
+  get empty(): boolean {
+    return this.secrets.length === 0;
   }
 
   /** A deep copy of `value` with every string scrubbed and credential-like keys redacted. */

@@ -28,6 +28,13 @@ describe('redaction', () => {
     expect(r.scrub('see http://a:b@h:1/x')).toBe('see http://[redacted]@h:1/x');
   });
 
+  it('answer text: only the run\'s own secret values go, a link the answer cites keeps its query', () => {
+    const r = Redactor.forTarget({ apiKey: 'sk-9', headers: { 'X-Api-Key': 'xk-8' }, baseUrl: 'http://h/v1?api_key=q-7' });
+    expect(r.scrubKnown('echo sk-9 xk-8 /v1?api_key=q-7; see https://docs.example/?key=public')).toBe('echo [redacted] [redacted] /v1?api_key=[redacted]; see https://docs.example/?key=public');
+    expect(r.empty).toBe(false);
+    expect(new Redactor([]).empty).toBe(true);
+  });
+
   it('spec objects: credential-like keys and URL credentials, not look-alike keys such as tokenizer', () => {
     const out = redactSecrets({ target: { base_url: 'http://a:b@h', headers: { Authorization: 'x', 'x-org': 'y' } }, workload: { tokenizer: 'llama3' } });
     expect(out).toEqual({ target: { base_url: 'http://[redacted]@h', headers: { Authorization: '[redacted]', 'x-org': 'y' } }, workload: { tokenizer: 'llama3' } });
