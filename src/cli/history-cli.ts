@@ -39,8 +39,9 @@ export function registerHistoryCommands(program: Command, io: CliIo, setExit: (c
     .argument('<query>', 'e.g. "SELECT run_id, quantile_cont(ttft_ms, 0.99) FROM records WHERE status = \'ok\' AND phase = \'measure\' GROUP BY run_id"')
     .addOption(resultsDirOption())
     .addOption(new Option('--json', 'print the rows as JSON'))
-    .addHelpText('after', '\nViews and columns: docs/history.md. The query runs in a throwaway database: it cannot change the history.')
-    .action(async (query: string, opts: { resultsDir: string }) => setExit(await (await import('./history-command.js')).sqlCommand(query, opts, io)));
+    .addOption(new Option('--allow-files', 'DuckDB\'s full power: read and write files, ATTACH, COPY, INSTALL and LOAD extensions (downloads them)'))
+    .addHelpText('after', '\nViews and columns: docs/history.md. The query runs in a throwaway database, read-only: only queries (SELECT, WITH, FROM,\nDESCRIBE, SHOW, SUMMARIZE, EXPLAIN), no files, no ATTACH, no extensions, so it cannot change the history or reach\nanything else; --allow-files lifts this.')
+    .action(async (query: string, opts: { resultsDir: string; json?: boolean; allowFiles?: boolean }) => setExit(await (await import('./history-command.js')).sqlCommand(query, opts, io)));
 
   program
     .command('dashboard')

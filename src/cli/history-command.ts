@@ -127,9 +127,9 @@ export async function trendCommand(metricName: string, opts: TrendOpts, io: CliI
   return t.regression && opts.failOnRegression ? EXIT_CODES.REGRESSION : EXIT_CODES.OK;
 }
 
-export async function sqlCommand(query: string, opts: { resultsDir: string; json?: boolean }, io: CliIo): Promise<number> {
+export async function sqlCommand(query: string, opts: { resultsDir: string; json?: boolean; allowFiles?: boolean }, io: CliIo): Promise<number> {
   setHistoryWarningSink((line) => io.stderr.write(line));
-  const { columns, rows } = await runSql(opts.resultsDir, query);
+  const { columns, rows } = await runSql(opts.resultsDir, query, { allowFiles: opts.allowFiles === true });
   if (opts.json) {
     io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return EXIT_CODES.OK;
