@@ -15,7 +15,7 @@ export function chromiumPath(): string {
   try {
     return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim();
   } catch {
-    throw new Error('chromium not found on PATH: install it (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH');
+    throw new Error('chromium not found on PATH: install it with `npm run test:setup` (scripts/test-services.sh; `npm test` runs it first) or set CHROMIUM_PATH');
   }
 }
 

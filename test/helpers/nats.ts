@@ -25,7 +25,7 @@ export function findNatsServer(): string {
       // next
     }
   }
-  throw new Error('nats-server not found (PATH, /usr/sbin): the distributed tests need a real NATS server; install it with `apt-get install -y nats-server` (.ci/run does)');
+  throw new Error('nats-server not found (PATH, /usr/sbin): the distributed tests need a real NATS server; install it with `npm run test:setup` (scripts/test-services.sh; `npm test` runs it first)');
 }
 
 async function freePort(): Promise<number> {

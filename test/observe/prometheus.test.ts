@@ -17,7 +17,7 @@ function prometheusBinary(): string {
   try {
     return execFileSync('sh', ['-c', 'command -v prometheus'], { encoding: 'utf8' }).trim();
   } catch {
-    throw new Error('prometheus is not installed: `apt-get install prometheus` (.ci/run does this)');
+    throw new Error('prometheus is not installed: `npm run test:setup` installs it (scripts/test-services.sh; `npm test` runs it first)');
   }
 }
 
