@@ -25,7 +25,7 @@ and/or --duration (whichever ends first), --stage-warmup. Examples:
 Results: <result-dir>/<timestamp>-sweep/ with records.jsonl (each record's "stage") and
 sweep.json (docs/sweep-schema.md). Exit 5 when a stage is invalid (--allow-invalid accepts it), else
 exit 3 when a stage's SLO failed (--search: when no load met them).`;
-import { listenForStopSignals } from './signals.js';
+import { listenForStopSignals, STOPPING_REQUESTS } from './signals.js';
 import { registerK8sCommand } from './k8s-command.js';
 import { coordinatorFlags, registerCoordinatorOptions, registerWorkerOptions, workerFlags } from './distributed-flags.js';
 import { debugRequested, reportInternalError } from './internal-error.js';
@@ -348,8 +348,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     // `sim run` computes synchronously in virtual time, where no listener could run: a signal
     // keeps its default effect there and ends it at once (it writes nothing until the end).
     program.hook('preAction', (_root, action) => {
-      if (own && !(action.name() === 'run' && action.parent?.name() === 'sim')) {
-        stopListening = listenForStopSignals(own, (line) => io.stderr.write(`\n${line}\n`));
+      const underSim = action.parent?.name() === 'sim';
+      if (own && !(action.name() === 'run' && underSim)) {
+        // Only run, sweep and worker send requests to a server: the others have none to cancel.
+        const sends = !underSim && ['run', 'sweep', 'worker'].includes(action.name());
+        stopListening = listenForStopSignals(own, (line) => io.stderr.write(`\n${line}\n`), sends ? STOPPING_REQUESTS : null);
       }
     });
     if (argv.length === 0) {

@@ -15,15 +15,21 @@ export function signalExitCode(signal: AbortSignal | undefined): number {
   return stopSignalCode(signal?.reason);
 }
 
-/** Aborts `controller` with the signal's name on the first stop signal; returns a function that stops listening. */
-export function listenForStopSignals(controller: AbortController, say: (line: string) => void): () => void {
+/** What a command that sends requests does when stopped; the others only stop. */
+export const STOPPING_REQUESTS = 'cancelling requests in flight, saving what was measured';
+
+/**
+ * Aborts `controller` with the signal's name on the first stop signal; returns a function that
+ * stops listening. `doing` says what stopping does (a command that sends no requests has none to cancel).
+ */
+export function listenForStopSignals(controller: AbortController, say: (line: string) => void, doing: string | null = STOPPING_REQUESTS): () => void {
   const detach = (): void => {
     for (const [sig, h] of handlers) process.off(sig, h);
   };
   const handlers = STOP_SIGNALS.map((sig) => {
     const h = (): void => {
       detach();
-      say(`${sig}: stopping — cancelling requests in flight, saving what was measured (send it again to quit at once)`);
+      say(`${sig}: stopping${doing ? ` — ${doing}` : ''} (send it again to quit at once)`);
       controller.abort(sig);
     };
     process.on(sig, h);

@@ -17,6 +17,7 @@ import { Scraper, type ScrapeTarget } from '../observe/scraper.js';
 import { watchLine, watchTable, type WatchFrame } from '../report/watch-view.js';
 import type { CliIo } from './io.js';
 import { onAbort } from '../util/on-abort.js';
+import { signalExitCode } from './signals.js';
 
 export interface WatchOptions {
   metricsUrl?: string[];
@@ -121,6 +122,8 @@ export async function watchCommand(o: WatchOptions, io: CliIo): Promise<number> 
   if (frame !== null && frame.sources.every((s) => s.scrapes === 0)) {
     throw new UserError(`no metrics could be read: ${frame.sources.map((s) => `${s.url}: ${s.problem ?? 'no samples'}`).join('; ')}`);
   }
+  // Stopped by Ctrl-C (or SIGTERM, SIGHUP): 128 + the signal, as a stopped run exits.
+  if (stopped) return signalExitCode(io.signal);
   // An SLO whose attainment ended below its target fails the watch, as it fails a run.
   return states.some((x) => x.breached) ? EXIT_CODES.SLO_FAILED : EXIT_CODES.OK;
 }

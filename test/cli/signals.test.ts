@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/errors/exit-codes.js';
+import { startSimServer } from '../../src/sim/index.js';
 import type { RunResult } from '../../src/report/result-json.js';
 import { readRecordsFile } from '../../src/store/records-file.js';
 import { firstRecordWritten, runCli } from '../helpers/cli.js';
@@ -69,5 +70,26 @@ describe('a signal before the load starts', () => {
     ac.abort('SIGTERM');
     const out = await runCli([...LONG_RUN, '--no-save'], {}, ac.signal);
     expect(out.code, out.stderr).toBe(EXIT_CODES.SIGTERM);
+  });
+});
+
+describe('a command that sends no requests, stopped', () => {
+  it('watch, Ctrl-C: "stopping" without cancelling requests it never sent, exit 130', { timeout: 60_000 }, async () => {
+    const sim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 5, perTokenMs: 1 } });
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'watch', '--metrics-url', `${sim.url}/metrics`, '--interval', '1s'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (c, s) => r({ code: c, signal: s })));
+      // The first frame printed: watch is scraping; then Ctrl-C.
+      await new Promise<void>((r) => child.stdout.once('data', () => r()));
+      child.kill('SIGINT');
+      const end = await exited;
+      expect(end, stderr).toEqual({ code: EXIT_CODES.SIGINT, signal: null });
+      expect(stderr).toContain('SIGINT: stopping (send it again to quit at once)');
+      expect(stderr).not.toContain('cancelling requests');
+    } finally {
+      await sim.close();
+    }
   });
 });
