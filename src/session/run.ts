@@ -58,8 +58,15 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     const replay = workload.timed ?? null;
     if (ctx.signal?.aborted) return notStarted();
 
-    const shape = load.concurrency !== null ? `concurrency ${load.concurrency}` : `${Number.isFinite(load.request_rate) ? `${load.request_rate} req/s` : 'all at once'}`;
-    const loadLine = `load: ${totalRequests ?? 'unbounded'} requests${load.duration_ms !== null ? ` for ${load.duration_ms / 1000} s` : ''}, ${shape} (change with --num-prompts, --request-rate, --concurrency, --duration)`;
+    // A trace replay keeps its own (scaled) timestamps: --request-rate does not apply to it.
+    const traced = replay !== null && load.concurrency === null;
+    const shape = load.concurrency !== null
+      ? `concurrency ${load.concurrency}`
+      : traced
+        ? `at the trace's timestamps, over ${Math.round((replay.at(-1)?.at_ms ?? 0) / 100) / 10} s`
+        : `${Number.isFinite(load.request_rate) ? `${load.request_rate} req/s` : 'all at once'}`;
+    const change = traced ? '--trace-time-scale, --trace-rate-scale' : '--num-prompts, --request-rate, --concurrency, --duration';
+    const loadLine = `load: ${totalRequests ?? 'unbounded'} requests${load.duration_ms !== null ? ` for ${load.duration_ms / 1000} s` : ''}, ${shape} (change with ${change})`;
     target = await openTarget(spec, workload, apiKey, log, loadLine, ctx.signal);
     if (target === null) return notStarted();
     const { baseUrl, model } = target;

@@ -44,6 +44,8 @@ describe('workload end to end (simulator over HTTP)', () => {
       '--progress', 'none',
     ]);
     expect(out.stderr).toContain('skipped 1 malformed');
+    // The load line says what the replay does, not the default --request-rate it ignores.
+    expect(out.stderr).toContain("load: 5 requests, at the trace's timestamps, over 0.8 s (change with --trace-time-scale, --trace-rate-scale)");
     expectCompleted(out);
     const dir = runDir(resultDir);
     const recs = readFileSync(join(dir, 'records.jsonl'), 'utf8')
