@@ -15,9 +15,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { main } from '../src/cli/main.js';
+import { runCli } from '../test/helpers/cli.js';
 
 export const README = fileURLToPath(new URL('../README.md', import.meta.url));
 
@@ -86,29 +85,17 @@ export const BLOCKS: ReadmeBlock[] = [
   },
 ];
 
-function sink(): Writable & { text: string } {
-  const w = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      w.text += chunk.toString();
-      cb();
-    },
-  }) as Writable & { text: string };
-  w.text = '';
-  return w;
-}
-
 const shellWord = (w: string) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`);
 
 /** Runs the block's command in this process and returns the lines the README shows. */
 export async function renderBlock(b: ReadmeBlock): Promise<string> {
-  const stdout = sink();
-  const stderr = sink();
-  const code = await main([...b.argv, ...b.hidden], { stdout, stderr, env: { ...process.env, OPENAI_API_KEY: '' } });
+  // An empty environment: no OPENAI_API_KEY or other setting of this shell changes what the README shows.
+  const { code, stdout, stderr } = await runCli([...b.argv, ...b.hidden], {});
   if (code !== 0 && code !== 3) {
     const quiet = code === 5 && !b.deterministic ? ' (a real-time block needs a quiet machine: its run came out invalid here)' : '';
-    throw new Error(`${b.id}: infermeter ${b.argv.join(' ')} exited ${code}${quiet}:\n${stderr.text}`);
+    throw new Error(`${b.id}: infermeter ${b.argv.join(' ')} exited ${code}${quiet}:\n${stderr}`);
   }
-  const lines = stdout.text.replace(/\n+$/, '').split('\n');
+  const lines = stdout.replace(/\n+$/, '').split('\n');
   const kept = b.ranges ? pick(lines, b.ranges, b.id) : lines;
   return [...(b.showCommand ? [`$ npx infermeter ${b.argv.map(shellWord).join(' ')}`] : []), ...kept].join('\n');
 }
