@@ -60,8 +60,15 @@ const PARSERS: Record<string, Parser> = {
     s.end(reads.length);
     return s.contentEvents;
   },
-  // What a completed --keep-text record costs on top: the one decode of the kept text and the
+  // What a completed --keep-text record costs on top: the one decode of the kept text, then the
   // scrub of the run's secrets from it (HttpTarget.send), once per record, never per chunk.
+  'keepText+decode': (reads) => {
+    const s = new OpenAIStreamScanner({ keepText: true });
+    for (let i = 0; i < reads.length; i++) s.push(reads[i]!, i);
+    s.end(reads.length);
+    if ((s.text ?? '').length === 0) throw new Error('no text kept');
+    return s.contentEvents;
+  },
   'keepText+scrub': (reads) => {
     const s = new OpenAIStreamScanner({ keepText: true });
     for (let i = 0; i < reads.length; i++) s.push(reads[i]!, i);

@@ -109,8 +109,17 @@ function safeDecode(s: string): string {
 }
 
 /** Removes a run's configured secret values (and URL credentials) from text before it is written or printed. */
+/**
+ * The shortest secret value taken out of a server's answer text. Shorter ones (a URL's user name
+ * `u`, a session header's `42`) would take every such word out of the answers, and the quality
+ * checks read them; a credential that short protects nothing, and the user info of a URL travels
+ * only inside the (longer) Basic value.
+ */
+export const MIN_ANSWER_SECRET = 8;
+
 export class Redactor {
   private readonly secrets: string[];
+  private readonly answerSecrets: string[];
 
   constructor(values: Iterable<string | null | undefined>) {
     const set = new Set<string>();
@@ -122,6 +131,7 @@ export class Redactor {
     }
     // Longest first, so a secret containing another is removed whole.
     this.secrets = [...set].sort((a, b) => b.length - a.length);
+    this.answerSecrets = this.secrets.filter((v) => v.length >= MIN_ANSWER_SECRET);
   }
 
   static forTarget(s: SecretSources): Redactor {
@@ -129,7 +139,7 @@ export class Redactor {
   }
 
   scrub(text: string): string {
-    return redactUrlsIn(this.scrubKnown(text));
+    return redactUrlsIn(replaceAll(text, this.secrets));
   }
 
   /**
@@ -138,14 +148,12 @@ export class Redactor {
    * keep their query values, so an answer's links stay whole for the quality checks that read them.
    */
   scrubKnown(text: string): string {
-    let out = text;
-    for (const s of this.secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
-    return out;
+    return replaceAll(text, this.answerSecrets);
   }
 
-  /** Whether the run has any secret value to scrub (none: answer text is kept as it came). */
+  /** Whether the run has no secret value to take out of answer text (then it is kept as it came). */
   get empty(): boolean {
-    return this.secrets.length === 0;
+    return this.answerSecrets.length === 0;
   }
 
   /** A deep copy of `value` with every string scrubbed and credential-like keys redacted. */
@@ -162,4 +170,11 @@ export class Redactor {
     };
     return walk(value) as T;
   }
+}
+
+/** `text` with every one of `secrets` (longest first) replaced by REDACTED. */
+function replaceAll(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  return out;
 }

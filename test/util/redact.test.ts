@@ -29,10 +29,13 @@ describe('redaction', () => {
   });
 
   it('answer text: only the run\'s own secret values go, a link the answer cites keeps its query', () => {
-    const r = Redactor.forTarget({ apiKey: 'sk-9', headers: { 'X-Api-Key': 'xk-8' }, baseUrl: 'http://h/v1?api_key=q-7' });
-    expect(r.scrubKnown('echo sk-9 xk-8 /v1?api_key=q-7; see https://docs.example/?key=public')).toBe('echo [redacted] [redacted] /v1?api_key=[redacted]; see https://docs.example/?key=public');
+    const r = Redactor.forTarget({ apiKey: 'sk-9999999', headers: { 'X-Api-Key': 'xk-88888888' }, baseUrl: 'http://h/v1?api_key=q-7777777' });
+    expect(r.scrubKnown('echo sk-9999999 xk-88888888 /v1?api_key=q-7777777; see https://docs.example/?key=public')).toBe('echo [redacted] [redacted] /v1?api_key=[redacted]; see https://docs.example/?key=public');
     expect(r.empty).toBe(false);
     expect(new Redactor([]).empty).toBe(true);
+    // A value too short to be a credential (a URL's user name) would take every such word out of the answers.
+    const u = Redactor.forTarget({ baseUrl: 'http://u:pw-long-enough@h/v1' });
+    expect(u.scrubKnown('use u; pw-long-enough')).toBe('use u; [redacted]');
   });
 
   it('spec objects: credential-like keys and URL credentials, not look-alike keys such as tokenizer', () => {
