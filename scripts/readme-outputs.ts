@@ -54,7 +54,15 @@ export const BLOCKS: ReadmeBlock[] = [
     hidden: ['--no-save', '--progress', 'none'],
     deterministic: false,
     showCommand: false,
-    ranges: [{ from: /^== infermeter run/, to: /^Output tokens\/s/ }, { from: /^Run validity:/ }],
+    ranges: [{ from: /^== infermeter run/, to: /^Output tokens\/s/ }, { from: /^Run validity:/, to: /^Run validity:/ }],
+  },
+  {
+    id: 'server-side',
+    argv: ['run', '--num-prompts', '60', '--request-rate', '20', '--no-save'],
+    hidden: ['--progress', 'none'],
+    deterministic: false,
+    showCommand: false,
+    ranges: [{ from: /^Server side/ }],
   },
   {
     id: 'sim-sweep-auto',
@@ -172,4 +180,11 @@ async function cli(): Promise<number> {
   return 0;
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = await cli();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    process.exitCode = await cli();
+  } catch (err) {
+    console.error(`readme-outputs: ${(err as Error).message}`);
+    process.exitCode = 1;
+  }
+}
