@@ -13,7 +13,14 @@ import { medianErrors, runCase, type CaseResult } from './fidelity/run-case.js';
 
 /** docs/simulator.md §Fidelity: median absolute error per figure type with the default parameters. */
 const DOCUMENTED_FIT = { ttft: 0.287, tpot: 0.029, throughput: 0.085, all: 0.091 };
-const DOCUMENTED_HELD_OUT = { ttft: 0.383, tpot: 0.1, throughput: 0.114, all: 0.165 };
+const DOCUMENTED_HELD_OUT = { ttft: 0.418, tpot: 0.16, throughput: 0.183, all: 0.226 };
+/**
+ * Round 4's held-out rows alone (issue 27: TensorRT-LLM's throughput tables and GPUStack's Qwen3-14B
+ * saturation runs), committed before any parameter changed; their median before round 4's
+ * mechanisms was TTFT 43.1%, TPOT 17.7%, throughput 26.2%, all 27.0%.
+ */
+const ROUND4 = new Set(['trtllm-perf', 'gpustack-14b']);
+const DOCUMENTED_ROUND4 = { ttft: 0.431, tpot: 0.177, throughput: 0.262, all: 0.27 };
 const MARGIN = 0.02;
 
 describe('fidelity against published engine measurements', () => {
@@ -54,6 +61,14 @@ describe('fidelity against published engine measurements', () => {
   it('median absolute error per figure type stays within the documented figures: held-out rows', () => {
     const e = medianErrors(held);
     for (const [k, v] of Object.entries(DOCUMENTED_HELD_OUT)) expect(e[k], k).toBeLessThanOrEqual(v + MARGIN);
+  });
+
+  it('median absolute error per figure type stays within the documented figures: round-4 held-out rows alone', () => {
+    const round4 = new Set(CASES.filter((c) => ROUND4.has(c.source)).map((c) => c.id));
+    const rs = held.filter((r) => round4.has(r.id));
+    expect(rs.length).toBeGreaterThanOrEqual(40);
+    const e = medianErrors(rs);
+    for (const [k, v] of Object.entries(DOCUMENTED_ROUND4)) expect(e[k], k).toBeLessThanOrEqual(v + MARGIN);
   });
 
   it("vLLM V0's step overhead is the best value on the V0 fitting rows only (held-out rows take no part)", () => {

@@ -43,6 +43,16 @@ export const MODELS: readonly ModelProfile[] = [
   { id: 'qwen3-8b', name: 'Qwen3-8B', layers: 36, hidden: 4096, intermediate: 12288, vocab: 151936, heads: 32, kv_heads: 8, head_dim: 128, params: 8.19e9, active_params: 8.19e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 40960 },
   // Qwen2.5-0.5B: 0.49 B params (tied embeddings); 24 layers × 2 KV heads × 64 → 12 KiB KV per token.
   { id: 'qwen2.5-0.5b', name: 'Qwen2.5-0.5B', layers: 24, hidden: 896, intermediate: 4864, vocab: 151936, heads: 14, kv_heads: 2, head_dim: 64, params: 0.494e9, active_params: 0.494e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 32768 },
+  // Llama-3.1-405B: 126 layers, hidden 16384, 128 heads / 8 KV heads; 405.9 B params → 812 GB bf16, 406 GB fp8; 504 KiB KV per token in bf16.
+  { id: 'llama-3.1-405b', name: 'Llama-3.1-405B', layers: 126, hidden: 16384, intermediate: 53248, vocab: 128256, heads: 128, kv_heads: 8, head_dim: 128, params: 405.9e9, active_params: 405.9e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 131072 },
+  // Llama-2-70B: 80 layers, hidden 8192, 64 / 8 KV heads (GQA), 69.0 B params, 4,096-token context, 32,000-token vocabulary.
+  { id: 'llama-2-70b', name: 'Llama-2-70B', layers: 80, hidden: 8192, intermediate: 28672, vocab: 32000, heads: 64, kv_heads: 8, head_dim: 128, params: 68.98e9, active_params: 68.98e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 4096 },
+  // Qwen2.5-72B: 80 layers, hidden 8192, 64 / 8 KV heads, 72.7 B params, 32K context.
+  { id: 'qwen2.5-72b', name: 'Qwen2.5-72B', layers: 80, hidden: 8192, intermediate: 29568, vocab: 152064, heads: 64, kv_heads: 8, head_dim: 128, params: 72.7e9, active_params: 72.7e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 32768 },
+  // Mixtral-8x22B: 56 layers, hidden 6144, 48 / 8 KV heads, 140.6 B total, 39.1 B active (2 of 8 experts of 3 × 6144 × 16384 per layer: 135.3 B in experts).
+  { id: 'mixtral-8x22b', name: 'Mixtral-8x22B', layers: 56, hidden: 6144, intermediate: 32768, vocab: 32768, heads: 48, kv_heads: 8, head_dim: 128, params: 140.6e9, active_params: 39.1e9, expert_params: 135.3e9, experts: 8, experts_per_token: 2, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 65536 },
+  // Qwen3-14B: 40 layers, hidden 5120, 40 / 8 KV heads, 14.77 B params (untied embeddings); 160 KiB KV per token.
+  { id: 'qwen3-14b', name: 'Qwen3-14B', layers: 40, hidden: 5120, intermediate: 17408, vocab: 151936, heads: 40, kv_heads: 8, head_dim: 128, params: 14.77e9, active_params: 14.77e9, weight_bytes_per_param: 2, kv_bytes_per_elem: 2, max_model_len: 40960 },
 ];
 
 /** KV cache bytes per token: 2 (K and V) × layers × kv_heads × head_dim × bytes per element. */

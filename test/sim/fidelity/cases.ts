@@ -6,6 +6,7 @@
 import { MODELS, type EnginePreset, type ModelProfile } from '../../../src/sim/index.js';
 import { GPUSTACK_HELD_OUT, GPUSTACK_PROMPTS, type GpustackRun } from './gpustack-held-out.js';
 import { LAMBDA_HELD_OUT, type LambdaFile } from './lambda-held-out.js';
+import { GPUSTACK_14B_HELD_OUT, TRTLLM_HELD_OUT, type GpustackBurst, type TrtllmThroughputCell } from './round4-held-out.js';
 
 export type Figure = 'ttft' | 'tpot' | 'itl' | 'throughput';
 /** How a source aggregated: the mean over requests, or the median (of requests, or of all gaps for ITL). */
@@ -98,6 +99,20 @@ export const SOURCES: Source[] = [
     engine: 'vLLM v0.11.0 (V1), SGLang v0.5.3.post3, TensorRT-LLM v1.2.0rc1, default servers; vllm bench serve --backend openai-chat, ShareGPT, 100 prompts, --max-concurrency N',
     note: 'Figures are vllm bench serve\'s Mean TTFT, Mean TPOT (first token excluded) and Output token throughput. Per-request ShareGPT lengths are not published: replayed as 100 requests of the mean lengths (233 in / 221 out, from 23,260 / 22,061 tokens). SGLang and TensorRT-LLM rows run with the default vllm-v1 scheduler and front end.',
   },
+  {
+    id: 'trtllm-perf',
+    title: 'TensorRT-LLM, "Overview" of performance (docs/source/performance/perf-overview.md, Throughput Measurements: Llama 3.1 8B, Llama 3.3 70B, Llama 3.1 405B)',
+    url: 'https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/performance/perf-overview.md',
+    engine: 'TensorRT-LLM (PyTorch backend, v0.19+), trtllm-bench throughput: an offline client feeding requests at an infinite rate; CUDA graphs with padding up to batch 8192',
+    note: 'Total Output Throughput (tokens/s) at fixed ISL/OSL (synthetic token-norm-dist, stdev 0), nvidia/*-FP8 ModelOpt checkpoints (fp8 weights and fp8 KV cache). The page does not state max batch size or token budget (trtllm-bench chooses them); replayed with TensorRT-LLM\'s defaults and the page\'s request count, capped (run-case.ts). No front end (offline).',
+  },
+  {
+    id: 'gpustack-14b',
+    title: 'GPUStack performance lab, "Optimizing Qwen3-14B Throughput on NVIDIA H100 GPUs" (docs/performance-lab/qwen3-14b/h100.md)',
+    url: 'https://github.com/gpustack/gpustack/blob/main/docs/performance-lab/qwen3-14b/h100.md',
+    engine: 'vLLM v0.11.0 (V1), SGLang v0.5.5.post1, TensorRT-LLM v1.2.0rc1, default servers, 1 × H100 SXM; vllm bench serve --backend openai-chat, every prompt at once (no request rate)',
+    note: 'Mean TTFT, Mean TPOT (first token excluded) and Output token throughput from the printed benchmark results. Per-request lengths are not published: replayed as the totals\' means (ShareGPT 217 in / 202 out; random datasets their means).',
+  },
 ];
 
 const m = (id: string): ModelProfile => MODELS.find((x) => x.id === id) as ModelProfile;
@@ -151,6 +166,37 @@ const ci = (hardware: string, gpus: number, model: string, latencyMs: number, he
   ...(heldOut ? { held_out: true } : {}),
 });
 
+/** FP8 ModelOpt checkpoints (nvidia/*-FP8): fp8 weights and fp8 KV cache. */
+const fp8Of = (id: string): ModelProfile => ({ ...m(id), id: `${id}-fp8`, name: `${m(id).name} (fp8)`, weight_bytes_per_param: 1, kv_bytes_per_elem: 1 });
+const TRT_MODELS: Record<TrtllmThroughputCell['model'], ModelProfile> = {
+  'llama-3.1-8b': fp8Of('llama-3.1-8b'),
+  'llama-3.3-70b': { ...fp8Of('llama-3.1-70b'), id: 'llama-3.3-70b-fp8', name: 'Llama-3.3-70B (fp8)' },
+  'llama-3.1-405b': fp8Of('llama-3.1-405b'),
+};
+/** Offline: no API server on the request path. */
+const OFFLINE = { frontend_latency_ms: 0, frontend_cpu_ms: 0, frontend_cpu_ms_per_1k_tokens: 0, frontend_cpu_ms_per_output_token: 0 };
+/** Requests replayed per TensorRT-LLM cell: the page's count, capped so the table runs in seconds (steady state is reached well before). */
+export const TRT_REPLAY_CAP = 1000;
+const trtllm = (c: TrtllmThroughputCell): BurstCase => {
+  const n = Math.min(c.requests, TRT_REPLAY_CAP);
+  return {
+    id: c.id, kind: 'burst', source: 'trtllm-perf', hardware: c.hardware, gpus: c.gpus, model: TRT_MODELS[c.model], precision: 'fp8 weights + fp8 KV',
+    engine: { ...OFFLINE, max_model_len: c.isl + c.osl }, held_out: true,
+    input_lens: Array<number>(n).fill(c.isl), output_lens: Array<number>(n).fill(c.osl),
+    measured: [{ figure: 'throughput', stat: 'mean', value: c.output_throughput }],
+  };
+};
+const qwen3_14bFp8: ModelProfile = { ...m('qwen3-14b'), id: 'qwen3-14b-fp8', name: 'Qwen3-14B (fp8)', weight_bytes_per_param: 1 };
+const gpustack14 = (r: GpustackBurst): BurstCase => {
+  const input = Math.round(r.total_input_tokens / r.requests);
+  const output = Math.round(r.total_output_tokens / r.requests);
+  return {
+    id: r.id, kind: 'burst', source: 'gpustack-14b', hardware: 'h100', gpus: 1, model: r.fp8 ? qwen3_14bFp8 : 'qwen3-14b', precision: r.fp8 ? 'fp8 weights, bf16 KV' : 'bf16',
+    engine: {}, held_out: true, input_lens: Array<number>(r.requests).fill(input), output_lens: Array<number>(r.requests).fill(output),
+    measured: [{ figure: 'ttft', stat: 'mean', value: r.mean_ttft_ms }, { figure: 'tpot', stat: 'mean', value: r.mean_tpot_ms }, { figure: 'throughput', stat: 'mean', value: r.output_throughput }],
+  };
+};
+
 export const CASES: FidelityCase[] = [
   // NIM 1.8.0, 2 × H100 80G, fp8, TP2, 5000 input / 500 output tokens.
   nim('nim-70b-5000-c1', 1, 5000, 500, 406.77, 18.58, 51.67),
@@ -189,5 +235,10 @@ export const CASES: FidelityCase[] = [
   ...LAMBDA_HELD_OUT.map(lambdaHeldOut),
   // GPUStack, 1 × H100 SXM, Qwen3-8B: vLLM v0.11.0 at concurrency 1–8, SGLang and TensorRT-LLM at 4. Held out (gpustack-held-out.ts).
   ...GPUSTACK_HELD_OUT.map(gpustack),
+  // Round 4 (issue 27), held out, committed before any parameter changed (round4-held-out.ts):
+  // TensorRT-LLM's offline throughput tables (H100/H200, TP1–8, 8B–405B FP8, ISL up to 20,000) and
+  // GPUStack's Qwen3-14B saturation runs (vLLM, SGLang, TensorRT-LLM; 100–1,000 prompts at once).
+  ...TRTLLM_HELD_OUT.map(trtllm),
+  ...GPUSTACK_14B_HELD_OUT.map(gpustack14),
 ];
 

@@ -16,6 +16,9 @@ function setup(c: FidelityCase): string {
   if (c.kind === 'closed') return `${c.input} in / ${c.output} out, concurrency ${c.concurrency}; ${engine}`;
   const tokensIn = c.input_lens.reduce((a, b) => a + b, 0);
   const tokensOut = c.output_lens.reduce((a, b) => a + b, 0);
+  const uniform = c.input_lens.every((x) => x === c.input_lens[0]) && c.output_lens.every((x) => x === c.output_lens[0]);
+  if (c.source === 'trtllm-perf') return `offline, ${c.input_lens.length} × (${c.input_lens[0]} in / ${c.output_lens[0]} out) at once; ${engine}`;
+  if (uniform && c.source !== 'vllm-ci') return `burst of ${c.input_lens.length} × (${c.input_lens[0]} in / ${c.output_lens[0]} out); ${engine}`;
   if (c.source === 'vllm-ci') return `offline batch of ${c.input_lens.length} × (${c.input_lens[0]} in / ${c.output_lens[0]} out); ${engine}`;
   return `ShareGPT burst of ${c.input_lens.length} (Σ ${tokensIn} in / ${tokensOut} out); ${engine}`;
 }
@@ -50,4 +53,22 @@ console.log('| figure | fitting rows | held-out rows | all |');
 console.log('|---|---|---|---|');
 for (const [k, name] of [['ttft', 'TTFT'], ['tpot', 'TPOT / ITL'], ['throughput', 'throughput'], ['all', 'all']] as const) {
   console.log(`| ${name} | **${pct(fit[k])}** | **${pct(held[k])}** | ${pct(every[k])} |`);
+}
+
+// Per source and per engine measured (docs/simulator.md §Fidelity reports both).
+console.log('');
+console.log('| group | measurements | TTFT | TPOT / ITL | throughput | all |');
+console.log('|---|---|---|---|---|---|');
+const groups = new Map<string, CaseResult[]>();
+const caseOf = new Map(CASES.map((c) => [c.id, c]));
+for (const r of all) {
+  const c = caseOf.get(r.id)!;
+  for (const g of [`source ${c.source}${r.held_out ? ' (held out)' : ''}`, `engine ${c.preset ?? 'vllm-v1'}${r.held_out ? ' (held out)' : ' (fitting)'}`]) {
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g)!.push(r);
+  }
+}
+for (const [g, rs] of [...groups.entries()].sort()) {
+  const e = medianErrors(rs);
+  console.log(`| ${g} | ${rs.length} | ${pct(e['ttft'])} | ${pct(e['tpot'])} | ${pct(e['throughput'])} | ${pct(e['all'])} |`);
 }
