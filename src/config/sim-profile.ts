@@ -18,12 +18,12 @@ import { z } from 'zod';
 import { UserError } from '../errors/user-error.js';
 
 /** Engine generations (src/sim/engine/presets.ts, whose list this must equal: test/config/sim-profile-preset.test.ts). */
-export const ENGINE_PRESET_NAMES = ['vllm-v1', 'vllm-v0'] as const;
+export const ENGINE_PRESET_NAMES = ['vllm-v1', 'vllm-v0', 'tensorrt-llm', 'sglang'] as const;
 
 /** The engine fields a profile may set: the simulator's cost-model parameters (docs/simulator.md §Parameters). */
 export const PROFILE_ENGINE_FIELDS = [
-  'compute_efficiency', 'memory_efficiency', 'kv_read_factor', 'step_overhead_ms', 'layer_overhead_ms', 'graph_layer_overhead_ms',
-  'request_overhead_ms', 'multi_step_overhead_ms', 'allreduce_latency_ms', 'frontend_latency_ms', 'frontend_cpu_ms', 'frontend_cpu_ms_per_1k_tokens',
+  'compute_efficiency', 'memory_efficiency', 'kv_read_factor', 'attn_heads_exponent', 'attn_full_heads_dim', 'attn_ctx_half_tokens', 'cpu_overlap',
+  'act_quant_layer_ms', 'step_overhead_ms', 'layer_overhead_ms', 'graph_layer_overhead_ms', 'request_overhead_ms', 'multi_step_overhead_ms', 'allreduce_latency_ms', 'frontend_latency_ms', 'frontend_cpu_ms', 'frontend_cpu_ms_per_1k_tokens',
   'frontend_cpu_ms_per_output_token',
 ] as const;
 

@@ -23,13 +23,13 @@ describe('profiles against published figures', () => {
     expect(h200.mem_bandwidth).toBe(4.8e12);
   });
 
-  it('KV blocks of 8B on one H100 ≈ 450k tokens', () => {
-    // (0.9 × 80 GiB − 16.06 GB − 1.26 GB activations − 0.54 GB non-torch) / (128 KiB × 16) ≈ 28,350,
-    // activations = 8192 tokens × (2 × 14336 + 4 × 4096) × 2 B + 1024 sequences × 128256 × 4 B (H100's V1 defaults)
+  it('KV blocks of 8B on one H100 ≈ 442k tokens (vLLM logs ≈ 445k: the old 80 GiB model was +2%)', () => {
+    // (0.9 × 79.2 GiB − 16.06 GB − 2.00 GB activation peak − 0.54 GB non-torch) / (128 KiB × 16) ≈ 27,626,
+    // activation peak = 2 × 8192 tokens × (2 × 14336 + 4 × 4096) × 2 B + 1024 sequences × 128256 × 4 B (H100's V1 defaults)
     const blocks = numGpuBlocks(h100, llama8b, engineConfig({}, h100));
-    expect(blocks).toBeGreaterThan(28_000);
-    expect(blocks).toBeLessThan(29_500);
-    expect(blocks).toBe(Math.floor((0.9 * 80 * 2 ** 30 - 16.06e9 - (8192 * (2 * 14336 + 4 * 4096) * 2 + 1024 * 128256 * 4) - 0.5 * 2 ** 30) / (128 * 1024 * 16)));
+    expect(blocks).toBeGreaterThan(27_000);
+    expect(blocks).toBeLessThan(28_500);
+    expect(blocks).toBe(Math.floor((0.9 * 79.2 * 2 ** 30 - 16.06e9 - (2 * 8192 * (2 * 14336 + 4 * 4096) * 2 + 1024 * 128256 * 4) - 0.5 * 2 ** 30) / (128 * 1024 * 16)));
   });
 });
 
@@ -78,8 +78,9 @@ describe('roofline step time', () => {
 
   it('tensor parallelism divides the roofline and adds communication', () => {
     const m70 = modelProfile('llama-3.1-70b');
-    const tp1 = new Roofline(h100, m70, engineConfig({ tensor_parallel: 1 })).cost({ tokens: 1, seqs: 1, attn_ctx: 1, kv_tokens: 1 });
-    const tp4 = new Roofline(h100, m70, engineConfig({ tensor_parallel: 4 })).cost({ tokens: 1, seqs: 1, attn_ctx: 1, kv_tokens: 1 });
+    // Weights only (no KV read): the KV part also changes its rate with the KV heads per GPU (test/sim/engine-physics.test.ts).
+    const tp1 = new Roofline(h100, m70, engineConfig({ tensor_parallel: 1 })).cost({ tokens: 1, seqs: 1, attn_ctx: 1, kv_tokens: 0 });
+    const tp4 = new Roofline(h100, m70, engineConfig({ tensor_parallel: 4 })).cost({ tokens: 1, seqs: 1, attn_ctx: 1, kv_tokens: 0 });
     expect(tp4.memory_ms).toBeCloseTo(tp1.memory_ms / 4, 6);
     expect(tp4.comm_ms).toBeGreaterThan(0);
     expect(tp1.comm_ms).toBe(0);

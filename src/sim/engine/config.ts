@@ -41,14 +41,51 @@ export interface EngineConfig {
   num_gpu_blocks: number;
   /** Memory kept back per GPU for activations (bytes); 0 = estimated as vLLM's profiling run finds it. */
   activation_reserve_bytes: number;
-  /** Memory per GPU outside PyTorch's allocator (CUDA context, NCCL buffers), bytes. */
+  /** Memory per GPU outside PyTorch's allocator at TP1 (CUDA context, cuBLAS workspace), bytes. */
   non_torch_bytes: number;
+  /** Further non-torch memory per GPU under tensor parallelism (NCCL and custom all-reduce buffers), bytes; tp > 1 only. */
+  non_torch_tp_bytes: number;
+  /**
+   * How the KV cache is sized from memory: 'vllm' = mem × gpu_memory_utilization − weights −
+   * activation peak − non-torch; 'static' = mem × fraction − weights (SGLang's mem_fraction_static,
+   * activations outside it); 'free' = fraction × (mem − weights − activation peak − non-torch)
+   * (TensorRT-LLM's free_gpu_memory_fraction).
+   */
+  kv_memory_basis: KvMemoryBasis;
+  /**
+   * What happens when a running sequence's KV cannot grow: 'preempt-recompute' (vLLM: the newest
+   * is dropped and re-prefilled later), 'preempt-swap' (its KV goes to host memory and comes back
+   * over the host link), 'reserve-full' (TensorRT-LLM's GUARANTEED_NO_EVICT: a request is admitted
+   * only with KV reserved for prompt + max output, so nothing is ever preempted).
+   */
+  admission: AdmissionPolicy;
+  /** Host link bytes/s per GPU for preempt-swap (PCIe). */
+  swap_bandwidth: number;
   /** Fraction of peak FLOP/s reached by matmuls and attention; 0 = the hardware profile's. */
   compute_efficiency: number;
   /** Fraction of peak memory bandwidth reached by weight reads; 0 = the hardware profile's. */
   memory_efficiency: number;
-  /** Paged-attention KV reads run at this fraction of the weight-read bandwidth (scattered blocks). */
+  /** Paged-attention KV reads at their best (long contexts, enough KV heads per GPU) run at this fraction of the weight-read bandwidth. */
   kv_read_factor: number;
+  /**
+   * Decode-attention kernel efficiency falls when a GPU holds few KV heads (fewer thread blocks
+   * per sequence to stream the cache): × min(1, KV heads per GPU × head dim / attn_full_heads_dim)^attn_heads_exponent
+   * (issue 27: 8-way TP, one KV head per GPU, steps up to 2.2× slower than one flat factor gives
+   * at batch 32–256 and 2–4k contexts); exponent 0 = flat.
+   */
+  attn_heads_exponent: number;
+  /** KV heads × head dim per GPU from which decode attention runs at kv_read_factor. */
+  attn_full_heads_dim: number;
+  /** ... and at short contexts (fixed cost per sequence and head): × ctx / (ctx + attn_ctx_half_tokens). */
+  attn_ctx_half_tokens: number;
+  /**
+   * Share of the CPU work (step_overhead_ms + request_overhead_ms per sequence) that runs while
+   * the GPU computes the previous step (asynchronous / overlap scheduling): 0 = all serial, 1 =
+   * hidden up to the GPU time of the step.
+   */
+  cpu_overlap: number;
+  /** Per layer per step for an FP8 model that quantizes activations at run time (dynamic scales), ms. */
+  act_quant_layer_ms: number;
   /** Fixed cost of every step (scheduling, input preparation, sampler launch), ms. */
   step_overhead_ms: number;
   /** Per layer per step when the step is not replayed from a CUDA graph (prefill, big batches), ms. */
@@ -77,6 +114,10 @@ export interface EngineConfig {
   frontend_cpu_ms_per_output_token: number;
 }
 
+export type KvMemoryBasis = 'vllm' | 'static' | 'free';
+export type AdmissionPolicy = 'preempt-recompute' | 'preempt-swap' | 'reserve-full';
+export const ADMISSION_POLICIES: readonly AdmissionPolicy[] = ['preempt-recompute', 'preempt-swap', 'reserve-full'];
+
 export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   block_size: 16,
   max_num_seqs: 256,
@@ -91,9 +132,18 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
   num_gpu_blocks: 0,
   activation_reserve_bytes: 0,
   non_torch_bytes: 0.5 * 2 ** 30,
+  non_torch_tp_bytes: 1.5 * 2 ** 30,
+  kv_memory_basis: 'vllm',
+  admission: 'preempt-recompute',
+  swap_bandwidth: 25e9,
   compute_efficiency: 0,
   memory_efficiency: 0,
   kv_read_factor: 0.7,
+  attn_heads_exponent: 0.5,
+  attn_full_heads_dim: 512,
+  attn_ctx_half_tokens: 0,
+  cpu_overlap: 0,
+  act_quant_layer_ms: 0.02,
   step_overhead_ms: 0.4,
   layer_overhead_ms: 0.032,
   graph_layer_overhead_ms: 0.004,
@@ -109,7 +159,7 @@ export const DEFAULT_ENGINE_CONFIG: EngineConfig = {
 
 /** The cost-model parameters `sim calibrate` fits and a profile file may set. */
 export const COST_PARAMS = [
-  'compute_efficiency', 'memory_efficiency', 'kv_read_factor', 'step_overhead_ms', 'layer_overhead_ms', 'graph_layer_overhead_ms',
+  'compute_efficiency', 'memory_efficiency', 'kv_read_factor', 'attn_heads_exponent', 'attn_full_heads_dim', 'attn_ctx_half_tokens', 'cpu_overlap', 'act_quant_layer_ms', 'step_overhead_ms', 'layer_overhead_ms', 'graph_layer_overhead_ms',
   'request_overhead_ms', 'multi_step_overhead_ms', 'allreduce_latency_ms', 'frontend_latency_ms', 'frontend_cpu_ms', 'frontend_cpu_ms_per_1k_tokens',
   'frontend_cpu_ms_per_output_token',
 ] as const satisfies readonly (keyof EngineConfig)[];
@@ -145,16 +195,39 @@ export function efficiencies(hw: HardwareProfile, c: EngineConfig): { compute: n
 }
 
 /**
+ * The profiled peak over the widest live tensors: the allocator's peak also holds the tensors
+ * around them (the SiLU output, the residual copy, attention workspaces) and fragmentation. 2 puts
+ * Llama-3.1-8B at 8,192 tokens and 1,024 sequences at the ≈ 1.9 GiB vLLM's start-up log reports
+ * (issue 27: "vLLM profiles ~1.9 GiB for 8B").
+ */
+export const ACTIVATION_PEAK_FACTOR = 2;
+
+/**
  * Activation memory of vLLM's profiling run (a forward pass of max_num_batched_tokens tokens),
  * per GPU: the widest live tensors are the MLP's (gate and up, 2 × intermediate) plus the
- * residual and attention buffers (≈ 4 × hidden), in bf16, plus the sampler's fp32 logits for
- * max_num_seqs sequences.
+ * residual and attention buffers (≈ 4 × hidden), in bf16, times ACTIVATION_PEAK_FACTOR, plus the
+ * sampler's fp32 logits for max_num_seqs sequences. It grows with max_num_batched_tokens.
  */
 export function activationReserveBytes(m: ModelProfile, c: EngineConfig): number {
   if (c.activation_reserve_bytes > 0) return c.activation_reserve_bytes;
   const tokens = c.max_num_batched_tokens;
   const widest = (2 * m.intermediate) / c.tensor_parallel + 4 * m.hidden;
-  return tokens * widest * 2 + c.max_num_seqs * m.vocab * 4;
+  return ACTIVATION_PEAK_FACTOR * tokens * widest * 2 + c.max_num_seqs * m.vocab * 4;
+}
+
+/** Memory outside PyTorch's allocator per GPU: the TP1 base, plus the collective buffers when tp > 1. */
+export function nonTorchBytes(c: EngineConfig): number {
+  return c.non_torch_bytes + (c.tensor_parallel > 1 ? c.non_torch_tp_bytes : 0);
+}
+
+/** KV cache bytes per GPU after the start-up profile, by the engine's rule (EngineConfig.kv_memory_basis). */
+export function kvBytesPerGpu(hw: HardwareProfile, m: ModelProfile, c: EngineConfig): number {
+  const weights = weightBytes(m) / c.tensor_parallel;
+  const f = c.gpu_memory_utilization;
+  if (c.kv_memory_basis === 'static') return hw.mem_bytes * f - weights;
+  const rest = activationReserveBytes(m, c) + nonTorchBytes(c);
+  if (c.kv_memory_basis === 'free') return f * (hw.mem_bytes - weights - rest);
+  return hw.mem_bytes * f - weights - rest;
 }
 
 /**
@@ -166,13 +239,15 @@ export function activationReserveBytes(m: ModelProfile, c: EngineConfig): number
  */
 export function numGpuBlocks(hw: HardwareProfile, m: ModelProfile, c: EngineConfig): number {
   if (c.num_gpu_blocks > 0) return c.num_gpu_blocks;
-  const tp = c.tensor_parallel;
-  const perGpu = hw.mem_bytes * c.gpu_memory_utilization - weightBytes(m) / tp - activationReserveBytes(m, c) - c.non_torch_bytes;
-  return Math.max(0, Math.floor((tp * perGpu) / (kvBytesPerToken(m) * c.block_size)));
+  const perGpu = kvBytesPerGpu(hw, m, c);
+  return Math.max(0, Math.floor((c.tensor_parallel * perGpu) / (kvBytesPerToken(m) * c.block_size)));
 }
 
 /** Rejects what vLLM refuses at start-up, in its words: one line naming the flag. */
 export function checkEngineConfig(m: ModelProfile, c: EngineConfig): void {
+  if (!ADMISSION_POLICIES.includes(c.admission)) {
+    throw new UserError(`--scheduler-policy: invalid choice: ${String(c.admission)} (choose from ${ADMISSION_POLICIES.join(', ')})`);
+  }
   if (!BLOCK_SIZES.includes(c.block_size)) {
     throw new UserError(`--block-size: invalid choice: ${c.block_size} (choose from ${BLOCK_SIZES.join(', ')})`);
   }

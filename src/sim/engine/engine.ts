@@ -43,6 +43,8 @@ export class Seq implements BlockOwner {
   scheduled = 0;
   /** Prompt tokens found in the prefix cache at the last admission. */
   cached_tokens = 0;
+  /** preempt-swap: tokens of KV held in host memory while preempted (restored, not recomputed, on readmission). */
+  swapped = 0;
   admitted = false;
   aborted = false;
   done = false;
@@ -101,6 +103,8 @@ export class Engine {
   private running: Seq[] = [];
   private readonly byId = new Map<number, Seq>();
   private waitingLive = 0;
+  /** preempt-swap: host-link time of the KV moved out or in during the current step, ms. */
+  private swapMs = 0;
 
   constructor(
     readonly hw: HardwareProfile,
@@ -205,7 +209,8 @@ export class Engine {
         decode.kv_tokens += s.computed + 1;
       }
     }
-    let duration_ms = scheduled.length > 0 ? this.roofline.stepMs(shape) : 0;
+    let duration_ms = scheduled.length > 0 ? this.roofline.stepMs(shape) + this.swapMs : 0;
+    this.swapMs = 0;
     if (scheduled.length > 0) this.splitStepTime(duration_ms, shape, decode);
     const emitted: Seq[] = [];
     const finished: Seq[] = [];
@@ -308,15 +313,23 @@ export class Engine {
         this.waiting.popFront();
         continue;
       }
-      // At least one token must be computed to sample from, so never take the whole prompt from cache.
-      const cachedBlocks = Math.min(kv.matchPrefix(s.hashes), Math.floor((s.total - 1) / bs));
-      const cachedTokens = cachedBlocks * bs;
+      // A swapped-out sequence brings its KV back from host memory; otherwise, at least one token
+      // must be computed to sample from, so never take the whole prompt from cache.
+      const cachedBlocks = s.swapped > 0 ? 0 : Math.min(kv.matchPrefix(s.hashes), Math.floor((s.total - 1) / bs));
+      const cachedTokens = s.swapped > 0 ? s.swapped : cachedBlocks * bs;
       const remaining = s.total - cachedTokens;
       if (!cfg.enable_chunked_prefill && remaining > budget) break;
       const n = Math.min(remaining, budget);
-      if (!kv.allocate(s, cachedTokens + n, s.hashes, cachedBlocks)) break;
+      // reserve-full (TensorRT-LLM's GUARANTEED_NO_EVICT): admitted only with KV for the whole
+      // sequence, prompt + max output, so a running sequence's KV never has to grow.
+      const reserve = cfg.admission === 'reserve-full' ? Math.max(cachedTokens + n, s.prompt + s.maxOutput) : cachedTokens + n;
+      if (!kv.allocate(s, reserve, s.hashes, cachedBlocks)) break;
       this.waiting.popFront();
       this.waitingLive--;
+      if (s.swapped > 0) {
+        this.swapMs += this.swapTimeMs(s.swapped);
+        s.swapped = 0;
+      }
       s.computed = cachedTokens;
       s.cached_tokens = cachedTokens;
       this.counters.prefix_queries += s.total;
@@ -347,9 +360,21 @@ export class Engine {
     }
   }
 
-  /** Recompute preemption: drop the KV, requeue at the front; output so far is kept (re-prefilled). */
+  /** Host-link time to move `tokens` of KV between GPU and host memory (each GPU its 1/tp share over its own link), ms. */
+  private swapTimeMs(tokens: number): number {
+    return (tokens * this.roofline.kvBytesPerToken) / this.cfg.tensor_parallel / (this.cfg.swap_bandwidth / 1000);
+  }
+
+  /**
+   * Preemption: free the KV and requeue at the front; output so far is kept. Recompute re-prefills
+   * it later; swap copies the KV to host memory now and back on readmission.
+   */
   private preempt(s: Seq): void {
     this.kv.release(s);
+    if (this.cfg.admission === 'preempt-swap') {
+      s.swapped = s.computed;
+      this.swapMs += this.swapTimeMs(s.computed);
+    }
     s.computed = 0;
     s.scheduled = 0;
     this.waiting.pushFront(s);

@@ -22,9 +22,20 @@ export interface ModelProfile {
   expert_params?: number;
   experts?: number;
   experts_per_token?: number;
-  /** Bytes per weight and per KV element (2 = bf16, 1 = fp8: weights then run at the GPU's fp8 rate). */
+  /** Bytes per weight and per KV element (2 = bf16, 1 = fp8). */
   weight_bytes_per_param: number;
   kv_bytes_per_elem: number;
+  /**
+   * Per-layer precision of a quantized checkpoint (docs/simulator.md §Precision). Parameters a
+   * quantized checkpoint keeps in bf16 (embeddings, lm_head, or whole layers it excludes); default 0.
+   */
+  unquantized_params?: number;
+  /** Bytes per activation element entering the matmuls: 1 = fp8 (W8A8, fp8 tensor cores); default = weight_bytes_per_param. */
+  activation_bytes?: number;
+  /** Precision of the attention math (QKᵀ, AV): 2 = bf16 (default, also in most FP8 checkpoints), 1 = fp8 attention. */
+  attention_bytes?: number;
+  /** Activations are quantized at run time with dynamic scales (an extra kernel per linear layer); default false. */
+  dynamic_activation_quant?: boolean;
   max_model_len: number;
 }
 
@@ -60,6 +71,8 @@ export function kvBytesPerToken(m: ModelProfile): number {
   return 2 * m.layers * m.kv_heads * m.head_dim * m.kv_bytes_per_elem;
 }
 
+/** Resident weight bytes: the quantized parameters at their width, the unquantized ones in bf16. */
 export function weightBytes(m: ModelProfile): number {
-  return m.params * m.weight_bytes_per_param;
+  const bf16 = Math.min(m.params, m.unquantized_params ?? 0);
+  return (m.params - bf16) * m.weight_bytes_per_param + bf16 * 2;
 }

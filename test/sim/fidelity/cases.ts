@@ -117,21 +117,33 @@ export const SOURCES: Source[] = [
 
 const m = (id: string): ModelProfile => MODELS.find((x) => x.id === id) as ModelProfile;
 /** Llama-3.3-70B has Llama-3.1-70B's shapes; the NIM profile runs fp8 weights and (see docs) fp8 KV. */
-const llama70bFp8: ModelProfile = { ...m('llama-3.1-70b'), id: 'llama-3.3-70b-fp8', name: 'Llama-3.3-70B (fp8)', weight_bytes_per_param: 1, kv_bytes_per_elem: 1 };
+/**
+ * FP8 checkpoints as they are stored: fp8 linear layers, embeddings and lm_head kept in bf16
+ * (2 × vocab × hidden, untied), attention math in bf16. ModelOpt checkpoints (NVIDIA's, NIM's)
+ * carry static activation scales and an fp8 KV cache; block-quantized ones (Qwen's -FP8) quantize
+ * activations at run time (dynamic scales) and keep a bf16 KV cache.
+ */
+const fp8Of = (base: ModelProfile, id: string, name: string, modelopt: boolean): ModelProfile => ({
+  ...base, id, name, weight_bytes_per_param: 1, unquantized_params: 2 * base.vocab * base.hidden, activation_bytes: 1, attention_bytes: 2,
+  ...(modelopt ? { kv_bytes_per_elem: 1 } : { dynamic_activation_quant: true }),
+});
+const llama70bFp8: ModelProfile = fp8Of(m('llama-3.1-70b'), 'llama-3.3-70b-fp8', 'Llama-3.3-70B (fp8)', true);
 
 const nim = (id: string, c: number, input: number, output: number, ttft: number, itl: number, thr: number, heldOut = false): ClosedCase => ({
   ...(heldOut ? { held_out: true } : {}),
-  id, kind: 'closed', source: 'nim', hardware: 'h100', gpus: 2, model: llama70bFp8, precision: 'fp8 weights + fp8 KV', engine: { tensor_parallel: 2 },
+  id, kind: 'closed', source: 'nim', hardware: 'h100', gpus: 2, model: llama70bFp8, precision: 'fp8 weights + fp8 KV', engine: { tensor_parallel: 2 }, preset: 'tensorrt-llm',
   concurrency: c, input, output, requests: Math.max(5 * c, 25),
   measured: [{ figure: 'ttft', stat: 'mean', value: ttft }, { figure: 'itl', stat: 'mean', value: itl }, { figure: 'throughput', stat: 'mean', value: thr }],
 });
 
 /** Qwen3-8B-FP8: fp8 weights (block-quantized checkpoint), KV cache in bf16 (SGLang's default). */
-const qwen3_8bFp8: ModelProfile = { ...m('qwen3-8b'), id: 'qwen3-8b-fp8', name: 'Qwen3-8B (fp8)', weight_bytes_per_param: 1 };
+const qwen3_8bFp8: ModelProfile = fp8Of(m('qwen3-8b'), 'qwen3-8b-fp8', 'Qwen3-8B (fp8)', false);
+/** The engine preset a measured server is replayed with. */
+const presetOf = (engine: string): EnginePreset => (/sglang/i.test(engine) ? 'sglang' : /tensorrt/i.test(engine) ? 'tensorrt-llm' : 'vllm-v1');
 
 const gpustack = (r: GpustackRun): ClosedCase => ({
   id: r.id, kind: 'closed', source: 'gpustack', hardware: 'h100', gpus: 1, model: r.fp8 ? qwen3_8bFp8 : 'qwen3-8b', precision: r.fp8 ? 'fp8 weights, bf16 KV' : 'bf16',
-  engine: {}, concurrency: r.concurrency, input: GPUSTACK_PROMPTS.input, output: GPUSTACK_PROMPTS.output, requests: GPUSTACK_PROMPTS.requests, held_out: true,
+  engine: {}, preset: presetOf(r.engine), concurrency: r.concurrency, input: GPUSTACK_PROMPTS.input, output: GPUSTACK_PROMPTS.output, requests: GPUSTACK_PROMPTS.requests, held_out: true,
   measured: [{ figure: 'ttft', stat: 'mean', value: r.mean_ttft_ms }, { figure: 'tpot', stat: 'mean', value: r.mean_tpot_ms }, { figure: 'throughput', stat: 'mean', value: r.output_throughput }],
 });
 
@@ -166,12 +178,11 @@ const ci = (hardware: string, gpus: number, model: string, latencyMs: number, he
   ...(heldOut ? { held_out: true } : {}),
 });
 
-/** FP8 ModelOpt checkpoints (nvidia/*-FP8): fp8 weights and fp8 KV cache. */
-const fp8Of = (id: string): ModelProfile => ({ ...m(id), id: `${id}-fp8`, name: `${m(id).name} (fp8)`, weight_bytes_per_param: 1, kv_bytes_per_elem: 1 });
+/** FP8 ModelOpt checkpoints (nvidia/*-FP8). */
 const TRT_MODELS: Record<TrtllmThroughputCell['model'], ModelProfile> = {
-  'llama-3.1-8b': fp8Of('llama-3.1-8b'),
-  'llama-3.3-70b': { ...fp8Of('llama-3.1-70b'), id: 'llama-3.3-70b-fp8', name: 'Llama-3.3-70B (fp8)' },
-  'llama-3.1-405b': fp8Of('llama-3.1-405b'),
+  'llama-3.1-8b': fp8Of(m('llama-3.1-8b'), 'llama-3.1-8b-fp8', 'Llama-3.1-8B (fp8)', true),
+  'llama-3.3-70b': llama70bFp8,
+  'llama-3.1-405b': fp8Of(m('llama-3.1-405b'), 'llama-3.1-405b-fp8', 'Llama-3.1-405B (fp8)', true),
 };
 /** Offline: no API server on the request path. */
 const OFFLINE = { frontend_latency_ms: 0, frontend_cpu_ms: 0, frontend_cpu_ms_per_1k_tokens: 0, frontend_cpu_ms_per_output_token: 0 };
@@ -181,18 +192,19 @@ const trtllm = (c: TrtllmThroughputCell): BurstCase => {
   const n = Math.min(c.requests, TRT_REPLAY_CAP);
   return {
     id: c.id, kind: 'burst', source: 'trtllm-perf', hardware: c.hardware, gpus: c.gpus, model: TRT_MODELS[c.model], precision: 'fp8 weights + fp8 KV',
-    engine: { ...OFFLINE, max_model_len: c.isl + c.osl }, held_out: true,
+    // The page's llm_options capture CUDA graphs up to batch 8192 (padded).
+    engine: { ...OFFLINE, max_model_len: c.isl + c.osl, cuda_graph_max_batch: 8192 }, preset: 'tensorrt-llm', held_out: true,
     input_lens: Array<number>(n).fill(c.isl), output_lens: Array<number>(n).fill(c.osl),
     measured: [{ figure: 'throughput', stat: 'mean', value: c.output_throughput }],
   };
 };
-const qwen3_14bFp8: ModelProfile = { ...m('qwen3-14b'), id: 'qwen3-14b-fp8', name: 'Qwen3-14B (fp8)', weight_bytes_per_param: 1 };
+const qwen3_14bFp8: ModelProfile = fp8Of(m('qwen3-14b'), 'qwen3-14b-fp8', 'Qwen3-14B (fp8)', false);
 const gpustack14 = (r: GpustackBurst): BurstCase => {
   const input = Math.round(r.total_input_tokens / r.requests);
   const output = Math.round(r.total_output_tokens / r.requests);
   return {
     id: r.id, kind: 'burst', source: 'gpustack-14b', hardware: 'h100', gpus: 1, model: r.fp8 ? qwen3_14bFp8 : 'qwen3-14b', precision: r.fp8 ? 'fp8 weights, bf16 KV' : 'bf16',
-    engine: {}, held_out: true, input_lens: Array<number>(r.requests).fill(input), output_lens: Array<number>(r.requests).fill(output),
+    engine: {}, preset: presetOf(r.engine), held_out: true, input_lens: Array<number>(r.requests).fill(input), output_lens: Array<number>(r.requests).fill(output),
     measured: [{ figure: 'ttft', stat: 'mean', value: r.mean_ttft_ms }, { figure: 'tpot', stat: 'mean', value: r.mean_tpot_ms }, { figure: 'throughput', stat: 'mean', value: r.output_throughput }],
   };
 };

@@ -63,7 +63,8 @@ const groups = new Map<string, CaseResult[]>();
 const caseOf = new Map(CASES.map((c) => [c.id, c]));
 for (const r of all) {
   const c = caseOf.get(r.id)!;
-  for (const g of [`source ${c.source}${r.held_out ? ' (held out)' : ''}`, `engine ${c.preset ?? 'vllm-v1'}${r.held_out ? ' (held out)' : ' (fitting)'}`]) {
+  const round4 = c.source === 'trtllm-perf' || c.source === 'gpustack-14b' ? ['round 4 (held out)'] : [];
+  for (const g of [...round4, `source ${c.source}${r.held_out ? ' (held out)' : ''}`, `engine ${c.preset ?? 'vllm-v1'}${r.held_out ? ' (held out)' : ' (fitting)'}`]) {
     if (!groups.has(g)) groups.set(g, []);
     groups.get(g)!.push(r);
   }
