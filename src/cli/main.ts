@@ -312,6 +312,17 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   simCalibrate.addHelpText('after', `\nExample:\n  infermeter sim calibrate results/run-c1 results/run-c16 --hardware h100 --model llama-3.1-8b --out my-h100.yaml\n  infermeter sim run --hardware h100 --sim-profile my-h100.yaml --concurrency 32 …\nDocs: docs/simulator.md §Calibrate.`);
   simCalibrate.action(async (dirs: string[], opts: Record<string, unknown>) => setExit(await (await import('./sim-calibrate-command.js')).simCalibrateCommand(dirs, opts, io)));
 
+  const simValidate = sim
+    .command('validate')
+    .description('replay saved runs of a real server in the simulator and print, per load level and figure, how far the twin is from them')
+    .argument('<run-dirs...>', 'saved run directories (records.jsonl + spec.json/result.json)')
+    .addOption(new Option('--hardware <name>', 'GPU the runs were measured on (default: the profile\'s)'))
+    .addOption(new Option('--model <name>', 'model profile the server ran (default: the profile\'s)'));
+  simValidate.optionsGroup('The measured server\'s settings:');
+  registerFlags(simValidate, ENGINE_FLAGS);
+  simValidate.addHelpText('after', `\nExample:\n  infermeter sim validate results/run-c1 results/run-c16 --sim-profile my-h100.yaml\nWith --sim-profile the error bar is recorded in the profile; plan --sim-profile prints it. Docs: docs/simulator.md §Validate.`);
+  simValidate.action(async (dirs: string[], opts: Record<string, unknown>) => setExit(await (await import('./sim-validate-command.js')).simValidateCommand(dirs, opts, io)));
+
   const serve = sim
     .command('serve')
     .description('serve the simulated engine over HTTP (OpenAI-compatible API, /metrics)')

@@ -38,20 +38,35 @@ function measured(r: RequestRecord): MeasuredRequest | null {
 }
 
 /** One saved run as a calibration input: its usable requests and its load. */
-export function calibrationRun(dir: string, warn: (line: string) => void): CalibrationRun {
+export function calibrationRun(dir: string, warn: (line: string) => void, command = 'sim calibrate'): CalibrationRun {
   const path = join(dir, 'records.jsonl');
-  if (!existsSync(path)) throw new UserError(`sim calibrate: ${dir} is not a run directory (no records.jsonl)`);
+  if (!existsSync(path)) throw new UserError(`${command}: ${dir} is not a run directory (no records.jsonl)`);
   const { records } = readRecordsFile(path);
   const load = savedLoad(readSavedRun(dir, warn));
-  if (load === null) throw new UserError(`sim calibrate: ${dir} has neither result.json nor spec.json, so its load is unknown`);
+  if (load === null) throw new UserError(`${command}: ${dir} has neither result.json nor spec.json, so its load is unknown`);
   const requests = records.map(measured).filter((x): x is MeasuredRequest => x !== null);
-  if (requests.length < 2) throw new UserError(`sim calibrate: ${dir} has ${requests.length} completed request(s) with timings and token counts; at least 2 are needed`);
+  if (requests.length < 2) throw new UserError(`${command}: ${dir} has ${requests.length} completed request(s) with timings and token counts; at least 2 are needed`);
   const conc = typeof load['concurrency'] === 'number' ? load['concurrency'] : null;
   const maxc = typeof load['max_concurrency'] === 'number' ? load['max_concurrency'] : null;
   return { label: dir, concurrency: load['mode'] === 'closed' ? conc : null, max_concurrency: maxc, requests };
 }
 
 const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
+
+/**
+ * The parameters these runs cannot inform, each with the load that would (docs/simulator.md
+ * §Calibrate): they stay at their defaults (or the preset's) in the profile.
+ */
+export function notFitted(runs: CalibrationRun[]): string[] {
+  const maxConc = Math.max(0, ...runs.map((r) => r.concurrency ?? r.max_concurrency ?? r.requests.length));
+  const maxCtx = Math.max(0, ...runs.flatMap((r) => r.requests.map((q) => q.prompt_tokens + q.output_tokens)));
+  const lines = ['not fitted (kept at their defaults; what would inform them):'];
+  lines.push('  step_overhead_ms, cpu_overlap   one model cannot tell a per-step CPU cost from the decode step\'s memory time; runs of two model sizes on the same server would');
+  lines.push(`  attn_heads_exponent, attn_full_heads_dim, kv_read_factor   need decode at long contexts and large batches (≥ 2k-token contexts at ≥ 32 sequences; these runs reach ${maxCtx} tokens at ≤ ${maxConc} in flight), at more than one tensor-parallel size`);
+  lines.push('  admission, swap_bandwidth, KV capacity   need a run that fills the KV cache (preemptions in the server\'s metrics); calibrate takes them from the engine preset');
+  lines.push('  frontend_cpu_ms and the per-token front-end costs   need requests that queue at the API server (many short requests sent together)');
+  return lines;
+}
 
 export async function simCalibrateCommand(dirs: string[], opts: Record<string, unknown>, io: CliIo): Promise<number> {
   const hardware = typeof opts.hardware === 'string' ? opts.hardware : null;
@@ -93,6 +108,7 @@ export async function simCalibrateCommand(dirs: string[], opts: Record<string, u
     `fit error (RMS of simulated / measured − 1 per request):`,
     `  TTFT  before ${pct(res.before.ttft).padStart(7)}   after ${pct(res.after.ttft).padStart(7)}`,
     `  TPOT  before ${pct(res.before.tpot).padStart(7)}   after ${pct(res.after.tpot).padStart(7)}`,
+    ...notFitted(runs),
   ];
   io.stdout.write(`${lines.join('\n')}\n`);
   const round = (x: number): number => Number(x.toPrecision(6));

@@ -41,6 +41,15 @@ export const SimProfileSchema = z
     num_scheduler_steps: z.number().int().positive().optional(),
     engine: EngineParams,
     fit: z.record(z.string(), z.unknown()).optional(),
+    // Written by `sim validate --sim-profile`: the twin's error per figure on the user's runs.
+    validation: z
+      .object({
+        runs: z.array(z.string()),
+        requests: z.number(),
+        load_levels: z.array(z.string()),
+        error_bar: z.record(z.string(), z.object({ median_abs_error: z.number(), max_abs_error: z.number() })),
+      })
+      .optional(),
   })
   .strict();
 

@@ -27,4 +27,6 @@ export type { ReasoningOptions } from './reasoning.js';
 export { DEFAULT_ANSWER_RATES, SIM_REFUSAL, answerTokens, chooseAnswer } from './answer-mode.js';
 export type { AnswerKey, AnswerModeOptions, AnswerRates, KnownAnswer } from './answer-mode.js';
 export { calibrate, FIT_PARAMS, replay, fitError } from './calibrate/fit.js';
+export { compareRun, validateTwin, VALIDATE_FIGURES } from './calibrate/validate.js';
+export type { FigureComparison, LoadLevelValidation, ValidateFigure, ValidationSummary } from './calibrate/validate.js';
 export type { CalibrationResult, CalibrationRun, FitParam, MeasuredRequest } from './calibrate/fit.js';

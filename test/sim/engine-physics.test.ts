@@ -107,7 +107,7 @@ describe('admission policies', () => {
   });
 
   it('an unknown policy is refused in one line', () => {
-    expect(() => runVirtual({ hardware: 'h100', model: 'llama-3.1-8b', engine: { admission: 'evict-all' as EngineConfig['admission'] }, requests: [] })).toThrow(/--scheduler-policy: invalid choice: evict-all/);
+    expect(() => runVirtual({ hardware: 'h100', model: 'llama-3.1-8b', engine: { admission: 'evict-all' as EngineConfig['admission'] }, requests: [] })).toThrow(/admission policy: invalid choice: evict-all/);
   });
 });
 

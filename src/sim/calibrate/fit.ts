@@ -76,7 +76,7 @@ export interface CalibrateOptions {
 }
 
 /** Simulated TTFT and TPOT of each request of `run` under `engine`. */
-export function replay(run: CalibrationRun, hardware: string | HardwareProfile, model: string | ModelProfile, engine: Partial<EngineConfig>): { ttft: number[]; tpot: (number | null)[] } {
+export function replay(run: CalibrationRun, hardware: string | HardwareProfile, model: string | ModelProfile, engine: Partial<EngineConfig>): Replayed {
   const closed = run.concurrency !== null;
   // Replayed in dispatch order whatever the order of `requests` (records come in completion
   // order): by send (closed loop) or scheduled time, ties by id. A replayed id indexes `requests`.
@@ -95,12 +95,25 @@ export function replay(run: CalibrationRun, hardware: string | HardwareProfile, 
   });
   const ttft: number[] = new Array<number>(run.requests.length).fill(NaN);
   const tpot: (number | null)[] = new Array<number | null>(run.requests.length).fill(null);
+  const sent: number[] = new Array<number>(run.requests.length).fill(NaN);
+  const end: number[] = new Array<number>(run.requests.length).fill(NaN);
   for (const r of records) {
+    sent[r.id] = r.sent_ms;
+    end[r.id] = r.end_ms;
     if (r.first_token_ms === null) continue;
     ttft[r.id] = r.first_token_ms - r.sent_ms;
     if (r.output_tokens > 1) tpot[r.id] = (r.end_ms - r.first_token_ms) / (r.output_tokens - 1);
   }
-  return { ttft, tpot };
+  return { ttft, tpot, sent, end };
+}
+
+/** A run replayed in the simulator, per request (indexed as the run's requests). */
+export interface Replayed {
+  ttft: number[];
+  tpot: (number | null)[];
+  /** Simulated send and end times (ms), for the run's throughput. */
+  sent: number[];
+  end: number[];
 }
 
 export function fitError(runs: CalibrationRun[], sims: { ttft: number[]; tpot: (number | null)[] }[]): FitError {

@@ -246,7 +246,7 @@ export function numGpuBlocks(hw: HardwareProfile, m: ModelProfile, c: EngineConf
 /** Rejects what vLLM refuses at start-up, in its words: one line naming the flag. */
 export function checkEngineConfig(m: ModelProfile, c: EngineConfig): void {
   if (!ADMISSION_POLICIES.includes(c.admission)) {
-    throw new UserError(`--scheduler-policy: invalid choice: ${String(c.admission)} (choose from ${ADMISSION_POLICIES.join(', ')})`);
+    throw new UserError(`admission policy: invalid choice: ${String(c.admission)} (choose from ${ADMISSION_POLICIES.join(', ')})`);
   }
   if (!BLOCK_SIZES.includes(c.block_size)) {
     throw new UserError(`--block-size: invalid choice: ${c.block_size} (choose from ${BLOCK_SIZES.join(', ')})`);
