@@ -12,6 +12,7 @@ import { lookupPrice, readPriceTable, type PriceTable } from '../config/prices.j
 import { capacityPlan } from '../analysis/plan/capacity.js';
 import { engineConfig, hardwareProfile, modelProfile, numGpuBlocks } from '../sim/index.js';
 import { simProfileEngineFields } from '../session/builtin-sim.js';
+import { twinErrorLine } from './sim-validate-command.js';
 import { renderPlanText, ranked, type PlanOption, type PlanReport } from '../report/plan-report.js';
 import { infeasibility, searchConcurrency, searchLength, searchRate, type ProbeSettings, type SimOption } from '../session/plan/sim-capacity.js';
 import { runsCapacity } from '../session/plan/runs-capacity.js';
@@ -115,6 +116,7 @@ export async function planCommand(opts: Record<string, unknown>, io: CliIo): Pro
   const currency = price === null && table ? table.currency : 'USD';
   const log = (line: string) => io.stderr.write(`plan: ${line}\n`);
   const options: PlanOption[] = [];
+  let usedSimulator = false;
 
   // Flags that do not apply to the chosen source are refused, not silently ignored.
   if (opts.from !== undefined && opts.hardware !== undefined) throw new UserError('--hardware: applies to the simulator\'s search, not to --from (measured runs); drop one (--gpu-type names the measured GPU for --prices)');
@@ -148,6 +150,7 @@ export async function planCommand(opts: Record<string, unknown>, io: CliIo): Pro
       });
     }
   } else {
+    usedSimulator = true;
     const model = typeof opts.model === 'string' ? opts.model : 'llama-3.1-8b';
     const hardware = opts.hardware === undefined ? ['h100'] : list(opts.hardware);
     const tps = opts.tensorParallelSize === undefined ? null : list(opts.tensorParallelSize).map((x) => int(x, '--tensor-parallel-size', 1));
@@ -206,6 +209,8 @@ export async function planCommand(opts: Record<string, unknown>, io: CliIo): Pro
       }
     }
   }
+  // Plans from the simulator carry its error bar on the user's runs (sim validate), or say it has none.
+  const twin = usedSimulator ? `\n${twinErrorLine(typeof opts.simProfile === 'string' ? opts.simProfile : null)}` : '';
   const report: PlanReport = {
     schema: 'infermeter.plan/1',
     traffic_rps: traffic.rps,
@@ -217,7 +222,7 @@ export async function planCommand(opts: Record<string, unknown>, io: CliIo): Pro
     elapsed_s: (performance.now() - t0) / 1000,
   };
   if (opts.json === true) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else io.stdout.write(`${renderPlanText(report)}\n`);
+  else io.stdout.write(`${renderPlanText(report)}${twin}\n`);
   if (!options.some((o) => o.feasible)) {
     io.stderr.write('plan: no option meets the SLOs (reasons above)\n');
     return EXIT_CODES.USAGE;

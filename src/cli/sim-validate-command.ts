@@ -12,7 +12,7 @@ import { UserError } from '../errors/user-error.js';
 import { hardwareProfile, modelProfile, validateTwin, VALIDATE_FIGURES, type EngineConfig, type ValidationSummary } from '../sim/index.js';
 import { simEngineOverrides, SimSpecSchema } from '../config/schema.js';
 import { validateSpec } from '../config/load-spec.js';
-import { loadSimProfile } from '../config/sim-profile.js';
+import { forgetSimProfile, loadSimProfile } from '../config/sim-profile.js';
 import { simEngine, simProfileEngineFields } from './builtin-sim.js';
 import { ENGINE_FLAGS, specFromFlags } from './run-flags.js';
 import { calibrationRun } from './sim-calibrate-command.js';
@@ -35,6 +35,19 @@ export function validationLines(v: ValidationSummary): string[] {
     if (Number.isFinite(e.median_abs_error)) out.push(`  ${NAMES[f]!.padEnd(13)} ${(e.median_abs_error * 100).toFixed(1).padStart(6)}%   max ${(e.max_abs_error * 100).toFixed(1).padStart(6)}%`);
   }
   return out;
+}
+
+/**
+ * The error bar a plan made with `profilePath` carries: the profile's `validation` block (written
+ * by `sim validate --sim-profile`), or "unvalidated".
+ */
+export function twinErrorLine(profilePath: string | null): string {
+  const how = 'run `infermeter sim validate RUN_DIR… --sim-profile P` on runs of your server to measure it';
+  if (profilePath === null) return `simulator error bar: unvalidated (default parameters; ${how})`;
+  const v = loadSimProfile(profilePath).validation;
+  if (v === undefined) return `simulator error bar: unvalidated (${profilePath} has no validation; ${how})`;
+  const parts = VALIDATE_FIGURES.filter((f) => v.error_bar[f] !== undefined).map((f) => `${NAMES[f]} ±${(v.error_bar[f]!.median_abs_error * 100).toFixed(1)}% (max ${(v.error_bar[f]!.max_abs_error * 100).toFixed(1)}%)`);
+  return `simulator error bar (sim validate on ${v.runs.length} run(s), ${v.load_levels.join('; ')}): ${parts.join(', ')}`;
 }
 
 export async function simValidateCommand(dirs: string[], opts: Record<string, unknown>, io: CliIo): Promise<number> {
@@ -79,6 +92,7 @@ function recordValidation(path: string, v: ValidationSummary, dirs: string[]): v
   const header = text.startsWith('#') ? `${text.split('\n')[0]}\n` : '';
   try {
     writeFileSync(path, `${header}${stringify(doc)}`);
+    forgetSimProfile(path);
   } catch (e) {
     throw new UserError(`sim validate: cannot write ${path}: ${(e as Error).message}`);
   }

@@ -57,6 +57,11 @@ export type SimProfile = z.output<typeof SimProfileSchema>;
 
 const cache = new Map<string, SimProfile>();
 
+/** Drops a cached profile after its file was rewritten (sim validate records its error bar in it). */
+export function forgetSimProfile(path: string): void {
+  cache.delete(path);
+}
+
 /** Reads and checks a profile file; a wrong one is a one-line UserError naming the file and field. */
 export function loadSimProfile(path: string): SimProfile {
   const hit = cache.get(path);

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { twinErrorLine } from '../../src/cli/sim-validate-command.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -59,7 +60,20 @@ describe('sim validate', () => {
     expect(doc.validation.error_bar['tpot_mean']!.median_abs_error).toBeGreaterThan(0.05);
     const again = await runCli(['sim', 'run', '--hardware', 'h100', '--sim-profile', prof, ...load(1, 2), '--no-save']);
     expect(again.code, again.stderr).toBe(0);
-  }, 60_000);
+    // plan with the validated profile prints its error bar under the plan.
+    const tpot = (doc.validation.error_bar['tpot_mean']!.median_abs_error * 100).toFixed(1);
+    const p = await runCli(['plan', '--traffic', '5rps', '--sim-profile', prof, '--hardware', 'h100', '--model', 'llama-3.1-8b', '--random-input-len', '256', '--random-output-len', '32', '--probe-duration', '5s', '--precision', '25%', '--slo', 'p95(ttft) < 2s']);
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.stdout).toContain(`simulator error bar (sim validate on 2 run(s), concurrency 1; concurrency 8): TTFT mean ±`);
+    expect(p.stdout).toContain(`TPOT mean ±${tpot}%`);
+  }, 120_000);
+
+  it('a profile never validated, or no profile, is "unvalidated"', () => {
+    const prof = join(dir, 'never.yaml');
+    writeFileSync(prof, profileYaml({ memory_efficiency: 0.8 }));
+    expect(twinErrorLine(prof)).toMatch(/^simulator error bar: unvalidated \(.*never\.yaml has no validation; run `infermeter sim validate/);
+    expect(twinErrorLine(null)).toMatch(/^simulator error bar: unvalidated \(default parameters/);
+  });
 
   it('bad input is one line and exit 2', async () => {
     const none = await runCli(['sim', 'validate', join(dir, 'nowhere'), '--hardware', 'h100', '--model', 'llama-3.1-8b']);
