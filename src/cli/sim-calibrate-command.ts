@@ -13,7 +13,7 @@ import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
 import { calibrate, hardwareProfile, modelProfile, type CalibrationRun, type MeasuredRequest } from '../sim/index.js';
 import { readRecordsFile } from '../store/records-file.js';
-import { SimSpecSchema } from '../config/schema.js';
+import { SimSpecSchema, type SimSpec } from '../config/schema.js';
 import { simEngine } from '../session/builtin-sim.js';
 import { validateSpec } from '../config/load-spec.js';
 import type { SimProfile } from '../config/sim-profile.js';
@@ -68,6 +68,17 @@ export function notFitted(runs: CalibrationRun[]): string[] {
   return lines;
 }
 
+/**
+ * The measured server's settings (--tensor-parallel-size, --max-num-seqs, …, under vLLM's names)
+ * as a simulator spec, after checking the hardware and model profiles exist.
+ */
+export function measuredServerSim(opts: Record<string, unknown>, hardware: string, model: string): SimSpec {
+  hardwareProfile(hardware);
+  modelProfile(model);
+  const flags = specFromFlags(opts, ENGINE_FLAGS.filter((f) => !f.flag.startsWith('--sim-profile')));
+  return validateSpec(z.object({ sim: SimSpecSchema.prefault({}) }), { sim: { ...(flags.spec['sim'] as object), hardware } }, { flagPaths: flags.flagPaths, configPath: null }).sim;
+}
+
 export async function simCalibrateCommand(dirs: string[], opts: Record<string, unknown>, io: CliIo): Promise<number> {
   const hardware = typeof opts.hardware === 'string' ? opts.hardware : null;
   const model = typeof opts.model === 'string' ? opts.model : null;
@@ -76,11 +87,7 @@ export async function simCalibrateCommand(dirs: string[], opts: Record<string, u
   if (hardware === null) throw new UserError('sim calibrate: --hardware is required (the GPU the runs were measured on, e.g. h100)');
   if (model === null) throw new UserError('sim calibrate: --model is required (the model profile served, e.g. llama-3.1-8b)');
   if (out === null) throw new UserError('sim calibrate: --out FILE is required (where the profile YAML goes)');
-  hardwareProfile(hardware);
-  modelProfile(model);
-  // The measured server's settings (--tensor-parallel-size, --max-num-seqs, …) under vLLM's names.
-  const flags = specFromFlags(opts, ENGINE_FLAGS.filter((f) => !f.flag.startsWith('--sim-profile')));
-  const { sim } = validateSpec(z.object({ sim: SimSpecSchema.prefault({}) }), { sim: { ...(flags.spec['sim'] as object), hardware } }, { flagPaths: flags.flagPaths, configPath: null });
+  const sim = measuredServerSim(opts, hardware, model);
   const engine = simEngine(sim, model);
   const warn = (line: string): void => void io.stderr.write(`${line}\n`);
   const runs = dirs.map((d) => calibrationRun(d, warn));

@@ -7,15 +7,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse as parseYaml, stringify } from 'yaml';
-import { z } from 'zod';
 import { UserError } from '../errors/user-error.js';
-import { hardwareProfile, modelProfile, validateTwin, VALIDATE_FIGURES, type EngineConfig, type ValidationSummary } from '../sim/index.js';
-import { simEngineOverrides, SimSpecSchema } from '../config/schema.js';
-import { validateSpec } from '../config/load-spec.js';
+import { validateTwin, VALIDATE_FIGURES, type EngineConfig, type ValidationSummary } from '../sim/index.js';
+import { simEngineOverrides } from '../config/schema.js';
 import { forgetSimProfile, loadSimProfile } from '../config/sim-profile.js';
 import { simEngine, simProfileEngineFields } from './builtin-sim.js';
-import { ENGINE_FLAGS, specFromFlags } from './run-flags.js';
-import { calibrationRun } from './sim-calibrate-command.js';
+import { calibrationRun, measuredServerSim } from './sim-calibrate-command.js';
 import type { CliIo } from './io.js';
 
 const NAMES: Record<string, string> = { ttft_mean: 'TTFT mean', ttft_p90: 'TTFT p90', tpot_mean: 'TPOT mean', tpot_p90: 'TPOT p90', e2e_mean: 'latency mean', output_throughput: 'output tok/s' };
@@ -58,10 +55,7 @@ export async function simValidateCommand(dirs: string[], opts: Record<string, un
   const model = typeof opts.model === 'string' ? opts.model : (profile?.model ?? null);
   if (hardware === null) throw new UserError('sim validate: --hardware is required (the GPU the runs were measured on, e.g. h100), or a --sim-profile that names it');
   if (model === null) throw new UserError('sim validate: --model is required (the model profile served, e.g. llama-3.1-8b), or a --sim-profile that names it');
-  hardwareProfile(hardware);
-  modelProfile(model);
-  const flags = specFromFlags(opts, ENGINE_FLAGS.filter((f) => !f.flag.startsWith('--sim-profile')));
-  const { sim } = validateSpec(z.object({ sim: SimSpecSchema.prefault({}) }), { sim: { ...(flags.spec['sim'] as object), hardware } }, { flagPaths: flags.flagPaths, configPath: null });
+  const sim = measuredServerSim(opts, hardware, model);
   // A profile's cost parameters and engine generation, under any engine flag given here.
   const engine: Partial<EngineConfig> = profilePath === null ? simEngine(sim, model) : { ...simProfileEngineFields(profilePath, hardware, model), ...simEngineOverrides(sim) };
   const warn = (line: string): void => void io.stderr.write(`${line}\n`);
