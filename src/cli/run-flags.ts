@@ -115,7 +115,7 @@ export const ENGINE_FLAGS: FlagDef[] = [
   { flag: '--max-model-len <n>', path: ['sim', 'max_model_len'], kind: 'int', help: 'simulated engine: context length stated in /v1/models (default: the model profile\'s)' },
   { flag: '--num-gpu-blocks-override <n>', path: ['sim', 'num_gpu_blocks_override'], kind: 'int', help: 'simulated engine: KV-cache blocks, instead of the count from GPU memory (e.g. to force KV pressure)' },
   { flag: '--no-enable-prefix-caching', path: ['sim', 'enable_prefix_caching'], kind: 'bool', help: 'simulated engine: turn prefix caching off' },
-  { flag: '--engine-preset <name>', path: ['sim', 'engine_preset'], kind: 'string', help: 'simulated engine generation: vllm-v1 (default) or vllm-v0 (prefill-first, no chunked prefill, V0 CPU time per step)' },
+  { flag: '--engine-preset <name>', path: ['sim', 'engine_preset'], kind: 'string', help: 'simulated engine: vllm-v1 (default), vllm-v0 (prefill-first, no chunked prefill, V0 CPU time per step), tensorrt-llm (reserve-full admission, CPU overlapped, 2048 sequences) or sglang (static memory fraction 0.88, CPU overlapped)' },
   { flag: '--num-scheduler-steps <n>', path: ['sim', 'num_scheduler_steps'], kind: 'int', help: 'simulated engine: vLLM V0 multi-step scheduling, decode iterations per scheduler call (default 1)' },
   SIM_PROFILE_FLAG,
 ];

@@ -139,7 +139,7 @@ const SimSpecObject = z
     block_size: z.number().int().positive().nullable().default(null),
     max_model_len: z.number().int().positive().nullable().default(null).describe('Context length the simulated server states and enforces (null: the model profile’s).'),
     enable_prefix_caching: z.boolean().nullable().default(null),
-    engine_preset: z.enum(ENGINE_PRESET_NAMES).default('vllm-v1').describe('Engine generation the simulated server behaves as: vllm-v1 (default) or vllm-v0 (prefill-first scheduling, no chunked prefill, larger per-step CPU time; docs/simulator.md §Engine presets).'),
+    engine_preset: z.enum(ENGINE_PRESET_NAMES).default('vllm-v1').describe('Engine the simulated server behaves as: vllm-v1 (default), vllm-v0 (prefill-first scheduling, no chunked prefill, larger per-step CPU time), tensorrt-llm or sglang (their schedulers, memory rules and CPU overlap); docs/simulator.md §Engine presets.'),
     num_scheduler_steps: z.number().int().positive().nullable().default(null).describe('vLLM V0 multi-step scheduling (--num-scheduler-steps): decode iterations per scheduler call, their tokens streamed together (null: 1, off).'),
     num_gpu_blocks_override: z.number().int().positive().nullable().default(null).describe('KV-cache blocks, replacing the count computed from GPU memory (vLLM --num-gpu-blocks-override), e.g. to force KV pressure.'),
     profile: z.string().nullable().default(null).describe('Simulator profile file (YAML) of cost-model parameters, as `infermeter sim calibrate` writes it; its hardware must be the simulated one.'),
