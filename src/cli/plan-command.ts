@@ -12,7 +12,7 @@ import { lookupPrice, readPriceTable, type PriceTable } from '../config/prices.j
 import { capacityPlan } from '../analysis/plan/capacity.js';
 import { engineConfig, hardwareProfile, modelProfile, numGpuBlocks } from '../sim/index.js';
 import { simProfileEngineFields } from '../session/builtin-sim.js';
-import { twinErrorLine } from './sim-validate-command.js';
+import { twinErrorLine } from './twin-error-text.js';
 import { renderPlanText, ranked, type PlanOption, type PlanReport } from '../report/plan-report.js';
 import { infeasibility, searchConcurrency, searchLength, searchRate, type ProbeSettings, type SimOption } from '../session/plan/sim-capacity.js';
 import { runsCapacity } from '../session/plan/runs-capacity.js';

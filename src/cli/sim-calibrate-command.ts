@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
-import { calibrate, hardwareProfile, modelProfile, type CalibrationRun, type MeasuredRequest } from '../sim/index.js';
+import { calibrate, hardwareProfile, modelProfile, validateTwin, type CalibrationRun, type MeasuredRequest } from '../sim/index.js';
 import { readRecordsFile } from '../store/records-file.js';
 import { SimSpecSchema, type SimSpec } from '../config/schema.js';
 import { simEngine } from '../session/builtin-sim.js';
@@ -20,6 +20,7 @@ import type { SimProfile } from '../config/sim-profile.js';
 import { ENGINE_FLAGS, specFromFlags } from './run-flags.js';
 import { readSavedRun, savedLoad } from '../session/saved-run.js';
 import type { CliIo } from './io.js';
+import { errorBarLines } from './twin-error-text.js';
 
 /** A record's request as the fit needs it, or null when it did not complete with timings and lengths. */
 function measured(r: RequestRecord): MeasuredRequest | null {
@@ -118,6 +119,10 @@ export async function simCalibrateCommand(dirs: string[], opts: Record<string, u
     ...notFitted(runs),
   ];
   io.stdout.write(`${lines.join('\n')}\n`);
+  // The twin's error per figure and load level with the fitted values, as sim validate reports it:
+  // on the fitted runs, so an in-sample figure; held out means sim validate on other runs.
+  const twin = validateTwin({ hardware, model, engine: { ...engine, ...res.fitted }, runs });
+  io.stdout.write(`twin error on the fitted runs (in-sample; sim validate on other runs gives a held-out figure), ${errorBarLines(twin).join('\n')}\n`);
   const round = (x: number): number => Number(x.toPrecision(6));
   const profile: SimProfile = {
     kind: 'infermeter-sim-profile',

@@ -8,44 +8,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse as parseYaml, stringify } from 'yaml';
 import { UserError } from '../errors/user-error.js';
-import { validateTwin, VALIDATE_FIGURES, type EngineConfig, type ValidationSummary } from '../sim/index.js';
+import { validateTwin, type EngineConfig, type ValidationSummary } from '../sim/index.js';
+import { validationLines } from './twin-error-text.js';
 import { simEngineOverrides } from '../config/schema.js';
 import { forgetSimProfile, loadSimProfile } from '../config/sim-profile.js';
 import { simEngine, simProfileEngineFields } from './builtin-sim.js';
 import { calibrationRun, measuredServerSim } from './sim-calibrate-command.js';
 import type { CliIo } from './io.js';
-
-const NAMES: Record<string, string> = { ttft_mean: 'TTFT mean', ttft_p90: 'TTFT p90', tpot_mean: 'TPOT mean', tpot_p90: 'TPOT p90', e2e_mean: 'latency mean', output_throughput: 'output tok/s' };
-const pct = (x: number): string => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
-const val = (f: string, x: number): string => (f === 'output_throughput' ? `${x.toFixed(1)} tok/s` : `${x.toFixed(x >= 100 ? 1 : 2)} ms`);
-
-/** The lines `sim validate` prints: one block per load level, then the error bar per figure. */
-export function validationLines(v: ValidationSummary): string[] {
-  const out: string[] = [];
-  for (const l of v.levels) {
-    out.push(`${l.label} (${l.load}, ${l.requests} requests):`);
-    for (const f of l.figures) out.push(`  ${NAMES[f.figure]!.padEnd(13)} measured ${val(f.figure, f.measured).padStart(14)}   twin ${val(f.figure, f.simulated).padStart(14)}   error ${pct(f.error).padStart(7)}`);
-  }
-  out.push(`error bar over ${v.levels.length} load level(s) (|twin / measured − 1|, median and largest):`);
-  for (const f of VALIDATE_FIGURES) {
-    const e = v.error_bar[f];
-    if (Number.isFinite(e.median_abs_error)) out.push(`  ${NAMES[f]!.padEnd(13)} ${(e.median_abs_error * 100).toFixed(1).padStart(6)}%   max ${(e.max_abs_error * 100).toFixed(1).padStart(6)}%`);
-  }
-  return out;
-}
-
-/**
- * The error bar a plan made with `profilePath` carries: the profile's `validation` block (written
- * by `sim validate --sim-profile`), or "unvalidated".
- */
-export function twinErrorLine(profilePath: string | null): string {
-  const how = 'run `infermeter sim validate RUN_DIR… --sim-profile P` on runs of your server to measure it';
-  if (profilePath === null) return `simulator error bar: unvalidated (default parameters; ${how})`;
-  const v = loadSimProfile(profilePath).validation;
-  if (v === undefined) return `simulator error bar: unvalidated (${profilePath} has no validation; ${how})`;
-  const parts = VALIDATE_FIGURES.filter((f) => v.error_bar[f] !== undefined).map((f) => `${NAMES[f]} ±${(v.error_bar[f]!.median_abs_error * 100).toFixed(1)}% (max ${(v.error_bar[f]!.max_abs_error * 100).toFixed(1)}%)`);
-  return `simulator error bar (sim validate on ${v.runs.length} run(s), ${v.load_levels.join('; ')}): ${parts.join(', ')}`;
-}
 
 export async function simValidateCommand(dirs: string[], opts: Record<string, unknown>, io: CliIo): Promise<number> {
   if (dirs.length === 0) throw new UserError('sim validate: give at least one run directory');
