@@ -12,7 +12,7 @@ import { validateTwin, type EngineConfig, type ValidationSummary } from '../sim/
 import { validationLines } from './twin-error-text.js';
 import { simEngineOverrides } from '../config/schema.js';
 import { forgetSimProfile, loadSimProfile } from '../config/sim-profile.js';
-import { simEngine, simProfileEngineFields } from './builtin-sim.js';
+import { simEngine, simProfileEngineFields } from '../session/builtin-sim.js';
 import { calibrationRun, measuredServerSim } from './sim-calibrate-command.js';
 import type { CliIo } from './io.js';
 
