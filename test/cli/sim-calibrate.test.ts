@@ -36,8 +36,8 @@ describe('sim calibrate', () => {
     expect(cal.stdout).toMatch(/fit error/);
     expect(cal.stdout).toMatch(/TTFT\s+before\s+[\d.]+%\s+after\s+[\d.]+%/);
     // What these runs cannot inform, and the twin's (in-sample) error bar with the fitted values.
-    expect(cal.stdout).toMatch(/not fitted \(kept at their defaults; what would inform them\):\n  step_overhead_ms, cpu_overlap/);
-    expect(cal.stdout).toMatch(/twin error on the fitted runs \(in-sample.*error bar over 3 load level\(s\)[^\n]*\n  TTFT mean\s+[\d.]+%/);
+    expect(cal.stdout).toMatch(/not fitted \(kept at their defaults; what would inform them\):\n {2}step_overhead_ms, cpu_overlap/);
+    expect(cal.stdout).toMatch(/twin error on the fitted runs \(in-sample.*error bar over 3 load level\(s\)[^\n]*\n {2}TTFT mean\s+[\d.]+%/);
     const prof = parse(readFileSync(fitted, 'utf8')) as { kind: string; hardware: string; engine: Record<string, number>; fit: { rms_error_after: { ttft: number; tpot: number }; rms_error_before: { ttft: number } } };
     expect(prof.kind).toBe('infermeter-sim-profile');
     expect(prof.hardware).toBe('h100');
