@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
+import type { Snapshot } from '../observe/snapshot.js';
 import type { RequestRecord } from '../record/record.js';
 import { readRecordsFile } from '../store/records-file.js';
 import { buildRunReport, type RunBundle } from './html/run-report.js';
@@ -30,6 +31,21 @@ function readJson(path: string): unknown {
   }
 }
 
+/** server-metrics.jsonl: one snapshot per line; a line that does not parse is skipped (a run cut short mid-write). */
+function readServerSnapshots(path: string): Snapshot[] {
+  const out: Snapshot[] = [];
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const s = JSON.parse(line) as Snapshot;
+      if (typeof s === 'object' && s !== null && typeof s.t_ms === 'number' && typeof s.values === 'object') out.push(s);
+    } catch {
+      // a torn last line: what was written before it still draws
+    }
+  }
+  return out;
+}
+
 /**
  * A saved run: result.json, spec.json (null if absent) and the records (empty if records.jsonl is absent).
  * @throws UserError when `dir` is not a run directory (no result.json) or a file in it cannot be read.
@@ -37,7 +53,7 @@ function readJson(path: string): unknown {
 export function loadRunBundle(dir: string, records?: readonly RequestRecord[], given?: RunResult): RunBundle {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`${dir}: no such run directory`);
   const resultPath = join(dir, 'result.json');
-  if (given) return { result: given, spec: existsSync(join(dir, 'spec.json')) ? readJson(join(dir, 'spec.json')) : null, records: records ?? readRecords(dir) };
+  if (given) return { result: given, spec: existsSync(join(dir, 'spec.json')) ? readJson(join(dir, 'spec.json')) : null, records: records ?? readRecords(dir), serverSnapshots: readServer(dir) };
   if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json or sweep.json (not a run or sweep directory, or the run did not finish; \`infermeter analyze\` recomputes from records.jsonl)`);
   const result = readJson(resultPath) as RunResult;
   if (typeof result !== 'object' || result === null || !String((result as { schema?: unknown }).schema ?? '').startsWith('infermeter.result/')) {
@@ -45,12 +61,17 @@ export function loadRunBundle(dir: string, records?: readonly RequestRecord[], g
   }
   const specPath = join(dir, 'spec.json');
   const spec = existsSync(specPath) ? readJson(specPath) : null;
-  return { result, spec, records: records ?? readRecords(dir) };
+  return { result, spec, records: records ?? readRecords(dir), serverSnapshots: readServer(dir) };
 }
 
 function readRecords(dir: string): readonly RequestRecord[] {
   const recordsPath = join(dir, 'records.jsonl');
   return existsSync(recordsPath) ? readRecordsFile(recordsPath).records : [];
+}
+
+function readServer(dir: string): Snapshot[] {
+  const serverPath = join(dir, 'server-metrics.jsonl');
+  return existsSync(serverPath) ? readServerSnapshots(serverPath) : [];
 }
 
 /** The HTML report of a run directory, or of a sweep directory (sweep.json). @throws UserError as loadRunBundle. */

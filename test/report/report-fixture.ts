@@ -12,6 +12,8 @@ import type { RunResult } from '../../src/report/result-json.js';
 import { readRecordsFile } from '../../src/store/records-file.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { observationOf } from '../../src/observe/observation.js';
+import type { RawValue, Snapshot } from '../../src/observe/snapshot.js';
 
 export const INJECTED = {
   output: `<script>window.__pwned = 'output'</script>`,
@@ -19,6 +21,48 @@ export const INJECTED = {
   model: `</script><script>window.__pwned = 'model'</script>`,
   task: `<b onclick="window.__pwned = 'task'">chat</b>`,
 };
+
+/** Cumulative histogram (s) of `n` observations all equal to `v`, on fixed bounds. */
+function hist(n: number, v: number): RawValue {
+  const le = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, Infinity];
+  return { kind: 'histogram', hist: { le, counts: le.map((b) => (v <= b ? n : 0)), sum: n * v, count: n } };
+}
+
+/** One scrape a second: waiting grows in the middle third (queue time with it), KV usage follows. */
+export function serverScrapes(endMs: number): Snapshot[] {
+  const out: Snapshot[] = [];
+  let done = 0;
+  let queueSum = 0;
+  let prompt = 0;
+  let gen = 0;
+  for (let t = 0; t <= endMs + 1000; t += 1000) {
+    const phase = t / Math.max(endMs, 1);
+    const waiting = phase > 0.33 && phase < 0.66 ? Math.round(10 * Math.sin((phase - 0.33) * Math.PI * 3)) : 0;
+    done += 20;
+    queueSum += 20 * (waiting * 0.02);
+    prompt += 20 * 128;
+    gen += 20 * 64;
+    out.push({
+      t_ms: t,
+      source: 0,
+      engines: ['vllm'],
+      values: {
+        running: { kind: 'gauge', value: 8 + waiting },
+        waiting: { kind: 'gauge', value: waiting },
+        kv_usage: { kind: 'gauge', value: Math.min(0.95, 0.3 + waiting * 0.06) },
+        preemptions_per_s: { kind: 'counter', value: 0 },
+        prompt_tokens_per_s: { kind: 'counter', value: prompt },
+        generation_tokens_per_s: { kind: 'counter', value: gen },
+        queue_time_s: { kind: 'histogram', hist: { ...(hist(done, 0.001) as { hist: { le: number[]; counts: number[] } }).hist, sum: queueSum, count: done } },
+        prefill_time_s: hist(done, 0.02),
+        prefix_hit_rate: { kind: 'ratio', num: done * 0.3, den: done },
+        gpu_util: { kind: 'gauge', value: 0.6 + waiting * 0.03 },
+        gpu_mem_used_bytes: { kind: 'gauge', value: 70 * 2 ** 30 },
+      },
+    });
+  }
+  return out;
+}
 
 export interface ReportFixture {
   root: string;
@@ -50,8 +94,14 @@ export async function makeReportFixture(): Promise<ReportFixture> {
   result.target.model = INJECTED.model;
   // Windowed SLO results as result.json's `slos` documents them (written by runs given --slo).
   Object.assign(result, {
-    slos: [{ slo: 'p99(ttft) <= 500ms over 5s >= 99%', metric: 'ttft', value: 612.5, attainment: 0.5, attainment_target: 0.99, windows: { total: 4, evaluated: 4, met: 2, whole_run: false }, pass: false }],
+    slos: [{ slo: 'p99(ttft) <= 500ms over 5s >= 99%', metric: 'ttft_ms', unit: 'ms', statistic: 'p99', op: '<=', threshold: 500, window_ms: 5000, value: 612.5, attainment: 0.5, attainment_target: 0.99, windows: { total: 4, evaluated: 4, met: 2, whole_run: false }, pass: false }],
   });
+  // The server's side, as a scraped vLLM would show a queue building: hand-built scrapes every
+  // second over the run (server-metrics.jsonl) and result.json's summary of them.
+  const endMs = Math.max(...records.map((r) => r.end_ms));
+  const snapshots = serverScrapes(endMs);
+  writeFileSync(join(dir, 'server-metrics.jsonl'), `${snapshots.map((x) => JSON.stringify(x)).join('\n')}\n`);
+  result.server = observationOf(snapshots, [{ url: 'http://127.0.0.1:8000/metrics', engines: ['vllm'], scrapes: snapshots.length, failed: 0, problem: null }], 'scrape', 1000, 0, endMs);
   writeFileSync(join(dir, 'result.json'), JSON.stringify(result, null, 2));
   return { root, dir, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }

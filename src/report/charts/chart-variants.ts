@@ -12,6 +12,7 @@ import { breakdownChart } from './breakdown-charts.js';
 import type { Chart } from './chart.js';
 import { distributionCharts } from './distribution-charts.js';
 import { seriesCharts } from './series-charts.js';
+import { timelineChart } from './timeline-chart.js';
 import { SWEEP_LOAD_TITLES, sweepCharts } from './sweep-charts.js';
 
 export function chartVariants(): Chart[] {
@@ -26,5 +27,6 @@ export function chartVariants(): Chart[] {
     breakdownChart('tasks', '', []).chart,
     breakdownChart('turns', '', []).chart,
     ...Object.values(SWEEP_LOAD_TITLES).flatMap((t) => sweepCharts(t)),
+    timelineChart(true),
   ];
 }

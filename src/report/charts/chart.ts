@@ -23,6 +23,8 @@ export interface Chart {
   spec: TopLevelSpec;
   /** The dataset names the spec reads. */
   datasets: string[];
+  /** Spans the page's chart grid and is widened to fill it (a tall chart of many rows). */
+  wide?: boolean;
 }
 
 export type Datasets = Record<string, unknown[]>;
@@ -33,7 +35,7 @@ export const CHART_HEIGHT = 220;
 /** Shared look: one font stack, quiet axes; `autosize` so a legend does not squeeze the plot. */
 export const CHART_CONFIG = {
   font: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
-  axis: { labelFontSize: 11, titleFontSize: 12, gridColor: '#e6e6e6' },
+  axis: { labelFontSize: 11, titleFontSize: 12, gridColor: '#e6e6e6', labelSeparation: 6 },
   legend: { labelFontSize: 11, titleFontSize: 12, orient: 'top' },
   view: { stroke: null },
 } as const;
@@ -60,4 +62,29 @@ export async function compileWithVegaLite(spec: TopLevelSpec): Promise<vega.Spec
 /** The Vega spec of a chart (what the browser's Vega runtime parses). */
 export async function compileChart(chart: Chart): Promise<vega.Spec> {
   return precompiledChart(chart.spec) ?? compileWithVegaLite(chart.spec);
+}
+
+/** The dataset of SLO thresholds every chart of a bounded metric reads (data/slo-rules.ts). */
+export const SLO_RULES = 'slo_rules';
+
+/** One view of a layered Vega-Lite spec. */
+export type LayerItem = Extract<TopLevelSpec, { layer: unknown }>['layer'][number];
+
+/**
+ * Layers that draw the SLO thresholds of `metrics` as dashed red rules with their label: vertical
+ * on a chart whose x is the metric (histogram, CDF), horizontal where y is (over time, load
+ * curves). Labels sit inside the plot, so none is clipped at its edge.
+ */
+export function sloRuleLayers(metrics: readonly string[], axis: 'x' | 'y'): LayerItem[] {
+  const filter = `indexof(${JSON.stringify(metrics)}, datum.metric) >= 0`;
+  const at = { field: 'value', type: 'quantitative' } as const;
+  const rule = { type: 'rule', color: '#cf222e', strokeDash: [6, 3], strokeWidth: 1.5 } as const;
+  const text =
+    axis === 'x'
+      ? { type: 'text', color: '#cf222e', angle: 270, align: 'right', baseline: 'bottom', dx: -4, dy: -3, y: 0, fontSize: 10.5 }
+      : { type: 'text', color: '#cf222e', align: 'right', baseline: 'bottom', dy: -3, x: 'width', fontSize: 10.5 };
+  return [
+    { name: 'slo_rule', data: { name: SLO_RULES }, transform: [{ filter }], mark: rule, encoding: { [axis]: at } },
+    { data: { name: SLO_RULES }, transform: [{ filter }], mark: text, encoding: { [axis]: at, text: { field: 'label' } } },
+  ] as LayerItem[];
 }

@@ -3,7 +3,7 @@
  * (data/bins.ts), on a log axis when the values span a decade or more.
  */
 import type { MetricDistribution } from '../data/distributions.js';
-import { baseSpec, type Chart, type Datasets } from './chart.js';
+import { baseSpec, SLO_RULES, sloRuleLayers, type Chart, type Datasets } from './chart.js';
 
 export function distributionDatasets(dists: readonly MetricDistribution[]): Datasets {
   const out: Datasets = {};
@@ -26,33 +26,43 @@ export function distributionCharts(dists: readonly MetricDistribution[]): Chart[
       id: `hist-${d.metric.replace(/_ms$/, '')}`,
       title: `${d.label} histogram`,
       caption: `${d.count} ${unit} (measure phase, ok), in ${d.bins.length} bins.${below}`,
-      datasets: [`hist_${d.metric}`],
+      datasets: [`hist_${d.metric}`, SLO_RULES],
       spec: {
         ...baseSpec(),
-        data: { name: `hist_${d.metric}` },
-        // Pre-binned: a rect per bin from lo to hi and from 0 to its count.
-        mark: { type: 'rect', color: '#4c78a8', stroke: '#fff', strokeWidth: 0.5, tooltip: true },
-        encoding: {
-          x: { field: 'lo', type: 'quantitative', title: axisTitle, scale },
-          x2: { field: 'hi' },
-          y: { field: 'count', type: 'quantitative', title: d.metric === 'itl_ms' ? 'gaps' : 'requests' },
-          y2: { datum: 0 },
-        },
+        layer: [
+          {
+            data: { name: `hist_${d.metric}` },
+            // Pre-binned: a rect per bin from lo to hi and from 0 to its count.
+            mark: { type: 'rect', color: '#4c78a8', stroke: '#fff', strokeWidth: 0.5, tooltip: true },
+            encoding: {
+              x: { field: 'lo', type: 'quantitative', title: axisTitle, scale },
+              x2: { field: 'hi' },
+              y: { field: 'count', type: 'quantitative', title: d.metric === 'itl_ms' ? 'gaps' : 'requests' },
+              y2: { datum: 0 },
+            },
+          },
+          ...sloRuleLayers([d.metric], 'x'),
+        ],
       },
     });
     charts.push({
       id: `cdf-${d.metric.replace(/_ms$/, '')}`,
       title: `${d.label} CDF`,
       caption: `Fraction of the ${d.count} ${unit} at or below each value.${below}`,
-      datasets: [`cdf_${d.metric}`],
+      datasets: [`cdf_${d.metric}`, SLO_RULES],
       spec: {
         ...baseSpec(),
-        data: { name: `cdf_${d.metric}` },
-        mark: { type: 'line', color: '#e45756', tooltip: true },
-        encoding: {
-          x: { field: 'x', type: 'quantitative', title: axisTitle, scale },
-          y: { field: 'p', type: 'quantitative', title: 'fraction ≤ x', axis: { format: '%' }, scale: { domain: [0, 1] } },
-        },
+        layer: [
+          {
+            data: { name: `cdf_${d.metric}` },
+            mark: { type: 'line', color: '#4c78a8', tooltip: true },
+            encoding: {
+              x: { field: 'x', type: 'quantitative', title: axisTitle, scale },
+              y: { field: 'p', type: 'quantitative', title: 'fraction ≤ x', axis: { format: '%' }, scale: { domain: [0, 1] } },
+            },
+          },
+          ...sloRuleLayers([d.metric], 'x'),
+        ],
       },
     });
   }

@@ -4,7 +4,7 @@
  * the actual sends.
  */
 import type { RunSeries } from '../data/time-series.js';
-import { baseSpec, type Chart, type Datasets } from './chart.js';
+import { baseSpec, SLO_RULES, sloRuleLayers, type Chart, type Datasets, type LayerItem } from './chart.js';
 
 export function seriesDatasets(s: RunSeries): Datasets {
   return { series: s.points, errors: s.errors, slo: s.slo ?? [] };
@@ -27,29 +27,24 @@ function lineChart(id: string, title: string, caption: string, field: string, yT
   };
 }
 
-/** Several fields of the series as one line each, e.g. p50/p90/p99. */
-function foldedChart(id: string, title: string, caption: string, fields: Array<[string, string]>, yTitle: string, legend: string): Chart {
-  return {
-    id,
-    title,
-    caption,
-    datasets: ['series'],
-    spec: {
-      ...baseSpec(),
-      data: { name: 'series' },
-      transform: [
-        { fold: fields.map(([f]) => f), as: ['key', 'value'] },
-        { filter: 'datum.value !== null' },
-        { calculate: `{${fields.map(([f, label]) => `${JSON.stringify(f)}: ${JSON.stringify(label)}`).join(', ')}}[datum.key]`, as: legend },
-      ],
-      mark: { type: 'line', tooltip: true, point: { size: 12, filled: true } },
-      encoding: {
-        x: T,
-        y: { field: 'value', type: 'quantitative', title: yTitle },
-        color: { field: legend, type: 'nominal', sort: fields.map(([, l]) => l) },
-      },
+/** Several fields of the series as one line each, e.g. p50/p90/p99; with `sloMetric`, its SLO thresholds as rules. */
+function foldedChart(id: string, title: string, caption: string, fields: Array<[string, string]>, yTitle: string, legend: string, sloMetric?: string): Chart {
+  const lines: LayerItem = {
+    data: { name: 'series' },
+    transform: [
+      { fold: fields.map(([f]) => f), as: ['key', 'value'] },
+      { filter: 'datum.value !== null' },
+      { calculate: `{${fields.map(([f, label]) => `${JSON.stringify(f)}: ${JSON.stringify(label)}`).join(', ')}}[datum.key]`, as: legend },
+    ],
+    mark: { type: 'line', tooltip: true, point: { size: 12, filled: true } },
+    encoding: {
+      x: T,
+      y: { field: 'value', type: 'quantitative', title: yTitle },
+      color: { field: legend, type: 'nominal', sort: fields.map(([, l]) => l) },
     },
   };
+  if (!sloMetric) return { id, title, caption, datasets: ['series'], spec: { ...baseSpec(), ...lines } as Chart['spec'] };
+  return { id, title, caption, datasets: ['series', SLO_RULES], spec: { ...baseSpec(), layer: [lines, ...sloRuleLayers([sloMetric], 'y')] } };
 }
 
 export function seriesCharts(s: RunSeries): Chart[] {
@@ -58,8 +53,8 @@ export function seriesCharts(s: RunSeries): Chart[] {
     lineChart('ts-requests', 'Completed requests/s', `ok requests ending in each window (${w}), every phase.`, 'completed_per_s', 'requests/s', '#4c78a8'),
     lineChart('ts-tokens', 'Output tokens/s', `Output tokens by the time their chunk arrived (${w}); a request's tokens are spread over its chunks.`, 'output_tokens_per_s', 'tokens/s', '#54a24b'),
     lineChart('ts-inflight', 'Requests in flight', `Mean number of requests between send and end over each window (${w}).`, 'in_flight', 'requests', '#b279a2'),
-    foldedChart('ts-ttft', 'TTFT percentiles per window', `TTFT of ok requests by the window of their first token (${w}).`, [['ttft_p50', 'p50'], ['ttft_p90', 'p90'], ['ttft_p99', 'p99']], 'TTFT (ms)', 'percentile'),
-    foldedChart('ts-tpot', 'TPOT percentiles per window', `TPOT of ok requests by the window they ended in (${w}).`, [['tpot_p50', 'p50'], ['tpot_p90', 'p90'], ['tpot_p99', 'p99']], 'TPOT (ms)', 'percentile'),
+    foldedChart('ts-ttft', 'TTFT percentiles per window', `TTFT of ok requests by the window of their first token (${w}).`, [['ttft_p50', 'p50'], ['ttft_p90', 'p90'], ['ttft_p99', 'p99']], 'TTFT (ms)', 'percentile', 'ttft_ms'),
+    foldedChart('ts-tpot', 'TPOT percentiles per window', `TPOT of ok requests by the window they ended in (${w}).`, [['tpot_p50', 'p50'], ['tpot_p90', 'p90'], ['tpot_p99', 'p99']], 'TPOT (ms)', 'percentile', 'tpot_ms'),
   ];
   if (s.errors.length > 0) {
     charts.push({

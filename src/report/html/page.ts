@@ -45,12 +45,21 @@ const BOOT = `(() => {
   const data = JSON.parse(document.getElementById('report-data').textContent);
   const state = { total: data.charts.length, rendered: 0, failed: 0 };
   window.infermeterReport = state;
+  const hasSignal = (view, name) => { try { view.signal(name); return true; } catch { return false; } };
   Promise.all(data.charts.map(async (c) => {
     const el = document.getElementById('chart-' + c.id);
     try {
       const view = new vega.View(vega.parse(c.vega), { renderer: 'svg', container: el, hover: true });
       for (const name of c.datasets) view.data(name, data.datasets[name] || []);
       await view.runAsync();
+      // Fit the box: shrink a chart wider than it (a phone), widen a wide one to fill it.
+      const svg = el.querySelector('svg');
+      const over = (svg ? svg.getBoundingClientRect().width : el.scrollWidth) - el.clientWidth;
+      if (over > 0 || (c.wide && over < -40)) {
+        const name = hasSignal(view, 'child_width') ? 'child_width' : 'width';
+        view.signal(name, Math.min(1400, Math.max(160, view.signal(name) - over - 2)));
+        await view.resize().runAsync();
+      }
       state.rendered++;
     } catch (err) {
       state.failed++;
@@ -61,7 +70,7 @@ const BOOT = `(() => {
 })();`;
 
 function chartFigure(c: Chart): string {
-  return `<figure class="chart"><figcaption><strong>${e(c.title)}</strong> ${e(c.caption)}</figcaption><div class="chart-box" id="chart-${e(c.id)}" data-chart="${e(c.id)}"></div></figure>`;
+  return `<figure class="chart${c.wide ? ' wide' : ''}"><figcaption><strong>${e(c.title)}</strong> ${e(c.caption)}</figcaption><div class="chart-box" id="chart-${e(c.id)}" data-chart="${e(c.id)}"></div></figure>`;
 }
 
 export async function renderPage(page: Page): Promise<string> {
@@ -70,7 +79,7 @@ export async function renderPage(page: Page): Promise<string> {
   const used = new Set(charts.flatMap((c) => c.datasets));
   const datasets: Datasets = {};
   for (const name of used) datasets[name] = page.datasets[name] ?? [];
-  const payload = { charts: await Promise.all(charts.map(async (c) => ({ id: c.id, datasets: c.datasets, vega: await compileChart(c) }))), datasets };
+  const payload = { charts: await Promise.all(charts.map(async (c) => ({ id: c.id, datasets: c.datasets, vega: await compileChart(c), wide: c.wide === true }))), datasets };
   const csp = `default-src 'none'; script-src 'nonce-${nonce}' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'`;
   const nav = page.sections.map((s) => `<a href="#${e(s.id)}">${e(s.title)}</a>`).join('');
   const sections = page.sections

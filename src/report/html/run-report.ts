@@ -7,7 +7,11 @@ import type { RequestRecord } from '../../record/record.js';
 import { SLO_METRICS } from '../../metrics/index.js';
 import type { RunResult } from '../result-json.js';
 import { breakdownChart } from '../charts/breakdown-charts.js';
-import type { Chart, Datasets } from '../charts/chart.js';
+import { SLO_RULES, type Chart, type Datasets } from '../charts/chart.js';
+import { sloRules } from '../data/slo-rules.js';
+import { timelineRows } from '../data/timeline.js';
+import { TIMELINE, timelineChart } from '../charts/timeline-chart.js';
+import type { Snapshot } from '../../observe/snapshot.js';
 import { distributionCharts, distributionDatasets } from '../charts/distribution-charts.js';
 import { seriesCharts, seriesDatasets } from '../charts/series-charts.js';
 import { runDistributions } from '../data/distributions.js';
@@ -16,6 +20,9 @@ import { escapeHtml as e } from './escape.js';
 import { renderPage, type PageSection } from './page.js';
 import { renderCost } from '../cost-summary.js';
 import { renderColdStart, renderServerSummary } from '../server-summary.js';
+import type { ObjectiveUnit } from '../../config/slo.js';
+import { overviewHtml } from './overview.js';
+import { formatInUnit } from '../units.js';
 import { qualitySectionHtml } from './quality-section.js';
 import { failureExamples, groupTable, htmlTable, latencyTable, pct, requestsTable, sampleOutputs, throughputTable } from './tables.js';
 
@@ -24,21 +31,15 @@ export interface RunBundle {
   /** spec.json of the run (secrets already removed), when present. */
   spec: unknown;
   records: readonly RequestRecord[];
-}
-
-function verdictHtml(v: RunResult['validity']): string {
-  if (!v) {
-    return '<div class="verdict unknown"><strong>Run validity: not assessed</strong> — virtual time has no client to fall behind, and re-analysed records carry no observation of the client.</div>';
-  }
-  const list = (items: string[]) => (items.length ? `<ul>${items.map((i) => `<li>${e(i)}</li>`).join('')}</ul>` : '');
-  return v.valid
-    ? `<div class="verdict ok"><strong>Run validity: VALID</strong> — the client kept its schedule and was not saturated.${list(v.warnings.map((w) => `note: ${w}`))}</div>`
-    : `<div class="verdict bad"><strong>Run validity: INVALID</strong> — these figures show the client’s limits, not the server’s:${list([...v.reasons, ...v.warnings.map((w) => `note: ${w}`)])}</div>`;
+  /** server-metrics.jsonl: the server's scrapes on the run clock (empty when it was not observed). */
+  serverSnapshots?: readonly Snapshot[];
 }
 
 /** result.json `slos` (windowed SLO results, where the run had `--slo`), read by its documented fields. */
 interface SloResultView {
   slo: string;
+  /** Absent in results written before objectives carried it. */
+  unit?: ObjectiveUnit;
   value: number | null;
   attainment: number | null;
   attainment_target?: number;
@@ -51,7 +52,7 @@ function sloResultsHtml(result: RunResult): string {
   if (!Array.isArray(list) || list.length === 0) return '';
   const rows = (list as SloResultView[]).map((r) => [
     r.slo,
-    r.value === null || r.value === undefined ? '—' : String(Number(r.value.toPrecision(6))),
+    formatInUnit(r.value, r.unit),
     r.windows ? `${r.windows.met} / ${r.windows.evaluated}` : '—',
     pct(r.attainment),
     r.attainment_target === undefined ? '—' : pct(r.attainment_target),
@@ -88,19 +89,29 @@ export function buildRunReport(bundle: RunBundle, generator: string): Promise<st
   const slos = result.metrics.goodput?.slos ?? [];
   const dists = runDistributions(records);
   const series = runSeries(records, slos);
-  const datasets: Datasets = { ...distributionDatasets(dists), ...seriesDatasets(series) };
+  const rules = sloRules(result.slos, slos);
+  const snapshots = bundle.serverSnapshots ?? [];
+  const datasets: Datasets = { ...distributionDatasets(dists), ...seriesDatasets(series), [SLO_RULES]: rules };
+  datasets[TIMELINE] = timelineRows(series.points, series.window_s, rules, snapshots);
   const allSeries = seriesCharts(series);
   const pick = (...ids: string[]) => allSeries.filter((c) => ids.includes(c.id));
 
   const sections: PageSection[] = [
+    { id: 'overview', title: 'At a glance', html: overviewHtml(result), charts: [] },
     {
       id: 'summary',
       title: 'Summary',
-      html: `${verdictHtml(result.validity)}<div class="tables">${requestsTable(result.metrics)}${throughputTable(result.metrics)}</div>${latencyTable(result.metrics)}`,
+      html: `<div class="tables">${requestsTable(result.metrics)}${throughputTable(result.metrics)}</div>${latencyTable(result.metrics)}`,
       charts: [],
     },
     ...(result.quality ? [{ id: 'quality', title: 'Answer quality', html: qualitySectionHtml(result.quality, records, result.cost?.currency ?? null), charts: [] }] : []),
     { id: 'slo', title: 'SLOs and goodput', html: sloHtml(result), charts: pick('ts-slo') },
+    {
+      id: 'timeline',
+      title: snapshots.length ? 'Client and server over time' : 'Latency over time',
+      html: '',
+      charts: [timelineChart(snapshots.length > 0)],
+    },
     { id: 'distributions', title: 'Latency distributions', html: '', charts: distributionCharts(dists) },
     { id: 'over-time', title: 'Over the run', html: '', charts: pick('ts-requests', 'ts-tokens', 'ts-inflight', 'ts-ttft', 'ts-tpot', 'ts-errors') },
     { id: 'schedule', title: 'Arrival schedule vs. actual sends', html: '', charts: pick('ts-schedule', 'ts-lag') },

@@ -12,9 +12,9 @@ export const pct = (v: number | null | undefined): string => (v === null || v ==
 
 export function htmlTable(header: string[], rows: string[][], opts: { numeric?: boolean } = {}): string {
   const cls = opts.numeric === false ? '' : ' class="num"';
-  return `<table${cls}><thead><tr>${header.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>${rows
+  return `<div class="table-box"><table${cls}><thead><tr>${header.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.map((c, i) => (i === 0 ? `<th scope="row">${e(c)}</th>` : `<td>${e(c)}</td>`)).join('')}</tr>`)
-    .join('')}</tbody></table>`;
+    .join('')}</tbody></table></div>`;
 }
 
 const LATENCY_ROWS: Array<[keyof RunMetrics['latency'], string]> = [
