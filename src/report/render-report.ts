@@ -83,7 +83,9 @@ export async function renderReport(dir: string, opts: ReportOptions = {}): Promi
       throw new UserError(`${sweepPath}: not an infermeter sweep (no "schema": "infermeter.sweep/…")`);
     }
     const specPath = join(dir, 'spec.json');
-    return buildSweepReport(doc, existsSync(specPath) ? readJson(specPath) : null, opts.generator ?? `infermeter ${doc.infermeter_version}`);
+    const recordsPath = join(dir, 'records.jsonl');
+    const records = opts.records ?? (existsSync(recordsPath) ? readRecordsFile(recordsPath).records : []);
+    return buildSweepReport(doc, existsSync(specPath) ? readJson(specPath) : null, opts.generator ?? `infermeter ${doc.infermeter_version}`, records);
   }
   const bundle = loadRunBundle(dir, opts.records, opts.result);
   return buildRunReport(bundle, opts.generator ?? `infermeter ${bundle.result.infermeter_version}`);

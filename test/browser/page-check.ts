@@ -45,9 +45,17 @@ export interface Layout {
 
 export async function layoutOf(page: Page): Promise<Layout> {
   return page.evaluate(() => {
-    const doc = (globalThis as unknown as { document: any }).document;
-    const win = globalThis as unknown as { innerWidth: number; getComputedStyle(el: unknown): { overflowX: string } };
-    const vw = doc.documentElement.clientWidth as number;
+    // The page's DOM, typed by what is read here (the tests' tsconfig has no DOM library).
+    interface El {
+      tagName: string;
+      id: string;
+      className: unknown;
+      parentElement: El | null;
+      getBoundingClientRect(): { right: number; width: number };
+    }
+    const doc = (globalThis as unknown as { document: { documentElement: { clientWidth: number; scrollWidth: number }; body: El & { querySelectorAll(q: string): Iterable<El> } } }).document;
+    const win = globalThis as unknown as { getComputedStyle(el: El): { overflowX: string } };
+    const vw = doc.documentElement.clientWidth;
     const overflowing: string[] = [];
     for (const el of doc.body.querySelectorAll('*')) {
       const r = el.getBoundingClientRect();
@@ -60,9 +68,9 @@ export async function layoutOf(page: Page): Promise<Layout> {
           break;
         }
       }
-      if (!clipped) overflowing.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.split(' ').join('.')}` : ''} right=${Math.round(r.right)}`);
+      if (!clipped) overflowing.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${typeof el.className === 'string' && el.className ? `.${el.className.split(' ').join('.')}` : ''} right=${Math.round(r.right)}`);
     }
-    return { scrollWidth: doc.documentElement.scrollWidth as number, viewport: vw, overflowing: overflowing.slice(0, 10) };
+    return { scrollWidth: doc.documentElement.scrollWidth, viewport: vw, overflowing: overflowing.slice(0, 10) };
   });
 }
 

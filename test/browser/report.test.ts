@@ -120,8 +120,17 @@ describe('HTML report in Chromium', () => {
       const { page, state } = o;
       expect(state.failed).toBe(0);
       expect(state.rendered).toBe(state.total);
-      const lines = await page.$$eval('.chart-box', (els) => els.map((el) => el.querySelectorAll('g.mark-line path, g.mark-rule line, g.mark-rule path').length));
-      for (const n of lines) expect(n).toBeGreaterThan(0);
+      const marks = await chartMarks(page);
+      for (const [id, m] of marks) expect(m.items, id).toBeGreaterThan(0);
+      // The load curves and the per-stage CDFs, with the goodput bound (TTFT ≤ 300 ms per request) on the TTFT ones only.
+      expect([...marks.keys()]).toEqual(['sweep-ttft', 'sweep-tpot', 'sweep-throughput', 'sweep-tokens', 'cdfs-ttft', 'cdfs-tpot', 'cdfs-itl', 'cdfs-e2el']);
+      for (const [id, m] of marks) expect(m.slo, `SLO rules on ${id}`).toBe(id === 'sweep-ttft' || id === 'cdfs-ttft' ? 1 : 0);
+      // Stages are numbered from 1, as the CLI prints them; the server table names each stage's bottleneck.
+      const text = await page.locator('body').innerText();
+      expect(text).toContain('stage 1 (list)');
+      expect(text).not.toContain('#0');
+      expect(text).toContain('Saturation at 60 req/s (stage 3)');
+      expect(await page.locator('#summary table').count()).toBe(2);
       await expectCleanLayout(o, width);
       expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
       expect(o.problems).toEqual([]);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPILED_CHARTS } from '../../src/report/charts/compiled-charts.js';
@@ -102,7 +102,10 @@ describe('the report of a sweep directory', () => {
     expect(html).not.toContain(SWEEP_INJECTED);
     expect(html).toContain(escapeHtml(SWEEP_INJECTED));
     const p = payload(html);
-    expect(p.charts.map((c) => c.id)).toEqual(['sweep-ttft', 'sweep-tpot', 'sweep-throughput', 'sweep-tokens']);
+    expect(p.charts.map((c) => c.id)).toEqual(['sweep-ttft', 'sweep-tpot', 'sweep-throughput', 'sweep-tokens', 'cdfs-ttft', 'cdfs-tpot', 'cdfs-itl', 'cdfs-e2el']);
+    // One CDF per stage, from records.jsonl's records of that stage, named 1-based as the CLI does.
+    expect([...new Set(p.datasets.cdfs_ttft_ms!.map((r) => (r as { group: string }).group))]).toEqual(['stage 1 (5 req/s)', 'stage 2 (20 req/s)', 'stage 3 (60 req/s)']);
+    expect(p.datasets.slo_rules).toEqual([{ metric: 'ttft_ms', value: 300, label: 'goodput: TTFT ≤ 300 ms per request' }]);
     for (const c of p.charts) expect(PRECOMPILED.has(JSON.stringify(c.vega)), c.id).toBe(true);
     expect(p.datasets.sweep_points!.map((pt) => (pt as { load: number }).load)).toEqual([5, 20, 60]);
     expect(p.datasets.sweep_markers).toEqual([
@@ -110,5 +113,15 @@ describe('the report of a sweep directory', () => {
       { load: 20, label: 'knee' },
     ]);
     expect(html).toContain('fail (stopped early)');
+  });
+
+  it('states a finding without a load by its stage, never as "null"', async () => {
+    const dir = await makeSweepFixture();
+    const doc = JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8')) as { analysis: Record<string, unknown> };
+    doc.analysis.degradation = { index: 2, load: null, reason: 'an SLO failed' };
+    writeFileSync(join(dir, 'sweep.json'), JSON.stringify(doc));
+    const html = await renderReport(dir);
+    expect(html).toContain('Degradation at stage 3: the service got worse');
+    expect(html.slice(html.indexOf('<main>'), html.indexOf('</main>'))).not.toContain('null');
   });
 });

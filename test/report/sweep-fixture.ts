@@ -8,6 +8,10 @@ import { join } from 'node:path';
 import type { RunResult } from '../../src/report/result-json.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { observationOf } from '../../src/observe/observation.js';
+import { recordToJsonLine } from '../../src/record/jsonl.js';
+import { readRecordsFile } from '../../src/store/records-file.js';
+import { serverScrapes } from './report-fixture.js';
 
 export const SWEEP_INJECTED = `<script>window.__pwned = 'sweep'</script>`;
 
@@ -15,12 +19,18 @@ export async function makeSweepFixture(): Promise<string> {
   const root = tempDir('sweep-report');
   const rates = [5, 20, 60];
   const stages = [];
+  const lines: string[] = [];
   for (const [i, rate] of rates.entries()) {
-    const r = await runCli(['sim', 'run', '--request-rate', String(rate), '--num-prompts', '120', '--result-dir', join(root, 'runs'), '--name', `s${i}`, '--no-report', '--goodput', 'ttft:300']);
+    const r = await runCli(['sim', 'run', '--request-rate', String(rate), '--num-prompts', '120', '--result-dir', join(root, 'runs'), '--name', `s${i}`, '--no-report', '--goodput', 'ttft:300', '--seed', String(i + 1)]);
     if (r.code !== 0) throw new Error(r.stderr);
     const dir = readdirSync(join(root, 'runs')).find((d) => d.endsWith(`-s${i}`))!;
     const result = JSON.parse(readFileSync(join(root, 'runs', dir, 'result.json'), 'utf8')) as RunResult;
-    stages.push({ index: i, role: 'list', load: { kind: 'rate', rate }, metrics: result.metrics, validity: null, slos: null, slos_pass: i < 2, stopped_early: i === 2 ? 'p99(ttft) could no longer be met' : null, records: 120, wall_s: 1 });
+    const { records } = readRecordsFile(join(root, 'runs', dir, 'records.jsonl'));
+    for (const rec of records) lines.push(recordToJsonLine({ ...rec, stage: i }));
+    // The server's side of each stage (hand-built scrapes: a queue in the middle of each).
+    const endMs = Math.max(...records.map((x) => x.end_ms));
+    const server = observationOf(serverScrapes(endMs), [{ url: 'http://127.0.0.1:8000/metrics', engines: ['vllm'], scrapes: 1, failed: 0, problem: null }], 'scrape', 1000, 0, endMs);
+    stages.push({ server, index: i, role: 'list', load: { kind: 'rate', rate }, metrics: result.metrics, validity: null, slos: null, slos_pass: i < 2, stopped_early: i === 2 ? 'p99(ttft) could no longer be met' : null, records: 120, wall_s: 1 });
   }
   const dir = join(root, '20261130-140000-sweep');
   mkdirSync(dir);
@@ -41,6 +51,7 @@ export async function makeSweepFixture(): Promise<string> {
       pass: false,
     }),
   );
+  writeFileSync(join(dir, 'records.jsonl'), `${lines.join('\n')}\n`);
   writeFileSync(join(dir, 'spec.json'), JSON.stringify({ load: { request_rates: rates } }));
   return dir;
 }

@@ -13,6 +13,7 @@ import type { Chart } from './chart.js';
 import { distributionCharts } from './distribution-charts.js';
 import { seriesCharts } from './series-charts.js';
 import { timelineChart } from './timeline-chart.js';
+import { overlaidCdfChart } from './overlay-charts.js';
 import { SWEEP_LOAD_TITLES, sweepCharts } from './sweep-charts.js';
 
 export function chartVariants(): Chart[] {
@@ -28,5 +29,6 @@ export function chartVariants(): Chart[] {
     breakdownChart('turns', '', []).chart,
     ...Object.values(SWEEP_LOAD_TITLES).flatMap((t) => sweepCharts(t)),
     timelineChart(true),
+    ...DISTRIBUTION_METRICS.flatMap((m) => (['log', 'linear'] as const).flatMap((scale) => (['stage', 'run'] as const).map((legend) => overlaidCdfChart(m, scale, legend, '')))),
   ];
 }

@@ -3,7 +3,7 @@
  * stage, with the saturation point and the knee marked as vertical rules (from sweep.json's
  * `analysis`, docs/sweep-schema.md).
  */
-import { baseSpec, type Chart } from './chart.js';
+import { baseSpec, SLO_RULES, sloRuleLayers, type Chart } from './chart.js';
 
 export interface SweepPoint {
   load: number;
@@ -24,13 +24,13 @@ export interface SweepMarker {
   label: string;
 }
 
-function curve(id: string, title: string, caption: string, loadTitle: string, fields: Array<[keyof SweepPoint, string]>, yTitle: string, log: boolean): Chart {
+function curve(id: string, title: string, caption: string, loadTitle: string, fields: Array<[keyof SweepPoint, string]>, yTitle: string, log: boolean, sloMetrics: string[]): Chart {
   const labels = `{${fields.map(([f, l]) => `${JSON.stringify(f)}: ${JSON.stringify(l)}`).join(', ')}}`;
   return {
     id,
     title,
     caption,
-    datasets: ['sweep_points', 'sweep_markers'],
+    datasets: ['sweep_points', 'sweep_markers', SLO_RULES],
     spec: {
       ...baseSpec(),
       layer: [
@@ -54,10 +54,12 @@ function curve(id: string, title: string, caption: string, loadTitle: string, fi
           encoding: { x: { field: 'load', type: 'quantitative' } },
         },
         {
+          // Along the rule, inside the plot: a label at the right edge is never clipped.
           data: { name: 'sweep_markers' },
-          mark: { type: 'text', align: 'left', dx: 3, dy: -4, baseline: 'bottom', color: '#555', y: 0 },
+          mark: { type: 'text', angle: 270, align: 'right', baseline: 'bottom', dx: -4, dy: -3, color: '#555', y: 0 },
           encoding: { x: { field: 'load', type: 'quantitative' }, text: { field: 'label' } },
         },
+        ...sloRuleLayers(sloMetrics, 'y'),
       ],
     },
   };
@@ -67,11 +69,11 @@ function curve(id: string, title: string, caption: string, loadTitle: string, fi
 export const SWEEP_LOAD_TITLES = { rate: 'offered load (requests/s)', concurrency: 'concurrency' } as const;
 
 export function sweepCharts(loadTitle: string): Chart[] {
-  const marks = 'Dashed lines: the saturation point and the knee found by the sweep analysis.';
+  const marks = 'Grey dashed lines: the saturation point and the knee found by the sweep analysis; red: SLO thresholds.';
   return [
-    curve('sweep-ttft', 'Load → TTFT', `TTFT p50 and p99 of each stage (log scale). ${marks}`, loadTitle, [['ttft_p50', 'TTFT p50'], ['ttft_p99', 'TTFT p99']], 'ms', true),
-    curve('sweep-tpot', 'Load → TPOT and E2E latency', `TPOT and E2E latency p50 and p99 of each stage (log scale). ${marks}`, loadTitle, [['tpot_p50', 'TPOT p50'], ['tpot_p99', 'TPOT p99'], ['e2el_p50', 'E2EL p50'], ['e2el_p99', 'E2EL p99']], 'ms', true),
-    curve('sweep-throughput', 'Load → throughput and goodput', `Completed requests/s and goodput (requests/s meeting every per-request SLO) of each stage. ${marks}`, loadTitle, [['request_per_s', 'requests/s'], ['goodput_request_per_s', 'goodput req/s']], 'requests/s', false),
-    curve('sweep-tokens', 'Load → output tokens/s', `Output tokens/s of each stage. ${marks}`, loadTitle, [['output_tokens_per_s', 'output tokens/s']], 'tokens/s', false),
+    curve('sweep-ttft', 'Load → TTFT', `TTFT p50 and p99 of each stage (log scale). ${marks}`, loadTitle, [['ttft_p50', 'TTFT p50'], ['ttft_p99', 'TTFT p99']], 'ms', true, ['ttft_ms']),
+    curve('sweep-tpot', 'Load → TPOT and E2E latency', `TPOT and E2E latency p50 and p99 of each stage (log scale). ${marks}`, loadTitle, [['tpot_p50', 'TPOT p50'], ['tpot_p99', 'TPOT p99'], ['e2el_p50', 'E2EL p50'], ['e2el_p99', 'E2EL p99']], 'ms', true, ['tpot_ms', 'e2el_ms']),
+    curve('sweep-throughput', 'Load → throughput and goodput', `Completed requests/s and goodput (requests/s meeting every per-request SLO) of each stage. ${marks}`, loadTitle, [['request_per_s', 'requests/s'], ['goodput_request_per_s', 'goodput req/s']], 'requests/s', false, ['request_throughput', 'goodput']),
+    curve('sweep-tokens', 'Load → output tokens/s', `Output tokens/s of each stage. ${marks}`, loadTitle, [['output_tokens_per_s', 'output tokens/s']], 'tokens/s', false, ['output_throughput']),
   ];
 }

@@ -3,8 +3,14 @@
  * table, the load curves with the saturation point and the knee, the SLO verdict of each
  * stage. Read through the file's documented shape, so only the fields used here are typed.
  */
-import type { RunMetrics } from '../../metrics/index.js';
-import type { Datasets } from '../charts/chart.js';
+import type { ObjectiveResult, RunMetrics } from '../../metrics/index.js';
+import type { ServerObservation } from '../../observe/observation.js';
+import type { RequestRecord } from '../../record/record.js';
+import { SLO_RULES, type Datasets } from '../charts/chart.js';
+import { overlaidCdfCharts, overlaidCdfDatasets } from '../charts/overlay-charts.js';
+import { diagnoseBottleneck } from '../data/bottleneck.js';
+import { runDistributions } from '../data/distributions.js';
+import { sloRules } from '../data/slo-rules.js';
 import { SWEEP_LOAD_TITLES, sweepCharts, type SweepMarker, type SweepPoint } from '../charts/sweep-charts.js';
 import { escapeHtml as e } from './escape.js';
 import { renderPage, type PageSection } from './page.js';
@@ -13,7 +19,7 @@ import { htmlTable, pct } from './tables.js';
 type StageLoad = { kind: 'rate'; rate: number | 'inf' } | { kind: 'concurrency'; concurrency: number };
 interface Finding {
   index: number;
-  load: number;
+  load: number | null;
   reason: string;
 }
 
@@ -24,7 +30,7 @@ export interface SweepDoc {
   sweep: { id: string | null; name: string; mode: string; driver: string; started_at: string; interrupted: boolean };
   target: { model?: unknown; base_url?: unknown; endpoint?: unknown; simulated?: unknown };
   slos: string[];
-  stages: Array<{ index: number; role: string; load: StageLoad; metrics: RunMetrics; slos_pass: boolean | null; stopped_early: string | null }>;
+  stages: Array<{ index: number; role: string; load: StageLoad; metrics: RunMetrics; slos?: ObjectiveResult[] | null; slos_pass: boolean | null; stopped_early: string | null; server?: ServerObservation | null }>;
   analysis: { order: number[]; saturation: Finding | null; knee: Finding | null; degradation: Finding | null };
   search: { found: number | null; reason: string } | null;
   pass: boolean;
@@ -32,9 +38,56 @@ export interface SweepDoc {
 
 const fmt = (v: number | null | undefined, d = 2): string => (v === null || v === undefined ? '—' : v.toFixed(d));
 const loadText = (l: StageLoad): string => (l.kind === 'concurrency' ? `concurrency ${l.concurrency}` : l.rate === 'inf' ? 'all at once' : `${l.rate} req/s`);
+/** Stage numbers as the CLI prints them: 1-based. */
+export const stageName = (index: number): string => `stage ${index + 1}`;
 const loadValue = (l: StageLoad): number | null => (l.kind === 'concurrency' ? l.concurrency : typeof l.rate === 'number' ? l.rate : null);
 
-export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string): Promise<string> {
+/** What each finding means for the user, after its load and the analysis's reason. */
+const FINDING_TEXT = {
+  saturation: (load: string) => `Saturation at ${load}: throughput stopped rising — offering more load than this only adds latency.`,
+  knee: (load: string) => `Knee at ${load}: latency rises fastest from here — run at or below it to keep headroom.`,
+  degradation: (load: string) => `Degradation at ${load}: the service got worse (errors or a collapse of throughput) — stay well below it.`,
+} as const;
+
+function findingsHtml(doc: SweepDoc, loadUnit: (v: number) => string): string {
+  return (['saturation', 'knee', 'degradation'] as const)
+    .map((k) => {
+      const f = doc.analysis?.[k];
+      if (!f) return `<li><strong>${k}</strong>: not found in the loads run${k === 'degradation' ? ' (no stage degraded)' : ''}.</li>`;
+      const at = f.load === null ? stageName(f.index) : `${loadUnit(f.load)} (${stageName(f.index)})`;
+      return `<li>${e(FINDING_TEXT[k](at))} <span class="note">Found by: ${e(f.reason)}.</span></li>`;
+    })
+    .join('');
+}
+
+const n1 = (x: number | null | undefined, d = 1): string => (x === null || x === undefined ? '—' : x.toFixed(d));
+const msOf = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : `${(x * 1000).toFixed(1)} ms`);
+const pctOf = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)} %`);
+
+/** The console's per-stage server table, with the bottleneck line of each stage (data/bottleneck.ts). */
+function serverTable(stages: SweepDoc['stages'], loadText: (l: StageLoad) => string): string {
+  const observed = stages.filter((st) => st.server);
+  if (observed.length === 0) return '<p class="note">The server’s metrics were not observed in this sweep (virtual time, or <code>--no-metrics</code>).</p>';
+  const rows = observed.map((st) => {
+    const s = st.server!.series;
+    const b = diagnoseBottleneck(s);
+    return [
+      stageName(st.index),
+      loadText(st.load),
+      n1(s.running?.mean),
+      n1(s.waiting?.mean),
+      pctOf(s.kv_usage?.max),
+      n1(s.preemptions_per_s?.total, 0),
+      msOf(s.queue_time_s?.mean),
+      msOf(s.prefill_time_s?.mean),
+      pctOf(s.gpu_util?.mean),
+      b ? b.headline.split(':')[0]! : '—',
+    ];
+  });
+  return htmlTable(['Stage', 'load', 'running (mean)', 'waiting (mean)', 'KV usage (peak)', 'preemptions', 'queue time (mean)', 'prefill (mean)', 'GPU util (mean)', 'bottleneck'], rows);
+}
+
+export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string, records: readonly RequestRecord[] = []): Promise<string> {
   const byIndex = new Map(doc.stages.map((s) => [s.index, s]));
   const ordered = (doc.analysis?.order ?? doc.stages.map((s) => s.index)).map((i) => byIndex.get(i)).filter((s) => s !== undefined);
   // The curve's x axis is one kind of load: the kind most stages have (an auto sweep's baseline and probe are of the other).
@@ -60,19 +113,27 @@ export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string
     });
   }
   const markers: SweepMarker[] = [];
-  if (doc.analysis?.saturation) markers.push({ load: doc.analysis.saturation.load, label: 'saturation' });
-  if (doc.analysis?.knee) markers.push({ load: doc.analysis.knee.load, label: 'knee' });
-  const datasets: Datasets = { sweep_points: points, sweep_markers: markers };
+  for (const k of ['saturation', 'knee', 'degradation'] as const) {
+    const f = doc.analysis?.[k];
+    if (f && f.load !== null) markers.push({ load: f.load, label: k });
+  }
+  const withSlos = doc.stages.find((st) => st.slos && st.slos.length > 0);
+  const goodput = doc.stages.find((st) => st.metrics.goodput)?.metrics.goodput?.slos ?? [];
+  const datasets: Datasets = { sweep_points: points, sweep_markers: markers, [SLO_RULES]: sloRules(withSlos?.slos, goodput) };
+  const loadUnit = (v: number): string => (kind === 'concurrency' ? `concurrency ${v}` : `${v} req/s`);
 
-  const findings = (['saturation', 'knee', 'degradation'] as const)
-    .map((k) => [k, doc.analysis?.[k]] as const)
-    .map(([k, f]) => `<li><strong>${k}</strong>: ${f ? `${e(f.load)} — ${e(f.reason)}` : 'not found in the loads run'}</li>`)
-    .join('');
+  // Per stage, the distributions of its measure-phase records (records.jsonl holds every stage's, by `stage`).
+  const groups = ordered
+    .map((st) => ({ name: `${stageName(st.index)} (${loadText(st.load)})`, dists: runDistributions(records.filter((r) => r.stage === st.index)) }))
+    .filter((g) => g.dists.some((d) => d.count > 0));
+  Object.assign(datasets, overlaidCdfDatasets(groups));
+  const distCharts = overlaidCdfCharts(groups, 'stage', (m) => `Each stage’s ${m === 'itl_ms' ? 'gaps between chunks' : 'requests'} (measure phase, ok): the curves move right as the load rises; where one crosses a red SLO line, that stage breaks the SLO.`);
+
   const verdict = doc.slos.length
     ? `<div class="verdict ${doc.pass ? 'ok' : 'bad'}"><strong>SLOs ${doc.pass ? 'held' : 'did not all hold'}</strong>: ${doc.slos.map((s) => e(s)).join('; ')}${doc.search ? ` — search: ${doc.search.found === null ? 'no load passed' : `highest passing load ${e(doc.search.found)}`} (${e(doc.search.reason)})` : ''}</div>`
     : '<p class="note">No SLOs were given.</p>';
   const stageRows = ordered.map((s) => [
-    `#${s.index} ${s.role}`,
+    `${stageName(s.index)} (${s.role})`,
     loadText(s.load),
     String(s.metrics.requests.total),
     fmt(s.metrics.throughput.request_per_s, 3),
@@ -89,10 +150,16 @@ export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string
     {
       id: 'summary',
       title: 'Sweep',
-      html: `${verdict}<h3>Curve analysis</h3><ul>${findings}</ul><h3>Stages (by offered load)</h3>${htmlTable(['Stage', 'load', 'requests', 'req/s', 'out tok/s', 'goodput req/s', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99', 'failed', 'SLOs'], stageRows)}`,
+      html: `${verdict}<h3>What the curve says</h3><ul>${findingsHtml(doc, loadUnit)}</ul><h3>Stages (by offered load)</h3>${htmlTable(['Stage', 'load', 'requests', 'req/s', 'out tok/s', 'goodput req/s', 'TTFT p50 (ms)', 'TTFT p99 (ms)', 'TPOT p50 (ms)', 'TPOT p99 (ms)', 'failed', 'SLOs'], stageRows)}<h3>The server per stage</h3>${serverTable(ordered, loadText)}`,
       charts: [],
     },
     { id: 'curves', title: 'Load curves', html: points.length ? '' : '<p class="note">No stage has a finite load of one kind to draw a curve over.</p>', charts: points.length ? sweepCharts(SWEEP_LOAD_TITLES[kind]) : [] },
+    {
+      id: 'stage-distributions',
+      title: 'Distributions per stage',
+      html: distCharts.length ? '' : '<p class="note">The sweep directory holds no records.jsonl, so the stages’ distributions cannot be drawn.</p>',
+      charts: distCharts,
+    },
     { id: 'spec', title: 'Run spec', html: `<details open><summary>spec.json (secrets removed)</summary><pre>${e(JSON.stringify(spec, null, 2))}</pre></details>`, charts: [] },
   ];
   const t = doc.target;
