@@ -9,7 +9,8 @@ import { UserError } from '../errors/user-error.js';
 import { recordsCsv, summaryCsv } from '../export/csv-export.js';
 import { markdownSummary } from '../export/markdown-export.js';
 import { writeRecordsParquet } from '../export/parquet-export.js';
-import { loadRunBundle } from '../report/render-report.js';
+import { isSweepDir, loadRunBundle, loadSweepBundle } from '../report/render-report.js';
+import { sweepMarkdown, sweepSummaryCsv } from '../export/sweep-export.js';
 import type { CliIo } from './io.js';
 
 export const EXPORT_FORMATS = ['csv', 'parquet', 'markdown'] as const;
@@ -41,7 +42,9 @@ function write(path: string, text: string): void {
 
 export async function exportCommand(dir: string, opts: { format: string; outDir?: string }, io: CliIo): Promise<number> {
   const formats = parseFormats(opts.format);
-  const bundle = loadRunBundle(dir);
+  const sweep = isSweepDir(dir) ? loadSweepBundle(dir) : null;
+  const bundle = sweep ? null : loadRunBundle(dir);
+  const records = sweep ? sweep.records : bundle!.records;
   const outDir = opts.outDir ?? dir;
   try {
     mkdirSync(outDir, { recursive: true });
@@ -51,19 +54,23 @@ export async function exportCommand(dir: string, opts: { format: string; outDir?
   const written: string[] = [];
   for (const format of formats) {
     if (format === 'csv') {
-      write(join(outDir, EXPORT_FILES.recordsCsv), recordsCsv(bundle.records));
-      write(join(outDir, EXPORT_FILES.summaryCsv), summaryCsv(bundle.result));
+      write(join(outDir, EXPORT_FILES.recordsCsv), recordsCsv(records));
+      write(join(outDir, EXPORT_FILES.summaryCsv), sweep ? sweepSummaryCsv(sweep.doc) : summaryCsv(bundle!.result));
       written.push(join(outDir, EXPORT_FILES.recordsCsv), join(outDir, EXPORT_FILES.summaryCsv));
     } else if (format === 'parquet') {
       const path = join(outDir, EXPORT_FILES.parquet);
       try {
-        await writeRecordsParquet(bundle.records, path);
+        await writeRecordsParquet(records, path);
       } catch (err) {
         throw new UserError(`cannot write ${path}: ${(err as Error).message.split('\n')[0]}`);
       }
       written.push(path);
+    } else if (sweep) {
+      // A sweep's summary is its curve and stage table; the charts are the HTML report's.
+      write(join(outDir, EXPORT_FILES.markdown), sweepMarkdown(sweep.doc));
+      written.push(join(outDir, EXPORT_FILES.markdown));
     } else {
-      const md = await markdownSummary(bundle, EXPORT_FILES.chartsDir);
+      const md = await markdownSummary(bundle!, EXPORT_FILES.chartsDir);
       const chartsDir = join(outDir, EXPORT_FILES.chartsDir);
       mkdirSync(chartsDir, { recursive: true });
       for (const [name, svg] of Object.entries(md.svgs)) write(join(chartsDir, name), svg);

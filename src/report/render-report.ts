@@ -74,18 +74,35 @@ function readServer(dir: string): Snapshot[] {
   return existsSync(serverPath) ? readServerSnapshots(serverPath) : [];
 }
 
+/** A sweep directory: sweep.json and no result.json of its own. */
+export function isSweepDir(dir: string): boolean {
+  return existsSync(dir) && existsSync(join(dir, 'sweep.json')) && !existsSync(join(dir, 'result.json'));
+}
+
+export interface SweepBundle {
+  doc: SweepDoc;
+  spec: unknown;
+  /** Every stage's records (each with its `stage`); empty without records.jsonl. */
+  records: readonly RequestRecord[];
+}
+
+/** A saved sweep. @throws UserError when sweep.json is not an infermeter sweep or a file cannot be read. */
+export function loadSweepBundle(dir: string, records?: readonly RequestRecord[]): SweepBundle {
+  const sweepPath = join(dir, 'sweep.json');
+  const doc = readJson(sweepPath) as SweepDoc;
+  if (typeof doc !== 'object' || doc === null || !String(doc.schema ?? '').startsWith('infermeter.sweep/')) {
+    throw new UserError(`${sweepPath}: not an infermeter sweep (no "schema": "infermeter.sweep/…")`);
+  }
+  const specPath = join(dir, 'spec.json');
+  const recordsPath = join(dir, 'records.jsonl');
+  return { doc, spec: existsSync(specPath) ? readJson(specPath) : null, records: records ?? (existsSync(recordsPath) ? readRecordsFile(recordsPath).records : []) };
+}
+
 /** The HTML report of a run directory, or of a sweep directory (sweep.json). @throws UserError as loadRunBundle. */
 export async function renderReport(dir: string, opts: ReportOptions = {}): Promise<string> {
-  const sweepPath = join(dir, 'sweep.json');
-  if (existsSync(dir) && existsSync(sweepPath) && !existsSync(join(dir, 'result.json'))) {
-    const doc = readJson(sweepPath) as SweepDoc;
-    if (typeof doc !== 'object' || doc === null || !String(doc.schema ?? '').startsWith('infermeter.sweep/')) {
-      throw new UserError(`${sweepPath}: not an infermeter sweep (no "schema": "infermeter.sweep/…")`);
-    }
-    const specPath = join(dir, 'spec.json');
-    const recordsPath = join(dir, 'records.jsonl');
-    const records = opts.records ?? (existsSync(recordsPath) ? readRecordsFile(recordsPath).records : []);
-    return buildSweepReport(doc, existsSync(specPath) ? readJson(specPath) : null, opts.generator ?? `infermeter ${doc.infermeter_version}`, records);
+  if (isSweepDir(dir)) {
+    const { doc, spec, records } = loadSweepBundle(dir, opts.records);
+    return buildSweepReport(doc, spec, opts.generator ?? `infermeter ${doc.infermeter_version}`, records);
   }
   const bundle = loadRunBundle(dir, opts.records, opts.result);
   return buildRunReport(bundle, opts.generator ?? `infermeter ${bundle.result.infermeter_version}`);
