@@ -17,7 +17,8 @@ import { renderCompareMarkdown, renderCompareText } from '../report/compare-repo
 import { writeFileSync } from 'node:fs';
 import type { RequestRecord } from '../record/record.js';
 import type { Slo } from '../metrics/index.js';
-import type { CliIo } from './io.js';
+import { infermeterVersion, type CliIo } from './io.js';
+import { buildCompareReport, loadCompareRun } from '../report/html/compare-html.js';
 import { isSweepDir, readSweep } from '../session/saved-sweep.js';
 
 function readJson(path: string): unknown {
@@ -149,7 +150,7 @@ function positiveInt(text: unknown, flag: string, fallback: number): number {
   return n;
 }
 
-export function compareCommand(paths: string[], opts: Record<string, unknown>, io: CliIo): number {
+export async function compareCommand(paths: string[], opts: Record<string, unknown>, io: CliIo): Promise<number> {
   if (paths.length < 2) throw new UserError('compare: give at least two runs: a baseline A and one or more B …');
   const real = paths.map((p) => (existsSync(p) ? realpathSync(p).replace(/\/result\.json$/, '') : p));
   for (let i = 1; i < paths.length; i++) {
@@ -195,6 +196,16 @@ export function compareCommand(paths: string[], opts: Record<string, unknown>, i
       }
       io.stderr.write(`compare: Markdown table written to ${opts.markdown}\n`);
     } else io.stdout.write(`\n${mdText}`);
+  }
+  if (typeof opts.html === 'string') {
+    const runs = paths.map(loadCompareRun);
+    const html = await buildCompareReport(pairs, runs, runs[0]!.rules, `infermeter ${infermeterVersion()}`);
+    try {
+      writeFileSync(opts.html, html);
+    } catch (err) {
+      throw new UserError(`--html ${opts.html}: cannot write (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    io.stderr.write(`compare: HTML report written to ${opts.html}\n`);
   }
   const regressions = pairs.flatMap((p) => p.figures.filter((f) => f.regression).map((f) => `${p.b}: ${f.figure.label}`));
   const qualityDrops = pairs.filter((p) => p.quality?.regression).map((p) => `${p.b}: accuracy ${((p.quality!.delta ?? 0) * 100).toFixed(1)} pts`);

@@ -140,13 +140,14 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--fail-on-regression <pct>', `exit ${EXIT_CODES.REGRESSION} when a figure is significantly worse by more than this, e.g. 5%`))
     .addOption(new Option('--fail-on-quality-drop <pts>', `exit ${EXIT_CODES.REGRESSION} when accuracy is significantly lower by more than this many points, e.g. 1%`))
     .addOption(new Option('--markdown [file]', 'also write a Markdown table for a pull request (to the file, else to stdout)'))
+    .addOption(new Option('--html <file>', 'also write the comparison as a self-contained HTML page: overlaid CDFs, deltas with intervals, the load-shape check'))
     .addOption(new Option('--json', 'print the comparison as JSON'))
     .addOption(new Option('--resamples <n>', 'bootstrap resamples (default 1000)'))
     .addOption(new Option('--seed <n>', 'seed of the resampling (default 0)'))
     .addOption(new Option('--confidence <pct>', 'family-wise confidence over all figures and accuracy together (default 95%; accuracy gets half of the error budget when both are judged, docs/compare.md)'))
     .addOption(new Option('--min-effect <pct>', 'smaller relative changes count as no change (default 2%)'))
     .addHelpText('after', '\nDocs: docs/compare.md. Bad input (a missing run, the same run twice, another schema) exits 2.')
-    .action(async (paths: string[], opts: Record<string, unknown>) => setExit((await import('./compare-command.js')).compareCommand(paths, opts, io)));
+    .action(async (paths: string[], opts: Record<string, unknown>) => setExit(await (await import('./compare-command.js')).compareCommand(paths, opts, io)));
 
   program
     .command('report')

@@ -23,7 +23,7 @@ function signed(x: number, f: FigureComparison): string {
   return x > 0 ? `+${s}` : s;
 }
 
-function figureCells(f: FigureComparison): string[] {
+export function figureCells(f: FigureComparison): string[] {
   return [
     f.figure.label,
     value(f.a, f),
@@ -34,7 +34,7 @@ function figureCells(f: FigureComparison): string[] {
   ];
 }
 
-function shapeStatus(i: ShapeItem): string {
+export function shapeStatus(i: ShapeItem): string {
   const ks = i.ks ? `D=${i.ks.d.toFixed(3)} p=${i.ks.p_value < 1e-4 ? i.ks.p_value.toExponential(1) : i.ks.p_value.toFixed(3)} ` : '';
   return `${ks}${i.same === null ? 'unknown' : i.same ? 'same' : i.group === 'load' ? 'DIFFERS' : 'differs'}`;
 }
@@ -51,7 +51,7 @@ function familyText(p: PairComparison, k: number): string {
   return `${levelPct(m.confidence)} family-wise over ${k} figures (Bonferroni: ${levelPct(m.per_figure_level)} each)`;
 }
 
-function methodLine(p: PairComparison, k: number): string {
+export function methodLine(p: PairComparison, k: number): string {
   const m = p.method;
   if (!m) return '';
   return (
