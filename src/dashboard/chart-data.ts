@@ -17,13 +17,19 @@ export function trendPoints(t: TrendVerdict): object[] {
     }));
 }
 
-/** Model × target × endpoint groups that have runs at two or more offered loads. */
+/**
+ * Which history rows a load curve is drawn from: runs and sweep stages at a finite offered rate,
+ * valid and complete. The groups count loads with the same filter, so "(3 loads)" is three points.
+ */
+const CURVE_ROWS = `request_rate IS NOT NULL AND valid IS NOT FALSE AND NOT interrupted AND kind IN ('run', 'sweep')`;
+
+/** Model × target × endpoint groups that have runs or sweep stages at two or more offered loads. */
 export function loadCurveGroups(resultsDir: string): Promise<JsonRow[]> {
   return withHistory(resultsDir, { mode: 'read' }, (c) =>
     queryRows(
       c,
       `SELECT model, target, endpoint, count(DISTINCT request_rate)::INTEGER AS n FROM runs
-       WHERE request_rate IS NOT NULL AND kind = 'run' GROUP BY ALL HAVING count(DISTINCT request_rate) >= 2 ORDER BY model, target`,
+       WHERE ${CURVE_ROWS} GROUP BY ALL HAVING count(DISTINCT request_rate) >= 2 ORDER BY model, target`,
     ),
   );
 }
@@ -34,7 +40,7 @@ export async function loadCurvePoints(resultsDir: string, g: { model: string; ta
     queryRows(
       c,
       `SELECT request_rate, arg_max(ttft_p50_ms, started_at) AS p50, arg_max(ttft_p99_ms, started_at) AS p99, arg_max(output_throughput, started_at) AS thr
-       FROM runs WHERE model = ? AND target = ? AND endpoint = ? AND request_rate IS NOT NULL AND valid IS NOT FALSE AND NOT interrupted AND kind = 'run'
+       FROM runs WHERE model = ? AND target = ? AND endpoint = ? AND ${CURVE_ROWS}
        GROUP BY request_rate ORDER BY request_rate`,
       [g.model, g.target, g.endpoint],
     ),

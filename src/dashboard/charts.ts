@@ -24,13 +24,19 @@ export async function renderSvg(spec: TopLevelSpec, values: object[]): Promise<s
 
 const SIZE = { width: 560, height: 200 } as const;
 
+/**
+ * Tick labels as plain numbers with the zeros trimmed: "5", "0.25", "1,200" — Vega's default
+ * pads every label to the precision of the tick step, which reads "5.000000" on a flat series.
+ */
+const NUMBER_AXIS = { format: ',~f' } as const;
+
 /** A metric per run, oldest first; regressions (comparable runs only) in red. */
 export function trendSpec(metric: string): TopLevelSpec {
   return {
     ...SIZE,
     data: { name: 'points' },
     layer: [
-      { mark: { type: 'line', color: '#4c78a8' }, encoding: { x: { field: 't', type: 'temporal', title: 'run started (UTC)' }, y: { field: 'value', type: 'quantitative', title: metric } } },
+      { mark: { type: 'line', color: '#4c78a8' }, encoding: { x: { field: 't', type: 'temporal', title: 'run started (UTC)', axis: { format: '%b %d %H:%M', labelAngle: 0, labelOverlap: true } }, y: { field: 'value', type: 'quantitative', title: metric, axis: NUMBER_AXIS } } },
       {
         mark: { type: 'point', filled: true, size: 60 },
         encoding: {
@@ -54,8 +60,8 @@ export function loadCurveSpec(): TopLevelSpec {
         height: 200,
         mark: { type: 'line', point: true },
         encoding: {
-          x: { field: 'load', type: 'quantitative', title: 'offered load (req/s)' },
-          y: { field: 'value', type: 'quantitative', title: 'TTFT (ms)' },
+          x: { field: 'load', type: 'quantitative', title: 'offered load (req/s)', axis: NUMBER_AXIS },
+          y: { field: 'value', type: 'quantitative', title: 'TTFT (ms)', axis: NUMBER_AXIS },
           color: { field: 'series', type: 'nominal', title: null },
         },
         transform: [{ filter: "datum.series === 'TTFT p50' || datum.series === 'TTFT p99'" }],
@@ -65,8 +71,8 @@ export function loadCurveSpec(): TopLevelSpec {
         height: 200,
         mark: { type: 'line', point: true, color: '#54a24b' },
         encoding: {
-          x: { field: 'load', type: 'quantitative', title: 'offered load (req/s)' },
-          y: { field: 'value', type: 'quantitative', title: 'output tokens/s' },
+          x: { field: 'load', type: 'quantitative', title: 'offered load (req/s)', axis: NUMBER_AXIS },
+          y: { field: 'value', type: 'quantitative', title: 'output tokens/s', axis: NUMBER_AXIS },
         },
         transform: [{ filter: "datum.series === 'output tok/s'" }],
       },
@@ -83,13 +89,13 @@ export function liveSpec(): TopLevelSpec {
         width: 300,
         height: 160,
         mark: { type: 'line', color: '#4c78a8' },
-        encoding: { x: { field: 'elapsed_s', type: 'quantitative', title: 'elapsed (s)' }, y: { field: 'request_rate', type: 'quantitative', title: 'completed req/s' } },
+        encoding: { x: { field: 'elapsed_s', type: 'quantitative', title: 'elapsed (s)', axis: NUMBER_AXIS }, y: { field: 'request_rate', type: 'quantitative', title: 'completed req/s', axis: NUMBER_AXIS } },
       },
       {
         width: 300,
         height: 160,
         mark: { type: 'line', color: '#e45756' },
-        encoding: { x: { field: 'elapsed_s', type: 'quantitative', title: 'elapsed (s)' }, y: { field: 'ttft_p99_ms', type: 'quantitative', title: 'TTFT p99 (ms, window)' } },
+        encoding: { x: { field: 'elapsed_s', type: 'quantitative', title: 'elapsed (s)', axis: NUMBER_AXIS }, y: { field: 'ttft_p99_ms', type: 'quantitative', title: 'TTFT p99 (ms, window)', axis: NUMBER_AXIS } },
       },
     ],
   } as TopLevelSpec;

@@ -28,10 +28,11 @@ export function dashboardPage(): string {
 <section>
   <h2>Runs</h2>
   <p id="runs-empty" hidden>No runs in the history yet: run <code>infermeter run</code> (or <code>infermeter history --reindex</code> for older run directories).</p>
-  <table id="runs"><thead><tr>
+  <details id="columns"><summary>Columns</summary><div id="column-list"></div></details>
+  <div class="table-box"><table id="runs"><thead><tr>
     <th>started (UTC)</th><th>run</th><th>model</th><th>target</th><th>load</th><th>ok/total</th>
     <th>TTFT p99 ms</th><th>TPOT p99 ms</th><th>out tok/s</th><th>accuracy [95% CI]</th><th>verdict</th><th>spec</th><th></th>
-  </tr></thead><tbody></tbody></table>
+  </tr></thead><tbody></tbody></table></div>
 </section>
 <section id="detail-section" hidden>
   <h2>Run <span id="detail-run"></span></h2>
@@ -39,8 +40,8 @@ export function dashboardPage(): string {
   <div id="quality" hidden>
     <h3>Answer quality</h3>
     <p id="quality-summary"></p>
-    <table id="quality-figures"><thead><tr><th>figure</th><th>value [95% CI] (k/n)</th></tr></thead><tbody></tbody></table>
-    <table id="quality-tasks" hidden><thead><tr><th>task</th><th>checked</th><th>answered</th><th>accuracy [95% CI] (k/n)</th></tr></thead><tbody></tbody></table>
+    <div class="table-box"><table id="quality-figures"><thead><tr><th>figure</th><th>value [95% CI] (k/n)</th></tr></thead><tbody></tbody></table></div>
+    <div class="table-box"><table id="quality-tasks" hidden><thead><tr><th>task</th><th>checked</th><th>answered</th><th>accuracy [95% CI] (k/n)</th></tr></thead><tbody></tbody></table></div>
     <p id="quality-success"></p>
   </div>
 </section>
@@ -62,25 +63,44 @@ export function dashboardPage(): string {
 `;
 }
 
+/** The runs table's columns, in order: the column chooser's names. */
+const RUN_COLUMNS = ['started', 'run', 'model', 'target', 'load', 'ok/total', 'TTFT p99', 'TPOT p99', 'out tok/s', 'accuracy', 'verdict', 'spec', 'links'];
+const columnClass = (c: string): string => `hide-${c.replace(/[^a-z0-9]+/gi, '-')}`;
+/** One rule per column: the table's hide-<column> class hides it (the page's CSP allows no inline style). */
+const COLUMN_CSS = RUN_COLUMNS.map((c, i) => `#runs.${columnClass(c)} th:nth-child(${i + 1}), #runs.${columnClass(c)} td:nth-child(${i + 1}) { display: none; }`).join('\n');
+
 export const DASHBOARD_CSS = `
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; color: #1f2328; background: #fafafa; }
 header { display: flex; gap: 1em; align-items: baseline; padding: 0.8em 1.5em; background: #1f2328; color: #fff; }
 header h1 { font-size: 1.2em; margin: 0; }
 header span { opacity: 0.7; }
 main { padding: 0 1.5em 2em; }
-section { overflow-x: auto; background: #fff; border: 1px solid #e1e4e8; border-radius: 6px; padding: 0.5em 1em 1em; margin-top: 1em; }
+@media (max-width: 600px) { main { padding: 0 0.5em 1em; } header { padding: 0.8em; flex-wrap: wrap; } section { padding: 0.5em; } }
+section { background: #fff; border: 1px solid #e1e4e8; border-radius: 6px; padding: 0.5em 1em 1em; margin-top: 1em; }
 h2 { font-size: 1.05em; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
-th, td { padding: 0.3em 0.6em; border-bottom: 1px solid #eee; text-align: left; white-space: nowrap; }
+th, td { padding: 0.3em 0.4em; border-bottom: 1px solid #eee; text-align: left; white-space: nowrap; }
+td.text { max-width: 10em; overflow: hidden; text-overflow: ellipsis; }
+.table-box { max-width: 100%; overflow-x: auto; }
+#columns { margin-bottom: 0.5em; }
+#column-list { display: flex; flex-wrap: wrap; gap: 0.2em 1em; padding: 0.3em 0; }
+tr.stage td:first-child { padding-left: 1.6em; }
+tr.stage { background: #fbfbfb; }
+tr.sweep td:first-child::before { content: '▸ '; }
+tr.sweep.open td:first-child::before { content: '▾ '; }
 td.num { text-align: right; }
 tr.selected { background: #eef5ff; }
 tbody tr { cursor: pointer; }
 .bad { color: #c62828; font-weight: 600; }
+.note { color: #57606a; }
 .good { color: #2e7d32; }
 dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
 dt { color: #57606a; }
+label { display: inline-flex; gap: 0.4em; align-items: center; max-width: 100%; }
+select { min-width: 0; max-width: 100%; }
 img { max-width: 100%; display: block; margin-top: 0.5em; }
 button.live { margin-right: 0.5em; }
+${COLUMN_CSS}
 `;
 
 /** The page's script (plain ES2020, no build step, no library). */
@@ -94,6 +114,38 @@ function el(tag, text, cls) {
   return e;
 }
 function pct(v) { return (v * 100).toFixed(1); }
+function plural(n, one, many) { return n + ' ' + (n === 1 ? one : (many || one + 's')); }
+// Columns the runs table can show; a person's choice is kept in localStorage. Hidden by default: the least read.
+const COLUMNS = ${JSON.stringify(RUN_COLUMNS)};
+const DEFAULT_HIDDEN = ['target', 'spec'];
+function hiddenColumns() {
+  try { const v = JSON.parse(localStorage.getItem('infermeter.hiddenColumns')); if (Array.isArray(v)) return v; } catch (e) { /* no storage */ }
+  return DEFAULT_HIDDEN;
+}
+function applyColumns() {
+  const hidden = hiddenColumns();
+  for (const c of COLUMNS) $('runs').classList.toggle('hide-' + c.replace(/[^a-z0-9]+/gi, '-'), hidden.includes(c));
+}
+function columnChooser() {
+  const list = $('column-list');
+  list.replaceChildren();
+  const hidden = hiddenColumns();
+  for (const c of COLUMNS) {
+    const label = el('label');
+    const box = el('input');
+    box.type = 'checkbox';
+    box.checked = !hidden.includes(c);
+    box.dataset.column = c;
+    box.addEventListener('change', () => {
+      const now = [...list.querySelectorAll('input')].filter((b) => !b.checked).map((b) => b.dataset.column);
+      try { localStorage.setItem('infermeter.hiddenColumns', JSON.stringify(now)); } catch (e) { /* no storage */ }
+      applyColumns();
+    });
+    label.append(box, ' ' + c);
+    list.append(label);
+  }
+  applyColumns();
+}
 function accuracyCell(r) {
   if (typeof r.accuracy !== 'number') return '—';
   const ci = typeof r.accuracy_ci_low === 'number' && typeof r.accuracy_ci_high === 'number' ? ' [' + pct(r.accuracy_ci_low) + '–' + pct(r.accuracy_ci_high) + '%]' : '';
@@ -151,7 +203,7 @@ function showTrend() {
     const r = t.regression;
     $('trend-verdict').textContent = r
       ? 'Regression: ' + fmt(r.previous, 2) + ' → ' + fmt(r.value, 2) + ' (' + (r.change * 100).toFixed(1) + '%) in ' + r.run_id
-      : t.points.length + ' runs; no regression against the previous comparable run';
+      : plural(t.points.length, 'run') + '; no regression against the previous comparable run';
     $('trend-verdict').className = r ? 'bad' : '';
   }).catch(() => {});
 }
@@ -160,16 +212,52 @@ function renderRuns(runs) {
   const body = document.querySelector('#runs tbody');
   body.replaceChildren();
   $('runs-empty').hidden = runs.length > 0;
+  // A sweep's stages (kind 'sweep', one directory): one row for the sweep, its stages folded under it.
+  const sweeps = new Map();
+  for (const r of runs) if (r.kind === 'sweep') { const k = r.dir || r.run_id; if (!sweeps.has(k)) sweeps.set(k, []); sweeps.get(k).push(r); }
+  const shown = new Set();
   for (const r of runs) {
-    const tr = el('tr');
+    if (r.kind === 'sweep') {
+      const k = r.dir || r.run_id;
+      if (shown.has(k)) continue;
+      shown.add(k);
+      const stages = sweeps.get(k);
+      const head = el('tr', undefined, 'sweep');
+      head.dataset.sweep = k;
+      const cells = [String(r.started_at).replace('T', ' ').replace('Z', ''), k, r.model, r.target, 'sweep: ' + plural(stages.length, 'stage')];
+      for (const c of cells) head.append(el('td', c, 'text'));
+      const rest = el('td', 'click to show its stages', 'note');
+      rest.colSpan = COLUMNS.length - cells.length;
+      head.append(rest);
+      head.title = k;
+      const rows = stages.map((st) => runRow(st, body, 'stage'));
+      head.addEventListener('click', () => {
+        const open = head.classList.toggle('open');
+        for (const x of rows) x.hidden = !open;
+      });
+      body.append(head);
+      for (const x of rows) { x.hidden = true; body.append(x); }
+      continue;
+    }
+    body.append(runRow(r, body));
+  }
+}
+
+function runRow(r, body, cls) {
+  {
+    const tr = el('tr', undefined, cls);
     tr.dataset.run = r.run_id;
     const [v, vc] = verdict(r);
     const cells = [
-      [String(r.started_at).replace('T', ' ').replace('Z', '')], [r.run_id], [r.model], [r.target], [r.load_shape],
+      [String(r.started_at).replace('T', ' ').replace(/:\\d\\dZ$|Z$/, '')], [r.run_id, 'text'], [r.model, 'text'], [r.target, 'text'], [r.load_shape, 'text'],
       [fmt(r.ok, 0) + '/' + fmt(r.requests, 0), 'num'], [fmt(r.ttft_p99_ms, 2), 'num'], [fmt(r.tpot_p99_ms, 2), 'num'],
       [fmt(r.output_throughput, 1), 'num'], [accuracyCell(r), 'num'], [v, vc], [String(r.spec_hash).slice(0, 8)],
     ];
-    for (const [text, cls] of cells) tr.append(el('td', text, cls));
+    for (const [text, c] of cells) {
+      const td = el('td', text, c);
+      if (c === 'text') td.title = String(text ?? '');
+      tr.append(td);
+    }
     const links = el('td');
     // A sweep's stages share their sweep's directory (r.dir); its document is sweep.json.
     const folder = encodeURIComponent(r.dir || r.run_id);
@@ -188,7 +276,7 @@ function renderRuns(runs) {
       showTrend();
       showDetail(r);
     });
-    body.append(tr);
+    return tr;
   }
 }
 
@@ -248,7 +336,7 @@ async function loadCurves() {
   const sel = $('curve-group');
   sel.replaceChildren();
   for (const g of groups) {
-    const o = el('option', g.model + ' @ ' + g.target + ' ' + g.endpoint + ' (' + g.n + ' loads)');
+    const o = el('option', g.model + ' @ ' + g.target + ' ' + g.endpoint + ' (' + plural(g.n, 'load') + ')');
     o.value = JSON.stringify([g.model, g.target, g.endpoint]);
     sel.append(o);
   }
@@ -263,6 +351,7 @@ async function loadCurves() {
 
 async function load() {
   const data = await getJson('/api/runs');
+  if (!$('column-list').children.length) columnChooser();
   $('where').textContent = data.results_dir + '/';
   const sel = $('trend-metric');
   if (sel.options.length === 0) {
@@ -276,7 +365,8 @@ async function load() {
     state.spec = data.runs[0].spec_hash;
     showTrend();
     showDetail(data.runs[0]);
-    document.querySelector('#runs tbody tr').classList.add('selected');
+    const first = document.querySelector('#runs tbody tr[data-run]');
+    if (first) first.classList.add('selected');
   }
   await loadCurves();
   document.body.dataset.loaded = 'true';

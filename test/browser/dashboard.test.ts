@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type RunningDashboard } from '../../src/dashboard/serve.js';
 import { launchBrowser, type Browser } from '../helpers/browser.js';
 import { EVAL_RUN, frame, HOSTILE_MODEL, makeFixture, type Fixture } from '../dashboard/fixture.js';
+import { runCli } from '../helpers/cli.js';
+import { makeSweepFixture } from '../report/sweep-fixture.js';
+import { layoutOf, openAt, screenshot, WIDTHS } from './page-check.js';
 
 let fx: Fixture;
 let dash: RunningDashboard;
@@ -26,6 +29,61 @@ afterAll(async () => {
 });
 
 describe('dashboard in a browser', () => {
+  for (const width of WIDTHS) {
+    it(`fits ${width} px: no page scroll, nothing past the viewport, the runs table in its own box, a column chooser`, async () => {
+      const o = await openAt(browser, width);
+      await o.page.goto(`${dash.url}/`);
+      await o.page.waitForSelector('body[data-loaded="true"]');
+      const layout = await layoutOf(o.page);
+      expect(layout.overflowing).toEqual([]);
+      expect(layout.scrollWidth, 'horizontal page scroll').toBeLessThanOrEqual(width);
+      const box = await o.page.$eval('#runs', (t) => ({ table: t.getBoundingClientRect().width, box: t.parentElement!.getBoundingClientRect().width }));
+      // At a desktop's width the whole table is on screen: verdict and links included.
+      if (width === 1440) expect(box.table).toBeLessThanOrEqual(box.box);
+      // The chooser: target and spec hidden by default; ticking target shows it.
+      const header = () => o.page.locator('#runs thead th').evaluateAll((ths) => ths.filter((th) => (th as unknown as { offsetParent: unknown }).offsetParent !== null).map((th) => th.textContent));
+      expect(await header()).not.toContain('target');
+      expect(await header()).toContain('verdict');
+      await o.page.locator('#columns summary').click();
+      await o.page.locator('#column-list input[data-column="target"]').check();
+      expect(await header()).toContain('target');
+      await o.page.locator('#column-list input[data-column="target"]').uncheck();
+      // Plurals and ticks: "1 run", never "1 runs".
+      expect(await o.page.locator('body').innerText()).not.toMatch(/\b1 runs\b|\b1 loads\b/);
+      expect(o.problems.filter((p) => p.startsWith('error') || p.startsWith('pageerror'))).toEqual([]);
+      await screenshot(o.page, `dashboard-${width}`, { docs: true });
+      await o.page.close();
+    }, 60_000);
+  }
+
+  it('shows a sweep as one row that expands to its stages, and draws load curves from sweep stages', async () => {
+    const sweepDir = await makeSweepFixture();
+    const root = join(sweepDir, '..');
+    const re = await runCli(['history', '--results-dir', root, '--reindex']);
+    expect(re.code, re.stderr).toBe(0);
+    const d = await startDashboard({ resultsDir: root, port: 0, pollMs: 50 });
+    try {
+      const o = await openAt(browser, 1440);
+      await o.page.goto(`${d.url}/`);
+      await o.page.waitForSelector('body[data-loaded="true"]');
+      const head = o.page.locator('#runs tbody tr.sweep');
+      expect(await head.count()).toBe(1);
+      expect(await head.innerText()).toContain('sweep: 3 stages');
+      const stages = o.page.locator('#runs tbody tr.stage');
+      expect(await stages.count()).toBe(3);
+      expect(await stages.first().isHidden()).toBe(true);
+      await head.click();
+      expect(await stages.nth(2).isVisible()).toBe(true);
+      // The sweep's three rates make a load curve of their own.
+      const groups = await o.page.locator('#curve-group option').allInnerTexts();
+      expect(groups.some((g) => g.includes('(3 loads)'))).toBe(true);
+      expect(o.problems.filter((p) => p.startsWith('error') || p.startsWith('pageerror'))).toEqual([]);
+      await o.page.close();
+    } finally {
+      await d.close();
+    }
+  }, 90_000);
+
   it('loads offline and clean, draws its charts, follows a live run', async () => {
     const page = await browser.context.newPage();
     const errors: string[] = [];
