@@ -66,7 +66,7 @@ describe('compare --html in Chromium', () => {
       expect(layout.overflowing).toEqual([]);
       expect(o.problems).toEqual([]);
       expect(o.requests).toEqual([url]);
-      await screenshot(o.page, `compare-${width}`, { docs: true });
+      await screenshot(o.page, `compare-${width}`, { docs: width === 1440 });
       await screenshot(o.page, `compare-${width}-full`, { fullPage: true });
       await o.page.close();
     }, 90_000);

@@ -80,6 +80,9 @@ export async function screenshot(page: Page, name: string, opts: { fullPage?: bo
   const path = join(SCREENSHOT_DIR, `${name}.png`);
   await page.screenshot({ path, fullPage: opts.fullPage ?? false });
   console.log(`screenshot: ${resolve(path)}`);
-  if (opts.docs && process.env.INFERMETER_DOCS_IMG === '1') copyFileSync(path, join('docs', 'img', `${name}.png`));
+  if (opts.docs && process.env.INFERMETER_DOCS_IMG === '1') {
+    mkdirSync(join('docs', 'img'), { recursive: true });
+    copyFileSync(path, join('docs', 'img', `${name}.png`));
+  }
   return path;
 }

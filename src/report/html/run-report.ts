@@ -22,7 +22,7 @@ import { renderCost } from '../cost-summary.js';
 import { renderColdStart, renderServerSummary } from '../server-summary.js';
 import type { ObjectiveUnit } from '../../config/slo.js';
 import { overviewHtml } from './overview.js';
-import { formatInUnit } from '../units.js';
+import { formatInUnit, plural } from '../units.js';
 import { qualitySectionHtml } from './quality-section.js';
 import { failureExamples, groupTable, htmlTable, latencyTable, pct, requestsTable, sampleOutputs, throughputTable } from './tables.js';
 
@@ -82,6 +82,13 @@ function factsOf(result: RunResult): Array<[string, string]> {
   ];
   if (result.run.interrupted) facts.push(['Interrupted', 'yes (what was measured is shown)']);
   return facts;
+}
+
+/** Why this table's counts can exceed the summary's: it holds every phase, the summary the measured one. */
+function failureCountNote(records: readonly RequestRecord[], measured: number): string {
+  const all = records.filter((r) => r.status !== 'ok').length;
+  if (all === measured) return `<p class="note">${e(plural(all, 'failed request'))}, all in the measured phase.</p>`;
+  return `<p class="note">${e(plural(all, 'failed request'))} over every phase (warmup, measure, cooldown); the summary’s ${e(measured)} are the measured phase’s only.</p>`;
 }
 
 export function buildRunReport(bundle: RunBundle, generator: string): Promise<string> {
@@ -150,7 +157,7 @@ export function buildRunReport(bundle: RunBundle, generator: string): Promise<st
   sections.push({
     id: 'requests',
     title: 'Failures and outputs',
-    html: `<h3>Failures by class</h3>${failures ?? '<p class="note">No request failed.</p>'}<h3>Sample outputs</h3>${outputs ?? '<p class="note">Outputs were not kept (run with <code>--keep-text</code> to keep them).</p>'}`,
+    html: `<h3>Failures by class</h3>${failures ? `${failureCountNote(records, result.metrics.requests.failed)}${failures}` : '<p class="note">No request failed.</p>'}<h3>Sample outputs</h3>${outputs ?? '<p class="note">Outputs were not kept (run with <code>--keep-text</code> to keep them).</p>'}`,
     charts: [],
   });
   sections.push({
