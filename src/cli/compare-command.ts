@@ -17,7 +17,8 @@ import { renderCompareMarkdown, renderCompareText } from '../report/compare-repo
 import { writeFileSync } from 'node:fs';
 import type { RequestRecord } from '../record/record.js';
 import type { Slo } from '../metrics/index.js';
-import { infermeterVersion, type CliIo } from './io.js';
+import type { CliIo } from './io.js';
+import { infermeterVersion } from '../session/version.js';
 import { buildCompareReport, loadCompareRun } from '../report/html/compare-html.js';
 import { isSweepDir, readSweep } from '../session/saved-sweep.js';
 
