@@ -8,6 +8,15 @@ import { diagnoseBottleneck, type ServerSeries } from '../../src/report/data/bot
 /** A histogram summary (seconds) with only its mean: what the rules read. */
 const h = (meanS: number) => ({ mean: meanS, p50: meanS, p90: meanS, p99: meanS, count: 100 });
 
+/** The server's per-request time split (s): queue, prefill, decode, and its TTFT and end-to-end means. */
+const split = (queue: number, prefill: number, decode: number, ttft: number, e2el: number): ServerSeries => ({
+  queue_time_s: h(queue),
+  prefill_time_s: h(prefill),
+  decode_time_s: h(decode),
+  ttft_s: h(ttft),
+  e2el_s: h(e2el),
+});
+
 describe('diagnoseBottleneck', () => {
   it('queue-bound: many waiting, queue time most of the server TTFT', () => {
     const s: ServerSeries = {
@@ -15,11 +24,7 @@ describe('diagnoseBottleneck', () => {
       waiting: { mean: 12.4, max: 30 },
       kv_usage: { mean: 0.5, max: 0.62 },
       preemptions_per_s: { mean: 0, total: 0 },
-      queue_time_s: h(0.8),
-      prefill_time_s: h(0.05),
-      decode_time_s: h(2),
-      ttft_s: h(0.86),
-      e2el_s: h(2.9),
+      ...split(0.8, 0.05, 2, 0.86, 2.9),
     };
     const b = diagnoseBottleneck(s)!;
     expect(b.kind).toBe('queueing');
@@ -69,11 +74,7 @@ describe('diagnoseBottleneck', () => {
   it('decode-bound: decode is most of the end-to-end time, no queue', () => {
     const s: ServerSeries = {
       waiting: { mean: 0, max: 0 },
-      queue_time_s: h(0.001),
-      prefill_time_s: h(0.04),
-      decode_time_s: h(3.2),
-      ttft_s: h(0.041),
-      e2el_s: h(3.25),
+      ...split(0.001, 0.04, 3.2, 0.041, 3.25),
     };
     const b = diagnoseBottleneck(s)!;
     expect(b.kind).toBe('decode');
