@@ -30,6 +30,7 @@ export const TARGET_FLAGS: FlagDef[] = [
   { flag: '--extra-body <json>', path: ['target', 'extra_body'], kind: 'json', help: `extra JSON fields for every request body, e.g. '{"temperature":0}'` },
   { flag: '--header <name:value...>', path: ['target', 'headers'], kind: 'headers', help: 'extra HTTP header (repeatable)' },
   { flag: '--timeout <duration>', path: ['target', 'timeout_ms'], kind: 'string', help: 'per-request timeout, e.g. 60s or 10m (bare number: seconds; default 10m)' },
+  { flag: '--stall-timeout <duration>', path: ['target', 'stall_timeout_ms'], kind: 'string', help: 'end a response that has begun but sends no byte for this long as `stalled`, e.g. 30s (bare number: seconds; default 60s; 0 = off)' },
   { flag: '--retries <n>', path: ['target', 'retries'], kind: 'int', help: 'retry a request failed before any output (429, 5xx, refused connection) up to N times: Retry-After, else backoff from 0.5 s (default 0); every attempt is a record' },
   { flag: '--no-preflight', path: ['target', 'preflight'], kind: 'bool', help: 'skip the pre-flight check' },
   { flag: '--insecure', path: ['target', 'tls_insecure'], kind: 'bool', help: 'skip TLS certificate verification (self-signed https endpoints)' },

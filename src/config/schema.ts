@@ -62,6 +62,9 @@ export const TargetSpecSchema = z
     timeout_ms: durationMs('s', 'Per-request timeout (bare number: seconds).')
       .refine((ms) => ms > 0, 'expected a timeout longer than 0, e.g. 60s (a request cannot finish in no time)')
       .default(600_000),
+    stall_timeout_ms: durationMs('s', 'A response that has begun but sends no byte for this long ends as `stalled` (bare number: seconds; 0: off).')
+      .refine((ms) => ms >= 0, 'expected a duration of 0 (off) or more, e.g. 60s')
+      .default(60_000),
     retries: z.number().int().min(0).max(10).default(0).describe('Send a request again, up to this many times, when it failed before any output with 429, 5xx or a refused connection (Retry-After honoured, else exponential backoff from 0.5 s, at most 30 s).'),
     preflight: z.boolean().default(true),
     tls_insecure: z.boolean().default(false).describe('Skip TLS certificate verification (self-signed endpoints).'),
