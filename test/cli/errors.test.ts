@@ -59,6 +59,22 @@ describe('CLI errors', () => {
     expectOneLineError(await runCli(['run', '--config', file('val.yaml', 'load:\n  burstiness: -1\n')]), /val\.yaml: load\.burstiness: /);
   });
 
+  it('a trace with impossible lengths or a far-future timestamp is refused with file, line and field (was a native abort, exit 134)', async () => {
+    const row = (t: number, inp: number, out = 4) => JSON.stringify({ timestamp: t, input_length: inp, output_length: out });
+    for (const [name, rows, pattern] of [
+      ['neg.jsonl', [row(0, 3), row(10, -16)], /^error: .*neg\.jsonl:2: input_length -16: expected a whole number of tokens from 1 to 10,000,000$/],
+      ['zero.jsonl', [row(0, 0)], /^error: .*zero\.jsonl:1: input_length 0: expected a whole number of tokens from 1 to 10,000,000$/],
+      ['huge.jsonl', [row(0, 3), row(5, 3), row(10, 1e9)], /^error: .*huge\.jsonl:3: input_length 1000000000: expected a whole number/],
+      ['frac.jsonl', [row(0, 3, 2.5)], /^error: .*frac\.jsonl:1: output_length 2\.5: expected a whole number of tokens from 0 to/],
+      ['far.jsonl', [row(0, 3), row(1e12, 3)], /^error: .*far\.jsonl:2: timestamp: replayed 277777\.8 h after the first request, beyond the 168 h a replay may span/],
+    ] as const) {
+      const path = file(name, rows.join('\n') + '\n');
+      expectOneLineError(await runCli(['run', '--base-url', sim.url, '--no-preflight', '--dataset-name', 'trace', '--dataset-path', path, '--no-save', '--progress', 'none']), pattern);
+    }
+    const azure = file('zero.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n0,5,1\n1,0,3\n');
+    expectOneLineError(await runCli(['run', '--base-url', sim.url, '--no-preflight', '--dataset-name', 'trace', '--dataset-path', azure, '--no-save']), /zero\.csv:3: ContextTokens 0: expected a whole number/);
+  });
+
   it('an unreachable server fails pre-flight with one line naming the URL', async () => {
     const closed = await startSimServer({});
     const url = closed.url;
