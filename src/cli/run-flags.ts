@@ -49,7 +49,7 @@ export const LOAD_FLAGS: FlagDef[] = [
   { flag: '--warmup <n|duration>', path: ['load', 'warmup'], kind: 'string', help: 'excluded from figures at the start: a request count (20) or a duration (30s)' },
   { flag: '--cooldown <n|duration>', path: ['load', 'cooldown'], kind: 'string', help: 'excluded from figures at the end: a request count, or a duration with --duration' },
   { flag: '--grace <duration>', path: ['load', 'grace_ms'], kind: 'string', help: 'after --duration, how long in-flight requests may finish before they are cancelled (default 30s)' },
-  { flag: '--workers <n>', path: ['load', 'workers'], kind: 'int', help: 'worker threads sending the load (default: cores − 1, at least 1; 0 = main thread)' },
+  { flag: '--workers <n>', path: ['load', 'workers'], kind: 'int', help: 'worker threads sending the load (default: cores − 1, at least 1; 0 = main thread; at most 4 per core)' },
   { flag: '--preconnect <n>', path: ['load', 'preconnect'], kind: 'int', help: 'connections to open before the clock starts (default: the concurrency cap, else ~1 s of arrivals, at most 256; 0 = none)' },
   { flag: '--busy-poll', path: ['load', 'busy_poll'], kind: 'bool', help: 'precise timing: workers poll instead of sleeping, so chunks are timestamped without the OS wake-up delay (a full core each)' },
   { flag: '--seed <n>', path: ['load', 'seed'], kind: 'int', help: 'seed of the schedule and the prompts (default 0)' },

@@ -33,6 +33,7 @@ describe('CLI errors', () => {
     [['run', '--request-rate', '0'], /--request-rate/],
     [['run', '--duration', '10 parsecs'], /--duration: expected a duration/],
     [['run', '--num-prompts', 'many'], /--num-prompts: expected an integer/],
+    [['run', '--workers', '1000'], /^error: --workers: at most \d+ worker threads on this machine \(4 per core, \d+ cores\)/],
     [['run', '--num-prompts', '-5'], /--num-prompts: .*(>0|positive|too small)/i],
     [['run', '--goodput', 'ttf:500'], /--goodput: unknown SLO metric "ttf"/],
     [['run', '--goodput', 'ttft:soon'], /--goodput: expected a duration/],
