@@ -28,7 +28,7 @@ export const TARGET_FLAGS: FlagDef[] = [
   { flag: '--ignore-eos', path: ['target', 'ignore_eos'], kind: 'bool', help: 'send ignore_eos so outputs are exactly max_tokens long (vLLM, SGLang, llama.cpp); default: on for the random dataset, as vllm bench serve' },
   { flag: '--no-ignore-eos', path: ['target', 'ignore_eos'], kind: 'bool', help: 'never send ignore_eos (outputs end at the model\'s EOS)' },
   { flag: '--extra-body <json>', path: ['target', 'extra_body'], kind: 'json', help: `extra JSON fields for every request body, e.g. '{"temperature":0}'` },
-  { flag: '--header <name:value...>', path: ['target', 'headers'], kind: 'headers', help: 'extra HTTP header (repeatable)' },
+  { flag: '--header <name:value...>', path: ['target', 'headers'], kind: 'headers', help: "extra HTTP header, 'Name: value' or vLLM's KEY=VALUE (repeatable)" },
   { flag: '--timeout <duration>', path: ['target', 'timeout_ms'], kind: 'string', help: 'per-request timeout, e.g. 60s or 10m (bare number: seconds; default 10m)' },
   { flag: '--stall-timeout <duration>', path: ['target', 'stall_timeout_ms'], kind: 'string', help: 'end a response that has begun but sends no byte for this long as `stalled`, e.g. 30s (bare number: seconds; default 60s; 0 = off)' },
   { flag: '--retries <n>', path: ['target', 'retries'], kind: 'int', help: 'retry a request failed before any output (429, 5xx, refused connection) up to N times: Retry-After, else backoff from 0.5 s (default 0); every attempt is a record' },
@@ -199,8 +199,11 @@ function convert(d: FlagDef, raw: unknown): unknown {
     case 'headers': {
       const out: Record<string, string> = {};
       for (const h of raw as string[]) {
-        const i = h.indexOf(':');
-        if (i <= 0) throw new UserError(`${name}: expected NAME:VALUE, got "${h}"`);
+        // 'Name: value' (curl) or 'KEY=VALUE' (vLLM's bench serve): a header name holds neither
+        // ':' nor '=', so the first of them ends it and the value may contain the other.
+        const m = /[:=]/.exec(h);
+        const i = m?.index ?? -1;
+        if (i <= 0) throw new UserError(`${name}: expected 'Name: value' or KEY=VALUE, got "${h}"`);
         out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
       }
       return out;

@@ -67,7 +67,13 @@ export const TargetSpecSchema = z
     stream: z.boolean().default(true),
     ignore_eos: z.boolean().nullable().default(null).describe('Send ignore_eos so the server produces exactly max_tokens (vLLM, SGLang, llama.cpp); null: as vLLM bench serve, on for the random dataset only (and always to the built-in simulator).'),
     extra_body: z.record(z.string(), z.unknown()).default({}).describe('Extra JSON fields merged into every request body.'),
-    headers: z.record(z.string(), z.string()).default({}),
+    headers: z
+      .record(
+        z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected a header name: letters, digits and !#$%&\'*+-.^_`|~ only (no spaces, ":" or "=")'),
+        z.string().refine((v) => !/[\r\n\0]/.test(v), 'a header value cannot hold a line break (CR, LF) or NUL: it would end the header'),
+      )
+      .default({})
+      .describe('Extra HTTP headers sent with every request (--header).'),
     timeout_ms: durationMs('s', 'Per-request timeout (bare number: seconds).')
       .refine((ms) => ms > 0, 'expected a timeout longer than 0, e.g. 60s (a request cannot finish in no time)')
       .default(600_000),
