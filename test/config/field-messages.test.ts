@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { RunSpecSchema, SloListSchema } from '../../src/cli/run-spec.js';
+import { RunSpecSchema, SloListSchema } from '../../src/session/run-spec.js';
 import { validateSpec } from '../../src/config/load-spec.js';
 import { PriceTableSchema } from '../../src/config/prices.js';
 import { issueText } from '../../src/config/zod-issue.js';
