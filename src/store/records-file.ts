@@ -42,7 +42,14 @@ export class RecordsWriter {
   private written = 0;
   private diskFault: DiskFault | null = null;
 
-  constructor(readonly path: string) {
+  /**
+   * `opts.survive`: a disk fault stops the writing and is reported in `fault` (the caller tells
+   * the user and exits DISK_FAULT); without it the fault is thrown, as any other write error.
+   */
+  constructor(
+    readonly path: string,
+    private readonly opts: { survive?: boolean } = {},
+  ) {
     this.fd = openSync(path, 'a');
   }
 
@@ -99,7 +106,7 @@ export class RecordsWriter {
       this.written += this.pending;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === undefined || !DISK_FAULT_CODES.has(code)) throw err;
+      if (code === undefined || !DISK_FAULT_CODES.has(code) || this.opts.survive !== true) throw err;
       this.diskFault = { code, path: this.path, linesWritten: this.written, linesLost: this.pending };
     }
     this.used = 0;
@@ -113,7 +120,7 @@ export class RecordsWriter {
     } catch (err) {
       // A full disk can fail the close too (NFS writes back on close): the fault is already told.
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === undefined || !DISK_FAULT_CODES.has(code)) throw err;
+      if (code === undefined || !DISK_FAULT_CODES.has(code) || this.opts.survive !== true) throw err;
       this.diskFault ??= { code, path: this.path, linesWritten: this.written, linesLost: 0 };
     }
   }
@@ -131,6 +138,15 @@ export class RecordsWriter {
     if (this.used >= FLUSH_BYTES) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), FLUSH_MS);
   }
+}
+
+/** The one line a disk fault is reported with: the folder, what was kept where, what was not written. */
+export function diskFaultLine(f: DiskFault, runDir: string, records: number): string {
+  const inMemory = records - f.linesWritten;
+  return (
+    `disk fault: ${f.code} writing ${f.path}: at least ${f.linesWritten} of ${records} records were saved there; the other ${inMemory} were kept in memory only, and the figures printed include them; ` +
+    `result.json and the report were not written to ${runDir} (free space there, or give another --result-dir)`
+  );
 }
 
 /** Reads records.jsonl; a bad line is a UserError naming the file and line. A truncated last line (killed run) is skipped. */

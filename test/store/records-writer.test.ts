@@ -74,7 +74,12 @@ describe('RecordsWriter flush policy', () => {
 
 describe('RecordsWriter on a full disk', () => {
   it('ENOSPC (here /dev/full) stops the writing, counts what was lost, and throws nothing', () => {
-    const w = new RecordsWriter('/dev/full');
+    expect(() => {
+      const plain = new RecordsWriter('/dev/full');
+      plain.write(record(0));
+      plain.flush();
+    }).toThrow(/ENOSPC/); // without survive: thrown as before
+    const w = new RecordsWriter('/dev/full', { survive: true });
     w.write(record(0));
     w.write(record(1));
     expect(w.fault).toBeNull(); // nothing written yet: the batch waits
