@@ -4,8 +4,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { emptyRecord, type RequestRecord } from '../../src/record/record.js';
-import { HttpTarget, type TargetConfig } from '../../src/client/http-client.js';
+import type { RequestRecord } from '../../src/record/record.js';
+import type { HttpTarget, TargetConfig } from '../../src/client/http-client.js';
+import { sendOnce as sendTo, testTarget } from '../helpers/client-target.js';
 import { checkUsage } from '../../src/client/usage-check.js';
 import { StallWatch } from '../../src/client/stall-watch.js';
 import type { WorkItem } from '../../src/workload/types.js';
@@ -13,21 +14,8 @@ import { chunk, sseHeaders, startTestServer, type TestServer } from '../helpers/
 
 const item: WorkItem = { prompt: 'one two three four', messages: null, prompt_tokens: 4, max_tokens: 3, task: null, expected: null, session: null, turn: null };
 
-function target(baseUrl: string, over: Partial<TargetConfig> = {}): HttpTarget {
-  const t0 = performance.now();
-  return new HttpTarget(
-    { baseUrl, path: '/v1/completions', model: 'm', apiKey: null, headers: {}, extraBody: {}, stream: true, ignoreEos: false, timeoutMs: 20_000, keepText: true, ...over },
-    () => performance.now() - t0,
-  );
-}
-
-async function sendOnce(t: HttpTarget): Promise<RequestRecord> {
-  try {
-    return await t.send(emptyRecord(0, 0), t.prepare(item));
-  } finally {
-    t.close();
-  }
-}
+const target = (baseUrl: string, over: Partial<TargetConfig> = {}): HttpTarget => testTarget(baseUrl, { timeoutMs: 20_000, keepText: true, ...over });
+const sendOnce = (t: HttpTarget): Promise<RequestRecord> => sendTo(t, item);
 
 let server: TestServer | null = null;
 afterEach(async () => {
