@@ -127,8 +127,14 @@ export function assessValidity(
   let ratioN = 0;
   let fromChunks = 0;
   let wrongTokenizer = 0;
+  let usageRejected = 0;
+  let firstRejection = '';
+  let afterDone = 0;
   for (const r of records) {
-    if (r.phase !== 'measure' || r.status !== 'ok') continue;
+    if (r.phase !== 'measure') continue;
+    if (r.usage_rejected !== undefined && usageRejected++ === 0) firstRejection = r.usage_rejected;
+    if ((r.events_after_done ?? 0) > 0) afterDone++;
+    if (r.status !== 'ok') continue;
     if (r.token_source === 'chunks') fromChunks++;
     if (opts.ignoreEos && r.token_source === 'usage' && r.requested_output_tokens !== null && r.output_tokens !== r.requested_output_tokens) mismatched++;
     if (r.token_source === 'usage' && r.prompt_tokens !== null && r.client_prompt_tokens) {
@@ -139,6 +145,10 @@ export function assessValidity(
     }
   }
   if (mismatched > 0) warnings.push(`${mismatched} requests produced a different output length than max_tokens despite ignore_eos: the server may not honour ignore_eos`);
+  if (usageRejected > 0) {
+    warnings.push(`${usageRejected} requests reported impossible usage (first: ${firstRejection}); their tokens were counted as if the server had sent no usage`);
+  }
+  if (afterDone > 0) warnings.push(`${afterDone} requests had events after data: [DONE]; they were ignored`);
   if (fromChunks > 0) warnings.push(`${fromChunks} requests had no usage from the server; output tokens counted from content chunks (may undercount)`);
   if (opts.clientTokenizer === 'tokenizer' && wrongTokenizer > 0) {
     warnings.push(`${wrongTokenizer} requests: server prompt_tokens differ from the client tokenizer by > ${t.promptTokenTolerance * 100}%: is --tokenizer the served model's?`);

@@ -3,6 +3,7 @@
  * the sweep's SLOs (or new ones from --slo), and the curve read again — the sweep as `analyze`
  * treats a run. Nothing is written: the saved sweep.json stays the record of what ran.
  */
+import { issueText } from '../config/zod-issue.js';
 import { join } from 'node:path';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
@@ -46,7 +47,7 @@ export function analyzeSweep(dir: string, opts: Record<string, unknown>, slos: {
   let objectives = slos.given;
   if (objectives === null) {
     const parsed = SloListSchema.safeParse(prior.slos);
-    if (!parsed.success) throw new UserError(`${join(dir, 'sweep.json')}: slos: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    if (!parsed.success) throw new UserError(`${join(dir, 'sweep.json')}: slos.${issueText(parsed.error.issues[0]!)}`);
     objectives = parsed.data;
   }
   const goodput = slos.goodput ?? prior.stages[0]?.metrics.goodput?.slos ?? [];

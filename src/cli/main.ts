@@ -38,6 +38,8 @@ type ResolveOptions = Parameters<typeof resolveRunSpec>[1];
  * the Vega compiler, NATS, the HTTP server…) costs more CPU than a whole `sim run` of minutes of
  * traffic. Only flag definitions are imported up front.
  */
+/** `run` honours OPENAI_BASE_URL and says first which target it uses (resolve-spec.ts). */
+const targetFromEnv = (io: CliIo): ResolveOptions => ({ env: io.env, log: (line) => io.stderr.write(`${line}\n`) });
 const resolveSpec = async (opts: Record<string, unknown>, how?: ResolveOptions) => (await import('./resolve-spec.js')).resolveRunSpec(opts, how);
 
 /** The run spec's flags, shared by `run` and `worker` (a worker must load the coordinator's spec). */
@@ -96,8 +98,8 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
     const distributed = coordinatorFlags(opts);
     setExit(
       distributed
-        ? await (await import('./run-command.js')).distributedRunCommand(await resolveSpec(opts), distributed, io)
-        : await (await import('./run-command.js')).runCommand(await resolveSpec(opts), io),
+        ? await (await import('./run-command.js')).distributedRunCommand(await resolveSpec(opts, targetFromEnv(io)), distributed, io)
+        : await (await import('./run-command.js')).runCommand(await resolveSpec(opts, targetFromEnv(io)), io),
     );
   });
 

@@ -2,6 +2,7 @@
 import { deepMerge, readSpecFile, validateSpec, type PlainObject } from '../config/load-spec.js';
 import { workloadSpecFromFlags } from '../workload/index.js';
 import { checkRunSpec, RunSpecSchema, type RunSpec } from '../session/run-spec.js';
+import { redactUrl } from '../util/redact.js';
 import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS, VALIDITY_FLAGS, type FlagDef } from './run-flags.js';
 
 /** Number of requests and rate of the quickstart run against the built-in simulator. */
@@ -21,15 +22,44 @@ function applySimulatorDemoDefaults(merged: PlainObject): void {
   merged.load = load;
 }
 
-export function resolveRunSpec(opts: Record<string, unknown>, mode: { simulatorOnly?: boolean; extraFlags?: readonly FlagDef[] } = {}): RunSpec {
+export interface ResolveMode {
+  simulatorOnly?: boolean;
+  extraFlags?: readonly FlagDef[];
+  /**
+   * The environment, for OPENAI_BASE_URL (the OpenAI SDK's convention): the server when neither
+   * --base-url nor target.base_url names one. With `log`, the first line says which target is
+   * used and why.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
+  log?: (line: string) => void;
+}
+
+/**
+ * OPENAI_BASE_URL, when no flag or config names a server: taken, and the line saying so (a run
+ * against a real server the user did not name on the command line must not pass unnoticed).
+ * Null otherwise: a given --base-url is no news, and the simulator's own first line says it is used.
+ */
+function targetFromEnv(merged: PlainObject, mode: ResolveMode): string | null {
+  const target = (merged.target ?? {}) as PlainObject;
+  if (target.base_url != null) return null;
+  const env = mode.env?.OPENAI_BASE_URL?.trim();
+  if (!env) return null;
+  target.base_url = env;
+  merged.target = target;
+  return `target: ${redactUrl(env)} (from OPENAI_BASE_URL), a real server; --base-url chooses another`;
+}
+
+export function resolveRunSpec(opts: Record<string, unknown>, mode: ResolveMode = {}): RunSpec {
   const configPath = typeof opts.config === 'string' ? opts.config : null;
   const fromFile = configPath ? readSpecFile(configPath) : {};
   const { spec: fromFlags, flagPaths } = specFromFlags(opts, [...TARGET_FLAGS, ...LOAD_FLAGS, ...OUTPUT_FLAGS, ...VALIDITY_FLAGS, ...SIM_FLAGS, ...COST_FLAGS, ...OBSERVE_FLAGS, ...(mode.extraFlags ?? [])]);
   const workloadFlags = workloadSpecFromFlags(opts);
   if (Object.keys(workloadFlags).length > 0) fromFlags.workload = workloadFlags;
   const merged = deepMerge(fromFile, fromFlags);
+  const origin = mode.simulatorOnly ? null : targetFromEnv(merged, mode);
   if (!mode.simulatorOnly) applySimulatorDemoDefaults(merged);
   const spec = validateSpec(RunSpecSchema, merged, { flagPaths, configPath });
   checkRunSpec(spec, flagPaths);
+  if (origin !== null) mode.log?.(origin);
   return spec;
 }

@@ -2,6 +2,7 @@
  * `infermeter run`: the spec (already parsed) → the run session (src/session/run.ts) → the console.
  */
 import type { CliIo } from './io.js';
+import { EXIT_CODES } from '../errors/exit-codes.js';
 import type { RunSpec } from '../session/run-spec.js';
 import { runSession } from '../session/run.js';
 import { signalExitCode } from './signals.js';
@@ -13,7 +14,10 @@ import type { CoordinatorFlags } from '../session/coordinator-options.js';
 export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const out = await runSession(spec, sessionContext(io, spec.output.progress));
   if (!out.started) return signalExitCode(io.signal);
-  return printRun(out, io, { json: spec.output.json, redactor: out.redactor, ...(io.signal ? { signal: io.signal } : {}) });
+  const code = printRun(out, io, { json: spec.output.json, redactor: out.redactor, ...(io.signal ? { signal: io.signal } : {}) });
+  if (out.diskFault === undefined) return code;
+  io.stderr.write(`${out.redactor.scrub(out.diskFault)}\n`);
+  return EXIT_CODES.DISK_FAULT;
 }
 
 /** `infermeter run --distributed URL --workers-expected N`: the coordinator session (src/session/distributed-run.ts). */

@@ -28,8 +28,9 @@ export const TARGET_FLAGS: FlagDef[] = [
   { flag: '--ignore-eos', path: ['target', 'ignore_eos'], kind: 'bool', help: 'send ignore_eos so outputs are exactly max_tokens long (vLLM, SGLang, llama.cpp); default: on for the random dataset, as vllm bench serve' },
   { flag: '--no-ignore-eos', path: ['target', 'ignore_eos'], kind: 'bool', help: 'never send ignore_eos (outputs end at the model\'s EOS)' },
   { flag: '--extra-body <json>', path: ['target', 'extra_body'], kind: 'json', help: `extra JSON fields for every request body, e.g. '{"temperature":0}'` },
-  { flag: '--header <name:value...>', path: ['target', 'headers'], kind: 'headers', help: 'extra HTTP header (repeatable)' },
+  { flag: '--header <name:value...>', path: ['target', 'headers'], kind: 'headers', help: "extra HTTP header, 'Name: value' or vLLM's KEY=VALUE (repeatable)" },
   { flag: '--timeout <duration>', path: ['target', 'timeout_ms'], kind: 'string', help: 'per-request timeout, e.g. 60s or 10m (bare number: seconds; default 10m)' },
+  { flag: '--stall-timeout <duration>', path: ['target', 'stall_timeout_ms'], kind: 'string', help: 'end a response that has begun but sends no byte for this long as `stalled`, e.g. 30s (bare number: seconds; default 60s; 0 = off)' },
   { flag: '--retries <n>', path: ['target', 'retries'], kind: 'int', help: 'retry a request failed before any output (429, 5xx, refused connection) up to N times: Retry-After, else backoff from 0.5 s (default 0); every attempt is a record' },
   { flag: '--no-preflight', path: ['target', 'preflight'], kind: 'bool', help: 'skip the pre-flight check' },
   { flag: '--insecure', path: ['target', 'tls_insecure'], kind: 'bool', help: 'skip TLS certificate verification (self-signed https endpoints)' },
@@ -48,7 +49,7 @@ export const LOAD_FLAGS: FlagDef[] = [
   { flag: '--warmup <n|duration>', path: ['load', 'warmup'], kind: 'string', help: 'excluded from figures at the start: a request count (20) or a duration (30s)' },
   { flag: '--cooldown <n|duration>', path: ['load', 'cooldown'], kind: 'string', help: 'excluded from figures at the end: a request count, or a duration with --duration' },
   { flag: '--grace <duration>', path: ['load', 'grace_ms'], kind: 'string', help: 'after --duration, how long in-flight requests may finish before they are cancelled (default 30s)' },
-  { flag: '--workers <n>', path: ['load', 'workers'], kind: 'int', help: 'worker threads sending the load (default: cores − 1, at least 1; 0 = main thread)' },
+  { flag: '--workers <n>', path: ['load', 'workers'], kind: 'int', help: 'worker threads sending the load (default: cores − 1, at least 1; 0 = main thread; at most 4 per core)' },
   { flag: '--preconnect <n>', path: ['load', 'preconnect'], kind: 'int', help: 'connections to open before the clock starts (default: the concurrency cap, else ~1 s of arrivals, at most 256; 0 = none)' },
   { flag: '--busy-poll', path: ['load', 'busy_poll'], kind: 'bool', help: 'precise timing: workers poll instead of sleeping, so chunks are timestamped without the OS wake-up delay (a full core each)' },
   { flag: '--seed <n>', path: ['load', 'seed'], kind: 'int', help: 'seed of the schedule and the prompts (default 0)' },
@@ -198,8 +199,11 @@ function convert(d: FlagDef, raw: unknown): unknown {
     case 'headers': {
       const out: Record<string, string> = {};
       for (const h of raw as string[]) {
-        const i = h.indexOf(':');
-        if (i <= 0) throw new UserError(`${name}: expected NAME:VALUE, got "${h}"`);
+        // 'Name: value' (curl) or 'KEY=VALUE' (vLLM's bench serve): a header name holds neither
+        // ':' nor '=', so the first of them ends it and the value may contain the other.
+        const m = /[:=]/.exec(h);
+        const i = m?.index ?? -1;
+        if (i <= 0) throw new UserError(`${name}: expected 'Name: value' or KEY=VALUE, got "${h}"`);
         out[h.slice(0, i).trim()] = h.slice(i + 1).trim();
       }
       return out;

@@ -9,12 +9,16 @@
  */
 import type { Clock, RequestRecord, ErrorClass, RequestStatus } from '../record/record.js';
 import type { WorkItem } from '../workload/types.js';
+import type { UsageCounts } from './stream-events.js';
 import { ConnectionPolicy } from './connection-policy.js';
 import { ConnectionPool } from './http1/connection-pool.js';
 import { HttpParseError, ResponseParser } from './http1/response-parser.js';
 import { buildRequestBody, endpointKind, errorMessageOf, parseCompleteResponse, type EndpointKind } from './openai-body.js';
 import { OpenAIStreamScanner } from './stream-scanner.js';
 import { endpointUrl } from './endpoint-url.js';
+import { compressedStreamMessage, decodeBody, isEncoded } from './content-encoding.js';
+import { checkUsage } from './usage-check.js';
+import { StallWatch } from './stall-watch.js';
 import { basicCredentials, Redactor } from '../util/redact.js';
 
 export interface TargetConfig {
@@ -28,6 +32,11 @@ export interface TargetConfig {
   stream: boolean;
   ignoreEos: boolean;
   timeoutMs: number;
+  /**
+   * A response that has begun but sends no byte for this long ends as `stalled` (--stall-timeout);
+   * 0 or absent: no stall detection (the per-request timeout still applies).
+   */
+  stallTimeoutMs?: number;
   keepText: boolean;
   /** Re-tokenizes output text when the server sends no usage. */
   countTokens?: ((text: string) => number) | undefined;
@@ -46,6 +55,8 @@ const MAX_ERROR_BODY = 8192;
 /** One request attempt on one connection; `abort` ends it with the given outcome. */
 interface InFlight {
   abort(status: RequestStatus, errorClass: ErrorClass): void;
+  /** Clock time of the last byte read, or null while no response has begun (stall detection). */
+  lastByteMs(): number | null;
 }
 
 export class HttpTarget {
@@ -56,6 +67,7 @@ export class HttpTarget {
   /** Request line and headers up to (not including) content-length. */
   private readonly headPrefix: string;
   private readonly inflight = new Set<InFlight>();
+  private readonly stalls: StallWatch<InFlight> | null;
   /** Scrubs the run's secrets from error messages (servers echo a refused key in 401 bodies). */
   private readonly redactor: Redactor;
   private cancelled = false;
@@ -71,6 +83,9 @@ export class HttpTarget {
       'content-type': 'application/json',
       accept: config.stream ? 'text/event-stream' : 'application/json',
       'user-agent': 'infermeter',
+      // Per-token times need each event as it is sent: a compressed stream is refused, not decoded
+      // (why: docs/records.md §Content encoding).
+      'accept-encoding': 'identity',
     };
     // Credentials in the URL (http://user:pass@host) are sent as HTTP Basic, as curl does.
     if (this.url.username || this.url.password) headers.authorization = `Basic ${basicCredentials(this.url)}`;
@@ -84,6 +99,11 @@ export class HttpTarget {
       head += `${k}: ${v}\r\n`;
     }
     this.headPrefix = head;
+    const stallMs = config.stallTimeoutMs ?? 0;
+    this.stalls =
+      stallMs > 0
+        ? new StallWatch<InFlight>(stallMs, () => this.clock(), this.inflight, (f) => f.lastByteMs(), (f) => f.abort('error', 'stalled'))
+        : null;
   }
 
   /** Puts the client on the run's clock: it is built, and connects, before t = 0 is known. */
@@ -163,6 +183,8 @@ export class HttpTarget {
     let ok = false;
     /** A 200 answer to a streaming request whose content type is not an event stream (an HTML login page…). */
     let notStream: string | null = null;
+    /** A non-streaming answer's Content-Encoding, decoded once the body is whole. */
+    let encoding: string | undefined;
     let gotBytes = false;
     let settled = false;
     let readAt = 0;
@@ -191,11 +213,15 @@ export class HttpTarget {
           // Checked once per response, on the headers: the SSE hot path stays as it is. A missing
           // content type is given the benefit of the doubt.
           const type = h.headers.get('content-type');
+          const enc = h.headers.get('content-encoding');
           if (type !== undefined && !/^\s*text\/event-stream/i.test(type)) {
             ok = false;
-            notStream = type;
+            notStream = `content-type ${type} instead of text/event-stream`;
+          } else if (isEncoded(enc)) {
+            ok = false;
+            notStream = compressedStreamMessage(enc!);
           }
-        }
+        } else encoding = h.headers.get('content-encoding');
       },
       onBody: (b) => {
         if (ok && scanner) scanner.push(b, readAt);
@@ -212,8 +238,10 @@ export class HttpTarget {
           conn.owner = null;
           conn.destroy();
         }
-        const bodyText = Buffer.concat(other).toString('utf8');
-        if (notStream !== null) fail(rec, 'error', 'not_event_stream', `HTTP 200 with content-type ${notStream} instead of text/event-stream: ${bodyPreview(bodyText)}`);
+        const decoded = decodeBody(Buffer.concat(other), encoding);
+        const bodyText = decoded.text;
+        if (notStream !== null) fail(rec, 'error', 'not_event_stream', `HTTP 200 with ${notStream}${notStream.startsWith('content-type') ? `: ${bodyPreview(bodyText)}` : ''}`);
+        else if (decoded.error !== null && ok) fail(rec, 'error', 'malformed_stream', decoded.error);
         else this.completed(rec, ok, scanner, bodyText, readAt, keep);
         finish();
       },
@@ -224,6 +252,7 @@ export class HttpTarget {
         aborted = { status, errorClass };
         conn.destroy(); // onClose records it, with what arrived
       },
+      lastByteMs: () => (gotBytes ? readAt : null),
     };
     conn.owner = {
       onData: (b) => {
@@ -257,7 +286,10 @@ export class HttpTarget {
           scanner.end(now);
           this.finishStream(rec, scanner, keep);
         }
-        if (aborted) {
+        if (aborted?.errorClass === 'stalled') {
+          const chunks = rec.chunk_ms.length;
+          fail(rec, 'error', 'stalled', `stalled: no byte for ${Math.round(now - readAt)} ms (--stall-timeout ${this.config.stallTimeoutMs} ms) after ${chunks} content chunk${chunks === 1 ? '' : 's'}`);
+        } else if (aborted) {
           const what = parser.started ? '' : ', before any response';
           fail(rec, aborted.status, aborted.errorClass, `${aborted.errorClass} after ${Math.round(now - rec.sent_ms)} ms${what}`);
         } else if (!parser.started) {
@@ -267,6 +299,7 @@ export class HttpTarget {
       },
     };
     this.inflight.add(handle);
+    this.stalls?.watch();
     const timer = setTimeout(() => handle.abort('timeout', 'timeout'), this.config.timeoutMs);
     const head = `${this.headPrefix}${pooled ? '' : 'connection: close\r\n'}content-length: ${body.length}\r\n\r\n`;
     // sent_ms: just before the request is written (after any concurrency gate upstream).
@@ -289,8 +322,9 @@ export class HttpTarget {
     rec.first_token_ms = times.length > 0 ? times[0]! : null;
     rec.finish_reason = scan.finishReason;
     if (keep) rec.output_text = scan.text;
-    this.countTokens(rec, scan.usage, scan.text, times.length);
-    const reasoningTokens = scan.usage?.reasoning_tokens ?? scan.reasoningEvents;
+    if (scan.eventsAfterDone > 0) rec.events_after_done = scan.eventsAfterDone;
+    const usage = this.countTokens(rec, scan.usage, scan.text, times.length);
+    const reasoningTokens = usage?.reasoning_tokens ?? scan.reasoningEvents;
     if (scan.reasoningEvents > 0 || reasoningTokens > 0) {
       rec.first_reasoning_ms = scan.firstReasoningMs;
       rec.first_answer_ms = scan.firstAnswerMs;
@@ -318,18 +352,23 @@ export class HttpTarget {
     rec.chunk_ms = parsed.text.length > 0 ? Float64Array.of(now) : new Float64Array(0);
     rec.finish_reason = parsed.finishReason;
     if (keep) rec.output_text = parsed.text;
-    this.countTokens(rec, parsed.usage, parsed.text, rec.chunk_ms.length);
-    const reasoningTokens = parsed.usage?.reasoning_tokens ?? 0;
+    const usage = this.countTokens(rec, parsed.usage, parsed.text, rec.chunk_ms.length);
+    const reasoningTokens = usage?.reasoning_tokens ?? 0;
     if (reasoningTokens > 0) {
       // Reasoning and answer arrive together: nothing to time apart, only the count to keep.
       rec.first_reasoning_ms = null;
       rec.first_answer_ms = rec.first_token_ms;
       rec.reasoning_tokens = reasoningTokens;
     }
-    if (parsed.text.length === 0 && !(parsed.usage?.completion_tokens)) fail(rec, 'error', 'empty_response', 'no output content in the response');
+    if (parsed.text.length === 0 && !usage?.completion_tokens) fail(rec, 'error', 'empty_response', 'no output content in the response');
   }
 
-  private countTokens(rec: RequestRecord, usage: { prompt_tokens: number | null; completion_tokens: number | null } | null, text: string | null, chunks: number): void {
+  /** Fills the token counts; returns the usage that was believed (null: none, or rejected). */
+  private countTokens(rec: RequestRecord, given: UsageCounts | null, text: string | null, chunks: number): UsageCounts | null {
+    const rejected = checkUsage(given, rec.client_prompt_tokens, rec.turn);
+    // Impossible usage is not believed: the record says why, and the counts fall back as if none came.
+    if (rejected !== null) rec.usage_rejected = rejected;
+    const usage = rejected === null ? given : null;
     if (usage?.prompt_tokens != null) rec.prompt_tokens = usage.prompt_tokens;
     else rec.prompt_tokens = rec.client_prompt_tokens;
     if (usage?.completion_tokens != null) {
@@ -342,6 +381,7 @@ export class HttpTarget {
       rec.output_tokens = chunks;
       rec.token_source = 'chunks';
     }
+    return usage;
   }
 
   /** Aborts every request in flight (status `cancelled`) and refuses new ones. */
@@ -351,6 +391,7 @@ export class HttpTarget {
   }
 
   close(): void {
+    this.stalls?.stop();
     this.pool.close();
   }
 }

@@ -33,6 +33,8 @@ export interface StreamScan {
   readonly finishReason: string | null;
   /** True once `data: [DONE]` was seen. */
   readonly sawDone: boolean;
+  /** Events dispatched after `[DONE]`: the stream was over, so they are ignored and only counted. */
+  readonly eventsAfterDone: number;
   /** Message of an `{"error": ...}` event inside the stream, if any. */
   readonly errorMessage: string | null;
   /** A data payload that is not valid JSON (or not an object) was seen; first such payload, truncated. */

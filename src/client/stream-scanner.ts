@@ -87,6 +87,8 @@ export class OpenAIStreamScanner implements StreamScan {
   private strRelS = 0;
   private strRelE = 0;
   private readonly tpl = new EventTemplate();
+  /** Events dispatched after `data: [DONE]`: ignored (the stream is over), only counted. */
+  private afterDone = 0;
 
   constructor(opts: StreamScannerOptions = {}) {
     this.keepText = opts.keepText === true;
@@ -133,6 +135,9 @@ export class OpenAIStreamScanner implements StreamScan {
   }
   get text(): string | null {
     return this.sink.text?.value ?? null;
+  }
+  get eventsAfterDone(): number {
+    return this.afterDone;
   }
 
   push(bytes: Uint8Array, nowMs: number): void {
@@ -224,7 +229,7 @@ export class OpenAIStreamScanner implements StreamScan {
           if (q < n) {
             // b[q] is CR or LF: a whole line, classified
             const one = contentInfo.strings === 1 && !contentInfo.tools;
-            if (one) this.tpl.learn(b, i, vs, contentInfo.strS, contentInfo.strE, q, contentInfo.strKind);
+            if (one && !this.sink.sawDone) this.tpl.learn(b, i, vs, contentInfo.strS, contentInfo.strE, q, contentInfo.strKind);
             this.pend(code, contentInfo.kinds, b, vs, q, one ? contentInfo.strS : -1, contentInfo.strE);
             i = this.skipEol(b, q, n);
             continue;
@@ -290,7 +295,7 @@ export class OpenAIStreamScanner implements StreamScan {
       const code = classifyPayload(buf, vs, ve);
       if (code !== CLS_SLOW) {
         const one = contentInfo.strings === 1 && !contentInfo.tools;
-        if (one) this.tpl.learn(buf, ls, vs, contentInfo.strS, contentInfo.strE, ve, contentInfo.strKind);
+        if (one && !this.sink.sawDone) this.tpl.learn(buf, ls, vs, contentInfo.strS, contentInfo.strE, ve, contentInfo.strKind);
         this.pend(code, contentInfo.kinds, buf, vs, ve, one ? contentInfo.strS : -1, contentInfo.strE);
         if (!own) this.copySpan(buf, vs, ve);
         return;
@@ -354,13 +359,16 @@ export class OpenAIStreamScanner implements StreamScan {
 
   private dispatch(now: number): void {
     if (this.dataLines === 0) return;
-    if (this.fastCode === CLS_CONTENT) {
+    if (this.sink.sawDone) this.afterDone++;
+    else if (this.fastCode === CLS_CONTENT) {
       if (!this.keepText) this.mark(this.kinds, now);
       else if (this.hasStr) this.content(this.kinds, this.spanBuf, this.spanS + this.strRelS, this.spanS + this.strRelE, now);
       else this.mark(applySlowPayload(this.sink, decoder.decode(this.spanBuf.subarray(this.spanS, this.spanE))), now);
     } else if (this.fastCode !== CLS_NONE) {
       const kinds = applySlowPayload(this.sink, this.dataStr);
       if (kinds !== 0) this.mark(kinds, now);
+      // The stream is over: no later event may take the template's fast path, which skips dispatch.
+      if (this.sink.sawDone) this.tpl.forget();
     }
     this.dataLines = 0;
     this.fastCode = -1;

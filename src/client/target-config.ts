@@ -23,6 +23,7 @@ export function targetConfig(t: TargetSpec, r: ResolvedTarget): Omit<TargetConfi
     stream: t.stream,
     ignoreEos: r.ignoreEos,
     timeoutMs: t.timeout_ms,
+    stallTimeoutMs: t.stall_timeout_ms,
     keepText: r.keepText,
     countTokens: r.countTokens,
     insecureTls: t.tls_insecure,

@@ -3,6 +3,7 @@
  * Flags override the file. Errors name the flag when a flag set the value, else the file
  * and field, so the user gets one line that says what to fix.
  */
+import { describeIssue } from './zod-issue.js';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
@@ -56,10 +57,6 @@ export function setPath(target: PlainObject, path: readonly string[], value: unk
   node[path[path.length - 1]!] = value;
 }
 
-function pathKey(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.');
-}
-
 /**
  * Validates `merged` with `schema`. On failure throws a UserError for the first issue,
  * naming the flag that set the field (from `flagPaths`) or the config file and field.
@@ -71,15 +68,13 @@ export function validateSpec<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(merged);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const key = pathKey(issue.path);
+  const issue = describeIssue(result.error.issues[0]!);
+  const key = issue.path;
   // A flag may set a parent path (e.g. goodput) and the issue point into it (goodput.1).
   let flag: string | undefined;
   for (const [p, f] of origin.flagPaths) {
     if (key === p || key.startsWith(`${p}.`)) flag = f;
   }
   const where = flag ?? (origin.configPath ? `${origin.configPath}: ${key || '(top level)'}` : key || 'spec');
-  let message = issue.message;
-  if (issue.code === 'unrecognized_keys') message = `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
-  throw new UserError(`${where}: ${message}`);
+  throw new UserError(`${where}: ${issue.message}`);
 }

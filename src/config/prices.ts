@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { UserError } from '../errors/user-error.js';
+import { issueText } from './zod-issue.js';
 
 export const CostSpecSchema = z
   .object({
@@ -45,8 +46,7 @@ export function readPriceTable(path: string): PriceTable {
   }
   const r = PriceTableSchema.safeParse(data);
   if (!r.success) {
-    const issue = r.error.issues[0]!;
-    throw new UserError(`--prices ${path}: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`);
+    throw new UserError(`--prices ${path}: ${issueText(r.error.issues[0]!)}`);
   }
   return r.data;
 }

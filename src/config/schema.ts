@@ -3,6 +3,7 @@
  * are merged into one object and validated here (see load-spec.ts). Field names are
  * snake_case; durations accept units (`500ms`, `10s`, `2m`); rates accept `inf`.
  */
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseCountOrDuration, parseDurationMs, parseFraction, parseRate, UnitError } from './units.js';
 import { GOODPUT_METRICS, parseGoodputSlo } from './slo.js';
@@ -49,6 +50,14 @@ function unit<T>(parse: (v: string | number) => T, description: string) {
 const durationMs = (bare: 'ms' | 's', description: string) => unit((v) => parseDurationMs(v, bare), description);
 const countOrDuration = (description: string) => unit(parseCountOrDuration, description);
 
+/**
+ * --workers beyond this many per core is refused: a sending thread needs a core to keep its
+ * timestamps, so more only queue for the same cores, and each holds its own V8 heap (1,000 of them
+ * took 9 GB and never started).
+ */
+export const WORKERS_PER_CORE = 4;
+export const maxWorkers = (): number => WORKERS_PER_CORE * availableParallelism();
+
 export const TargetSpecSchema = z
   .object({
     base_url: z.string().url().nullable().default(null).describe('Server root, e.g. http://localhost:8000. Null: the built-in simulated engine.'),
@@ -58,10 +67,19 @@ export const TargetSpecSchema = z
     stream: z.boolean().default(true),
     ignore_eos: z.boolean().nullable().default(null).describe('Send ignore_eos so the server produces exactly max_tokens (vLLM, SGLang, llama.cpp); null: as vLLM bench serve, on for the random dataset only (and always to the built-in simulator).'),
     extra_body: z.record(z.string(), z.unknown()).default({}).describe('Extra JSON fields merged into every request body.'),
-    headers: z.record(z.string(), z.string()).default({}),
+    headers: z
+      .record(
+        z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'expected a header name: letters, digits and !#$%&\'*+-.^_`|~ only (no spaces, ":" or "=")'),
+        z.string().refine((v) => !/[\r\n\0]/.test(v), 'a header value cannot hold a line break (CR, LF) or NUL: it would end the header'),
+      )
+      .default({})
+      .describe('Extra HTTP headers sent with every request (--header).'),
     timeout_ms: durationMs('s', 'Per-request timeout (bare number: seconds).')
       .refine((ms) => ms > 0, 'expected a timeout longer than 0, e.g. 60s (a request cannot finish in no time)')
       .default(600_000),
+    stall_timeout_ms: durationMs('s', 'A response that has begun but sends no byte for this long ends as `stalled` (bare number: seconds; 0: off).')
+      .refine((ms) => ms >= 0, 'expected a duration of 0 (off) or more, e.g. 60s')
+      .default(60_000),
     retries: z.number().int().min(0).max(10).default(0).describe('Send a request again, up to this many times, when it failed before any output with 429, 5xx or a refused connection (Retry-After honoured, else exponential backoff from 0.5 s, at most 30 s).'),
     preflight: z.boolean().default(true),
     tls_insecure: z.boolean().default(false).describe('Skip TLS certificate verification (self-signed endpoints).'),
@@ -83,7 +101,14 @@ export const LoadSpecSchema = z
     cooldown: countOrDuration('Excluded from figures at the end: a request count or a duration.').prefault(0),
     grace_ms: durationMs('s', 'After --duration, how long in-flight requests may finish before they are cancelled.').default(30_000),
     seed: z.number().int().default(0),
-    workers: z.number().int().nonnegative().nullable().default(null).describe('Worker threads sending the load (null: available cores − 1, at least 1; 0: the main thread).'),
+    workers: z
+      .number()
+      .int()
+      .nonnegative()
+      .refine((n) => n <= maxWorkers(), { error: () => `at most ${maxWorkers()} worker threads on this machine (${WORKERS_PER_CORE} per core, ${availableParallelism()} cores): more only compete for the same cores, and each holds its own heap` })
+      .nullable()
+      .default(null)
+      .describe(`Worker threads sending the load (null: available cores − 1, at least 1; 0: the main thread; at most ${WORKERS_PER_CORE} per core).`),
     preconnect: z.number().int().nonnegative().nullable().default(null).describe('Connections opened before t = 0, split across workers (null: the concurrency cap, else about one second of arrivals, at most 256; never more than the run has requests; 0: none).'),
     busy_poll: z.boolean().default(false).describe('Keep each sending thread polling instead of sleeping: chunks are timestamped without the OS wake-up delay; costs a full core per worker.'),
   })

@@ -12,6 +12,7 @@
  *   engine: { memory_efficiency: 0.78, request_overhead_ms: 0.041, … }
  *   fit: { … }        # how it was fitted (runs, errors); informational
  */
+import { describeIssue } from './zod-issue.js';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -80,8 +81,8 @@ export function loadSimProfile(path: string): SimProfile {
   }
   const r = SimProfileSchema.safeParse(raw);
   if (!r.success) {
-    const i = r.error.issues[0]!;
-    throw new UserError(`--sim-profile: ${path}: ${i.path.join('.') || '(top level)'}: ${i.message}`);
+    const i = describeIssue(r.error.issues[0]!);
+    throw new UserError(`--sim-profile: ${path}: ${i.path || '(top level)'}: ${i.message}`);
   }
   cache.set(path, r.data);
   return r.data;

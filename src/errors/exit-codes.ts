@@ -16,6 +16,8 @@ export const EXIT_CODES = {
   REGRESSION: 4,
   /** The run is invalid: no request succeeded, the failure rate exceeded its limit, or the client could not keep its schedule. `--allow-invalid` turns this into 0. */
   INVALID_RUN: 5,
+  /** The results folder failed mid-run (full, read-only, over quota): the run was measured and reported on stdout, its records only partly saved. */
+  DISK_FAULT: 6,
   /** Interrupted by SIGINT (128 + 2); what was measured was still written. */
   SIGINT: 130,
   /** Stopped by SIGHUP (128 + 1). */
@@ -65,4 +67,5 @@ export const EXIT_CODE_HELP = `Exit codes:
   4    compare: a significant regression beyond --fail-on-regression
   5    invalid run: no request succeeded, failures above --max-failure-rate, or the client fell behind;
        also a sweep with an invalid stage, and plan --from / sweep --search given invalid measurements (--allow-invalid: accepted)
+  6    the results folder failed mid-run (full, read-only): figures printed, records only partly saved
   129, 130, 143  stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM: what was measured is still saved`;

@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { hasJournal, PENDING_DIR } from './history-journal.js';
+import { UserError } from '../errors/user-error.js';
 import type { HistoryRow } from './history-row.js';
 
 export const HISTORY_FILE = 'history.duckdb';
@@ -182,9 +183,16 @@ async function openHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: Duc
   const exists = existsSync(path);
   if (opts.mode === 'write') mkdirSync(resultsDir, { recursive: true });
   const inMemory = opts.mode === 'read' && !exists;
-  const instance = inMemory
-    ? await DuckDBInstance.create(':memory:', OFFLINE)
-    : await retryOnLock(path, () => DuckDBInstance.create(path, opts.mode === 'read' ? { ...OFFLINE, access_mode: 'READ_ONLY' } : OFFLINE), opts.lockWaitMs);
+  let instance: DuckDBInstance;
+  try {
+    instance = inMemory
+      ? await DuckDBInstance.create(':memory:', OFFLINE)
+      : await retryOnLock(path, () => DuckDBInstance.create(path, opts.mode === 'read' ? { ...OFFLINE, access_mode: 'READ_ONLY' } : OFFLINE), opts.lockWaitMs);
+  } catch (err) {
+    if (!isCorruptError(err) || !mayUpgrade) throw err;
+    await rebuildCorrupt(resultsDir, path, err);
+    return openHistory(resultsDir, opts, fn, false);
+  }
   const c = await instance.connect();
   let upgrade = false;
   try {
@@ -207,6 +215,27 @@ async function openHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: Duc
   // Written by an earlier version: add the new columns once (a short write), then read as usual.
   await openHistory(resultsDir, { ...opts, mode: 'write' }, async () => undefined, false);
   return openHistory(resultsDir, opts, fn, false);
+}
+
+function isCorruptError(err: unknown): boolean {
+  return err instanceof Error && /not a valid DuckDB database file|corrupt|checksum|invalid (database|block)/i.test(err.message);
+}
+
+/**
+ * A history file DuckDB cannot open is derived data: moved aside (kept, for whoever wants to look
+ * at it) and rebuilt from the run directories, which hold everything it indexed, with one line.
+ */
+async function rebuildCorrupt(resultsDir: string, path: string, cause: unknown): Promise<void> {
+  const aside = `${path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  try {
+    renameSync(path, aside);
+  } catch (err) {
+    throw new UserError(`${path}: not a readable history database (${oneLine(cause)}), and it cannot be moved aside (${(err as NodeJS.ErrnoException).code ?? oneLine(err)}); move or delete it, then \`infermeter history --reindex\``);
+  }
+  const { collectRows } = await import('./history-index.js');
+  const { rows, skipped } = collectRows(resultsDir);
+  warn(`${path} was not a readable database (${oneLine(cause)}): moved aside to ${aside}; rebuilt from ${rows.length} rows of the run directories${skipped.length > 0 ? ` (${skipped.length} unreadable, skipped)` : ''}`);
+  await openHistory(resultsDir, { mode: 'write' }, (c) => upsertRows(c, rows), false);
 }
 
 async function checkSchema(c: DuckDBConnection, path: string): Promise<void> {

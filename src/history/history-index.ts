@@ -9,6 +9,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePending } from './history-journal.js';
+import { UserError } from '../errors/user-error.js';
 import { isSweepDir, rowFromRunDir, rowsFromSweepDir, type HistoryRow } from './history-row.js';
 
 /** Journals the row of the run (or of each stage of the sweep) in `runDir`; returns null when done, else the one-line warning to print. */
@@ -49,6 +50,23 @@ export function runDirs(resultsDir: string): string[] {
 
 /** Indexes every run directory; returns how many were indexed and the ones that could not be read. */
 export async function reindex(resultsDir: string): Promise<{ indexed: number; skipped: string[] }> {
+  // A mistyped folder is bad input, not an empty history to create.
+  let isDir: boolean;
+  try {
+    isDir = statSync(resultsDir).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new UserError(`--results-dir ${resultsDir}: no such folder, so there are no run directories to index`);
+  const { rows, skipped } = collectRows(resultsDir);
+  // Imported here: indexing a run (above) must not load DuckDB into the run's process.
+  const { upsertRows, withHistory } = await import('./history-db.js');
+  await withHistory(resultsDir, { mode: 'write' }, (c) => upsertRows(c, rows));
+  return { indexed: rows.length, skipped };
+}
+
+/** The history rows of every run directory under `resultsDir`, and the directories that could not be read. */
+export function collectRows(resultsDir: string): { rows: HistoryRow[]; skipped: string[] } {
   const rows: HistoryRow[] = [];
   const skipped: string[] = [];
   for (const dir of runDirs(resultsDir)) {
@@ -58,10 +76,7 @@ export async function reindex(resultsDir: string): Promise<{ indexed: number; sk
       skipped.push(`${dir}: ${message(err)}`);
     }
   }
-  // Imported here: indexing a run (above) must not load DuckDB into the run's process.
-  const { upsertRows, withHistory } = await import('./history-db.js');
-  await withHistory(resultsDir, { mode: 'write' }, (c) => upsertRows(c, rows));
-  return { indexed: rows.length, skipped };
+  return { rows, skipped };
 }
 
 function message(err: unknown): string {

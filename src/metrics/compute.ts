@@ -4,6 +4,7 @@
  * value arrays and hands them to the definitions.
  */
 
+import { offeredWindow } from './offered-window.js';
 import type { ErrorClass, RequestRecord, TokenSource } from '../record/record.js';
 import { availability, findOutages } from './defs/availability.js';
 import { cancelRate, errorRate, failureRate, timeoutRate } from './defs/errors.js';
@@ -174,6 +175,7 @@ export function computeOver(
       total_tokens_per_s: totalTokenThroughput.value(t),
       peak_output_tokens_per_s: t.peak_output_tokens_per_s,
       peak_concurrency: t.peak_concurrency,
+      offered_window: offeredWindow(measure, window),
     },
     availability: { value: availability.value(t), downtime_s: t.downtime_ms / 1000, outages: window === null ? [] : findOutages(measure, window.end_ms) },
     latency,

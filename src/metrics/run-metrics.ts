@@ -8,6 +8,7 @@
  * or Infinity, so results survive JSON.
  */
 
+import type { OfferedWindow } from './offered-window.js';
 import type { ErrorClass, RequestStatus, TokenSource } from '../record/record.js';
 import type { GoodputSlo as Slo } from '../config/slo.js';
 import type { Distribution } from './stats.js';
@@ -85,6 +86,8 @@ export interface RunMetrics {
     peak_output_tokens_per_s: number;
     /** Most requests (any status) in flight at one instant. */
     peak_concurrency: number;
+    /** Throughput over first send → last send (metrics/offered-window.ts); null when that span is under 1 s. Absent in results before 0.3. */
+    offered_window?: OfferedWindow | null;
   };
   latency: {
     ttft_ms: Distribution;

@@ -19,6 +19,7 @@ export type RequestStatus = 'ok' | 'error' | 'timeout' | 'cancelled';
  * - http_429: rate limited; http_4xx: other client errors; http_5xx: server errors
  * - connect: could not open a connection (refused, DNS, reset before any response)
  * - disconnect: connection closed mid-response (stream ended without completing)
+ * - stalled: the response had begun, then no byte came for --stall-timeout; the client ended it
  * - malformed_stream: SSE/JSON the client could not understand
  * - not_event_stream: a 200 answer to a streaming request that is not an event stream (an HTML page)
  * - server_error_event: the server sent an error object inside a 200 stream
@@ -31,6 +32,7 @@ export const ERROR_CLASSES = [
   'http_5xx',
   'connect',
   'disconnect',
+  'stalled',
   'malformed_stream',
   'not_event_stream',
   'server_error_event',
@@ -106,6 +108,10 @@ export interface RequestRecord {
    * check allows the chat template's tokens for each). Absent for one message or a completions prompt.
    */
   prompt_messages?: number;
+  /** Events the server sent after `data: [DONE]`: ignored, only counted. Absent when none. */
+  events_after_done?: number;
+  /** Why the server's usage was not believed (negative, fractional, a prompt length far from the one sent); the token counts then come from the tokenizer or the chunks. Absent when usage was taken or none came. */
+  usage_rejected?: string;
   /** Quality check of the answer (issue 15, docs/quality.md); absent when the request had no check. */
   quality?: RecordQuality;
 }

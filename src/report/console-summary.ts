@@ -47,6 +47,8 @@ export interface SummaryContext {
   byTurn?: { first_turn: RunMetrics; later_turns: RunMetrics } | null;
   cost?: CostFigures | null;
   quality?: QualityFigures | null;
+  /** The run's --max-concurrency (null: none set; absent: not known, as for analyze of records alone). */
+  maxConcurrency?: number | null;
 }
 
 /** One row per group (task, turn): the figures people compare across groups. */
@@ -83,7 +85,7 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   const out: string[] = [];
   out.push(`== ${ctx.title} ==`);
   const r = m.requests;
-  out.push(`Requests: ${r.total} measured, ${r.ok} ok, ${r.failed} failed${lateNote(r, ctx.validity)}   Duration: ${m.duration_s.toFixed(2)} s`);
+  out.push(`Requests: ${r.total} measured, ${r.ok} ok, ${r.failed} failed${lateNote(r, ctx.validity, ctx.maxConcurrency)}   Duration: ${m.duration_s.toFixed(2)} s`);
   const outageLines = renderOutages(m.availability);
   if (outageLines) out.push(outageLines);
   out.push('');
@@ -102,6 +104,7 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   }
   out.push('');
   const t = m.throughput;
+  out.push(`Throughput over the measured window, ${fmt(m.duration_s, 1)} s (first send → last end):`);
   out.push(
     table(
       ['Throughput', 'value'],
@@ -116,6 +119,8 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
       ],
     ),
   );
+  const offered = offeredLine(m);
+  if (offered !== null) out.push(offered);
   if (m.goodput) {
     const g = m.goodput;
     const slos = g.slos.map((s) => `${s.metric.replace(/_ms$/, '')} ≤ ${s.threshold_ms} ms`).join(', ');
@@ -153,6 +158,19 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   return out.join('\n');
 }
 
+/** A measured window stretched this much past the last send is called out (docs/metrics.md §Throughput). */
+export const STRETCH_SHOWN = 1.25;
+
+/** The offered-window throughputs, when stragglers stretched the measured window; null otherwise. */
+function offeredLine(m: RunMetrics): string | null {
+  const o = m.throughput.offered_window;
+  if (!o || o.stretch < STRETCH_SHOWN) return null;
+  return (
+    `Over the offered window, ${fmt(o.duration_s, 1)} s (first send → last send): ${fmt(o.request_per_s, 3)} req/s, ${fmt(o.output_tokens_per_s, 1)} output tok/s — ` +
+    `${o.ended_after} request${o.ended_after === 1 ? '' : 's'} ending after the last send stretched the measured window ${fmt(o.stretch, 2)}×`
+  );
+}
+
 /** The failure rate first, then its parts: errors (by class), timeouts, cancellations. */
 export function failureLine(r: RunMetrics['requests']): string {
   const errors = describeFailureClasses(r, (c) => c !== 'timeout' && c !== 'cancelled');
@@ -166,16 +184,19 @@ export function failureLine(r: RunMetrics['requests']): string {
  * Late requests and where they waited: at the --max-concurrency gate (the server's back-pressure,
  * by design) or behind the client's own dispatcher (the client could not keep up).
  */
-function lateNote(r: RunMetrics['requests'], v: RunValidity | null): string {
+function lateNote(r: RunMetrics['requests'], v: RunValidity | null, maxConcurrency: number | null | undefined): string {
   if (r.late === 0) return '';
   const head = `, ${r.late} sent late (> ${r.late_threshold_ms} ms after schedule`;
   const behind = v?.checks.dispatch_late ?? null;
   if (behind === null) return `${head})`;
   const byClient = Math.min(r.late, behind);
   const atGate = r.late - byClient;
-  if (byClient === 0) return `${head}: all waited for a --max-concurrency slot, not for the client)`;
+  // Only a run with a cap has a gate to wait at: without one (or not knowing), no wait is put on it.
+  const gate = typeof maxConcurrency === 'number' ? 'waited for a --max-concurrency slot' : null;
+  const noCap = maxConcurrency === null ? '; no --max-concurrency was set' : '';
+  if (byClient === 0) return gate ? `${head}: all ${gate}, not for the client)` : `${head}: none behind the client's dispatcher${noCap})`;
   if (atGate === 0) return `${head}: the client's dispatcher was late)`;
-  return `${head}: ${atGate} waited for a --max-concurrency slot, ${byClient} for the client's dispatcher)`;
+  return gate ? `${head}: ${atGate} ${gate}, ${byClient} for the client's dispatcher)` : `${head}: ${byClient} behind the client's dispatcher${noCap})`;
 }
 
 function verdictLines(v: RunValidity): string[] {

@@ -3,6 +3,7 @@
  * SLOs, goodput, cost or validity options if given; the original run's context is taken from
  * result.json, else spec.json. Returns the result object; prints nothing.
  */
+import { issueText } from '../config/zod-issue.js';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -76,7 +77,7 @@ export async function analyzeRun(path: string, input: AnalyzeInput, ctx: Session
   let objectives = given.slos;
   if (input.spec.slos === undefined && prior?.slos) {
     const parsed = SloListSchema.safeParse(prior.slos.map((r) => r.slo));
-    if (!parsed.success) throw new UserError(`${join(isDir ? path : join(recordsPath, "..") , "result.json")}: slos: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    if (!parsed.success) throw new UserError(`${join(isDir ? path : join(recordsPath, "..") , "result.json")}: slos.${issueText(parsed.error.issues[0]!)}`);
     objectives = parsed.data;
   }
   checkObjectivesUsable(objectives, slos);

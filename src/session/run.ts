@@ -5,7 +5,7 @@
  * nothing (progress through the context's callbacks).
  */
 import { UserError } from '../errors/user-error.js';
-import { RecordsWriter } from '../store/records-file.js';
+import { diskFaultLine, RecordsWriter } from '../store/records-file.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { ProgressFile } from '../store/progress-file.js';
 import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
@@ -19,8 +19,11 @@ import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 import { envOf, type SessionContext } from './context.js';
 import { measureLoad } from './measure.js';
 
-/** A finished run, or one stopped before its load started (nothing was sent, nothing written). */
-export type RunSessionOutcome = ({ started: true } & CompletedRun & { redactor: Redactor }) | { started: false; redactor: Redactor };
+/**
+ * A finished run, or one stopped before its load started. `diskFault`: the results folder failed
+ * mid-run (records-file.ts): the one line saying what was kept; the caller exits DISK_FAULT.
+ */
+export type RunSessionOutcome = ({ started: true } & CompletedRun & { redactor: Redactor; diskFault?: string }) | { started: false; redactor: Redactor };
 
 /** The run's secrets (API key, sensitive headers, URL credentials): every line and file passes through it. */
 export function runRedactor(spec: RunSpec, ctx: SessionContext): { redactor: Redactor; apiKey: string | null } {
@@ -74,7 +77,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     if (spec.output.save) {
       dir = createRunDir(spec.output.result_dir, spec.name, new Date());
       dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : baseUrl, model } })));
-      writer = new RecordsWriter(dir.recordsPath);
+      writer = new RecordsWriter(dir.recordsPath, { survive: true });
     }
     const progressFile = dir ? new ProgressFile(dir.path) : null;
     const open = target;
@@ -94,13 +97,15 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     });
     const outcome = driven.outcome;
     writer?.close();
+    // A full or read-only folder mid-run: the figures still come from the records in memory; nothing more is written there.
+    const diskFault = writer?.fault ?? null;
     writer = null;
     if (outcome.interrupted) log('interrupted: in-flight requests cancelled; reporting what was measured');
-    if (observed && dir) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
+    if (observed && dir && !diskFault) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
 
     const done = await completeRun({
       spec,
-      dir,
+      dir: diskFault ? null : dir,
       records: outcome.records,
       run: { name: spec.name, started_at: driven.startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: outcome.interrupted, driver: 'http', monotonic_origin_ns: driven.monotonicOrigin },
       target: target.describe(),
@@ -118,6 +123,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
       server: observed?.observation ?? null,
       coldStart: target.coldStart?.result(outcome.records) ?? null,
     });
+    if (diskFault && dir) return { started: true, ...done, redactor, diskFault: diskFaultLine(diskFault, dir.path, outcome.records.length) };
     await recordInHistory(spec.output.result_dir, dir, log);
     return { started: true, ...done, redactor };
   } finally {

@@ -9,6 +9,23 @@ import { recordFromJsonLine, recordToJsonLine, RecordParseError } from '../recor
 import type { RequestRecord } from '../record/record.js';
 import { UserError } from '../errors/user-error.js';
 
+/**
+ * Write errors that mean the disk, not the program, failed: the folder's file system is full, over
+ * quota, read-only or broken. The writer then stops writing and says so (`fault`); the run goes
+ * on measuring in memory (docs/records.md §Durability).
+ */
+export const DISK_FAULT_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EIO', 'EFBIG']);
+
+export interface DiskFault {
+  /** The errno code (ENOSPC, EROFS, …). */
+  code: string;
+  path: string;
+  /** Records whose lines are in the file (whole lines; a cut last line is not counted). */
+  linesWritten: number;
+  /** Records given to the writer after the fault, or in the batch it cut: not in the file. */
+  linesLost: number;
+}
+
 /** A batch this large is written at once. */
 export const FLUSH_BYTES = 64 * 1024;
 /** A batch is written at the latest this long after its first record. */
@@ -20,17 +37,41 @@ export class RecordsWriter {
   private buf = Buffer.allocUnsafe(2 * FLUSH_BYTES);
   private used = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** Lines in the batch, and lines already in the file. */
+  private pending = 0;
+  private written = 0;
+  private diskFault: DiskFault | null = null;
 
-  constructor(readonly path: string) {
+  /**
+   * `opts.survive`: a disk fault stops the writing and is reported in `fault` (the caller tells
+   * the user and exits DISK_FAULT); without it the fault is thrown, as any other write error.
+   */
+  constructor(
+    readonly path: string,
+    private readonly opts: { survive?: boolean } = {},
+  ) {
     this.fd = openSync(path, 'a');
   }
 
+  /** Set once a write failed for a disk reason: nothing more is written. */
+  get fault(): DiskFault | null {
+    return this.diskFault;
+  }
+
   write(rec: RequestRecord): void {
+    if (this.diskFault) {
+      this.diskFault.linesLost++;
+      return;
+    }
     this.writeLine(recordToJsonLine(rec));
   }
 
   /** One record's line as recordToJsonLine made it. */
   writeLine(line: string): void {
+    if (this.diskFault) {
+      this.diskFault.linesLost++;
+      return;
+    }
     this.room(3 * line.length + 1);
     this.used += this.buf.write(line, this.used);
     this.endLine();
@@ -41,6 +82,10 @@ export class RecordsWriter {
    * ASCII text (without brackets), copied as bytes: virtual time's lines are mostly chunk times.
    */
   writeLineParts(head: string, chunkText: Uint8Array, tail: string): void {
+    if (this.diskFault) {
+      this.diskFault.linesLost++;
+      return;
+    }
     this.room(3 * (head.length + tail.length) + chunkText.length + 3);
     this.used += this.buf.write(head, this.used);
     this.buf[this.used++] = 0x5b; // [
@@ -56,13 +101,28 @@ export class RecordsWriter {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    for (let at = 0; at < this.used; ) at += writeSync(this.fd, this.buf, at, this.used - at);
+    try {
+      for (let at = 0; at < this.used; ) at += writeSync(this.fd, this.buf, at, this.used - at);
+      this.written += this.pending;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === undefined || !DISK_FAULT_CODES.has(code) || this.opts.survive !== true) throw err;
+      this.diskFault = { code, path: this.path, linesWritten: this.written, linesLost: this.pending };
+    }
     this.used = 0;
+    this.pending = 0;
   }
 
   close(): void {
     this.flush();
-    closeSync(this.fd);
+    try {
+      closeSync(this.fd);
+    } catch (err) {
+      // A full disk can fail the close too (NFS writes back on close): the fault is already told.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === undefined || !DISK_FAULT_CODES.has(code) || this.opts.survive !== true) throw err;
+      this.diskFault ??= { code, path: this.path, linesWritten: this.written, linesLost: 0 };
+    }
   }
 
   /** Makes room for `bytes` more (at most; UTF-8 takes up to 3 bytes per UTF-16 unit). */
@@ -74,9 +134,19 @@ export class RecordsWriter {
 
   private endLine(): void {
     this.buf[this.used++] = 0x0a;
+    this.pending++;
     if (this.used >= FLUSH_BYTES) this.flush();
     else if (!this.timer) this.timer = setTimeout(() => this.flush(), FLUSH_MS);
   }
+}
+
+/** The one line a disk fault is reported with: the folder, what was kept where, what was not written. */
+export function diskFaultLine(f: DiskFault, runDir: string, records: number): string {
+  const inMemory = records - f.linesWritten;
+  return (
+    `disk fault: ${f.code} writing ${f.path}: at least ${f.linesWritten} of ${records} records were saved there; the other ${inMemory} were kept in memory only, and the figures printed include them; ` +
+    `result.json and the report were not written to ${runDir} (free space there, or give another --result-dir)`
+  );
 }
 
 /** Reads records.jsonl; a bad line is a UserError naming the file and line. A truncated last line (killed run) is skipped. */

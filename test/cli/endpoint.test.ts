@@ -19,6 +19,35 @@ describe('infermeter run against a server', () => {
   });
 });
 
+describe('OPENAI_BASE_URL (the OpenAI SDK convention)', () => {
+  let sim: SimServer;
+  beforeAll(async () => {
+    sim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 1, perTokenMs: 1 }, modelName: 'm1' });
+  });
+  afterAll(() => sim.close());
+  const args = ['run', '--num-prompts', '2', '--random-input-len', '8', '--random-output-len', '2', '--no-save', '--progress', 'none', '--workers', '0'];
+
+  it('is the server when no --base-url is given, and the first line says so', async () => {
+    const out = await runCli(args, { OPENAI_BASE_URL: `${sim.url}/v1` });
+    expectCompleted(out);
+    expect(out.stderr.split('\n')[0]).toBe(`target: ${sim.url}/v1 (from OPENAI_BASE_URL), a real server; --base-url chooses another`);
+    expect(out.stdout).toContain(`${sim.url}/v1/completions`);
+  });
+
+  it('--base-url wins over it, with no line about it', async () => {
+    const given = await runCli([...args, '--base-url', sim.url], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    expectCompleted(given);
+    expect(given.stderr).not.toContain('OPENAI_BASE_URL');
+    expect(given.stdout).toContain(`${sim.url}/v1/completions`);
+  });
+
+  it('sim run never takes it (the simulator is its target by definition)', async () => {
+    const out = await runCli(['sim', 'run', '--num-prompts', '2', '--random-input-len', '8', '--random-output-len', '2', '--no-save', '--progress', 'none'], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    expectCompleted(out);
+    expect(out.stderr).not.toContain('OPENAI_BASE_URL');
+  });
+});
+
 describe('prompt lengths against what the server states and counts', () => {
   let sim: SimServer;
   let charsSim: SimServer;

@@ -33,6 +33,7 @@ describe('CLI errors', () => {
     [['run', '--request-rate', '0'], /--request-rate/],
     [['run', '--duration', '10 parsecs'], /--duration: expected a duration/],
     [['run', '--num-prompts', 'many'], /--num-prompts: expected an integer/],
+    [['run', '--workers', '1000'], /^error: --workers: at most \d+ worker threads on this machine \(4 per core, \d+ cores\)/],
     [['run', '--num-prompts', '-5'], /--num-prompts: .*(>0|positive|too small)/i],
     [['run', '--goodput', 'ttf:500'], /--goodput: unknown SLO metric "ttf"/],
     [['run', '--goodput', 'ttft:soon'], /--goodput: expected a duration/],
@@ -57,6 +58,22 @@ describe('CLI errors', () => {
     expectOneLineError(await runCli(['run', '--config', file('bad.json', '{"load": ')]), /not valid JSON/);
     expectOneLineError(await runCli(['run', '--config', file('extra.yaml', 'load:\n  request_rte: 5\n')]), /extra\.yaml: load: unknown field\(s\) "request_rte"/);
     expectOneLineError(await runCli(['run', '--config', file('val.yaml', 'load:\n  burstiness: -1\n')]), /val\.yaml: load\.burstiness: /);
+  });
+
+  it('a trace with impossible lengths or a far-future timestamp is refused with file, line and field (was a native abort, exit 134)', async () => {
+    const row = (t: number, inp: number, out = 4) => JSON.stringify({ timestamp: t, input_length: inp, output_length: out });
+    for (const [name, rows, pattern] of [
+      ['neg.jsonl', [row(0, 3), row(10, -16)], /^error: .*neg\.jsonl:2: input_length -16: expected a whole number of tokens from 1 to 10,000,000$/],
+      ['zero.jsonl', [row(0, 0)], /^error: .*zero\.jsonl:1: input_length 0: expected a whole number of tokens from 1 to 10,000,000$/],
+      ['huge.jsonl', [row(0, 3), row(5, 3), row(10, 1e9)], /^error: .*huge\.jsonl:3: input_length 1000000000: expected a whole number/],
+      ['frac.jsonl', [row(0, 3, 2.5)], /^error: .*frac\.jsonl:1: output_length 2\.5: expected a whole number of tokens from 0 to/],
+      ['far.jsonl', [row(0, 3), row(1e12, 3)], /^error: .*far\.jsonl:2: timestamp: replayed 277777\.8 h after the first request, beyond the 168 h a replay may span/],
+    ] as const) {
+      const path = file(name, rows.join('\n') + '\n');
+      expectOneLineError(await runCli(['run', '--base-url', sim.url, '--no-preflight', '--dataset-name', 'trace', '--dataset-path', path, '--no-save', '--progress', 'none']), pattern);
+    }
+    const azure = file('zero.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n0,5,1\n1,0,3\n');
+    expectOneLineError(await runCli(['run', '--base-url', sim.url, '--no-preflight', '--dataset-name', 'trace', '--dataset-path', azure, '--no-save']), /zero\.csv:3: ContextTokens 0: expected a whole number/);
   });
 
   it('an unreachable server fails pre-flight with one line naming the URL', async () => {

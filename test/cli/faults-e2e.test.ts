@@ -42,3 +42,31 @@ describe('infermeter run against a faulty server', () => {
     expect(m.tokens.output_total).toBe(m.requests.ok * 12);
   });
 });
+
+describe('infermeter run against a server whose streams stall', () => {
+  let sim: SimServer;
+  beforeAll(async () => {
+    // A stalled stream goes silent after a random token for 8 s, then the server drops it.
+    sim = await startSimServer({ timing: { kind: 'fixed', prefillMs: 2, perTokenMs: 1 }, faults: { seed: 3, stallRate: 0.25, stallMs: 8000 } });
+  });
+  afterAll(() => sim.close());
+
+  it('--stall-timeout ends each stalled stream as stalled, long before the server would drop it or --timeout would end it', async () => {
+    const out = await runCli([
+      'run', '--base-url', sim.url, '--no-preflight', '--model', 'sim-llama-3.1-8b', '--ignore-eos',
+      '--num-prompts', '40', '--request-rate', '200', '--random-input-len', '16', '--random-output-len', '12',
+      '--stall-timeout', '1s', '--timeout', '60s', '--max-failure-rate', '100%', '--no-save', '--json', '--progress', 'none', '--workers', '1',
+    ]);
+    const result = JSON.parse(out.stdout) as RunResult;
+    // Valid, unless this busy machine made the client late (a client check, not the stalls).
+    const clientOnly = result.validity!.failed_checks.every((c) => ['dispatch_lag', 'event_loop', 'client_busy'].includes(c));
+    expect(out.code === 0 || (out.code === 5 && clientOnly), JSON.stringify(result.validity)).toBe(true);
+    const m = result.metrics;
+    const stalled = m.requests.by_error_class.stalled ?? 0;
+    expect(stalled).toBeGreaterThan(0);
+    // Every failure is a stall: none reached the server's 8 s drop (disconnect) or the timeout.
+    expect(m.requests.failed).toBe(stalled);
+    expect(m.requests.by_error_class.disconnect).toBeUndefined();
+    expect(m.requests.by_status.timeout ?? 0).toBe(0);
+  });
+});

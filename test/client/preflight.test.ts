@@ -130,6 +130,17 @@ describe('pre-flight says what it received', () => {
     expect(err.message).toMatch(/lists no model \(it answered HTTP 404, text\/html: "<!DOCTYPE html><html><title>Not here<\/title><\/html>"\)/);
   });
 
+  it('a 404 from the probe while /v1/models answers names --endpoint (the wrong path, not an unreachable server)', async () => {
+    server = await startTestServer((req, res) => {
+      if (req.url === '/v1/models') return models(res);
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ detail: 'Not Found' }));
+    });
+    const err = await preflight({ ...cfg(server.url), path: '/v1/chat/completion' }, fakeSleep().opts).then(() => new Error('resolved'), (e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(UserError);
+    expect(err.message).toBe(`pre-flight request to ${server.url}/v1/chat/completion failed: HTTP 404: Not Found; the server does not serve --endpoint /v1/chat/completion: check --endpoint (e.g. /v1/chat/completions) and --base-url`);
+  });
+
   it('an HTML login page with status 200: the same, and the probe is not_event_stream', async () => {
     server = await startTestServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });

@@ -1,26 +1,15 @@
 /** What the client makes of answers that are not what was asked: HTML pages, echoed keys, base URLs with /v1. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { emptyRecord, type RequestRecord } from '../../src/record/record.js';
-import { HttpTarget, type TargetConfig } from '../../src/client/http-client.js';
+import type { RequestRecord } from '../../src/record/record.js';
+import type { HttpTarget, TargetConfig } from '../../src/client/http-client.js';
+import { sendOnce as sendTo, testTarget } from '../helpers/client-target.js';
 import type { WorkItem } from '../../src/workload/types.js';
 import { chunk, sseHeaders, startTestServer, type TestServer } from '../helpers/servers.js';
 
 const item: WorkItem = { prompt: 'hello there', messages: null, prompt_tokens: 2, max_tokens: 2, task: null, expected: null, session: null, turn: null };
 
-function target(baseUrl: string, over: Partial<TargetConfig> = {}): HttpTarget {
-  return new HttpTarget(
-    { baseUrl, path: '/v1/completions', model: 'm', apiKey: null, headers: {}, extraBody: {}, stream: true, ignoreEos: false, timeoutMs: 5000, keepText: false, ...over },
-    () => 0,
-  );
-}
-
-async function sendOnce(t: HttpTarget): Promise<RequestRecord> {
-  try {
-    return await t.send(emptyRecord(0, 0), t.prepare(item));
-  } finally {
-    t.close();
-  }
-}
+const target = (baseUrl: string, over: Partial<TargetConfig> = {}): HttpTarget => testTarget(baseUrl, over, () => 0);
+const sendOnce = (t: HttpTarget): Promise<RequestRecord> => sendTo(t, item);
 
 let server: TestServer | null = null;
 afterEach(async () => {

@@ -15,6 +15,7 @@ export interface ScanSummary {
   usage: UsageCounts | null;
   finishReason: string | null;
   sawDone: boolean;
+  eventsAfterDone: number;
   errorMessage: string | null;
   malformed: string | null;
   text: string | null;
@@ -30,6 +31,7 @@ export function summarize(s: StreamScan): ScanSummary {
     usage: s.usage,
     finishReason: s.finishReason,
     sawDone: s.sawDone,
+    eventsAfterDone: s.eventsAfterDone,
     errorMessage: s.errorMessage,
     malformed: s.malformed,
     text: s.text,
@@ -53,6 +55,7 @@ export class ReferenceScanner {
       usage: null,
       finishReason: null,
       sawDone: false,
+      eventsAfterDone: 0,
       errorMessage: null,
       malformed: null,
       text: keepText ? '' : null,
@@ -106,6 +109,10 @@ export class ReferenceScanner {
     if (this.data === null) return;
     const payload = this.data.join('\n');
     this.data = null;
+    if (this.out.sawDone) {
+      this.out.eventsAfterDone++; // the stream is over: ignored, only counted
+      return;
+    }
     const { answer, reasoning } = this.event(payload);
     if (answer || reasoning) {
       this.out.contentEvents++;

@@ -92,6 +92,26 @@ describe('OpenAIStreamScanner: meaning of events', () => {
     expect(out.malformed).toBeNull();
   });
 
+  it('ignores and counts events after [DONE]: content, usage, finish_reason and errors (hostile server)', () => {
+    const s = [
+      ev(chat({ content: 'a' })),
+      ev(chat({ content: 'b' })),
+      ev(JSON.stringify({ choices: [], usage: { prompt_tokens: 4, completion_tokens: 2 } })),
+      ev('[DONE]'),
+      ev(chat({ content: 'c' })), // same shape as the template: must not take the fast path
+      ev(JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }], usage: { prompt_tokens: 1, completion_tokens: 99 } })),
+      ev(JSON.stringify({ error: { message: 'late' } })),
+      ev('[DONE]'),
+    ].join('');
+    const out = agreeAtEverySplit(bytes(s), true);
+    expect(out.contentEvents).toBe(2);
+    expect(out.text).toBe('ab');
+    expect(out.usage).toEqual({ prompt_tokens: 4, completion_tokens: 2 });
+    expect(out.finishReason).toBeNull();
+    expect(out.errorMessage).toBeNull();
+    expect(out.eventsAfterDone).toBe(4);
+  });
+
   it('reads llama.cpp-style usage together with content and finish_reason in the last chunk', () => {
     const last = JSON.stringify({ choices: [{ index: 0, delta: { content: '!' }, finish_reason: 'length' }], usage: { prompt_tokens: 3, completion_tokens: 9 } });
     const out = agreeAtEverySplit(bytes(ev(chat({ content: 'a' })) + ev(last)));

@@ -71,3 +71,23 @@ describe('RecordsWriter flush policy', () => {
     expect(readFileSync(path, 'utf8').endsWith('\n')).toBe(true);
   });
 });
+
+describe('RecordsWriter on a full disk', () => {
+  it('ENOSPC (here /dev/full) stops the writing, counts what was lost, and throws nothing', () => {
+    expect(() => {
+      const plain = new RecordsWriter('/dev/full');
+      plain.write(record(0));
+      plain.flush();
+    }).toThrow(/ENOSPC/); // without survive: thrown as before
+    const w = new RecordsWriter('/dev/full', { survive: true });
+    w.write(record(0));
+    w.write(record(1));
+    expect(w.fault).toBeNull(); // nothing written yet: the batch waits
+    w.flush();
+    expect(w.fault).toEqual({ code: 'ENOSPC', path: '/dev/full', linesWritten: 0, linesLost: 2 });
+    w.write(record(2));
+    w.writeLine(recordToJsonLine(record(3)));
+    w.close();
+    expect(w.fault).toEqual({ code: 'ENOSPC', path: '/dev/full', linesWritten: 0, linesLost: 4 });
+  });
+});

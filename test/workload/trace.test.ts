@@ -85,10 +85,11 @@ describe('Azure LLM inference trace', () => {
     expect(fast.timed![4]!.at_ms).toBeCloseTo(1500, 6);
   });
 
-  it('unsorted rows are replayed in time order; a missing column is one error', async () => {
+  it('unsorted rows are replayed in time order, with one warning; a missing column is one error', async () => {
     const dir = tempDir('tr');
     writeFileSync(join(dir, 'u.csv'), 'TIMESTAMP,ContextTokens,GeneratedTokens\n12.5,10,1\n10,20,2\n');
-    const { w } = await load({ dataset_path: join(dir, 'u.csv') });
+    const { w, warnings } = await load({ dataset_path: join(dir, 'u.csv') });
+    expect(warnings).toEqual([`${join(dir, 'u.csv')}:3: timestamps are not in order (this row is earlier than line 2); the trace is replayed sorted by time`]);
     expect(w.timed!.map((t) => [t.at_ms, t.item.prompt_tokens])).toEqual([
       [0, 20],
       [2500, 10],

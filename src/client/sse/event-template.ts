@@ -75,6 +75,11 @@ export class EventTemplate {
     this.kind = kind;
   }
 
+  /** No template until the next learn(): the stream ended ([DONE]), later events must be seen whole. */
+  forget(): void {
+    this.first = -1;
+  }
+
   /**
    * Does the line at b[i…) (`view` is a DataView of all of b) match? Returns the index of the
    * CR/LF ending it; -1 when it does not match; -2 when b ends before the line does and all of

@@ -4,7 +4,7 @@
  * metrics needed — a restarted server that loses its counters is still seen).
  *
  * An outage: at least MIN_OUTAGE_FAILURES consecutive requests (in send order, last attempts)
- * that failed with an unavailability class (connection refused or reset, a dropped stream, a
+ * that failed with an unavailability class (connection refused or reset, a dropped or stalled stream, a
  * 5xx, or a non-stream page such as a proxy's 502), with no ok request between them. It starts
  * at the first such request's send and ends at the send of the next ok request (or at the end of
  * the measured window when none came). Other failures (429, 4xx, timeouts) neither extend nor
@@ -13,7 +13,7 @@
 import type { ErrorClass, RequestRecord } from '../../record/record.js';
 import { ratio, type RunMetricDef } from '../metric-def.js';
 
-export const UNAVAILABLE_CLASSES: ReadonlySet<ErrorClass> = new Set<ErrorClass>(['connect', 'disconnect', 'http_5xx', 'not_event_stream']);
+export const UNAVAILABLE_CLASSES: ReadonlySet<ErrorClass> = new Set<ErrorClass>(['connect', 'disconnect', 'stalled', 'http_5xx', 'not_event_stream']);
 
 /** Consecutive unavailability failures that make an outage. */
 export const MIN_OUTAGE_FAILURES = 3;

@@ -18,6 +18,14 @@ import { csvRecords } from './csv.js';
 import { subdivideIds } from './blocks.js';
 import { Issues } from './entries.js';
 import { readText } from './sharegpt.js';
+import { MAX_TOKENS_ASKED } from '../spec.js';
+
+/**
+ * Longest replay accepted, after --trace-time-scale / --trace-rate-scale: 7 days. Longer, and a
+ * mistyped timestamp (seconds read as ms, one row far in the future) would keep a run waiting
+ * for days; a real trace that long is replayed faster with --trace-rate-scale.
+ */
+export const MAX_TRACE_SPAN_MS = 7 * 24 * 3600 * 1000;
 
 export interface TraceRow {
   t_ms: number;
@@ -50,8 +58,10 @@ export function parseMooncake(text: string, issues: Issues): TraceRow[] {
     const out = o?.['output_length'];
     const h = o?.['hash_ids'];
     if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) return issues.skip(line, 'timestamp must be a non-negative number (ms)');
-    if (!isCount(inp)) return issues.skip(line, 'input_length must be a non-negative integer');
-    if (!isCount(out)) return issues.skip(line, 'output_length must be a non-negative integer');
+    if (!isCount(inp)) return issues.skip(line, 'input_length must be a number of tokens');
+    if (!isCount(out)) return issues.skip(line, 'output_length must be a number of tokens');
+    checkLength(issues.file, line, 'input_length', inp, 1);
+    checkLength(issues.file, line, 'output_length', out, 0);
     if (h !== undefined && (!Array.isArray(h) || !h.every((x) => Number.isInteger(x)))) return issues.skip(line, 'hash_ids must be an array of integers');
     rows.push({ t_ms: t, input: inp, output: out, hash_ids: (h as number[] | undefined) ?? null, line });
   });
@@ -66,18 +76,48 @@ export function parseAzure(text: string, issues: Issues): TraceRow[] {
   const rows: TraceRow[] = [];
   for (const { line, record } of records) {
     const t = parseTimestamp(record['TIMESTAMP'] ?? '');
-    const inp = Number(record['ContextTokens']);
-    const out = Number(record['GeneratedTokens']);
+    const inp = cellNumber(record['ContextTokens']);
+    const out = cellNumber(record['GeneratedTokens']);
     if (t === null) issues.skip(line, `TIMESTAMP not a date-time or number: ${JSON.stringify(record['TIMESTAMP'])}`);
-    else if (!isCount(inp)) issues.skip(line, 'ContextTokens must be a non-negative integer');
-    else if (!isCount(out)) issues.skip(line, 'GeneratedTokens must be a non-negative integer');
-    else rows.push({ t_ms: t, input: inp, output: out, hash_ids: null, line });
+    else if (!isCount(inp)) issues.skip(line, 'ContextTokens must be a number of tokens');
+    else if (!isCount(out)) issues.skip(line, 'GeneratedTokens must be a number of tokens');
+    else {
+      checkLength(issues.file, line, 'ContextTokens', inp, 1);
+      checkLength(issues.file, line, 'GeneratedTokens', out, 0);
+      rows.push({ t_ms: t, input: inp, output: out, hash_ids: null, line });
+    }
   }
   return rows;
 }
 
+/** A CSV cell as a number; an empty cell is no number (Number('') would be 0). */
+function cellNumber(v: string | undefined): number {
+  return v === undefined || v.trim() === '' ? NaN : Number(v);
+}
+
+/** A length that is not a number at all (text, null, missing): the line is malformed and skipped. */
 function isCount(v: unknown): v is number {
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0;
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+/**
+ * A number that cannot be a count is refused, not skipped: negative, fractional, a zero-token prompt, or more tokens than
+ * any context (MAX_TOKENS_ASKED), which would also exhaust memory building the prompt text.
+ */
+function checkLength(file: string, line: number, field: string, v: number, min: number): void {
+  if (Number.isInteger(v) && v >= min && v <= MAX_TOKENS_ASKED) return;
+  throw new UserError(`${file}:${line}: ${field} ${v}: expected a whole number of tokens from ${min} to ${MAX_TOKENS_ASKED.toLocaleString('en-US')}`);
+}
+
+/**
+ * Rows in time order. A trace out of order is replayed sorted, with one warning naming the first
+ * row that came before its predecessor.
+ */
+function sortedRows(rows: TraceRow[], file: string, warn: (m: string) => void): TraceRow[] {
+  const k = rows.findIndex((r, i) => i > 0 && r.t_ms < rows[i - 1]!.t_ms);
+  if (k < 0) return rows;
+  warn(`${file}:${rows[k]!.line}: timestamps are not in order (this row is earlier than line ${rows[k - 1]!.line}); the trace is replayed sorted by time`);
+  return [...rows].sort((a, b) => a.t_ms - b.t_ms || a.line - b.line);
 }
 
 /** `YYYY-MM-DD HH:MM:SS[.fraction]` (UTC, any number of fraction digits) → ms; a bare number = seconds. */
@@ -150,12 +190,19 @@ export async function traceWorkload(
   const text = await readText(path, `${field}.dataset_path`);
   const format = spec.trace_format === 'auto' ? detectFormat(path, text) : spec.trace_format;
   const issues = new Issues(path, warn);
-  const rows = (format === 'mooncake' ? parseMooncake(text, issues) : parseAzure(text, issues)).sort((a, b) => a.t_ms - b.t_ms);
+  const rows = sortedRows(format === 'mooncake' ? parseMooncake(text, issues) : parseAzure(text, issues), path, warn);
   if (rows.length === 0) {
     throw new UserError(`${path}: no usable request in the ${format} trace (${issues.skipped} malformed)${issues.examples[0] ? `; first problem: ${issues.examples[0]}` : ''}`);
   }
   const scale = spec.trace_time_scale / spec.trace_rate_scale;
   const t0 = (rows[0] as TraceRow).t_ms;
+  const far = rows.find((r) => (r.t_ms - t0) * scale > MAX_TRACE_SPAN_MS);
+  if (far !== undefined) {
+    const at = ((far.t_ms - t0) * scale) / 3_600_000;
+    throw new UserError(
+      `${path}:${far.line}: timestamp: replayed ${at.toFixed(1)} h after the first request, beyond the ${MAX_TRACE_SPAN_MS / 3_600_000} h a replay may span; is it in the unit the format expects (${format === 'mooncake' ? 'ms' : 'a date-time or seconds'})? A long trace can be replayed faster with --trace-rate-scale`,
+    );
+  }
   const block = blockTexts(maker, seed, spec.trace_block_size);
   const rng = createRng(`${seed}:trace`);
   const outOverride = spec.output_len ? lengthSampler(spec.output_len, rng.fork(), rows.map((r) => r.output)) : null;
