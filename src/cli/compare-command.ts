@@ -10,6 +10,7 @@ import { computeMetrics, measureRecords, measuredWindow } from '../metrics/index
 import { readRecordsFile } from '../store/records-file.js';
 import { READABLE_RESULT_SCHEMAS, RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
 import { buildSample } from '../analysis/compare/bootstrap.js';
+import { loadSettings, workloadSettings } from '../analysis/comparable-spec.js';
 import { comparePair, type CompareOptions, type CompareSide, type PairComparison } from '../analysis/compare/compare.js';
 import { figuresOfRun, figuresOfVllm } from '../analysis/compare/key-figures.js';
 import { qualitySample } from '../analysis/compare/quality-delta.js';
@@ -30,9 +31,14 @@ function readJson(path: string): unknown {
 
 interface SideContext {
   target: Record<string, unknown> | null;
+  /** result.json's load section (settings and what the run produced). */
   load: Record<string, unknown> | null;
+  /** spec.json's load section (what the user set), when the directory has one. */
+  specLoad: Record<string, unknown> | null;
   workload: Record<string, unknown> | null;
   slos: Slo[];
+  /** The saved validity verdict. */
+  validity: { valid?: unknown; reasons?: unknown } | null;
   cost: { gpu_hour_cost: number; gpus: number } | null;
 }
 
@@ -49,17 +55,46 @@ function sideFromRecords(label: string, records: RequestRecord[], ctx: SideConte
     kind: 'run',
     shape: {
       target: ctx.target,
-      load: ctx.load,
-      workload: ctx.workload,
+      load: ctx.load ? loadSettings(ctx.load, ctx.specLoad) : null,
+      workload: workloadSettings(ctx.workload),
+      outcome: { requests: measure.length, seed: ctx.load?.seed ?? null, prompt_salt: ctx.workload?.prompt_salt ?? null },
       input_lengths: ok.map((r) => r.prompt_tokens ?? r.client_prompt_tokens ?? 0),
       output_lengths: ok.map((r) => r.output_tokens),
     },
     figures: figuresOfRun(metrics, costPer1m),
     sample: buildSample(measure, measuredWindow(measure), ctx.slos.length > 0 ? ctx.slos : null, costPerS),
     quality: qualitySample(records),
+    invalid: invalidReason(ctx.validity),
     // Request i got the workload's i-th prompt: the same workload and seed mean the same prompts.
     prompts: ctx.workload && ctx.load ? JSON.stringify({ workload: ctx.workload, seed: ctx.load.seed ?? null }) : null,
   };
+}
+
+function invalidReason(v: SideContext['validity']): string | null {
+  if (!v || v.valid !== false) return null;
+  const reasons = Array.isArray(v.reasons) ? v.reasons.filter((r): r is string => typeof r === 'string') : [];
+  return reasons[0] ?? 'its validity verdict says invalid';
+}
+
+/**
+ * An invalid run measured the client or a broken server, not the service: compare refuses it
+ * (one line per run, exit 5) unless --allow-invalid. Returns the exit code, or null to go on.
+ */
+function refuseInvalid(sides: readonly CompareSide[], allow: boolean, io: CliIo): number | null {
+  const invalid = sides.filter((s) => s.invalid);
+  if (invalid.length === 0) return null;
+  for (const s of invalid) {
+    io.stderr.write(`compare: ${s.label} is an invalid run (${s.invalid})${allow ? '; judged anyway (--allow-invalid)' : `; --allow-invalid compares it anyway`}\n`);
+  }
+  return allow ? null : EXIT_CODES.INVALID_RUN;
+}
+
+/** spec.json's load section (what the user set), or null when the directory has none. */
+function savedSpecLoad(dir: string): Record<string, unknown> | null {
+  const path = join(dir, 'spec.json');
+  if (!existsSync(path)) return null;
+  const load = (readJson(path) as { load?: unknown } | null)?.load;
+  return load && typeof load === 'object' ? (load as Record<string, unknown>) : null;
 }
 
 function runSide(dir: string): CompareSide {
@@ -75,8 +110,10 @@ function runSide(dir: string): CompareSide {
   return sideFromRecords(dir, records, {
     target: (result.target as unknown as Record<string, unknown>) ?? null,
     load: result.load ?? null,
+    specLoad: savedSpecLoad(dir),
     workload: result.workload ?? null,
     slos: result.metrics?.goodput?.slos ?? [],
+    validity: result.validity ?? null,
     cost: result.cost ?? null,
   });
 }
@@ -92,8 +129,10 @@ function sweepSides(dir: string): Map<string, CompareSide> {
       sideFromRecords(`${dir} [stage ${st.index}: ${st.label}]`, st.records, {
         target: sweep.result.target,
         load: { ...sweep.result.load, stage: st.label },
+        specLoad: savedSpecLoad(dir),
         workload: sweep.result.workload,
         slos: stageMetrics?.goodput?.slos ?? [],
+        validity: sweep.result.stages.find((x) => x.index === st.index)?.validity ?? null,
         cost: null,
       }),
     );
@@ -170,8 +209,11 @@ export function compareCommand(paths: string[], opts: Record<string, unknown>, i
   if (sweeps.some(Boolean) && !sweeps.every(Boolean)) throw new UserError('compare: a sweep directory compares with other sweep directories (stage by stage), not with single runs');
   const working = () => io.stderr.write(`compare: ${options.resamples} bootstrap resamples per pair…\n`);
   let pairs: PairComparison[];
+  const allowInvalid = opts.allowInvalid === true;
   if (sweeps[0]) {
     const all = paths.map(sweepSides);
+    const refused = refuseInvalid(all.flatMap((m) => [...m.values()]), allowInvalid, io);
+    if (refused !== null) return refused;
     working();
     pairs = all.slice(1).flatMap((b) => {
       const common = [...all[0]!.keys()].filter((k) => b.has(k));
@@ -180,6 +222,8 @@ export function compareCommand(paths: string[], opts: Record<string, unknown>, i
     });
   } else {
     const sides = paths.map(loadSide);
+    const refused = refuseInvalid(sides, allowInvalid, io);
+    if (refused !== null) return refused;
     working();
     pairs = sides.slice(1).map((b) => comparePair(sides[0]!, b, options));
   }

@@ -137,6 +137,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .description('compare runs: is the load the same, and which figures changed beyond noise (bootstrap intervals)')
     .argument('<runs...>', 'baseline A, then B [C …]: run directories or vLLM result JSON files')
     .addOption(new Option('--force', 'give verdicts even when the load shapes differ'))
+    .addOption(new Option('--allow-invalid', `compare runs whose validity verdict says invalid (else: one line per such run, exit ${EXIT_CODES.INVALID_RUN})`))
     .addOption(new Option('--fail-on-regression <pct>', `exit ${EXIT_CODES.REGRESSION} when a figure is significantly worse by more than this, e.g. 5%`))
     .addOption(new Option('--fail-on-quality-drop <pts>', `exit ${EXIT_CODES.REGRESSION} when accuracy is significantly lower by more than this many points, e.g. 1%`))
     .addOption(new Option('--markdown [file]', 'also write a Markdown table for a pull request (to the file, else to stdout)'))

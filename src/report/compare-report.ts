@@ -68,7 +68,7 @@ export function renderCompareText(pairs: readonly PairComparison[]): string {
     const headline = compareHeadline(p);
     if (headline) out.push(`B vs A: ${headline}`);
     out.push('');
-    out.push(table(['Load and configuration', 'A', 'B', ''], p.shape.map((i) => [`${i.what}${i.group === 'configuration' ? ' (config)' : ''}`, clip(i.a), clip(i.b), shapeStatus(i)]), true));
+    out.push(table(['Load and configuration', 'A', 'B', ''], p.shape.map((i) => [`${i.what}${i.group === 'configuration' ? ' (config)' : i.group === 'outcome' ? ' (outcome)' : ''}`, clip(i.a), clip(i.b), shapeStatus(i)]), true));
     out.push('');
     out.push(p.shapes_differ ? 'Load shape: DIFFERS (items marked DIFFERS above).' : 'Load shape: the same (configuration differences are what is being compared).');
     out.push('');

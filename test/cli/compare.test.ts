@@ -85,6 +85,26 @@ describe('infermeter compare', () => {
     expect(forced.stdout).toMatch(/Requests\/s .* better/);
   });
 
+  it('duration-bound runs of one spec, two seeds: the request count each produced is an outcome, not a setting', async () => {
+    const DUR = ['--request-rate', '8', '--duration', '40s', '--random-input-len', '512', '--random-output-len', '64', '--random-range-ratio', '0.5'];
+    const d1 = await simRun('dur1', [...DUR, '--seed', '1']);
+    const d2 = await simRun('dur2', [...DUR, '--seed', '2']);
+    const n = (dir: string) => (JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { load: { num_prompts: number } }).load.num_prompts;
+    expect(n(d1)).not.toBe(n(d2));
+    const out = await runCli(['compare', d1, d2, '--fail-on-regression', '5%']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(new RegExp(`requests sent \\(outcome\\)\\s+${n(d1)}\\s+${n(d2)}\\s+differs`));
+    expect(out.stdout).toMatch(/seed \(outcome\)\s+1\s+2\s+differs/);
+    expect(out.stdout).toMatch(/load\.duration_ms\s+40000\s+40000\s+same/);
+    expect(out.stdout).not.toMatch(/load\.num_prompts/);
+    expect(out.stdout).toMatch(/Load shape: the same/);
+    expect(out.stdout).toMatch(/Verdict: no significant change/);
+    // Count-bound runs that asked for different counts do differ.
+    const more = await simRun('n400', [...LOAD.map((x) => (x === '300' ? '400' : x)), '--seed', '1']);
+    const counted = await runCli(['compare', a, more]);
+    expect(counted.stdout).toMatch(/load\.num_prompts\s+300\s+400\s+DIFFERS/);
+  });
+
   it('flags different input length distributions with the KS test', async () => {
     const longer = await simRun('long', [...LOAD.map((x) => (x === '512' ? '768' : x)), '--seed', '1']);
     const out = await runCli(['compare', a, longer]);

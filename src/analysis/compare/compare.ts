@@ -38,6 +38,8 @@ export interface CompareSide {
    * one string): equal on both sides → the same prompts, so accuracy is compared pair by pair.
    */
   prompts?: string | null;
+  /** Why the run is invalid (its validity verdict's first reason); null or absent when valid. */
+  invalid?: string | null;
 }
 
 export interface CompareOptions {
