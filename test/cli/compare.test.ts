@@ -99,6 +99,24 @@ describe('infermeter compare', () => {
     expect(out.stdout).not.toMatch(/load\.num_prompts/);
     expect(out.stdout).toMatch(/Load shape: the same/);
     expect(out.stdout).toMatch(/Verdict: no significant change/);
+    expect(out.stdout).toMatch(/^B vs A: no significant change in any figure; open loop below saturation \(8 req\/s offered\): throughput follows the offered rate, so it is not judged as speed$/m);
+    // H100 → A100, the same spec: latencies regress; the headline names them and agrees with the table.
+    const slower = await simRun('dur-a100', [...DUR, '--seed', '1', '--hardware', 'a100']);
+    const hw = await runCli(['compare', d1, slower, '--fail-on-regression', '5%']);
+    expect(hw.code).toBe(EXIT_CODES.REGRESSION);
+    expect(hw.stdout).toMatch(/hardware/);
+    expect(hw.stdout).toMatch(/Load shape: the same/);
+    const pair = (JSON.parse((await runCli(['compare', d1, slower, '--json'])).stdout) as { pairs: Array<{ headline: { speed: string; worse: string[]; better: string[]; regime: string; biggest: { figure: string; delta: number } }; figures: Array<{ figure: { label: string }; verdict: string; delta: number | null }> }> }).pairs[0]!;
+    const worse = pair.figures.filter((f) => f.verdict === 'worse').map((f) => f.figure.label);
+    expect(worse.length).toBeGreaterThan(0);
+    expect(pair.headline.worse).toEqual(worse);
+    expect(pair.headline.better).toEqual(pair.figures.filter((f) => f.verdict === 'better').map((f) => f.figure.label));
+    expect(pair.headline.speed).toBe('slower');
+    expect(pair.headline.regime).toBe('open loop below saturation');
+    const top = pair.figures.filter((f) => f.verdict === 'worse' || f.verdict === 'better').sort((x, y) => Math.abs(y.delta!) - Math.abs(x.delta!))[0]!;
+    expect(pair.headline.biggest.figure).toBe(top.figure.label);
+    expect(hw.stdout).toMatch(/^B vs A: slower — worse: TTFT p50, .*; biggest change: \S+ p\d+ \+\d+\.\d%; open loop below saturation/m);
+    expect(hw.stdout).not.toMatch(/faster/);
     // Count-bound runs that asked for different counts do differ.
     const more = await simRun('n400', [...LOAD.map((x) => (x === '300' ? '400' : x)), '--seed', '1']);
     const counted = await runCli(['compare', a, more]);
