@@ -15,6 +15,9 @@ import { comparePair, type CompareOptions, type CompareSide, type PairComparison
 import { figuresOfRun, figuresOfVllm } from '../analysis/compare/key-figures.js';
 import { qualitySample } from '../analysis/compare/quality-delta.js';
 import { renderCompareMarkdown, renderCompareText } from '../report/compare-report.js';
+import { compareGates, gateLines, type Gate } from '../analysis/gates.js';
+import { checkWritable, junitXml, writeJunit } from '../export/junit.js';
+import { appendStepSummary, gatesMarkdown } from '../export/ci-summary.js';
 import { writeFileSync } from 'node:fs';
 import type { RequestRecord } from '../record/record.js';
 import type { Slo } from '../metrics/index.js';
@@ -80,13 +83,21 @@ function invalidReason(v: SideContext['validity']): string | null {
  * An invalid run measured the client or a broken server, not the service: compare refuses it
  * (one line per run, exit 5) unless --allow-invalid. Returns the exit code, or null to go on.
  */
-function refuseInvalid(sides: readonly CompareSide[], allow: boolean, io: CliIo): number | null {
+function refuseInvalid(sides: readonly CompareSide[], allow: boolean, io: CliIo, junit: (gates: Gate[]) => void): number | null {
   const invalid = sides.filter((s) => s.invalid);
   if (invalid.length === 0) return null;
+  if (!allow) junit(validityGates(sides));
   for (const s of invalid) {
     io.stderr.write(`compare: ${s.label} is an invalid run (${s.invalid})${allow ? '; judged anyway (--allow-invalid)' : `; --allow-invalid compares it anyway`}\n`);
   }
   return allow ? null : EXIT_CODES.INVALID_RUN;
+}
+
+/** One validity gate per run side (vLLM files carry no verdict). */
+function validityGates(sides: readonly CompareSide[]): Gate[] {
+  return sides
+    .filter((s) => s.kind === 'run')
+    .map((s): Gate => ({ suite: s.label, name: 'validity', pass: !s.invalid, measured: s.invalid ? 'invalid' : 'valid', threshold: null, message: s.invalid ?? 'the run is valid' }));
 }
 
 /** spec.json's load section (what the user set), or null when the directory has none. */
@@ -210,9 +221,17 @@ export function compareCommand(paths: string[], opts: Record<string, unknown>, i
   const working = () => io.stderr.write(`compare: ${options.resamples} bootstrap resamples per pair…\n`);
   let pairs: PairComparison[];
   const allowInvalid = opts.allowInvalid === true;
+  const junitPath = typeof opts.junit === 'string' ? opts.junit : null;
+  if (opts.junit === true) throw new UserError('--junit: give the file to write, e.g. --junit compare.xml');
+  if (junitPath) checkWritable(junitPath, '--junit');
+  const writeGates = (gates: Gate[]) => {
+    if (junitPath) writeJunit(junitPath, junitXml('infermeter.compare', gates, { timestamp: new Date().toISOString() }));
+  };
+  let sides: CompareSide[];
   if (sweeps[0]) {
     const all = paths.map(sweepSides);
-    const refused = refuseInvalid(all.flatMap((m) => [...m.values()]), allowInvalid, io);
+    sides = all.flatMap((m) => [...m.values()]);
+    const refused = refuseInvalid(sides, allowInvalid, io, writeGates);
     if (refused !== null) return refused;
     working();
     pairs = all.slice(1).flatMap((b) => {
@@ -221,16 +240,21 @@ export function compareCommand(paths: string[], opts: Record<string, unknown>, i
       return common.map((k) => comparePair(all[0]!.get(k)!, b.get(k)!, options));
     });
   } else {
-    const sides = paths.map(loadSide);
-    const refused = refuseInvalid(sides, allowInvalid, io);
+    sides = paths.map(loadSide);
+    const refused = refuseInvalid(sides, allowInvalid, io, writeGates);
     if (refused !== null) return refused;
     working();
     pairs = sides.slice(1).map((b) => comparePair(sides[0]!, b, options));
   }
-  if (opts.json === true) io.stdout.write(`${JSON.stringify({ schema: 'infermeter.compare/1', pairs }, null, 2)}\n`);
-  else io.stdout.write(`${renderCompareText(pairs)}\n`);
+  const gates = [...validityGates(sides), ...compareGates(pairs, { failOnQualityDrop: options.failOnQualityDrop ?? null })];
+  writeGates(gates);
+  if (opts.json === true) io.stdout.write(`${JSON.stringify({ schema: 'infermeter.compare/1', pairs, gates }, null, 2)}\n`);
+  else io.stdout.write(`${renderCompareText(pairs)}\n\nGates (failed first):\n${gateLines(gates).map((l) => `  ${l}`).join('\n')}\n`);
+  const summary = `${gatesMarkdown(gates)}\n\n${renderCompareMarkdown(pairs)}\n`;
+  const step = appendStepSummary(summary);
+  if (step.error) io.stderr.write(`compare: warning: ${step.error}\n`);
   if (opts.markdown !== undefined) {
-    const mdText = `${renderCompareMarkdown(pairs)}\n`;
+    const mdText = summary;
     if (typeof opts.markdown === 'string') {
       try {
         writeFileSync(opts.markdown, mdText);

@@ -141,6 +141,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--fail-on-regression <pct>', `exit ${EXIT_CODES.REGRESSION} when a figure is significantly worse by more than this, e.g. 5%`))
     .addOption(new Option('--fail-on-quality-drop <pts>', `exit ${EXIT_CODES.REGRESSION} when accuracy is significantly lower by more than this many points, e.g. 1%`))
     .addOption(new Option('--markdown [file]', 'also write a Markdown table for a pull request (to the file, else to stdout)'))
+    .addOption(new Option('--junit <file>', 'also write the gates as JUnit XML (one testcase per gate: validity of each run, each figure under --fail-on-regression, accuracy under --fail-on-quality-drop)'))
     .addOption(new Option('--json', 'print the comparison as JSON'))
     .addOption(new Option('--resamples <n>', 'bootstrap resamples (default 1000)'))
     .addOption(new Option('--seed <n>', 'seed of the resampling (default 0)'))

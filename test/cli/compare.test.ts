@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/errors/exit-codes.js';
 import { runCli } from '../helpers/cli.js';
+import { junitErrors } from '../helpers/junit.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'infermeter-compare-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -57,8 +58,23 @@ describe('infermeter compare', () => {
   it('detects a planted 20% TTFT regression and exits 4 with --fail-on-regression 5%', async () => {
     const slow = join(tmp, 'slow');
     plantTtftRegression(b, slow);
-    const out = await runCli(['compare', a, slow, '--fail-on-regression', '5%', '--markdown', join(tmp, 'pr.md')]);
+    const summaryFile = join(tmp, 'step-summary.md');
+    writeFileSync(summaryFile, '# earlier step\n\n');
+    process.env.GITHUB_STEP_SUMMARY = summaryFile;
+    const out = await runCli(['compare', a, slow, '--fail-on-regression', '5%', '--markdown', join(tmp, 'pr.md'), '--junit', join(tmp, 'compare.xml')]);
+    delete process.env.GITHUB_STEP_SUMMARY;
     expect(out.code, out.stdout).toBe(EXIT_CODES.REGRESSION);
+    // The gates: JUnit XML that validates, one testcase per judged figure and per run's validity.
+    const xml = readFileSync(join(tmp, 'compare.xml'), 'utf8');
+    expect(await junitErrors(xml)).toEqual([]);
+    const failedFigures = (out.stderr.match(/significant regression beyond --fail-on-regression: (.*)/)?.[1] ?? '').split('; ').length;
+    expect(xml).toMatch(new RegExp(`<testsuites name="infermeter.compare" tests="\\d+" failures="${failedFigures}"`));
+    expect(xml).toMatch(/<testcase name="TTFT p50 \(ms\)" classname="infermeter.compare" time="0">\n\s+<failure type="gate" message="measured \+\d+\.\d%, threshold regression ≤ 5\.0%: significantly worse: \+\d+\.\d% \(A 38\.25, B \d+\.\d+\)/);
+    expect(xml.match(/<testcase name="validity"/g)).toHaveLength(2);
+    expect(out.stdout).toMatch(/Gates \(failed first\):\n {2}FAIL {2}TTFT p50 \(ms\)/);
+    // GitHub's job summary: appended, gates first.
+    const step = readFileSync(summaryFile, 'utf8');
+    expect(step).toMatch(/^# earlier step\n\n\*\*Gates: \d+ of \d+ FAILED\*\*/);
     // The median is judged worse; the tail percentiles of 300 requests move as much by chance
     // between two seeds (their intervals are wide), so only their direction is checked.
     expect(out.stdout).toMatch(/TTFT p50 \(ms\).*\+2\d\.\d%.*worse \(REGRESSION\)/);
