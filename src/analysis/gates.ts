@@ -42,7 +42,9 @@ export function runGates(suite: string, r: { validity: ValidityLike | null; slos
     });
   }
   for (const s of r.slos ?? []) {
-    out.push({ suite, name: s.slo, pass: s.pass, measured: s.value === null ? null : `${s.value}`, threshold: `${s.op} ${s.threshold}`, message: s.reason });
+    // Saved results of older versions may lack the reason or the threshold fields.
+    const threshold = s.op !== undefined && s.threshold !== undefined ? `${s.op} ${s.threshold}` : null;
+    out.push({ suite, name: s.slo, pass: s.pass, measured: s.value === null || s.value === undefined ? null : `${s.value}`, threshold, message: s.reason ?? (s.pass ? 'met' : 'not met') });
   }
   return out;
 }
