@@ -251,7 +251,7 @@ export function compareCommand(paths: string[], opts: Record<string, unknown>, i
   if (opts.json === true) io.stdout.write(`${JSON.stringify({ schema: 'infermeter.compare/1', pairs, gates }, null, 2)}\n`);
   else io.stdout.write(`${renderCompareText(pairs)}\n\nGates (failed first):\n${gateLines(gates).map((l) => `  ${l}`).join('\n')}\n`);
   const summary = `${gatesMarkdown(gates)}\n\n${renderCompareMarkdown(pairs)}\n`;
-  const step = appendStepSummary(summary);
+  const step = appendStepSummary(summary, io.env);
   if (step.error) io.stderr.write(`compare: warning: ${step.error}\n`);
   if (opts.markdown !== undefined) {
     const mdText = summary;

@@ -126,6 +126,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--goodput <slo...>', 'per-request SLOs, e.g. ttft:500 tpot:50 (bare numbers: ms)'))
     .addOption(new Option('--slo <objective...>', `SLOs to judge the run by (exit 3 if one fails), e.g. 'p95(ttft) < 1.5s' (default: the run's own)`))
     .addOption(new Option('--vllm-json <file>', 'also write the figures under vllm bench serve --save-result keys'))
+    .addOption(new Option('--junit <file>', 'also write the gates (validity, each --slo) as JUnit XML, one testcase per gate'))
     .addOption(new Option('--json', 'print the result JSON instead of the summary table'));
   registerFlags(analyze, VLLM_JSON_FLAGS);
   registerFlags(analyze, COST_FLAGS);

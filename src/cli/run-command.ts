@@ -13,12 +13,12 @@ import type { CoordinatorFlags } from '../session/coordinator-options.js';
 export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const out = await runSession(spec, sessionContext(io, spec.output.progress));
   if (!out.started) return signalExitCode(io.signal);
-  return printRun(out, io, { json: spec.output.json, redactor: out.redactor, ...(io.signal ? { signal: io.signal } : {}) });
+  return printRun(out, io, { json: spec.output.json, junit: spec.output.junit, redactor: out.redactor, ...(io.signal ? { signal: io.signal } : {}) });
 }
 
 /** `infermeter run --distributed URL --workers-expected N`: the coordinator session (src/session/distributed-run.ts). */
 export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFlags, io: CliIo): Promise<number> {
   const out = await distributedRunSession(spec, flags, sessionContext(io, spec.output.progress));
   if (!out.started) return signalExitCode(io.signal);
-  return printRun(out, io, { json: spec.output.json, redactor: out.redactor, ...(io.signal ? { signal: io.signal } : {}) });
+  return printRun(out, io, { json: spec.output.json, junit: spec.output.junit, redactor: out.redactor, ...(io.signal ? { signal: io.signal } : {}) });
 }

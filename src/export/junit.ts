@@ -5,9 +5,9 @@
  * message holds the measured value and the threshold. The shape is checked against the schema
  * in test/fixtures/junit.xsd.
  */
-import { accessSync, constants, existsSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { UserError } from '../errors/user-error.js';
+import { unwritableReason } from '../util/writable-path.js';
 import type { Gate } from '../analysis/gates.js';
 
 const escape = (s: string): string =>
@@ -47,14 +47,8 @@ export function junitXml(command: string, gates: readonly Gate[], o: { timestamp
 
 /** Refuses, before any work, a --junit path that cannot be written: one line, exit 2. */
 export function checkWritable(path: string, flag: string): void {
-  const full = resolve(path);
-  if (existsSync(full) && statSync(full).isDirectory()) throw new UserError(`${flag} ${path}: is a directory; give a file path`);
-  const dir = dirname(full);
-  try {
-    accessSync(existsSync(full) ? full : dir, constants.W_OK);
-  } catch (err) {
-    throw new UserError(`${flag} ${path}: cannot write there (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-  }
+  const why = unwritableReason(path);
+  if (why) throw new UserError(`${flag} ${path}: ${why}`);
 }
 
 export function writeJunit(path: string, xml: string, flag = '--junit'): void {
