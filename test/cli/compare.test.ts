@@ -60,9 +60,7 @@ describe('infermeter compare', () => {
     plantTtftRegression(b, slow);
     const summaryFile = join(tmp, 'step-summary.md');
     writeFileSync(summaryFile, '# earlier step\n\n');
-    process.env.GITHUB_STEP_SUMMARY = summaryFile;
-    const out = await runCli(['compare', a, slow, '--fail-on-regression', '5%', '--markdown', join(tmp, 'pr.md'), '--junit', join(tmp, 'compare.xml')]);
-    delete process.env.GITHUB_STEP_SUMMARY;
+    const out = await runCli(['compare', a, slow, '--fail-on-regression', '5%', '--markdown', join(tmp, 'pr.md'), '--junit', join(tmp, 'compare.xml')], { GITHUB_STEP_SUMMARY: summaryFile });
     expect(out.code, out.stdout).toBe(EXIT_CODES.REGRESSION);
     // The gates: JUnit XML that validates, one testcase per judged figure and per run's validity.
     const xml = readFileSync(join(tmp, 'compare.xml'), 'utf8');

@@ -85,9 +85,9 @@ describe('--junit on sim run, analyze and sim sweep', () => {
     expect(out.code, out.stderr).toBe(0);
     const xml = readFileSync(xmlPath, 'utf8');
     expect(await junitErrors(xml)).toEqual([]);
-    // Virtual-time stages carry no validity verdict yet (null), so each has its SLO gate alone.
-    expect(xml).toMatch(/<testsuites name="infermeter.sim-sweep" tests="2" failures="0"/);
-    expect(xml).toMatch(/<testsuite name="stage 1: 2 req\/s" tests="1"[^>]*>\n\s+<testcase name="p99\(ttft\) &lt; 10s"/);
-    expect(xml).toMatch(/<testsuite name="stage 2: 4 req\/s" tests="1"/);
+    // Each stage: its validity verdict and its SLO.
+    expect(xml).toMatch(/<testsuites name="infermeter.sim-sweep" tests="4" failures="0"/);
+    expect(xml).toMatch(/<testsuite name="stage 1: 2 req\/s" tests="2"[^>]*>\n\s+<testcase name="validity"[^>]*\/>\n\s+<testcase name="p99\(ttft\) &lt; 10s"/);
+    expect(xml).toMatch(/<testsuite name="stage 2: 4 req\/s" tests="2"/);
   });
 });
