@@ -5,6 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { analyzeRun } from '../session/analyze.js';
 import { printRun } from './print-run.js';
+import { checkWritable } from '../export/junit.js';
 import type { CliIo } from './io.js';
 import { z } from 'zod';
 import { GoodputSchema } from '../config/schema.js';
@@ -23,9 +24,10 @@ function analyzeSavedSweep(path: string, opts: Record<string, unknown>, io: CliI
 
 
 export async function analyzeCommand(path: string, opts: Record<string, unknown>, io: CliIo): Promise<number> {
+  if (typeof opts.junit === 'string') checkWritable(opts.junit, '--junit');
   if (existsSync(path) && statSync(path).isDirectory() && isSweepDir(path)) return analyzeSavedSweep(path, opts, io);
   // The same schema as a run spec's, so --goodput and the vLLM JSON flags read as they do for `run`.
   const flags = specFromFlags(opts, [...LOAD_FLAGS.filter((f) => f.path[0] === 'goodput' || f.path[0] === 'slos'), ...VLLM_JSON_FLAGS, ...COST_FLAGS, ...VALIDITY_FLAGS]);
   const done = await analyzeRun(path, { spec: flags.spec, flagPaths: flags.flagPaths, vllmJson: typeof opts.vllmJson === 'string' ? opts.vllmJson : null }, { env: io.env, log: (line) => io.stderr.write(`${line}\n`) });
-  return printRun(done, io, { json: opts.json === true });
+  return printRun(done, io, { json: opts.json === true, junit: typeof opts.junit === 'string' ? opts.junit : null });
 }

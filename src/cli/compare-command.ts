@@ -10,10 +10,14 @@ import { computeMetrics, measureRecords, measuredWindow } from '../metrics/index
 import { readRecordsFile } from '../store/records-file.js';
 import { READABLE_RESULT_SCHEMAS, RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
 import { buildSample } from '../analysis/compare/bootstrap.js';
+import { loadSettings, workloadSettings } from '../analysis/comparable-spec.js';
 import { comparePair, type CompareOptions, type CompareSide, type PairComparison } from '../analysis/compare/compare.js';
 import { figuresOfRun, figuresOfVllm } from '../analysis/compare/key-figures.js';
 import { qualitySample } from '../analysis/compare/quality-delta.js';
 import { renderCompareMarkdown, renderCompareText } from '../report/compare-report.js';
+import { compareGates, gateLines, type Gate } from '../analysis/gates.js';
+import { checkWritable, junitXml, writeJunit } from '../export/junit.js';
+import { appendStepSummary, gatesMarkdown } from '../export/ci-summary.js';
 import { writeFileSync } from 'node:fs';
 import type { RequestRecord } from '../record/record.js';
 import type { Slo } from '../metrics/index.js';
@@ -32,9 +36,14 @@ function readJson(path: string): unknown {
 
 interface SideContext {
   target: Record<string, unknown> | null;
+  /** result.json's load section (settings and what the run produced). */
   load: Record<string, unknown> | null;
+  /** spec.json's load section (what the user set), when the directory has one. */
+  specLoad: Record<string, unknown> | null;
   workload: Record<string, unknown> | null;
   slos: Slo[];
+  /** The saved validity verdict. */
+  validity: { valid?: unknown; reasons?: unknown } | null;
   cost: { gpu_hour_cost: number; gpus: number } | null;
 }
 
@@ -51,17 +60,54 @@ function sideFromRecords(label: string, records: RequestRecord[], ctx: SideConte
     kind: 'run',
     shape: {
       target: ctx.target,
-      load: ctx.load,
-      workload: ctx.workload,
+      load: ctx.load ? loadSettings(ctx.load, ctx.specLoad) : null,
+      workload: workloadSettings(ctx.workload),
+      outcome: { requests: measure.length, seed: ctx.load?.seed ?? null, prompt_salt: ctx.workload?.prompt_salt ?? null },
       input_lengths: ok.map((r) => r.prompt_tokens ?? r.client_prompt_tokens ?? 0),
       output_lengths: ok.map((r) => r.output_tokens),
     },
     figures: figuresOfRun(metrics, costPer1m),
     sample: buildSample(measure, measuredWindow(measure), ctx.slos.length > 0 ? ctx.slos : null, costPerS),
     quality: qualitySample(records),
+    invalid: invalidReason(ctx.validity),
     // Request i got the workload's i-th prompt: the same workload and seed mean the same prompts.
     prompts: ctx.workload && ctx.load ? JSON.stringify({ workload: ctx.workload, seed: ctx.load.seed ?? null }) : null,
   };
+}
+
+function invalidReason(v: SideContext['validity']): string | null {
+  if (!v || v.valid !== false) return null;
+  const reasons = Array.isArray(v.reasons) ? v.reasons.filter((r): r is string => typeof r === 'string') : [];
+  return reasons[0] ?? 'its validity verdict says invalid';
+}
+
+/**
+ * An invalid run measured the client or a broken server, not the service: compare refuses it
+ * (one line per run, exit 5) unless --allow-invalid. Returns the exit code, or null to go on.
+ */
+function refuseInvalid(sides: readonly CompareSide[], allow: boolean, io: CliIo, junit: (gates: Gate[]) => void): number | null {
+  const invalid = sides.filter((s) => s.invalid);
+  if (invalid.length === 0) return null;
+  if (!allow) junit(validityGates(sides));
+  for (const s of invalid) {
+    io.stderr.write(`compare: ${s.label} is an invalid run (${s.invalid})${allow ? '; judged anyway (--allow-invalid)' : `; --allow-invalid compares it anyway`}\n`);
+  }
+  return allow ? null : EXIT_CODES.INVALID_RUN;
+}
+
+/** One validity gate per run side (vLLM files carry no verdict). */
+function validityGates(sides: readonly CompareSide[]): Gate[] {
+  return sides
+    .filter((s) => s.kind === 'run')
+    .map((s): Gate => ({ suite: s.label, name: 'validity', pass: !s.invalid, measured: s.invalid ? 'invalid' : 'valid', threshold: null, message: s.invalid ?? 'the run is valid' }));
+}
+
+/** spec.json's load section (what the user set), or null when the directory has none. */
+function savedSpecLoad(dir: string): Record<string, unknown> | null {
+  const path = join(dir, 'spec.json');
+  if (!existsSync(path)) return null;
+  const load = (readJson(path) as { load?: unknown } | null)?.load;
+  return load && typeof load === 'object' ? (load as Record<string, unknown>) : null;
 }
 
 function runSide(dir: string): CompareSide {
@@ -77,8 +123,10 @@ function runSide(dir: string): CompareSide {
   return sideFromRecords(dir, records, {
     target: (result.target as unknown as Record<string, unknown>) ?? null,
     load: result.load ?? null,
+    specLoad: savedSpecLoad(dir),
     workload: result.workload ?? null,
     slos: result.metrics?.goodput?.slos ?? [],
+    validity: result.validity ?? null,
     cost: result.cost ?? null,
   });
 }
@@ -94,8 +142,10 @@ function sweepSides(dir: string): Map<string, CompareSide> {
       sideFromRecords(`${dir} [stage ${st.index}: ${st.label}]`, st.records, {
         target: sweep.result.target,
         load: { ...sweep.result.load, stage: st.label },
+        specLoad: savedSpecLoad(dir),
         workload: sweep.result.workload,
         slos: stageMetrics?.goodput?.slos ?? [],
+        validity: sweep.result.stages.find((x) => x.index === st.index)?.validity ?? null,
         cost: null,
       }),
     );
@@ -172,8 +222,19 @@ export async function compareCommand(paths: string[], opts: Record<string, unkno
   if (sweeps.some(Boolean) && !sweeps.every(Boolean)) throw new UserError('compare: a sweep directory compares with other sweep directories (stage by stage), not with single runs');
   const working = () => io.stderr.write(`compare: ${options.resamples} bootstrap resamples per pair…\n`);
   let pairs: PairComparison[];
+  const allowInvalid = opts.allowInvalid === true;
+  const junitPath = typeof opts.junit === 'string' ? opts.junit : null;
+  if (opts.junit === true) throw new UserError('--junit: give the file to write, e.g. --junit compare.xml');
+  if (junitPath) checkWritable(junitPath, '--junit');
+  const writeGates = (gates: Gate[]) => {
+    if (junitPath) writeJunit(junitPath, junitXml('infermeter.compare', gates, { timestamp: new Date().toISOString() }));
+  };
+  let sides: CompareSide[];
   if (sweeps[0]) {
     const all = paths.map(sweepSides);
+    sides = all.flatMap((m) => [...m.values()]);
+    const refused = refuseInvalid(sides, allowInvalid, io, writeGates);
+    if (refused !== null) return refused;
     working();
     pairs = all.slice(1).flatMap((b) => {
       const common = [...all[0]!.keys()].filter((k) => b.has(k));
@@ -181,14 +242,21 @@ export async function compareCommand(paths: string[], opts: Record<string, unkno
       return common.map((k) => comparePair(all[0]!.get(k)!, b.get(k)!, options));
     });
   } else {
-    const sides = paths.map(loadSide);
+    sides = paths.map(loadSide);
+    const refused = refuseInvalid(sides, allowInvalid, io, writeGates);
+    if (refused !== null) return refused;
     working();
     pairs = sides.slice(1).map((b) => comparePair(sides[0]!, b, options));
   }
-  if (opts.json === true) io.stdout.write(`${JSON.stringify({ schema: 'infermeter.compare/1', pairs }, null, 2)}\n`);
-  else io.stdout.write(`${renderCompareText(pairs)}\n`);
+  const gates = [...validityGates(sides), ...compareGates(pairs, { failOnQualityDrop: options.failOnQualityDrop ?? null })];
+  writeGates(gates);
+  if (opts.json === true) io.stdout.write(`${JSON.stringify({ schema: 'infermeter.compare/1', pairs, gates }, null, 2)}\n`);
+  else io.stdout.write(`${renderCompareText(pairs)}\n\nGates (failed first):\n${gateLines(gates).map((l) => `  ${l}`).join('\n')}\n`);
+  const summary = `${gatesMarkdown(gates)}\n\n${renderCompareMarkdown(pairs)}\n`;
+  const step = appendStepSummary(summary, io.env);
+  if (step.error) io.stderr.write(`compare: warning: ${step.error}\n`);
   if (opts.markdown !== undefined) {
-    const mdText = `${renderCompareMarkdown(pairs)}\n`;
+    const mdText = summary;
     if (typeof opts.markdown === 'string') {
       try {
         writeFileSync(opts.markdown, mdText);

@@ -90,6 +90,7 @@ export interface TrendOpts {
   threshold: string;
   json?: boolean;
   failOnRegression?: boolean;
+  allowInvalid?: boolean;
 }
 
 /** `10%`, `10` (percent) or `0.1`? Only the first two: a bare number is percent, as the flag's help says. */
@@ -102,7 +103,7 @@ function parseThreshold(text: string): number {
 export async function trendCommand(metricName: string, opts: TrendOpts, io: CliIo): Promise<number> {
   setHistoryWarningSink((line) => io.stderr.write(line));
   const metric = trendMetric(metricName);
-  const t = await trend(opts.resultsDir, metric, { spec: opts.spec ?? null, run: opts.run ?? null, limit: positiveInt('--limit', opts.limit), threshold: parseThreshold(opts.threshold) });
+  const t = await trend(opts.resultsDir, metric, { spec: opts.spec ?? null, run: opts.run ?? null, limit: positiveInt('--limit', opts.limit), threshold: parseThreshold(opts.threshold), allowInvalid: opts.allowInvalid === true });
   if (opts.json) io.stdout.write(`${JSON.stringify(t, null, 2)}\n`);
   else {
     const pct = (c: number | null) => (c === null ? '' : `${c >= 0 ? '+' : ''}${(c * 100).toFixed(1)}%`);
@@ -122,7 +123,13 @@ export async function trendCommand(metricName: string, opts: TrendOpts, io: CliI
     );
     const r = t.regression;
     if (r) io.stdout.write(`REGRESSION: ${metric} ${fmt(r.previous, 2)} → ${fmt(r.value, 2)} (${pct(r.change)}, threshold ${(t.threshold * 100).toFixed(0)}%) in ${r.run_id} against ${r.previous_run_id}\n`);
-    else io.stdout.write(`No regression: the newest comparable run is within ${(t.threshold * 100).toFixed(0)}% of the one before it (or has no predecessor).\n`);
+    else if (t.refused) io.stdout.write('No verdict: the newest run is invalid (below).\n');
+    else if (t.comparable_runs < 2) io.stdout.write(`No verdict: ${t.comparable_runs === 0 ? 'no' : 'only one'} comparable run (valid, not interrupted, with a value) of this spec.\n`);
+    else io.stdout.write(`No regression: the newest comparable run is within ${(t.threshold * 100).toFixed(0)}% of the one before it.\n`);
+  }
+  if (t.refused) {
+    io.stderr.write(`trend: the newest run ${t.refused.run_id} is invalid (${t.refused.reason}); --allow-invalid judges it anyway\n`);
+    return EXIT_CODES.INVALID_RUN;
   }
   return t.regression && opts.failOnRegression ? EXIT_CODES.REGRESSION : EXIT_CODES.OK;
 }

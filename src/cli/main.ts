@@ -128,6 +128,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--goodput <slo...>', 'per-request SLOs, e.g. ttft:500 tpot:50 (bare numbers: ms)'))
     .addOption(new Option('--slo <objective...>', `SLOs to judge the run by (exit 3 if one fails), e.g. 'p95(ttft) < 1.5s' (default: the run's own)`))
     .addOption(new Option('--vllm-json <file>', 'also write the figures under vllm bench serve --save-result keys'))
+    .addOption(new Option('--junit <file>', 'also write the gates (validity, each --slo) as JUnit XML, one testcase per gate'))
     .addOption(new Option('--json', 'print the result JSON instead of the summary table'));
   registerFlags(analyze, VLLM_JSON_FLAGS);
   registerFlags(analyze, COST_FLAGS);
@@ -139,10 +140,12 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .description('compare runs: is the load the same, and which figures changed beyond noise (bootstrap intervals)')
     .argument('<runs...>', 'baseline A, then B [C …]: run directories or vLLM result JSON files')
     .addOption(new Option('--force', 'give verdicts even when the load shapes differ'))
+    .addOption(new Option('--allow-invalid', `compare runs whose validity verdict says invalid (else: one line per such run, exit ${EXIT_CODES.INVALID_RUN})`))
     .addOption(new Option('--fail-on-regression <pct>', `exit ${EXIT_CODES.REGRESSION} when a figure is significantly worse by more than this, e.g. 5%`))
     .addOption(new Option('--fail-on-quality-drop <pts>', `exit ${EXIT_CODES.REGRESSION} when accuracy is significantly lower by more than this many points, e.g. 1%`))
     .addOption(new Option('--markdown [file]', 'also write a Markdown table for a pull request (to the file, else to stdout)'))
     .addOption(new Option('--html <file>', 'also write the comparison as a self-contained HTML page: overlaid CDFs, deltas with intervals, the load-shape check'))
+    .addOption(new Option('--junit <file>', 'also write the gates as JUnit XML (one testcase per gate: validity of each run, each figure under --fail-on-regression, accuracy under --fail-on-quality-drop)'))
     .addOption(new Option('--json', 'print the comparison as JSON'))
     .addOption(new Option('--resamples <n>', 'bootstrap resamples (default 1000)'))
     .addOption(new Option('--seed <n>', 'seed of the resampling (default 0)'))

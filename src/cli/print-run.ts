@@ -11,6 +11,8 @@ import type { RunResult } from '../report/result-json.js';
 import type { CompletedRun } from '../session/finish-run.js';
 import { Redactor } from '../util/redact.js';
 import type { CliIo } from './io.js';
+import { runGates } from '../analysis/gates.js';
+import { writeGates } from './write-gates.js';
 
 /** The exit code of a run: the stop signal (when a signal stopped a live run), validity, then its SLOs. */
 export function runExitCode(result: RunResult, allowInvalid: boolean, signal: AbortSignal | undefined): ExitCode {
@@ -23,8 +25,10 @@ export function runExitCode(result: RunResult, allowInvalid: boolean, signal: Ab
 }
 
 /** Prints the run; returns its exit code. `signal`: the command's (absent for `analyze`, which stops nothing live). */
-export function printRun(done: CompletedRun, io: CliIo, o: { json: boolean; redactor?: Redactor; signal?: AbortSignal }): number {
+export function printRun(done: CompletedRun, io: CliIo, o: { json: boolean; redactor?: Redactor; signal?: AbortSignal; junit?: string | null }): number {
   const { result, dir, reportPath } = done;
+  const suite = result.run.id ?? result.run.name;
+  writeGates(runGates(suite, { validity: result.validity, slos: result.slos }), { junit: o.junit, command: `infermeter.${result.run.driver === 'virtual' ? 'sim-run' : 'run'}`, title: `infermeter: ${suite}`, timestamp: result.run.started_at }, io);
   const redactor = o.redactor ?? new Redactor([]);
   const code = runExitCode(result, done.allowInvalid, o.signal);
   if (o.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

@@ -14,7 +14,7 @@ import type { CoordinatorFlags } from '../session/coordinator-options.js';
 export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const out = await runSession(spec, sessionContext(io, spec.output.progress));
   if (!out.started) return signalExitCode(io.signal);
-  const code = printRun(out, io, { json: spec.output.json, redactor: out.redactor, ...(io.signal ? { signal: io.signal } : {}) });
+  const code = printRun(out, io, { json: spec.output.json, junit: spec.output.junit, redactor: out.redactor, ...(io.signal ? { signal: io.signal } : {}) });
   if (out.diskFault === undefined) return code;
   io.stderr.write(`${out.redactor.scrub(out.diskFault)}\n`);
   return EXIT_CODES.DISK_FAULT;
@@ -24,5 +24,5 @@ export async function runCommand(spec: RunSpec, io: CliIo): Promise<number> {
 export async function distributedRunCommand(spec: RunSpec, flags: CoordinatorFlags, io: CliIo): Promise<number> {
   const out = await distributedRunSession(spec, flags, sessionContext(io, spec.output.progress));
   if (!out.started) return signalExitCode(io.signal);
-  return printRun(out, io, { json: spec.output.json, redactor: out.redactor, ...(io.signal ? { signal: io.signal } : {}) });
+  return printRun(out, io, { json: spec.output.json, junit: spec.output.junit, redactor: out.redactor, ...(io.signal ? { signal: io.signal } : {}) });
 }

@@ -85,6 +85,7 @@ export const OUTPUT_FLAGS: FlagDef[] = [
   { flag: '--no-report', path: ['output', 'report'], kind: 'bool', help: 'do not write report.html (the HTML report) into the run directory' },
   { flag: '--vllm-json <file>', path: ['output', 'vllm_json'], kind: 'string', help: 'also write the figures under the keys of vllm bench serve --save-result' },
   ...VLLM_JSON_FLAGS,
+  { flag: '--junit <file>', path: ['output', 'junit'], kind: 'string', help: 'also write the gates (validity, each --slo) as JUnit XML, one testcase per gate' },
   { flag: '--keep-text', path: ['output', 'keep_text'], kind: 'bool', help: 'keep generated text in records.jsonl' },
   { flag: '--json', path: ['output', 'json'], kind: 'bool', help: 'print result.json to stdout instead of the summary table' },
   { flag: '--progress <mode>', path: ['output', 'progress'], kind: 'string', help: 'auto|bar|lines|none (default auto: a live panel on a terminal, a plain line every 5 s otherwise)' },

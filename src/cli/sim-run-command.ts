@@ -7,5 +7,5 @@ import { sessionContext } from './session-context.js';
 
 export async function simRunCommand(spec: RunSpec, io: CliIo): Promise<number> {
   const done = await simulateRun(spec, sessionContext(io, spec.output.progress));
-  return printRun(done, io, { json: spec.output.json, ...(io.signal ? { signal: io.signal } : {}) });
+  return printRun(done, io, { json: spec.output.json, junit: spec.output.junit, ...(io.signal ? { signal: io.signal } : {}) });
 }

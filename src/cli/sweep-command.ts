@@ -7,7 +7,9 @@ import { UserError } from '../errors/user-error.js';
 import { renderSweep } from '../report/sweep-summary.js';
 import type { SweepPlan } from '../sweep/run-sweep.js';
 import { formatLoad, parseConcurrencyList, parseRateList } from '../sweep/stages.js';
-import type { SweepResult } from '../sweep/sweep-result.js';
+import { stageJudgedBySlos, type SweepResult } from '../sweep/sweep-result.js';
+import { runGates } from '../analysis/gates.js';
+import { writeGates } from './write-gates.js';
 import { sweepSession } from '../session/sweep.js';
 import { sessionContext } from './session-context.js';
 import type { CliIo } from './io.js';
@@ -63,13 +65,16 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
   }
   const line = invalidStagesLine(result);
   if (line && !result.sweep.interrupted) io.stderr.write(`${redactor.scrub(line)}\n`);
+  // Gates: each stage's validity, and its SLOs where they count (not --auto's probe).
+  const gates = result.stages.flatMap((s) => runGates(`stage ${s.index + 1}: ${formatLoad(s.load)}`, { validity: s.validity, slos: stageJudgedBySlos(s) ? s.slos : null }));
+  writeGates(gates, { junit: spec.output.junit, command: `infermeter.${driver === 'virtual' ? 'sim-sweep' : 'sweep'}`, title: `infermeter sweep: ${spec.name}`, timestamp: result.sweep.started_at }, io);
   return code;
 }
 
 /** The sweep's exit code (errors/exit-codes.ts): a stop signal, an invalid stage (5 unless --allow-invalid), a failed gate (3). */
 export function sweepExitCode(result: SweepResult, gated: boolean, signal: AbortSignal | undefined): number {
   const invalid = (result.invalid_stages ?? []).length > 0;
-  const gatesPass = result.search ? result.search.found !== null : !result.stages.some((s) => s.slos_pass === false);
+  const gatesPass = result.search ? result.search.found !== null : !result.stages.some((s) => stageJudgedBySlos(s) && s.slos_pass === false);
   return exitCodeFor({
     stoppedBy: result.sweep.interrupted && signal?.aborted ? { reason: signal.reason } : null,
     valid: !invalid,

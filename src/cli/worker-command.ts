@@ -65,6 +65,8 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
       return io.signal?.aborted ? signalExitCode(io.signal) : EXIT_CODES.OK;
     }
     log(`worker ${node} of ${workers} joined sweep ${flags.runId}: each stage's load comes from the coordinator`);
+    // Each stage's salt derives from the coordinator's, as the coordinator's does (stageSpec).
+    spec.workload.prompt_salt = spec.workload.prompt_salt ?? s.joined.target.prompt_salt;
     for (let k = 0; ; k++) {
       const announced = await s.nextStage(k, flags.waitMs);
       if (announced === null) break;
@@ -74,7 +76,7 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
         log(`worker ${node}: no share in stage ${k + 1} (${announced.nodes.length} of the workers run it)`);
         continue;
       }
-      const staged = stageSpec(spec, stageLoadOf(announced.load));
+      const staged = stageSpec(spec, stageLoadOf(announced.load), k);
       const share = { index: slot, count: announced.nodes.length };
       const stage = await runStage(staged, share, k, s, { apiKey, threads, log, signal: stop.signal });
       if (!stage.started || s.aborted !== null) break;

@@ -11,6 +11,7 @@ import { CostSpecSchema } from './prices.js';
 import { ObserveSpecSchema } from './observe-spec.js';
 import { ENGINE_PRESET_NAMES, loadSimProfile } from './sim-profile.js';
 import { UserError } from '../errors/user-error.js';
+import { unwritableReason } from '../util/writable-path.js';
 
 /** A list given as an array or as one comma-separated string (as vLLM's flags take it). */
 function commaList<O>(item: z.ZodType<O, unknown>, example: string) {
@@ -129,6 +130,15 @@ export const OutputSpecSchema = z
       .default(null)
       .describe('vLLM JSON: which percentiles get keys (vLLM --metric-percentiles; a subset of 50,90,95,99,99.9).'),
     label: z.string().nullable().default(null).describe('vLLM JSON: the label field (vLLM --label).'),
+    junit: z
+      .string()
+      .nullable()
+      .default(null)
+      .superRefine((p, ctx) => {
+        const why = p === null ? null : unwritableReason(p);
+        if (why) ctx.addIssue({ code: 'custom', message: `${p}: ${why}` });
+      })
+      .describe('Also write the gates (validity, each SLO) as JUnit XML to this file.'),
     keep_text: z.boolean().default(false),
     json: z.boolean().default(false).describe('Print result.json to stdout instead of the table.'),
     progress: z.enum(['auto', 'bar', 'lines', 'none']).default('auto'),

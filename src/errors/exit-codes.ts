@@ -14,7 +14,7 @@ export const EXIT_CODES = {
   SLO_FAILED: 3,
   /** `compare` found a significant regression beyond its thresholds (`--fail-on-regression`). */
   REGRESSION: 4,
-  /** The run is invalid: no request succeeded, the failure rate exceeded its limit, or the client could not keep its schedule. `--allow-invalid` turns this into 0. */
+  /** The run is invalid: no request succeeded, the failure rate exceeded its limit, or the client could not keep its schedule; for `compare` and `trend`, a run they were given is. `--allow-invalid` turns this into 0. */
   INVALID_RUN: 5,
   /** The results folder failed mid-run (full, read-only, over quota): the run was measured and reported on stdout, its records only partly saved. */
   DISK_FAULT: 6,
@@ -66,6 +66,6 @@ export const EXIT_CODE_HELP = `Exit codes:
   3    an SLO failed
   4    compare: a significant regression beyond --fail-on-regression
   5    invalid run: no request succeeded, failures above --max-failure-rate, or the client fell behind;
-       also a sweep with an invalid stage, and plan --from / sweep --search given invalid measurements (--allow-invalid: accepted)
+       also a sweep with an invalid stage, and plan --from / sweep --search given invalid measurements, compare and trend given an invalid run (--allow-invalid: accepted)
   6    the results folder failed mid-run (full, read-only): figures printed, records only partly saved
   129, 130, 143  stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM: what was measured is still saved`;

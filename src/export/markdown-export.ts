@@ -12,6 +12,8 @@ import { runDistributions } from '../report/data/distributions.js';
 import { runSeries } from '../report/data/time-series.js';
 import type { RunBundle } from '../report/html/run-report.js';
 import type { Distribution, RunMetrics } from '../metrics/index.js';
+import { runGates } from '../analysis/gates.js';
+import { gatesMarkdown } from './ci-summary.js';
 import { markdownQuality } from './markdown-quality.js';
 import { mdTable, mdText } from './markdown-table.js';
 
@@ -47,6 +49,8 @@ export async function markdownSummary(bundle: RunBundle, chartsDir: string): Pro
   out.push('', `Run \`${mdText(result.run.id ?? result.run.name)}\` · ${mdText(target)} · started ${mdText(result.run.started_at)} · measured ${m.duration_s.toFixed(2)} s · ${m.requests.total} requests, ${m.requests.ok} ok, ${m.requests.failed} failed`);
   const v = result.validity;
   out.push('', v === null ? '**Run validity: not assessed**' : v.valid ? '**Run validity: VALID** — the client kept its schedule and was not saturated.' : `**Run validity: INVALID** — ${v.reasons.map(mdText).join('; ')}`);
+  // Every gate the exit code counted (validity, each --slo), failed first: none may be left out.
+  out.push('', gatesMarkdown(runGates(result.run.id ?? result.run.name, { validity: result.validity, slos: result.slos ?? null })));
   if (m.goodput) {
     const slos = m.goodput.slos.map((s) => `${s.metric.replace(/_ms$/, '')} ≤ ${s.threshold_ms} ms`).join(', ');
     out.push('', `**SLOs** (${mdText(slos)}): ${m.goodput.good} of ${m.requests.total} requests met every SLO (**${pct(m.goodput.attained)}**); goodput ${fmt(m.goodput.request_per_s, 3)} req/s.`);

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { redactUrl } from '../util/redact.js';
-import { specHash } from './spec-hash.js';
+import { specHash } from '../analysis/comparable-spec.js';
 
 /** A run's row; numbers that are undefined for the run are null, never NaN. */
 export interface HistoryRow {

@@ -1,7 +1,10 @@
 /**
  * A metric across the runs of one spec (same spec hash), oldest first, and whether the newest
  * comparable run regressed against the one before it. Comparable: a valid, uninterrupted run
- * with a value for the metric — an invalid run measured the client, not the server.
+ * with a value for the metric — an invalid run measured the client, not the server. When the
+ * newest run itself is invalid the trend is refused (no verdict: "no regression" would be a
+ * verdict on a run that measured nothing trustworthy) unless invalid runs are allowed, which
+ * makes them comparable.
  */
 import { UserError } from '../errors/user-error.js';
 import { withHistory } from './history-db.js';
@@ -26,6 +29,8 @@ export interface TrendPoint {
   valid: boolean | null;
   interrupted: boolean;
   comparable: boolean;
+  /** The validity verdict's reasons (empty for a valid run). */
+  reasons?: string[];
   /** Relative change against the previous comparable point (0.1 = +10 %), null for the first. */
   change: number | null;
 }
@@ -36,6 +41,10 @@ export interface TrendVerdict {
   spec_hash: string;
   threshold: number;
   points: TrendPoint[];
+  /** How many points were comparable: below 2 there is no verdict. */
+  comparable_runs: number;
+  /** Set when the newest run is invalid and invalid runs were not allowed: no verdict is given. */
+  refused: { run_id: string; reason: string } | null;
   /** Set when the newest comparable run is worse than the previous comparable one by more than `threshold`. */
   regression: { run_id: string; previous_run_id: string; value: number; previous: number; change: number } | null;
 }
@@ -44,15 +53,19 @@ export interface TrendVerdict {
 export function assessTrend(
   metric: TrendMetric,
   specHash: string,
-  rows: ReadonlyArray<{ run_id: string; started_at: string; value: number | null; valid: boolean | null; interrupted: boolean }>,
+  rows: ReadonlyArray<{ run_id: string; started_at: string; value: number | null; valid: boolean | null; interrupted: boolean; reasons?: string[] }>,
   threshold: number,
+  opts: { allowInvalid?: boolean } = {},
 ): TrendVerdict {
   const better = TREND_METRICS[metric];
+  const allowInvalid = opts.allowInvalid === true;
+  const newest = rows[rows.length - 1];
+  const refused = newest && newest.valid === false && !allowInvalid ? { run_id: newest.run_id, reason: newest.reasons?.[0] ?? 'its validity verdict says invalid' } : null;
   let prev: TrendPoint | null = null;
   let last: TrendPoint | null = null;
   let beforeLast: TrendPoint | null = null;
   const points = rows.map((r): TrendPoint => {
-    const comparable = r.value !== null && r.valid !== false && !r.interrupted;
+    const comparable = r.value !== null && (r.valid !== false || allowInvalid) && !r.interrupted;
     const p: TrendPoint = { ...r, comparable, change: null };
     if (comparable) {
       if (prev && prev.value !== null && prev.value !== 0) p.change = (r.value! - prev.value) / Math.abs(prev.value);
@@ -65,11 +78,11 @@ export function assessTrend(
   let regression: TrendVerdict['regression'] = null;
   const a = beforeLast as TrendPoint | null;
   const b = last as TrendPoint | null;
-  if (a && b && b.change !== null) {
+  if (!refused && a && b && b.change !== null) {
     const worse = better === 'lower' ? b.change > threshold : b.change < -threshold;
     if (worse) regression = { run_id: b.run_id, previous_run_id: a.run_id, value: b.value!, previous: a.value!, change: b.change };
   }
-  return { metric, better, spec_hash: specHash, threshold, points, regression };
+  return { metric, better, spec_hash: specHash, threshold, points, comparable_runs: points.filter((p) => p.comparable).length, refused, regression };
 }
 
 export interface TrendQuery {
@@ -79,6 +92,8 @@ export interface TrendQuery {
   run?: string | null;
   limit?: number | null;
   threshold: number;
+  /** Judge invalid runs too (--allow-invalid). */
+  allowInvalid?: boolean;
 }
 
 export function trend(resultsDir: string, metric: TrendMetric, q: TrendQuery): Promise<TrendVerdict> {
@@ -98,15 +113,23 @@ export function trend(resultsDir: string, metric: TrendMetric, q: TrendQuery): P
     }
     const rows = await queryRows(
       c,
-      `SELECT * FROM (SELECT run_id, strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started_at, started_at AS t, ${metric} AS value, valid, interrupted
+      `SELECT * FROM (SELECT run_id, strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started_at, started_at AS t, ${metric} AS value, valid, interrupted, validity_reasons
          FROM runs WHERE spec_hash = ? ORDER BY t DESC, run_id DESC ${q.limit ? `LIMIT ${Math.floor(q.limit)}` : ''}) ORDER BY t, run_id`,
       [hash],
     );
     return assessTrend(
       metric,
       hash,
-      rows.map((r) => ({ run_id: r.run_id as string, started_at: r.started_at as string, value: typeof r.value === 'number' ? r.value : null, valid: r.valid as boolean | null, interrupted: r.interrupted === true })),
+      rows.map((r) => ({
+        run_id: r.run_id as string,
+        started_at: r.started_at as string,
+        value: typeof r.value === 'number' ? r.value : null,
+        valid: r.valid as boolean | null,
+        interrupted: r.interrupted === true,
+        reasons: Array.isArray(r.validity_reasons) ? r.validity_reasons.map(String) : [],
+      })),
       q.threshold,
+      { allowInvalid: q.allowInvalid === true },
     );
   });
 }

@@ -1,7 +1,6 @@
 /**
  * The quality part of `infermeter compare`'s output (docs/compare.md §Quality): the accuracy
- * delta with its interval and verdict, identical outputs, and the one-line headline that puts
- * speed and quality side by side.
+ * delta with its interval and verdict, identical outputs, and the accuracy part of the headline.
  */
 import type { PairComparison } from '../analysis/compare/compare.js';
 import type { QualityComparison } from '../analysis/compare/quality-delta.js';
@@ -14,28 +13,12 @@ export function levelPct(x: number): string {
   return `${String(Number((x * 100).toFixed(2)))}%`;
 }
 
-/**
- * Speed in the headline: output tokens per second, B over A (the figure an inference
- * optimization is meant to raise; latency percentiles are in the table). Null when either is missing.
- */
-export function speedup(p: PairComparison): number | null {
-  const f = p.figures.find((x) => x.figure.id === 'output_throughput');
-  if (!f || f.a === null || f.b === null || f.a <= 0 || f.b <= 0) return null;
-  return f.b / f.a;
-}
-
-/** "3.1× faster, accuracy −4.2 pts (significant)": null when there is neither speed nor accuracy. */
-export function compareHeadline(p: PairComparison): string | null {
-  const s = speedup(p);
-  const parts: string[] = [];
-  if (s !== null) parts.push(s >= 1 ? `${s.toFixed(s >= 10 ? 0 : 1)}× faster` : `${(1 / s).toFixed(1)}× slower`);
+/** The pair's headline (analysis/compare/headline.ts), with the accuracy change when both runs carried answer checks. */
+export function compareHeadline(p: PairComparison): string {
   const q = p.quality;
-  if (q && q.delta !== null) {
-    const significant = q.verdict === 'better' || q.verdict === 'worse';
-    parts.push(`accuracy ${pts(q.delta)} (${significant ? 'significant' : 'not significant'})`);
-  }
-  if (parts.length === 0) return null;
-  return `${parts.join(', ')}${s !== null ? ' — speed: output tokens/s, B vs A' : ''}`;
+  if (!q || q.delta === null) return p.headline.text;
+  const significant = q.verdict === 'better' || q.verdict === 'worse';
+  return `${p.headline.text}; accuracy ${pts(q.delta)} (${significant ? 'significant' : 'not significant'})`;
 }
 
 export function qualityLines(q: QualityComparison): string[] {

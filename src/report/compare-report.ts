@@ -30,6 +30,7 @@ export function figureCells(f: FigureComparison): string[] {
     value(f.b, f),
     f.delta === null ? '—' : signed(f.delta, f),
     f.ci === null ? '—' : `[${signed(f.ci[0], f)}, ${signed(f.ci[1], f)}]`,
+    f.detectable === null ? '—' : `±${f.figure.delta === 'absolute' ? `${(f.detectable * 100).toFixed(2)} pp` : `${(f.detectable * 100).toFixed(1)}%`}`,
     f.verdict + (f.regression ? ' (REGRESSION)' : ''),
   ];
 }
@@ -61,20 +62,34 @@ export function methodLine(p: PairComparison, k: number): string {
   );
 }
 
+/** Which figures these runs could not resolve to the threshold, and how many requests per run would. */
+function resolveLine(p: PairComparison): string | null {
+  const m = p.method;
+  const short = p.figures.filter((f) => f.requests_needed !== null);
+  if (!m || short.length === 0) return null;
+  const threshold = m.fail_on_regression ?? m.min_effect;
+  const list = short.map((f) => `${f.figure.label.replace(/ \((ms|req\/s)\)$/, '')} ≈ ${f.requests_needed!.toLocaleString('en-US')}`).join(', ');
+  return (
+    `Detectable: the smallest change each figure could call significant (the interval's half-width, at least ${(m.min_effect * 100).toFixed(1)}%). ` +
+    `To resolve a ±${(threshold * 100).toFixed(1)}% change (${m.fail_on_regression !== null ? '--fail-on-regression' : '--min-effect'}) where none was seen, requests per run at the same load: ${list}.`
+  );
+}
+
 export function renderCompareText(pairs: readonly PairComparison[]): string {
   const out: string[] = [];
   for (const p of pairs) {
     out.push(`== compare: A = ${p.a}  vs  B = ${p.b} ==`);
-    const headline = compareHeadline(p);
-    if (headline) out.push(`B vs A: ${headline}`);
+    out.push(`B vs A: ${compareHeadline(p)}`);
     out.push('');
-    out.push(table(['Load and configuration', 'A', 'B', ''], p.shape.map((i) => [`${i.what}${i.group === 'configuration' ? ' (config)' : ''}`, clip(i.a), clip(i.b), shapeStatus(i)]), true));
+    out.push(table(['Load and configuration', 'A', 'B', ''], p.shape.map((i) => [`${i.what}${i.group === 'configuration' ? ' (config)' : i.group === 'outcome' ? ' (outcome)' : ''}`, clip(i.a), clip(i.b), shapeStatus(i)]), true));
     out.push('');
     out.push(p.shapes_differ ? 'Load shape: DIFFERS (items marked DIFFERS above).' : 'Load shape: the same (configuration differences are what is being compared).');
     out.push('');
-    out.push(table(['Figure', 'A', 'B', 'change', 'interval', 'verdict'], p.figures.map(figureCells)));
+    out.push(table(['Figure', 'A', 'B', 'change', 'interval', 'detectable', 'verdict'], p.figures.map(figureCells)));
     const judged = p.figures.filter((f) => f.ci !== null).length;
     if (p.method) out.push('', methodLine(p, judged));
+    const more = resolveLine(p);
+    if (more) out.push('', more);
     if (p.note) out.push('', `Note: ${p.note}.`);
     const worse = p.figures.filter((f) => f.verdict === 'worse').map((f) => f.figure.label);
     const better = p.figures.filter((f) => f.verdict === 'better').map((f) => f.figure.label);
@@ -91,19 +106,20 @@ export function renderCompareMarkdown(pairs: readonly PairComparison[]): string 
   const out: string[] = [];
   for (const p of pairs) {
     out.push(`### infermeter compare: \`${md(p.a)}\` → \`${md(p.b)}\``, '');
-    const headline = compareHeadline(p);
-    if (headline) out.push(`**${md(headline)}**`, '');
+    out.push(`**${md(compareHeadline(p))}**`, '');
     const differing = p.shape.filter((i) => i.same === false);
     out.push(differing.length === 0 ? 'Load and configuration: identical.' : `Differences: ${differing.map((i) => `${md(i.what)} (${md(clip(i.a, 30))} → ${md(clip(i.b, 30))})`).join('; ')}.`);
     if (p.shapes_differ) out.push('', '**The load shapes differ.**');
-    out.push('', '| figure | A | B | change | interval | verdict |', '|---|---:|---:|---:|---|---|');
+    out.push('', '| figure | A | B | change | interval | detectable | verdict |', '|---|---:|---:|---:|---|---:|---|');
     for (const f of p.figures) {
       const c = figureCells(f).map(md);
-      if (f.verdict === 'worse') c[5] = `**${c[5]}**`;
+      if (f.verdict === 'worse') c[6] = `**${c[6]}**`;
       out.push(`| ${c.join(' | ')} |`);
     }
     const judged = p.figures.filter((f) => f.ci !== null).length;
     if (p.method) out.push('', md(methodLine(p, judged)));
+    const more = resolveLine(p);
+    if (more) out.push('', md(more));
     if (p.note) out.push('', `_${md(p.note)}._`);
     if (p.quality) out.push('', ...qualityLines(p.quality).map((l) => md(l.trim())).map((l) => `- ${l}`));
     out.push('');

@@ -80,6 +80,7 @@ export function renderSweep(r: SweepResult, title: string): string {
   finding('Degradation', a.degradation, `none: no stage had an error rate above ${pct(a.params.errorRateLimit)}${hasSlos ? ' or a failed SLO' : ''}`);
   if (r.auto) {
     out.push(`Auto: baseline ${fmt(r.auto.baseline_request_per_s, 3)} req/s (concurrency 1), max-throughput probe ${fmt(r.auto.probe_request_per_s, 3)} req/s; rates ${r.auto.rates.join(', ')}`);
+    if (r.slos.length > 0) out.push('  SLOs are judged on the curve stages only, not on the max-throughput probe (all requests at once, to find the ceiling).');
   }
   if (r.search) {
     const s = r.search;

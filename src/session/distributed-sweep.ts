@@ -81,7 +81,7 @@ export class DistributedSweep {
     const { spec, ctx, log, flags, coord, link } = this;
     return async (load, role, index) => {
       if (this.active.length === 0) throw new UserError('every worker was lost: no stage can run');
-      const s = stageSpec(spec, load);
+      const s = stageSpec(spec, load, index);
       const plan = await planRun(s, log);
       // A closed loop of c users runs on at most c workers: a worker without a user would send nothing of its share.
       const nodes = load.kind === 'concurrency' ? this.active.slice(0, Math.max(1, load.concurrency)) : [...this.active];

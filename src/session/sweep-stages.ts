@@ -1,8 +1,9 @@
 /**
  * How one sweep stage runs: the run spec with the stage's load, through the same pipeline as
  * `run` (measure.ts: HTTP, worker pool, pre-flighted target) or `sim run` (virtual time), and
- * judged by the run's validity verdict. Stages share the workload and seed, so they differ only
- * in load.
+ * judged by the run's validity verdict. Stages share the workload settings and seed; each gets its
+ * own prompt salt (stagePromptSalt), so they differ in load and in the words of their prompts,
+ * not in their lengths.
  */
 import type { ClientHealth, IncompleteWorker } from '../analysis/run-validity.js';
 import { judgeRun } from '../analysis/verdict.js';
@@ -13,7 +14,7 @@ import { allObjectivesPass, computeMetrics, evaluateObjectives, ObjectiveWatch }
 import { computeQuality } from '../metrics/quality.js';
 import type { RequestRecord } from '../record/record.js';
 import type { RunStage } from '../sweep/run-sweep.js';
-import type { StageLoad, StageRole } from '../sweep/stages.js';
+import { stagePromptSalt, type StageLoad, type StageRole } from '../sweep/stages.js';
 import type { StageResult } from '../sweep/sweep-result.js';
 import { healthOf, loadThreads, poolDriver } from './drive-load.js';
 import { planRun, type RunPlan } from './run-plan.js';
@@ -23,11 +24,12 @@ import { simulate } from './simulate.js';
 import type { SessionContext } from './context.js';
 import { measureLoad } from './measure.js';
 
-/** The spec of one stage: the sweep's spec with the stage's load (and the stage warm-up). */
-export function stageSpec(spec: RunSpec, load: StageLoad): RunSpec {
+/** The spec of one stage: the sweep's spec with the stage's load (and the stage warm-up) and the stage's prompt salt. */
+export function stageSpec(spec: RunSpec, load: StageLoad, index: number): RunSpec {
   const l = spec.load;
   return {
     ...spec,
+    workload: { ...spec.workload, prompt_salt: stagePromptSalt(spec.workload, index) },
     load: load.kind === 'rate' ? { ...l, request_rate: load.rate, concurrency: null } : { ...l, request_rate: Infinity, concurrency: load.concurrency, max_concurrency: null },
   };
 }
@@ -156,7 +158,7 @@ export function earlyStop(spec: RunSpec, stagePlan: RunPlan, stage: RunSpec, sto
 /** Stages over HTTP against an open target, each through the run pipeline (measure.ts); a stage stops early once an SLO can no longer be met. */
 export function httpStages(spec: RunSpec, target: OpenTarget, ctx: SessionContext, sink: StageSink, log: (line: string) => void): RunStage {
   return async (load, role, index) => {
-    const s = stageSpec(spec, load);
+    const s = stageSpec(spec, load, index);
     const plan = await planRun(s, log);
     const stop = new AbortController();
     const early = earlyStop(spec, plan, s, () => stop.abort());
@@ -195,7 +197,7 @@ export function httpStages(spec: RunSpec, target: OpenTarget, ctx: SessionContex
 /** Stages in virtual time through the simulated engine (no early stop: a stage takes milliseconds). */
 export function virtualStages(spec: RunSpec, model: string, sink: StageSink, log: (line: string) => void): RunStage {
   return async (load, role, index) => {
-    const s = stageSpec(spec, load);
+    const s = stageSpec(spec, load, index);
     const t0 = performance.now();
     const out = simulate(s, await planRun(s, log, { lengthsOnly: true }), model);
     for (const r of out.records) {

@@ -10,7 +10,7 @@ import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { stageDoneLine, stageLabel } from '../report/sweep-summary.js';
 import { analyzeStages, runStages, type RunStage, type SweepPlan } from '../sweep/run-sweep.js';
 import { toJsonLoad, type StageLoad } from '../sweep/stages.js';
-import { SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
+import { stageJudgedBySlos, SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
 import { redactSecrets, type Redactor } from '../util/redact.js';
 import { infermeterVersion } from './version.js';
 import { describeLoad, planRun } from './run-plan.js';
@@ -99,7 +99,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
     cluster = null;
     log(`sweep: ${run.stages.length} stages in ${((performance.now() - t0) / 1000).toFixed(1)} s${driver === 'virtual' ? ' (virtual time)' : ''}`);
 
-    const anyFailed = run.stages.some((s) => s.slos_pass === false);
+    const anyFailed = run.stages.some((s) => stageJudgedBySlos(s) && s.slos_pass === false);
     const allowInvalid = spec.validity.allow_invalid;
     const invalid = run.stages.filter((s) => s.validity !== null && !s.validity.valid).map((s) => s.index);
     const gatesPass = plan.mode === 'search' ? run.search?.found !== null && run.search?.found !== undefined : !anyFailed;

@@ -87,3 +87,25 @@ export function autoRates(baseline: number, probe: number, n: number): number[] 
   for (let k = first; k < first + n; k++) out.push(Number((lo + ((hi - lo) * k) / steps).toPrecision(4)));
   return out;
 }
+
+/** What decides whether stages share prompts: the dataset and its shared-prefix settings. */
+export interface StageWorkload {
+  dataset_name: string;
+  random_prefix_len?: number;
+  prompt_salt: string | null;
+  tasks?: ReadonlyArray<{ dataset_name?: string | null | undefined; random_prefix_len?: number | null | undefined }> | null;
+}
+
+/**
+ * The prompt salt of stage `index`: its own (`<sweep salt>-<index>`), so a server's prefix or
+ * prompt cache cannot serve a stage from an earlier stage's prompts — the same length
+ * distributions, other words. Kept as the sweep's when the user asked for shared prefixes (the
+ * prefix dataset, --random-prefix-len), whose point is that requests share them, and when there
+ * is no salt (virtual time; `--prompt-salt ""`).
+ */
+export function stagePromptSalt(w: StageWorkload, index: number): string | null {
+  if (w.prompt_salt === null || w.prompt_salt === '') return w.prompt_salt;
+  const parts = w.tasks && w.tasks.length > 0 ? w.tasks.map((t) => ({ dataset_name: t.dataset_name ?? w.dataset_name, random_prefix_len: t.random_prefix_len ?? w.random_prefix_len ?? 0 })) : [w];
+  const shared = parts.some((p) => p.dataset_name === 'prefix' || (p.random_prefix_len ?? 0) > 0);
+  return shared ? w.prompt_salt : `${w.prompt_salt}-${index}`;
+}

@@ -12,6 +12,15 @@ import type { StageLoad, StageLoadJson, StageRole } from './stages.js';
 
 export const SWEEP_SCHEMA = 'infermeter.sweep/1';
 
+/**
+ * Whether a stage's SLO verdict counts toward the sweep's: every stage of the curve does; `--auto`'s
+ * all-at-once max-throughput probe does not — it is sent to find the ceiling, not to meet latency
+ * SLOs, and would fail any latency SLO by design.
+ */
+export function stageJudgedBySlos(s: Pick<StageResult, 'role'>): boolean {
+  return s.role !== 'probe';
+}
+
 /** One stage: the figures of its measure-phase records (its `stage` index in records.jsonl). */
 export interface StageResult {
   index: number;

@@ -54,7 +54,7 @@ describe('compare: quality beside speed', () => {
   it('catches the planted accuracy drop of a faster run, paired over the same prompts', async () => {
     const out = await runCli(['compare', slow, fast]);
     expect(out.code, out.stderr).toBe(0);
-    expect(out.stdout).toMatch(/B vs A: \d+(\.\d)?× faster, accuracy −5\.0 pts \(significant\) — speed: output tokens\/s, B vs A/);
+    expect(out.stdout).toMatch(/B vs A: faster — better: .*Output tokens\/s.*; biggest change: .*; closed loop: throughput is a result, judged as speed; accuracy −5\.0 pts \(significant\)/);
     expect(out.stdout).toMatch(/Accuracy: A 95\.0% \(190\/200\), B 90\.0% \(180\/200\)/);
     expect(out.stdout).toMatch(/paired over 200 prompts answered in both runs \(A only right: 10, B only right: 0; exact McNemar p = 0\.0020\)/);
     expect(out.stdout).toMatch(/verdict: worse/);
@@ -82,7 +82,7 @@ describe('compare: quality beside speed', () => {
     // The other way round, accuracy went up: never a regression.
     const up = await runCli(['compare', fast, slow, '--fail-on-quality-drop', '1%']);
     expect(up.code, up.stderr).toBe(EXIT_CODES.OK);
-    expect(up.stdout).toMatch(/slower, accuracy \+5\.0 pts \(significant\)/);
+    expect(up.stdout).toMatch(/B vs A: slower — worse: .*; closed loop: throughput is a result, judged as speed; accuracy \+5\.0 pts \(significant\)/);
     const bad = await runCli(['compare', slow, fast, '--fail-on-quality-drop', 'lots']);
     expect(bad.code).toBe(EXIT_CODES.USAGE);
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/errors/exit-codes.js';
 import { runCli } from '../helpers/cli.js';
+import { junitErrors } from '../helpers/junit.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'infermeter-compare-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -57,8 +58,21 @@ describe('infermeter compare', () => {
   it('detects a planted 20% TTFT regression and exits 4 with --fail-on-regression 5%', async () => {
     const slow = join(tmp, 'slow');
     plantTtftRegression(b, slow);
-    const out = await runCli(['compare', a, slow, '--fail-on-regression', '5%', '--markdown', join(tmp, 'pr.md')]);
+    const summaryFile = join(tmp, 'step-summary.md');
+    writeFileSync(summaryFile, '# earlier step\n\n');
+    const out = await runCli(['compare', a, slow, '--fail-on-regression', '5%', '--markdown', join(tmp, 'pr.md'), '--junit', join(tmp, 'compare.xml')], { GITHUB_STEP_SUMMARY: summaryFile });
     expect(out.code, out.stdout).toBe(EXIT_CODES.REGRESSION);
+    // The gates: JUnit XML that validates, one testcase per judged figure and per run's validity.
+    const xml = readFileSync(join(tmp, 'compare.xml'), 'utf8');
+    expect(await junitErrors(xml)).toEqual([]);
+    const failedFigures = (out.stderr.match(/significant regression beyond --fail-on-regression: (.*)/)?.[1] ?? '').split('; ').length;
+    expect(xml).toMatch(new RegExp(`<testsuites name="infermeter.compare" tests="\\d+" failures="${failedFigures}"`));
+    expect(xml).toMatch(/<testcase name="TTFT p50 \(ms\)" classname="infermeter.compare" time="0">\n\s+<failure type="gate" message="measured \+\d+\.\d%, threshold regression ≤ 5\.0%: significantly worse: \+\d+\.\d% \(A 38\.25, B \d+\.\d+\)/);
+    expect(xml.match(/<testcase name="validity"/g)).toHaveLength(2);
+    expect(out.stdout).toMatch(/Gates \(failed first\):\n {2}FAIL {2}TTFT p50 \(ms\)/);
+    // GitHub's job summary: appended, gates first.
+    const step = readFileSync(summaryFile, 'utf8');
+    expect(step).toMatch(/^# earlier step\n\n\*\*Gates: \d+ of \d+ FAILED\*\*/);
     // The median is judged worse; the tail percentiles of 300 requests move as much by chance
     // between two seeds (their intervals are wide), so only their direction is checked.
     expect(out.stdout).toMatch(/TTFT p50 \(ms\).*\+2\d\.\d%.*worse \(REGRESSION\)/);
@@ -83,6 +97,44 @@ describe('infermeter compare', () => {
     expect(forced.stdout).toMatch(/Verdict:/);
     // Twice the arrival rate: twice the request throughput, beyond noise.
     expect(forced.stdout).toMatch(/Requests\/s .* better/);
+  });
+
+  it('duration-bound runs of one spec, two seeds: the request count each produced is an outcome, not a setting', async () => {
+    const DUR = ['--request-rate', '8', '--duration', '40s', '--random-input-len', '512', '--random-output-len', '64', '--random-range-ratio', '0.5'];
+    const d1 = await simRun('dur1', [...DUR, '--seed', '1']);
+    const d2 = await simRun('dur2', [...DUR, '--seed', '2']);
+    const n = (dir: string) => (JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { load: { num_prompts: number } }).load.num_prompts;
+    expect(n(d1)).not.toBe(n(d2));
+    const out = await runCli(['compare', d1, d2, '--fail-on-regression', '5%']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(new RegExp(`requests sent \\(outcome\\)\\s+${n(d1)}\\s+${n(d2)}\\s+differs`));
+    expect(out.stdout).toMatch(/seed \(outcome\)\s+1\s+2\s+differs/);
+    expect(out.stdout).toMatch(/load\.duration_ms\s+40000\s+40000\s+same/);
+    expect(out.stdout).not.toMatch(/load\.num_prompts/);
+    expect(out.stdout).toMatch(/Load shape: the same/);
+    expect(out.stdout).toMatch(/Verdict: no significant change/);
+    expect(out.stdout).toMatch(/^B vs A: no significant change in any figure; open loop below saturation \(8 req\/s offered\): throughput follows the offered rate, so it is not judged as speed$/m);
+    // H100 → A100, the same spec: latencies regress; the headline names them and agrees with the table.
+    const slower = await simRun('dur-a100', [...DUR, '--seed', '1', '--hardware', 'a100']);
+    const hw = await runCli(['compare', d1, slower, '--fail-on-regression', '5%']);
+    expect(hw.code).toBe(EXIT_CODES.REGRESSION);
+    expect(hw.stdout).toMatch(/hardware/);
+    expect(hw.stdout).toMatch(/Load shape: the same/);
+    const pair = (JSON.parse((await runCli(['compare', d1, slower, '--json'])).stdout) as { pairs: Array<{ headline: { speed: string; worse: string[]; better: string[]; regime: string; biggest: { figure: string; delta: number } }; figures: Array<{ figure: { label: string }; verdict: string; delta: number | null }> }> }).pairs[0]!;
+    const worse = pair.figures.filter((f) => f.verdict === 'worse').map((f) => f.figure.label);
+    expect(worse.length).toBeGreaterThan(0);
+    expect(pair.headline.worse).toEqual(worse);
+    expect(pair.headline.better).toEqual(pair.figures.filter((f) => f.verdict === 'better').map((f) => f.figure.label));
+    expect(pair.headline.speed).toBe('slower');
+    expect(pair.headline.regime).toBe('open loop below saturation');
+    const top = pair.figures.filter((f) => f.verdict === 'worse' || f.verdict === 'better').sort((x, y) => Math.abs(y.delta!) - Math.abs(x.delta!))[0]!;
+    expect(pair.headline.biggest.figure).toBe(top.figure.label);
+    expect(hw.stdout).toMatch(/^B vs A: slower — worse: TTFT p50, .*; biggest change: \S+ p\d+ \+\d+\.\d%; open loop below saturation/m);
+    expect(hw.stdout).not.toMatch(/faster/);
+    // Count-bound runs that asked for different counts do differ.
+    const more = await simRun('n400', [...LOAD.map((x) => (x === '300' ? '400' : x)), '--seed', '1']);
+    const counted = await runCli(['compare', a, more]);
+    expect(counted.stdout).toMatch(/load\.num_prompts\s+300\s+400\s+DIFFERS/);
   });
 
   it('flags different input length distributions with the KS test', async () => {

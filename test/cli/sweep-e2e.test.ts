@@ -30,6 +30,20 @@ async function simSweep(args: string[], expectCode: number = EXIT_CODES.OK, work
 }
 
 describe('sim sweep (virtual time)', () => {
+  it('--auto with a latency SLO: judged on the curve stages, not on its own all-at-once probe', { timeout: 120_000 }, async () => {
+    // Measured: TTFT p95 ≈ 24–102 ms on the baseline and the three rates, ≈ 2.6 s on the probe.
+    const r = await simSweep(['--auto', '3', '--slo', 'p95(ttft) < 500ms']);
+    const probe = r.stages.find((s) => s.role === 'probe')!;
+    expect(probe.slos_pass).toBe(false);
+    expect(r.stages.filter((s) => s.role !== 'probe').every((s) => s.slos_pass === true)).toBe(true);
+    expect(r.pass).toBe(true);
+    const text = await runCli(['sim', 'sweep', '--no-save', ...WORKLOAD, '--auto', '3', '--slo', 'p95(ttft) < 500ms']);
+    expect(text.code).toBe(EXIT_CODES.OK);
+    expect(text.stdout).toMatch(/SLOs are judged on the curve stages only, not on the max-throughput probe/);
+    // A curve stage that fails still fails the sweep.
+    await simSweep(['--auto', '3', '--slo', 'p95(ttft) < 50ms'], EXIT_CODES.SLO_FAILED);
+  });
+
   it('--auto: baseline, probe, N rates between; saturation and knee where the curve says', { timeout: 120_000 }, async () => {
     // The README's example: the default workload, 1,000 requests per stage.
     const r = await simSweep(['--auto', '6', '--hardware', 'h100', '--model', 'llama-3.1-8b'], EXIT_CODES.OK, []);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parse } from 'csv-parse/sync';
@@ -86,6 +86,20 @@ describe('exports read back', () => {
       expect(svg.startsWith('<svg')).toBe(true);
       expect(svg).toMatch(/class="mark-(line|rect|symbol)[^"]*role-mark/);
     }
+  });
+
+  it('Markdown lists every gate, a failed --slo first', async () => {
+    const dir = join(fx.root, 'with-slos');
+    cpSync(fx.dir, dir, { recursive: true });
+    const slo = (text: string, pass: boolean, value: number) => ({ slo: text, metric: 'ttft', unit: 'ms', statistic: 'p99', op: '<=', threshold: 500, window_ms: null, attainment_target: 1, value, windows: { total: 1, evaluated: 1, met: pass ? 1 : 0, whole_run: true }, attainment: pass ? 1 : 0, worst_window: null, pass, reason: pass ? 'met' : `p99(ttft) ${value} ms > 500 ms` });
+    writeFileSync(join(dir, 'result.json'), JSON.stringify({ ...result, slos: [slo('p50(ttft) <= 500ms', true, 12), slo('p99(ttft) <= 5ms', false, 612.5)] }));
+    const r = await runCli(['export', dir, '--format', 'markdown', '--out-dir', join(fx.root, 'with-slos-out')]);
+    expect(r.code, r.stderr).toBe(0);
+    const md = readFileSync(join(fx.root, 'with-slos-out', 'summary.md'), 'utf8');
+    expect(md).toContain('**Gates: 1 of 3 FAILED**');
+    const rows = md.split('\n').filter((l) => /^\| (pass|\*\*FAIL\*\*) \|/.test(l));
+    expect(rows.map((l) => l.split(' | ')[1])).toEqual(['p99(ttft) <= 5ms', 'validity', 'p50(ttft) <= 500ms']);
+    expect(rows[0]).toContain('p99(ttft) 612.5 ms > 500 ms');
   });
 
   it('names a wrong format and a missing run', async () => {

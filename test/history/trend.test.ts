@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assessTrend, trendMetric } from '../../src/history/trend.js';
 import { parseSince } from '../../src/history/history-query.js';
-import { canonicalJson, specHash } from '../../src/history/spec-hash.js';
+import { canonicalJson, specHash } from '../../src/analysis/comparable-spec.js';
 
 const pt = (run_id: string, value: number | null, extra: { valid?: boolean | null; interrupted?: boolean } = {}) => ({
   run_id,
@@ -30,6 +30,19 @@ describe('trend verdict (pure)', () => {
     expect(t.points.map((p) => p.comparable)).toEqual([true, false, true, false]);
     expect(t.points[2]!.change).toBeCloseTo(0.05, 12); // 105 against 100, not 500
     expect(t.regression).toBeNull();
+  });
+
+  it('an invalid newest run refuses the trend (no verdict) unless invalid runs are allowed', () => {
+    const rows = [pt('1', 100, { valid: false }), { ...pt('2', 500, { valid: false }), reasons: ['no request succeeded'] }];
+    const t = assessTrend('ttft_p99_ms', 'h', rows, 0.1);
+    expect(t.refused).toEqual({ run_id: '2', reason: 'no request succeeded' });
+    expect(t.regression).toBeNull();
+    expect(t.comparable_runs).toBe(0);
+    const allowed = assessTrend('ttft_p99_ms', 'h', rows, 0.1, { allowInvalid: true });
+    expect(allowed.refused).toBeNull();
+    expect(allowed.regression?.change).toBe(4);
+    // An older invalid run does not refuse: it is skipped.
+    expect(assessTrend('ttft_p99_ms', 'h', [pt('1', 100, { valid: false }), pt('2', 100)], 0.1).refused).toBeNull();
   });
 
   it('a single run, or none comparable, has no verdict', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors/user-error.js';
-import { autoRates, parseConcurrencyList, parseRateList } from '../../src/sweep/stages.js';
+import { autoRates, parseConcurrencyList, parseRateList, stagePromptSalt } from '../../src/sweep/stages.js';
 
 describe('stage lists', () => {
   it('reads rates (inf last) and concurrencies', () => {
@@ -28,5 +28,30 @@ describe('autoRates', () => {
 
   it('spans 0.5–1.5× the baseline when the probe is no faster', () => {
     expect(autoRates(2, 2, 3)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('stagePromptSalt: fresh prompts per stage', () => {
+  it('each stage its own salt from the sweep salt; shared-prefix workloads and unsalted runs keep theirs', () => {
+    const w = { dataset_name: 'random', random_prefix_len: 0, prompt_salt: 'ab12cd34' };
+    expect([0, 1, 2].map((i) => stagePromptSalt(w, i))).toEqual(['ab12cd34-0', 'ab12cd34-1', 'ab12cd34-2']);
+    expect(stagePromptSalt({ ...w, random_prefix_len: 64 }, 3)).toBe('ab12cd34');
+    expect(stagePromptSalt({ ...w, dataset_name: 'prefix' }, 3)).toBe('ab12cd34');
+    expect(stagePromptSalt({ ...w, tasks: [{ dataset_name: 'random' }, { dataset_name: 'prefix' }] }, 3)).toBe('ab12cd34');
+    expect(stagePromptSalt({ ...w, tasks: [{ dataset_name: 'random' }] }, 3)).toBe('ab12cd34-3');
+    expect(stagePromptSalt({ ...w, prompt_salt: null }, 1)).toBeNull();
+    expect(stagePromptSalt({ ...w, prompt_salt: '' }, 1)).toBe('');
+  });
+
+  it('two stages of one sweep get different words of the same lengths', async () => {
+    const { createWorkload } = await import('../../src/workload/index.js');
+    const { WorkloadSpecSchema } = await import('../../src/workload/index.js');
+    const base = WorkloadSpecSchema.parse({ random_input_len: 64, random_output_len: 8, prompt_salt: 'ab12cd34' });
+    const make = async (i: number) => createWorkload({ ...base, prompt_salt: stagePromptSalt(base, i) }, { seed: 1, endpointKind: 'completions', numPrompts: 5, warn: () => {} });
+    const [w0, w1] = [await make(0), await make(1)];
+    const items = (w: Awaited<ReturnType<typeof make>>) => Array.from({ length: 5 }, () => w.next());
+    const [a, b] = [items(w0), items(w1)];
+    expect(a.map((x) => x.prompt)).not.toEqual(b.map((x) => x.prompt));
+    expect(a.map((x) => x.max_tokens)).toEqual(b.map((x) => x.max_tokens));
   });
 });

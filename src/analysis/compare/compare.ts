@@ -18,6 +18,7 @@ import { resampleFigures, scratchFor, type RunSample } from './bootstrap.js';
 import { KEY_FIGURES, type FigureValues, type KeyFigure } from './key-figures.js';
 import { compareShapes, shapesDiffer, type ShapeItem, type ShapeSource } from './load-shape.js';
 import { compareQuality, type QualityComparison, type QualitySample } from './quality-delta.js';
+import { buildHeadline, loadRegime, type Headline } from './headline.js';
 
 /** Gap scans allowed for ITL over all resamples, and the floor on its resamples. */
 const ITL_SCAN_BUDGET = 4e8;
@@ -38,6 +39,8 @@ export interface CompareSide {
    * one string): equal on both sides → the same prompts, so accuracy is compared pair by pair.
    */
   prompts?: string | null;
+  /** Why the run is invalid (its validity verdict's first reason); null or absent when valid. */
+  invalid?: string | null;
 }
 
 export interface CompareOptions {
@@ -66,6 +69,18 @@ export interface FigureComparison {
   verdict: Verdict;
   /** Significantly worse by more than --fail-on-regression. */
   regression: boolean;
+  /**
+   * The smallest change these two runs could call significant: the interval's half-width, and at
+   * least --min-effect for relative figures (docs/compare.md §Detectable change); null without an interval.
+   */
+  detectable: number | null;
+  /**
+   * For a figure judged "no significant change": requests per run that would bring `detectable`
+   * down to the threshold (--fail-on-regression, else --min-effect), the half-width shrinking as
+   * 1/√n; null when it is already there, the figure changed significantly, or it is not defined
+   * (absolute figures, no interval).
+   */
+  requests_needed: number | null;
 }
 
 export interface PairComparison {
@@ -89,9 +104,13 @@ export interface PairComparison {
     /** The accuracy test's level within the family; null when accuracy is not tested. */
     accuracy_level: number | null;
     min_effect: number;
+    /** --fail-on-regression as a share, or null. */
+    fail_on_regression: number | null;
   } | null;
   /** Accuracy of B against A (docs/compare.md §Quality); null unless both runs carried answer checks. */
   quality: QualityComparison | null;
+  /** The one headline, derived from `figures` (headline.ts). */
+  headline: Headline;
 }
 
 function deltaOf(f: KeyFigure, a: number | null | undefined, b: number | null | undefined): number | null {
@@ -174,6 +193,11 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
     }
   }
 
+  const requests = (x: CompareSide): number | null => x.shape.outcome?.requests ?? x.shape.input_lengths?.length ?? null;
+  const nA = requests(A);
+  const nB = requests(B);
+  const n = nA !== null && nB !== null ? (nA + nB) / 2 : null;
+  const target = opts.failOnRegression ?? opts.minEffect;
   const rows = figures.map((f): FigureComparison => {
     const a = A.figures[f.id] ?? null;
     const b = B.figures[f.id] ?? null;
@@ -185,8 +209,13 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
       const large = f.delta === 'absolute' || Math.abs(delta) >= opts.minEffect;
       verdict = significant && large ? (isWorse(f, delta) ? 'worse' : 'better') : 'no significant change';
     } else if (delta !== null && !judged) verdict = 'not judged';
-    return { figure: f, a, b, delta, ci, verdict, regression: verdict === 'worse' && regressionBeyond(f, a, b, delta!, opts.failOnRegression) };
+    const halfWidth = ci ? (ci[1] - ci[0]) / 2 : null;
+    const detectable = halfWidth === null ? null : f.delta === 'relative' ? Math.max(halfWidth, opts.minEffect) : halfWidth;
+    const requestsNeeded = verdict === 'no significant change' && halfWidth !== null && f.delta === 'relative' && n !== null && target > 0 && halfWidth > target ? Math.ceil(n * (halfWidth / target) ** 2) : null;
+    return { figure: f, a, b, delta, ci, verdict, regression: verdict === 'worse' && regressionBeyond(f, a, b, delta!, opts.failOnRegression), detectable, requests_needed: requestsNeeded };
   });
+  const regime = loadRegime(A.shape, B.shape, A.figures.request_throughput ?? null, B.figures.request_throughput ?? null);
+  const headline = buildHeadline(rows, { judged, regime, offered: A.shape.load?.request_rate, note });
   const quality =
     A.quality && B.quality
       ? compareQuality(A.quality, B.quality, {
@@ -204,6 +233,7 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
     judged,
     note,
     figures: rows,
+    headline,
     method: withCi
       ? {
           resampling_unit: 'requests, in moving blocks of ⌈√n⌉ consecutive ones (latency percentiles, error rate); 1-second buckets of the measured window (throughputs, goodput, cost per 1M tokens)',
@@ -214,6 +244,7 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
           per_figure_level: level,
           accuracy_level: levels.accuracy,
           min_effect: opts.minEffect,
+          fail_on_regression: opts.failOnRegression,
         }
       : null,
   };

@@ -1,22 +1,30 @@
 /**
  * Was the load the same? `compare` checks this before judging any figure.
  *
- * Two groups of items:
+ * Three groups of items:
  * - configuration (model, endpoint, simulated hardware and engine settings): what an A/B
  *   comparison usually varies on purpose; differences are listed, never block a verdict;
- * - load shape (dataset identity, input and output length distributions, arrival process and
- *   rate, concurrency, request count, configured duration, warm-up/cool-down, ignore_eos):
- *   a difference blocks the verdict unless forced. The seed is not part of the shape: two seeds
- *   draw different requests from the same distributions, which the length tests check.
+ * - load shape: the load and workload settings of the comparable projection
+ *   (analysis/comparable-spec.ts: dataset identity, arrival process and rate, concurrency, the
+ *   request count when one was set, configured duration, warm-up/cool-down, ignore_eos) and the
+ *   input and output length distributions; a difference blocks the verdict unless forced;
+ * - outcome: what the runs produced or drew (requests sent, seed, prompt salt): shown, never
+ *   blocking — two seeds draw different requests from the same distributions, which the length
+ *   tests check, and a duration-bound run's request count is its result.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../comparable-spec.js';
 import { ksTwoSample, type KsResult } from './ks-test.js';
 
 /** What compare knows of one side's context (result.json sections, or a vLLM file's keys). */
 export interface ShapeSource {
   target: Record<string, unknown> | null;
+  /** The load settings (comparable-spec.ts loadSettings): no draws, no produced request count. */
   load: Record<string, unknown> | null;
+  /** The workload settings (no prompt salt). */
   workload: Record<string, unknown> | null;
+  /** Requests the run sent, the seed and the prompt salt; null or absent when unknown. */
+  outcome?: { requests: number | null; seed: unknown; prompt_salt: unknown } | null;
   /** Input and output token counts of the measured ok requests; null when unknown. */
   input_lengths: ArrayLike<number> | null;
   output_lengths: ArrayLike<number> | null;
@@ -24,7 +32,7 @@ export interface ShapeSource {
 
 export interface ShapeItem {
   what: string;
-  group: 'configuration' | 'load';
+  group: 'configuration' | 'load' | 'outcome';
   a: string;
   b: string;
   /** null: could not be checked (one side does not say). */
@@ -36,19 +44,6 @@ export interface ShapeItem {
 export const KS_ALPHA = 0.01;
 
 const LOAD_KEYS = ['mode', 'request_rate', 'arrival', 'burstiness', 'max_concurrency', 'concurrency', 'num_prompts', 'duration_ms', 'warmup', 'cooldown', 'ignore_eos'] as const;
-
-/** JSON with sorted keys, so equal objects hash equal. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    return `{${Object.keys(v)
-      .sort()
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
 
 export function shortHash(v: unknown): string {
   return createHash('sha256').update(canonicalJson(v)).digest('hex').slice(0, 12);
@@ -105,6 +100,13 @@ export function compareShapes(a: ShapeSource, b: ShapeSource): ShapeItem[] {
     const vb = b.load?.[k];
     if (va === undefined && vb === undefined) continue;
     items.push(item(`load.${k}`, 'load', va, vb));
+  }
+  const oa = a.outcome;
+  const ob = b.outcome;
+  if (oa || ob) {
+    items.push(item('requests sent', 'outcome', oa?.requests ?? undefined, ob?.requests ?? undefined));
+    items.push(item('seed', 'outcome', oa?.seed ?? undefined, ob?.seed ?? undefined));
+    if ((oa?.prompt_salt ?? null) !== null || (ob?.prompt_salt ?? null) !== null) items.push(item('prompt salt', 'outcome', oa?.prompt_salt ?? null, ob?.prompt_salt ?? null));
   }
   return items;
 }
