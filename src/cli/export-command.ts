@@ -41,7 +41,7 @@ function write(path: string, text: string): void {
 
 export async function exportCommand(dir: string, opts: { format: string; outDir?: string }, io: CliIo): Promise<number> {
   const formats = parseFormats(opts.format);
-  const bundle = loadRunBundle(dir);
+  const bundle = loadRunBundle(dir, undefined, undefined, (line) => io.stderr.write(`${line}\n`));
   const outDir = opts.outDir ?? dir;
   try {
     mkdirSync(outDir, { recursive: true });

@@ -8,6 +8,7 @@ import { recordFromJsonLine, RecordParseError } from '../record/jsonl.js';
 import type { RequestRecord } from '../record/record.js';
 import { UserError } from '../errors/user-error.js';
 import { LineSplitter } from './line-splitter.js';
+import { RecordsChecker } from './records-check.js';
 
 /** Bytes per read: large enough that the read calls cost nothing beside the parsing. */
 const READ_BYTES = 1 << 20;
@@ -15,6 +16,8 @@ const READ_BYTES = 1 << 20;
 export interface ReadOptions {
   /** Bytes per read (tests use small ones to cut lines everywhere). */
   chunkBytes?: number;
+  /** Where a repair's warning line goes (records-check.ts); the caller prints it. */
+  warn?: (line: string) => void;
 }
 
 const errnoCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
@@ -79,9 +82,23 @@ export function forEachRecord(path: string, onRecord: (rec: RequestRecord, lineN
   return { count, truncatedTail };
 }
 
-/** Every record of records.jsonl, in file order (see forEachRecord). */
+/**
+ * Every record of records.jsonl, in file order (see forEachRecord), checked (records-check.ts):
+ * impossible times and records of another run are a UserError; a record written twice is kept
+ * once, with a warning through opts.warn.
+ */
 export function readRecordsFile(path: string, opts: ReadOptions = {}): { records: RequestRecord[]; truncatedTail: boolean } {
   const records: RequestRecord[] = [];
-  const { truncatedTail } = forEachRecord(path, (rec) => records.push(rec), opts);
-  return { records, truncatedTail };
+  const checker = new RecordsChecker(path);
+  const { truncatedTail } = forEachRecord(
+    path,
+    (rec, lineNo) => {
+      checker.add(rec, lineNo);
+      records.push(rec);
+    },
+    opts,
+  );
+  const checked = checker.finish(records);
+  for (const line of checked.warnings) opts.warn?.(line);
+  return { records: checked.records, truncatedTail };
 }
