@@ -3,10 +3,10 @@
  * records and summary in other formats (docs/report.md §Exports). The vLLM-compatible JSON
  * is `run`/`analyze --vllm-json`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
-import { recordsCsv, summaryCsv } from '../export/csv-export.js';
+import { recordsCsvPieces, summaryCsv } from '../export/csv-export.js';
 import { markdownSummary } from '../export/markdown-export.js';
 import { writeRecordsParquet } from '../export/parquet-export.js';
 import { loadRunBundle } from '../report/render-report.js';
@@ -32,10 +32,19 @@ function parseFormats(raw: string): Format[] {
 }
 
 function write(path: string, text: string): void {
+  writePieces(path, [text]);
+}
+
+/** Writes the pieces one after another, each as it is made. */
+function writePieces(path: string, pieces: Iterable<string>): void {
+  let fd: number | null = null;
   try {
-    writeFileSync(path, text);
+    fd = openSync(path, 'w');
+    for (const piece of pieces) writeSync(fd, piece);
   } catch (err) {
     throw new UserError(`--out-dir: cannot write ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
 }
 
@@ -51,7 +60,7 @@ export async function exportCommand(dir: string, opts: { format: string; outDir?
   const written: string[] = [];
   for (const format of formats) {
     if (format === 'csv') {
-      write(join(outDir, EXPORT_FILES.recordsCsv), recordsCsv(bundle.records));
+      writePieces(join(outDir, EXPORT_FILES.recordsCsv), recordsCsvPieces(bundle.records));
       write(join(outDir, EXPORT_FILES.summaryCsv), summaryCsv(bundle.result));
       written.push(join(outDir, EXPORT_FILES.recordsCsv), join(outDir, EXPORT_FILES.summaryCsv));
     } else if (format === 'parquet') {
