@@ -6,7 +6,7 @@
  *   npx tsx bench/run-all.ts --quick   # smaller loads, for a smoke run (~2 min)
  *
  * Each part also runs alone: bench/parse.ts, ingest.ts, timing-error.ts, cli-timing.ts, schedule.ts, memory.ts, report.ts,
- * virtual-time.ts.
+ * virtual-time.ts, evaluation-scale.ts, history-fold.ts.
  */
 import { parseArgs } from 'node:util';
 import { machine } from './lib.js';
@@ -18,6 +18,7 @@ import { printSchedule, runSchedule } from './schedule.js';
 import { printMemory, runMemory } from './memory.js';
 import { printReport, runReportBench } from './report.js';
 import { buildCli, printVirtualTime, runVirtualTime } from './virtual-time.js';
+import { printEvaluationScale, runEvaluationScale } from './evaluation-scale.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
 const q = values.quick;
@@ -57,3 +58,8 @@ printReport(await runReportBench({ requests: q ? 10_000 : 100_000 }));
 // Scale of virtual time: 1 h at 20 req/s (CPU goal) and 24 h (peak RSS goal; --quick: 4 h).
 buildCli();
 printVirtualTime([await runVirtualTime(1), await runVirtualTime(q ? 4 : 24)]);
+
+// The evaluation layer at scale (issue 31): analyze, report, export, compare at 10k and 100k
+// requests (and 1M without --quick); a growth exponent above 1.1 fails the bench.
+const superLinear = printEvaluationScale(await runEvaluationScale(q ? [10_000, 100_000] : [10_000, 100_000, 1_000_000]));
+if (superLinear.length > 0) process.exitCode = 1;

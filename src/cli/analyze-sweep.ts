@@ -42,7 +42,7 @@ function rejudgeSearch(search: SweepSearch, stages: readonly StageResult[]): Swe
 }
 
 export function analyzeSweep(dir: string, opts: Record<string, unknown>, slos: { given: Objective[] | null; goodput: RunSpec['goodput'] | null }, io: CliIo): number {
-  const saved = readSweep(dir, 'analyze');
+  const saved = readSweep(dir, 'analyze', (line) => io.stderr.write(`${line}\n`));
   const prior = saved.result;
   let objectives = slos.given;
   if (objectives === null) {

@@ -110,7 +110,7 @@ function savedSpecLoad(dir: string): Record<string, unknown> | null {
   return load && typeof load === 'object' ? (load as Record<string, unknown>) : null;
 }
 
-function runSide(dir: string): CompareSide {
+function runSide(dir: string, warn: (line: string) => void): CompareSide {
   const resultPath = join(dir, 'result.json');
   const recordsPath = join(dir, 'records.jsonl');
   if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json (not a run directory)`);
@@ -119,7 +119,7 @@ function runSide(dir: string): CompareSide {
     throw new UserError(`${dir}: result.json has schema ${JSON.stringify(result.schema ?? null)}; compare reads ${RESULT_SCHEMA} run directories, sweep directories and vLLM result files`);
   }
   if (!existsSync(recordsPath)) throw new UserError(`${dir}: no records.jsonl (compare needs the per-request records)`);
-  const records = [...readRecordsFile(recordsPath).records].sort((a, b) => a.id - b.id);
+  const records = [...readRecordsFile(recordsPath, { warn }).records].sort((a, b) => a.id - b.id);
   return sideFromRecords(dir, records, {
     target: (result.target as unknown as Record<string, unknown>) ?? null,
     load: result.load ?? null,
@@ -132,8 +132,8 @@ function runSide(dir: string): CompareSide {
 }
 
 /** One side per stage of a sweep directory, keyed by the stage's load (`8 req/s`, `c=16`). */
-function sweepSides(dir: string): Map<string, CompareSide> {
-  const sweep = readSweep(dir, 'compare');
+function sweepSides(dir: string, warn: (line: string) => void): Map<string, CompareSide> {
+  const sweep = readSweep(dir, 'compare', warn);
   const out = new Map<string, CompareSide>();
   for (const st of sweep.stages) {
     const stageMetrics = sweep.result.stages.find((x) => x.index === st.index)?.metrics;
@@ -176,13 +176,13 @@ function vllmSide(path: string, j: Record<string, unknown>): CompareSide {
   };
 }
 
-function loadSide(path: string): CompareSide {
+function loadSide(path: string, warn: (line: string) => void): CompareSide {
   if (!existsSync(path)) throw new UserError(`${path}: no such run directory or file`);
-  if (statSync(path).isDirectory()) return runSide(path);
+  if (statSync(path).isDirectory()) return runSide(path, warn);
   const j = readJson(path);
   if (j === null || typeof j !== 'object' || Array.isArray(j)) throw new UserError(`${path}: expected a JSON object`);
   const o = j as Record<string, unknown>;
-  if (typeof o.schema === 'string' && READABLE_RESULT_SCHEMAS.includes(o.schema) && basename(path) === 'result.json') return runSide(dirname(path));
+  if (typeof o.schema === 'string' && READABLE_RESULT_SCHEMAS.includes(o.schema) && basename(path) === 'result.json') return runSide(dirname(path), warn);
   if (typeof o.schema === 'string') throw new UserError(`${path}: schema ${o.schema} is not one compare reads (a run directory, or a vLLM result file)`);
   if (!('request_throughput' in o) || !('completed' in o)) throw new UserError(`${path}: neither a run directory nor a vLLM result file (no request_throughput / completed keys)`);
   return vllmSide(path, o);
@@ -221,6 +221,7 @@ export async function compareCommand(paths: string[], opts: Record<string, unkno
   const sweeps = paths.map((p) => existsSync(p) && statSync(p).isDirectory() && isSweepDir(p));
   if (sweeps.some(Boolean) && !sweeps.every(Boolean)) throw new UserError('compare: a sweep directory compares with other sweep directories (stage by stage), not with single runs');
   const working = () => io.stderr.write(`compare: ${options.resamples} bootstrap resamples per pair…\n`);
+  const warn = (line: string) => io.stderr.write(`${line}\n`);
   let pairs: PairComparison[];
   const allowInvalid = opts.allowInvalid === true;
   const junitPath = typeof opts.junit === 'string' ? opts.junit : null;
@@ -231,7 +232,7 @@ export async function compareCommand(paths: string[], opts: Record<string, unkno
   };
   let sides: CompareSide[];
   if (sweeps[0]) {
-    const all = paths.map(sweepSides);
+    const all = paths.map((p) => sweepSides(p, warn));
     sides = all.flatMap((m) => [...m.values()]);
     const refused = refuseInvalid(sides, allowInvalid, io, writeGates);
     if (refused !== null) return refused;
@@ -242,7 +243,7 @@ export async function compareCommand(paths: string[], opts: Record<string, unkno
       return common.map((k) => comparePair(all[0]!.get(k)!, b.get(k)!, options));
     });
   } else {
-    sides = paths.map(loadSide);
+    sides = paths.map((p) => loadSide(p, warn));
     const refused = refuseInvalid(sides, allowInvalid, io, writeGates);
     if (refused !== null) return refused;
     working();

@@ -3,10 +3,10 @@
  * records and summary in other formats (docs/report.md §Exports). The vLLM-compatible JSON
  * is `run`/`analyze --vllm-json`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
-import { recordsCsv, summaryCsv } from '../export/csv-export.js';
+import { recordsCsvPieces, summaryCsv } from '../export/csv-export.js';
 import { markdownSummary } from '../export/markdown-export.js';
 import { writeRecordsParquet } from '../export/parquet-export.js';
 import { isSweepDir, loadRunBundle, loadSweepBundle } from '../report/render-report.js';
@@ -33,17 +33,27 @@ function parseFormats(raw: string): Format[] {
 }
 
 function write(path: string, text: string): void {
+  writePieces(path, [text]);
+}
+
+/** Writes the pieces one after another, each as it is made. */
+function writePieces(path: string, pieces: Iterable<string>): void {
+  let fd: number | null = null;
   try {
-    writeFileSync(path, text);
+    fd = openSync(path, 'w');
+    for (const piece of pieces) writeSync(fd, piece);
   } catch (err) {
     throw new UserError(`--out-dir: cannot write ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  } finally {
+    if (fd !== null) closeSync(fd);
   }
 }
 
 export async function exportCommand(dir: string, opts: { format: string; outDir?: string }, io: CliIo): Promise<number> {
   const formats = parseFormats(opts.format);
+  const warn = (line: string): void => void io.stderr.write(`${line}\n`);
   const sweep = isSweepDir(dir) ? loadSweepBundle(dir) : null;
-  const bundle = sweep ? null : loadRunBundle(dir);
+  const bundle = sweep ? null : loadRunBundle(dir, undefined, undefined, warn);
   const records = sweep ? sweep.records : bundle!.records;
   const outDir = opts.outDir ?? dir;
   try {
@@ -54,7 +64,7 @@ export async function exportCommand(dir: string, opts: { format: string; outDir?
   const written: string[] = [];
   for (const format of formats) {
     if (format === 'csv') {
-      write(join(outDir, EXPORT_FILES.recordsCsv), recordsCsv(records));
+      writePieces(join(outDir, EXPORT_FILES.recordsCsv), recordsCsvPieces(records));
       write(join(outDir, EXPORT_FILES.summaryCsv), sweep ? sweepSummaryCsv(sweep.doc) : summaryCsv(bundle!.result));
       written.push(join(outDir, EXPORT_FILES.recordsCsv), join(outDir, EXPORT_FILES.summaryCsv));
     } else if (format === 'parquet') {

@@ -124,7 +124,7 @@ export async function planCommand(opts: Record<string, unknown>, io: CliIo): Pro
   if (opts.from !== undefined) {
     const dirs = list(opts.from);
     const gpusPerReplica = int(opts.gpusPerReplica ?? opts.tensorParallelSize, '--gpus-per-replica', 1);
-    const cap = runsCapacity(dirs, judge);
+    const cap = runsCapacity(dirs, judge, (line) => io.stderr.write(`${line}\n`));
     // A capacity answer from an invalid measurement is not one: refused unless --allow-invalid (then marked).
     const invalid = cap.stages.filter((s) => s.invalid !== null);
     if (invalid.length > 0 && opts.allowInvalid !== true) {

@@ -42,7 +42,7 @@ function measured(r: RequestRecord): MeasuredRequest | null {
 export function calibrationRun(dir: string, warn: (line: string) => void, command = 'sim calibrate'): CalibrationRun {
   const path = join(dir, 'records.jsonl');
   if (!existsSync(path)) throw new UserError(`${command}: ${dir} is not a run directory (no records.jsonl)`);
-  const { records } = readRecordsFile(path);
+  const { records } = readRecordsFile(path, { warn });
   const load = savedLoad(readSavedRun(dir, warn));
   if (load === null) throw new UserError(`${command}: ${dir} has neither result.json nor spec.json, so its load is unknown`);
   const requests = records.map(measured).filter((x): x is MeasuredRequest => x !== null);

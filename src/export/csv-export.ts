@@ -8,14 +8,27 @@ import type { RequestRecord } from '../record/record.js';
 import type { RunResult } from '../report/result-json.js';
 import { RECORD_COLUMNS } from './record-columns.js';
 
-export function recordsCsv(records: readonly RequestRecord[]): string {
-  const rows = [...records]
-    .sort((a, b) => a.id - b.id)
-    .map((r) => RECORD_COLUMNS.map((c) => {
+/** Rows per piece of recordsCsvPieces. */
+const CSV_BATCH = 10_000;
+
+/**
+ * The records' CSV in pieces of CSV_BATCH rows, header first, for a caller that writes each
+ * piece as it comes: a long run's CSV is never one string (nor one array of every row).
+ */
+export function* recordsCsvPieces(records: readonly RequestRecord[]): Generator<string> {
+  const sorted = [...records].sort((a, b) => a.id - b.id);
+  const columns = RECORD_COLUMNS.map((c) => c.name);
+  for (let i = 0; i === 0 || i < sorted.length; i += CSV_BATCH) {
+    const rows = sorted.slice(i, i + CSV_BATCH).map((r) => RECORD_COLUMNS.map((c) => {
       const v = c.get(r);
       return v === null ? '' : typeof v === 'number' ? v : String(v);
     }));
-  return stringify(rows, { header: true, columns: RECORD_COLUMNS.map((c) => c.name) });
+    yield stringify(rows, { header: i === 0, columns });
+  }
+}
+
+export function recordsCsv(records: readonly RequestRecord[]): string {
+  return [...recordsCsvPieces(records)].join('');
 }
 
 /** Scalars of a nested value as [dotted.path, value]; arrays of scalars keep their index (goodput.slos.0.metric). */

@@ -3,13 +3,17 @@
  * written by DuckDB (@duckdb/node-api, an in-memory database): rows go in through an
  * appender and out with COPY … (FORMAT parquet). Any Parquet reader (DuckDB, pandas, Spark)
  * reads it back; column types are fixed here, not inferred.
+ *
+ * A chunk-time list goes in as its text ("[t0,t1,…]", each number's shortest round-trip form)
+ * and DuckDB casts it to DOUBLE[] in the COPY: appending a list value creates one native value
+ * per element, which made Parquet export ~10× slower and its memory ~8 KiB per record
+ * (docs/performance.md §8). The cast reads back the same doubles.
  */
-import { DOUBLE, DuckDBInstance, LIST, listValue, type DuckDBAppender } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api';
 import type { RequestRecord } from '../record/record.js';
 import { CHUNK_COLUMN, RECORD_COLUMNS, type Column, type ColumnType } from './record-columns.js';
 
 const SQL_TYPE: Record<ColumnType, string> = { int: 'BIGINT', double: 'DOUBLE', text: 'VARCHAR', double_list: 'DOUBLE[]' };
-const CHUNK_LIST = LIST(DOUBLE);
 
 function appendCell(a: DuckDBAppender, c: Column, v: ReturnType<Column['get']>): void {
   if (v === null) return a.appendNull();
@@ -21,7 +25,7 @@ function appendCell(a: DuckDBAppender, c: Column, v: ReturnType<Column['get']>):
     case 'text':
       return a.appendVarchar(String(v));
     case 'double_list':
-      return a.appendList(listValue(Array.from(v as Float64Array)), CHUNK_LIST);
+      return a.appendVarchar(`[${(v as Float64Array).join(',')}]`);
   }
 }
 
@@ -33,14 +37,16 @@ export async function writeRecordsParquet(records: readonly RequestRecord[], pat
   const db = await DuckDBInstance.create(':memory:');
   const conn = await db.connect();
   try {
-    await conn.run(`CREATE TABLE records (${columns.map((c) => `"${c.name}" ${SQL_TYPE[c.type]}`).join(', ')})`);
+    // Lists are staged as text (see above) and cast on the way out.
+    await conn.run(`CREATE TABLE records (${columns.map((c) => `"${c.name}" ${c.type === 'double_list' ? 'VARCHAR' : SQL_TYPE[c.type]}`).join(', ')})`);
     const appender = await conn.createAppender('records');
     for (const r of [...records].sort((a, b) => a.id - b.id)) {
       for (const c of columns) appendCell(appender, c, c.get(r));
       appender.endRow();
     }
     appender.closeSync();
-    await conn.run(`COPY records TO ${literal(path)} (FORMAT parquet, COMPRESSION zstd)`);
+    const select = columns.map((c) => (c.type === 'double_list' ? `"${c.name}"::${SQL_TYPE[c.type]} AS "${c.name}"` : `"${c.name}"`)).join(', ');
+    await conn.run(`COPY (SELECT ${select} FROM records) TO ${literal(path)} (FORMAT parquet, COMPRESSION zstd)`);
   } finally {
     conn.closeSync();
     db.closeSync();

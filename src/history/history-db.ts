@@ -251,17 +251,25 @@ function bindValue(row: HistoryRow, col: keyof HistoryRow): DuckDBValue {
   return v as DuckDBValue;
 }
 
-/** Inserts or replaces rows (a re-analysed run replaces its row). */
+/** Rows per INSERT: one statement per row cost 30–46 ms of CPU each inside DuckDB (docs/performance.md). */
+const UPSERT_BATCH = 256;
+
+/** Inserts or replaces rows (a re-analysed run replaces its row), in multi-row statements. */
 export async function upsertRows(c: DuckDBConnection, rows: readonly HistoryRow[]): Promise<void> {
   if (rows.length === 0) return;
+  // One statement cannot replace a key twice: the last row of a run wins, as row-by-row upserts gave.
+  const last = [...new Map(rows.map((r) => [r.run_id, r])).values()];
   const cols = RUN_COLUMNS.map(([name]) => name);
-  const placeholders = RUN_COLUMNS.map(([, type]) =>
+  const tuple = `(${RUN_COLUMNS.map(([, type]) =>
     type.startsWith('TIMESTAMP') ? `?::TIMESTAMPTZ` : type === 'JSON' ? '?::JSON' : type === 'VARCHAR[]' ? '?::JSON::VARCHAR[]' : '?',
-  );
-  const sql = `INSERT OR REPLACE INTO runs (${cols.join(', ')}) VALUES (${placeholders.join(', ')})`;
+  ).join(', ')})`;
+  const sqlFor = (k: number) => `INSERT OR REPLACE INTO runs (${cols.join(', ')}) VALUES ${Array.from({ length: k }, () => tuple).join(', ')}`;
   await c.run('BEGIN TRANSACTION');
   try {
-    for (const row of rows) await c.run(sql, cols.map((col) => bindValue(row, col)));
+    for (let i = 0; i < last.length; i += UPSERT_BATCH) {
+      const batch = last.slice(i, i + UPSERT_BATCH);
+      await c.run(sqlFor(batch.length), batch.flatMap((row) => cols.map((col) => bindValue(row, col))));
+    }
     await c.run('COMMIT');
   } catch (err) {
     await c.run('ROLLBACK');

@@ -90,7 +90,11 @@ export function recordFromJsonLine(line: string): RequestRecord {
     throw new RecordParseError(`unknown error_class "${String(errorClass)}"`);
   }
   if (!Array.isArray(o.chunk_ms ?? [])) throw new RecordParseError('field "chunk_ms" must be an array');
-  const chunks = Float64Array.from((o.chunk_ms as unknown[] | undefined) ?? [], (v) => num(v, 'chunk_ms'));
+  const raw = (o.chunk_ms as unknown[] | undefined) ?? [];
+  // A plain loop: Float64Array.from with a map function costs several times more per chunk time,
+  // and chunk times are most of a long run's records.
+  const chunks = new Float64Array(raw.length);
+  for (let i = 0; i < raw.length; i++) chunks[i] = num(raw[i], 'chunk_ms');
   const source = o.token_source ?? 'none';
   return {
     id: num(o.id, 'id'),

@@ -10,7 +10,7 @@ import type { RequestRecord } from '../record/record.js';
 import { readRecordsFile } from '../store/records-file.js';
 import { buildRunReport, type RunBundle } from './html/run-report.js';
 import { buildSweepReport, type SweepDoc } from './html/sweep-report.js';
-import type { RunResult } from './result-json.js';
+import { unreadableResultSchema, type RunResult } from './result-json.js';
 
 export const REPORT_FILE = 'report.html';
 
@@ -21,6 +21,8 @@ export interface ReportOptions {
   result?: RunResult;
   /** Names the generator in the page (e.g. "infermeter 0.1.0"). */
   generator?: string;
+  /** Where a warning about repaired records goes (store/records-check.ts). */
+  warn?: (line: string) => void;
 }
 
 function readJson(path: string): unknown {
@@ -50,23 +52,22 @@ function readServerSnapshots(path: string): Snapshot[] {
  * A saved run: result.json, spec.json (null if absent) and the records (empty if records.jsonl is absent).
  * @throws UserError when `dir` is not a run directory (no result.json) or a file in it cannot be read.
  */
-export function loadRunBundle(dir: string, records?: readonly RequestRecord[], given?: RunResult): RunBundle {
+export function loadRunBundle(dir: string, records?: readonly RequestRecord[], given?: RunResult, warn?: (line: string) => void): RunBundle {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`${dir}: no such run directory`);
   const resultPath = join(dir, 'result.json');
-  if (given) return { result: given, spec: existsSync(join(dir, 'spec.json')) ? readJson(join(dir, 'spec.json')) : null, records: records ?? readRecords(dir), serverSnapshots: readServer(dir) };
+  if (given) return { result: given, spec: existsSync(join(dir, 'spec.json')) ? readJson(join(dir, 'spec.json')) : null, records: records ?? readRecords(dir, warn), serverSnapshots: readServer(dir) };
   if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json or sweep.json (not a run or sweep directory, or the run did not finish; \`infermeter analyze\` recomputes from records.jsonl)`);
   const result = readJson(resultPath) as RunResult;
-  if (typeof result !== 'object' || result === null || !String((result as { schema?: unknown }).schema ?? '').startsWith('infermeter.result/')) {
-    throw new UserError(`${resultPath}: not an infermeter result (no "schema": "infermeter.result/…")`);
-  }
+  const unreadable = unreadableResultSchema(result);
+  if (unreadable) throw new UserError(`${resultPath}: ${unreadable}`);
   const specPath = join(dir, 'spec.json');
   const spec = existsSync(specPath) ? readJson(specPath) : null;
-  return { result, spec, records: records ?? readRecords(dir), serverSnapshots: readServer(dir) };
+  return { result, spec, records: records ?? readRecords(dir, warn), serverSnapshots: readServer(dir) };
 }
 
-function readRecords(dir: string): readonly RequestRecord[] {
+function readRecords(dir: string, warn?: (line: string) => void): readonly RequestRecord[] {
   const recordsPath = join(dir, 'records.jsonl');
-  return existsSync(recordsPath) ? readRecordsFile(recordsPath).records : [];
+  return existsSync(recordsPath) ? readRecordsFile(recordsPath, warn ? { warn } : {}).records : [];
 }
 
 function readServer(dir: string): Snapshot[] {
@@ -104,6 +105,6 @@ export async function renderReport(dir: string, opts: ReportOptions = {}): Promi
     const { doc, spec, records } = loadSweepBundle(dir, opts.records);
     return buildSweepReport(doc, spec, opts.generator ?? `infermeter ${doc.infermeter_version}`, records);
   }
-  const bundle = loadRunBundle(dir, opts.records, opts.result);
+  const bundle = loadRunBundle(dir, opts.records, opts.result, opts.warn);
   return buildRunReport(bundle, opts.generator ?? `infermeter ${bundle.result.infermeter_version}`);
 }

@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunResult } from '../report/result-json.js';
+import { unreadableResultSchema, type RunResult } from '../report/result-json.js';
+import { UserError } from '../errors/user-error.js';
 import type { Slo } from '../metrics/run-metrics.js';
 
 /** The fields of spec.json analyze reads (the run spec as validated, secrets removed). */
@@ -33,8 +34,12 @@ function readJson(path: string, warn: (line: string) => void): unknown {
 }
 
 export function readSavedRun(dir: string, warn: (line: string) => void): SavedRun {
+  const resultPath = join(dir, 'result.json');
+  const result = readJson(resultPath, warn);
+  const unreadable = result === null ? null : unreadableResultSchema(result);
+  if (unreadable) throw new UserError(`${resultPath}: ${unreadable}`);
   return {
-    result: readJson(join(dir, 'result.json'), warn) as Partial<RunResult> | null,
+    result: result as Partial<RunResult> | null,
     spec: readJson(join(dir, 'spec.json'), warn) as SavedSpec | null,
   };
 }

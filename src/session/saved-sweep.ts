@@ -30,7 +30,7 @@ export function isSweepDir(dir: string): boolean {
   return existsSync(join(dir, 'sweep.json'));
 }
 
-export function readSweep(dir: string, flag: string): SavedSweep {
+export function readSweep(dir: string, flag: string, warn?: (line: string) => void): SavedSweep {
   let result: SweepResult;
   try {
     result = JSON.parse(readFileSync(join(dir, 'sweep.json'), 'utf8')) as SweepResult;
@@ -39,7 +39,7 @@ export function readSweep(dir: string, flag: string): SavedSweep {
   }
   if (result.schema !== SWEEP_SCHEMA) throw new UserError(`${flag} ${dir}: sweep.json has schema ${JSON.stringify(result.schema ?? null)}, expected ${SWEEP_SCHEMA}`);
   if (!existsSync(join(dir, 'records.jsonl'))) throw new UserError(`${flag} ${dir}: no records.jsonl in this sweep directory`);
-  const records = readRecordsFile(join(dir, 'records.jsonl')).records;
+  const records = readRecordsFile(join(dir, 'records.jsonl'), warn ? { warn } : {}).records;
   const stages = result.stages.map((s): SavedStage => {
     const load = s.load as unknown as StageLoadJson;
     return { index: s.index, load, label: formatLoad(load), records: records.filter((r) => r.stage === s.index).sort((a, b) => a.id - b.id), validity: s.validity ?? null };

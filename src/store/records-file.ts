@@ -4,10 +4,9 @@
  * written when it reaches FLUSH_BYTES, or FLUSH_MS after its first record (a steady trickle
  * cannot postpone it), so a crash loses at most that (docs/records.md §Durability).
  */
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { recordFromJsonLine, recordToJsonLine, RecordParseError } from '../record/jsonl.js';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { recordToJsonLine } from '../record/jsonl.js';
 import type { RequestRecord } from '../record/record.js';
-import { UserError } from '../errors/user-error.js';
 
 /**
  * Write errors that mean the disk, not the program, failed: the folder's file system is full, over
@@ -149,31 +148,4 @@ export function diskFaultLine(f: DiskFault, runDir: string, records: number): st
   );
 }
 
-/** Reads records.jsonl; a bad line is a UserError naming the file and line. A truncated last line (killed run) is skipped. */
-export function readRecordsFile(path: string): { records: RequestRecord[]; truncatedTail: boolean } {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new UserError(`${path}: cannot read records (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-  }
-  const lines = text.split('\n');
-  const records: RequestRecord[] = [];
-  let truncatedTail = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '') continue;
-    try {
-      records.push(recordFromJsonLine(line));
-    } catch (err) {
-      const isLast = lines.slice(i + 1).every((l) => l.trim() === '');
-      if (isLast && !text.endsWith('\n')) {
-        truncatedTail = true;
-        continue;
-      }
-      const msg = err instanceof RecordParseError ? err.message : String(err);
-      throw new UserError(`${path}:${i + 1}: ${msg}`);
-    }
-  }
-  return { records, truncatedTail };
-}
+export { readRecordsFile, forEachRecord } from './records-reader.js';

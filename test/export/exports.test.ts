@@ -60,6 +60,10 @@ describe('exports read back', () => {
       expect(row!.n).toBe(records.length);
       expect(row!.chunks).toBe(records.reduce((s, r) => s + r.chunk_ms.length, 0));
       expect(row!.lists_match).toBe(true);
+      // every chunk time read back is the record's own double, exactly (rows in id order, as written)
+      const lists = (await conn.runAndReadAll(`SELECT chunk_ms FROM read_parquet('${path}')`)).getRowObjectsJS() as Array<{ chunk_ms: number[] | null }>;
+      const sorted = [...records].sort((a, b) => a.id - b.id);
+      expect(lists.map((l) => l.chunk_ms ?? [])).toEqual(sorted.map((r) => Array.from(r.chunk_ms)));
       expect(row!.errors).toBe(result.metrics.requests.by_status.error);
       // DuckDB's quantile_cont interpolates as numpy's default does, which the metrics follow.
       expect(row!.ttft_p50).toBeCloseTo(result.metrics.latency.ttft_ms.p50!, 9);

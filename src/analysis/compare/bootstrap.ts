@@ -21,11 +21,20 @@ const tpot = SLO_METRICS.tpot_ms as RequestMetricDef;
 const e2el = SLO_METRICS.e2el_ms as RequestMetricDef;
 const itl = SLO_METRICS.itl_ms as PooledMetricDef;
 import { LATENCY_KEYS, PERCENTILES, type FigureValues, type LatencyKey } from './key-figures.js';
+import { argsortFloat64 } from '../../util/argsort.js';
+import { FloatBuffer } from '../../util/byte-buffer.js';
 
 interface SortedValues {
   values: Float64Array;
   /** Index of the request each value belongs to. */
   owner: Int32Array;
+  /**
+   * The sorted values cut into chunks of 2^shift, with `below[x × chunks + c]` = how many values of
+   * chunk c belong to requests before x (x = 0 … n): a chunk's weight under a block resample is
+   * then two look-ups per block instead of one per value (blockPercentiles). Absent when the
+   * plain scan is cheaper.
+   */
+  chunks?: { shift: number; count: number; below: Int32Array };
 }
 
 export interface RunSample {
@@ -40,9 +49,50 @@ export interface RunSample {
   cost_per_s: number | null;
 }
 
-function sortedWithOwners(values: number[], owners: number[]): SortedValues {
-  const idx = Int32Array.from(values.keys()).sort((a, b) => values[a]! - values[b]!);
-  return { values: Float64Array.from(idx, (i) => values[i]!), owner: Int32Array.from(idx, (i) => owners[i]!) };
+/** The block length and count of blockCounts for n requests. */
+function blockShape(n: number): { len: number; blocks: number } {
+  const len = Math.ceil(Math.sqrt(n));
+  return { len, blocks: len === 0 ? 0 : Math.ceil(n / len) };
+}
+
+/** The chunk index's size bound: (n + 1) × chunks counts (64 MiB). */
+const MAX_CHUNK_COUNTS = 2 ** 24;
+
+/**
+ * The chunk size (log2) at which blockPercentiles costs least for v values and n requests, or
+ * null when the plain scan (two passes over the values) is cheaper. Cost in element visits:
+ * blocks × 2 × chunks look-ups, plus the chunks holding the wanted ranks scanned value by value.
+ */
+function chunkShift(v: number, n: number): number | null {
+  const { blocks } = blockShape(n);
+  let best: { shift: number; cost: number } | null = null;
+  for (let shift = 6; shift <= 26; shift++) {
+    const chunks = Math.ceil(v / 2 ** shift);
+    if ((n + 1) * chunks > MAX_CHUNK_COUNTS) continue;
+    const cost = blocks * 2 * chunks + PERCENTILES.length * Math.min(2 ** shift, v);
+    if (!best || cost < best.cost) best = { shift, cost };
+  }
+  return best && best.cost < v ? best.shift : null;
+}
+
+function sortedWithOwners(values: Float64Array, owners: Float64Array, n: number): SortedValues {
+  const idx = argsortFloat64(values);
+  const sorted: SortedValues = { values: new Float64Array(idx.length), owner: new Int32Array(idx.length) };
+  for (let j = 0; j < idx.length; j++) {
+    sorted.values[j] = values[idx[j]!]!;
+    sorted.owner[j] = owners[idx[j]!]!;
+  }
+  const shift = chunkShift(idx.length, n);
+  return shift === null ? sorted : withChunks(sorted, n, shift);
+}
+
+/** The values with their chunk index (SortedValues.chunks) of 2^shift values per chunk, for owners 0 … n−1. */
+export function withChunks(s: SortedValues, n: number, shift: number): SortedValues {
+  const count = Math.ceil(s.values.length / 2 ** shift);
+  const below = new Int32Array((n + 1) * count);
+  for (let j = 0; j < s.owner.length; j++) below[(s.owner[j]! + 1) * count + (j >>> shift)]! += 1;
+  for (let x = 1; x <= n; x++) for (let c = 0; c < count; c++) below[x * count + c]! += below[(x - 1) * count + c]!;
+  return { ...s, chunks: { shift, count, below } };
 }
 
 /** Everything a resample needs from the measure-phase records of one run. */
@@ -53,8 +103,10 @@ export function buildSample(
   costPerS: number | null,
 ): RunSample {
   const n = measure.length;
-  const vals: Record<LatencyKey, number[]> = { ttft: [], tpot: [], itl: [], e2el: [] };
-  const owners: Record<LatencyKey, number[]> = { ttft: [], tpot: [], itl: [], e2el: [] };
+  // Typed buffers, not arrays: a long run has ~10^7 ITL gaps.
+  const buffers = () => ({ ttft: new FloatBuffer(), tpot: new FloatBuffer(), itl: new FloatBuffer(), e2el: new FloatBuffer() });
+  const vals: Record<LatencyKey, FloatBuffer> = buffers();
+  const owners: Record<LatencyKey, FloatBuffer> = buffers();
   const error = new Uint8Array(n);
   const start = window?.start_ms ?? 0;
   const durMs = window ? window.end_ms - window.start_ms : 0;
@@ -85,7 +137,7 @@ export function buildSample(
     buckets.output[b]! += r.output_tokens;
     buckets.total[b]! += r.output_tokens + (r.prompt_tokens ?? r.client_prompt_tokens ?? 0);
   }
-  const latency = Object.fromEntries(LATENCY_KEYS.map((k) => [k, sortedWithOwners(vals[k], owners[k])])) as Record<LatencyKey, SortedValues>;
+  const latency = Object.fromEntries(LATENCY_KEYS.map((k) => [k, sortedWithOwners(vals[k].values.subarray(0, vals[k].length), owners[k].values.subarray(0, owners[k].length), n)])) as Record<LatencyKey, SortedValues>;
   return { n, latency, error, duration_s: durMs / 1000, buckets, cost_per_s: costPerS };
 }
 
@@ -96,6 +148,21 @@ export function buildSample(
 export function weightedPercentiles(s: SortedValues, weight: Int32Array, ps: readonly number[]): Array<number | null> {
   let total = 0;
   for (let j = 0; j < s.owner.length; j++) total += weight[s.owner[j]!]!;
+  return percentilesAtRanks(total, ps, (positions, at) => {
+    let cum = 0;
+    let next = 0;
+    for (let j = 0; j < s.values.length && next < positions.length; j++) {
+      cum += weight[s.owner[j]!]!;
+      while (next < positions.length && positions[next]! < cum) at.set(positions[next++]!, s.values[j]!);
+    }
+  });
+}
+
+/**
+ * numpy's linear interpolation of `total` weighted values: `find` sets, for each wanted rank
+ * (ascending), the value at that rank of the expanded multiset.
+ */
+function percentilesAtRanks(total: number, ps: readonly number[], find: (positions: number[], at: Map<number, number>) => void): Array<number | null> {
   if (total === 0) return ps.map(() => null);
   const wanted = ps.flatMap((p) => {
     const h = ((total - 1) * p) / 100;
@@ -103,12 +170,7 @@ export function weightedPercentiles(s: SortedValues, weight: Int32Array, ps: rea
   });
   const positions = [...new Set(wanted)].sort((a, b) => a - b);
   const at = new Map<number, number>();
-  let cum = 0;
-  let next = 0;
-  for (let j = 0; j < s.values.length && next < positions.length; j++) {
-    cum += weight[s.owner[j]!]!;
-    while (next < positions.length && positions[next]! < cum) at.set(positions[next++]!, s.values[j]!);
-  }
+  find(positions, at);
   return ps.map((p) => {
     const h = ((total - 1) * p) / 100;
     const lo = Math.floor(h);
@@ -119,18 +181,55 @@ export function weightedPercentiles(s: SortedValues, weight: Int32Array, ps: rea
 }
 
 /**
+ * weightedPercentiles for a moving-block resample (weight = blockCounts of these block starts,
+ * each block `len` requests), through s.chunks: a chunk's total weight is, per block, the number
+ * of the chunk's values whose owner lies in the block (the difference of two rows of `below`);
+ * only the chunks holding a wanted rank are scanned value by value. The same multiset
+ * and ranks as the plain scan, so the same values, exactly (test/analysis/bootstrap-blocks.test.ts).
+ */
+export function blockPercentiles(s: SortedValues, weight: Int32Array, starts: Int32Array, len: number, ps: readonly number[]): Array<number | null> {
+  const ch = s.chunks;
+  if (!ch) return weightedPercentiles(s, weight, ps);
+  const v = s.values.length;
+  const size = 2 ** ch.shift;
+  const m = ch.count;
+  const chunkWeight = new Float64Array(m);
+  for (let b = 0; b < starts.length; b++) {
+    const from = starts[b]! * m;
+    const to = (starts[b]! + len) * m;
+    for (let c = 0; c < m; c++) chunkWeight[c]! += ch.below[to + c]! - ch.below[from + c]!;
+  }
+  let total = 0;
+  for (let c = 0; c < m; c++) total += chunkWeight[c]!;
+  return percentilesAtRanks(total, ps, (positions, at) => {
+    let cum = 0;
+    let next = 0;
+    for (let c = 0; c < chunkWeight.length && next < positions.length; c++) {
+      if (positions[next]! >= cum + chunkWeight[c]!) {
+        cum += chunkWeight[c]!;
+        continue;
+      }
+      for (let j = c * size, end = Math.min(v, j + size); j < end && next < positions.length; j++) {
+        cum += weight[s.owner[j]!]!;
+        while (next < positions.length && positions[next]! < cum) at.set(positions[next++]!, s.values[j]!);
+      }
+    }
+  });
+}
+
+/**
  * Moving-block resample of n items in their order: ⌈n/L⌉ blocks of L consecutive items, each
  * starting at a uniform position, L = ⌈√n⌉. Requests sent close together share the engine's
  * batches, so their latencies are correlated; resampling them one by one would understate the
  * spread. The counts sum to ⌈n/L⌉·L ≥ n.
  */
-export function blockCounts(rng: Rng, n: number, out: Int32Array): Int32Array {
+export function blockCounts(rng: Rng, n: number, out: Int32Array, starts?: Int32Array): Int32Array {
   out.fill(0);
   if (n === 0) return out;
-  const len = Math.ceil(Math.sqrt(n));
-  const blocks = Math.ceil(n / len);
+  const { len, blocks } = blockShape(n);
   for (let b = 0; b < blocks; b++) {
     const start = rng.int(0, n - len);
+    if (starts) starts[b] = start;
     for (let i = start; i < start + len; i++) out[i]! += 1;
   }
   return out;
@@ -145,20 +244,23 @@ function multinomialCounts(rng: Rng, n: number, out: Int32Array): Int32Array {
 /** Scratch buffers reused across resamples of one run. */
 export interface Scratch {
   requests: Int32Array;
+  /** The resample's block starts (blockCounts). */
+  starts: Int32Array;
   buckets: Int32Array;
 }
 
 export function scratchFor(s: RunSample): Scratch {
-  return { requests: new Int32Array(s.n), buckets: new Int32Array(s.buckets.ok.length) };
+  return { requests: new Int32Array(s.n), starts: new Int32Array(blockShape(s.n).blocks), buckets: new Int32Array(s.buckets.ok.length) };
 }
 
 /** The key figures of one bootstrap resample of the run. */
 export function resampleFigures(s: RunSample, rng: Rng, scratch: Scratch, goodput: boolean, withItl = true): FigureValues {
-  const k = blockCounts(rng, s.n, scratch.requests);
+  const k = blockCounts(rng, s.n, scratch.requests, scratch.starts);
+  const { len } = blockShape(s.n);
   const out: FigureValues = {};
   for (const key of LATENCY_KEYS) {
     if (key === 'itl' && !withItl) continue;
-    const ps = weightedPercentiles(s.latency[key], k, PERCENTILES);
+    const ps = blockPercentiles(s.latency[key], k, scratch.starts, len, PERCENTILES);
     PERCENTILES.forEach((p, i) => (out[`${key}_p${p}`] = ps[i]!));
   }
   let errors = 0;

@@ -65,9 +65,9 @@ function judgeStage(st: StageInput, judge: Judge): StageVerdict {
 }
 
 /** A run directory is one stage; a sweep directory is one stage per sweep stage. */
-function readStages(dir: string): StageInput[] {
+function readStages(dir: string, warn?: (line: string) => void): StageInput[] {
   if (isSweepDir(dir)) {
-    return readSweep(dir, '--from').stages.map((s) => ({
+    return readSweep(dir, '--from', warn).stages.map((s) => ({
       path: `${dir} [stage ${s.index}: ${s.label}]`,
       records: s.records,
       offered: s.load.kind === 'rate' && typeof s.load.rate === 'number' ? s.load.rate : null,
@@ -84,11 +84,11 @@ function readStages(dir: string): StageInput[] {
   }
   if (typeof result.schema !== 'string' || !READABLE_RESULT_SCHEMAS.includes(result.schema)) throw new UserError(`--from ${dir}: result.json has schema ${JSON.stringify(result.schema ?? null)}, expected ${RESULT_SCHEMA}`);
   const offered = result.load?.request_rate;
-  return [{ path: dir, records: readRecordsFile(join(dir, 'records.jsonl')).records, offered: typeof offered === 'number' && Number.isFinite(offered) && result.load?.mode === 'open' ? offered : null, validity: result.validity ?? null }];
+  return [{ path: dir, records: readRecordsFile(join(dir, 'records.jsonl'), warn ? { warn } : {}).records, offered: typeof offered === 'number' && Number.isFinite(offered) && result.load?.mode === 'open' ? offered : null, validity: result.validity ?? null }];
 }
 
-export function runsCapacity(dirs: readonly string[], judge: Judge): RunsCapacity {
-  const stages = dirs.flatMap(readStages).map((st) => judgeStage(st, judge)).sort((a, b) => a.rate - b.rate);
+export function runsCapacity(dirs: readonly string[], judge: Judge, warn?: (line: string) => void): RunsCapacity {
+  const stages = dirs.flatMap((d) => readStages(d, warn)).map((st) => judgeStage(st, judge)).sort((a, b) => a.rate - b.rate);
   const firstFail = stages.findIndex((s) => !s.pass);
   const passing = firstFail < 0 ? stages : stages.slice(0, firstFail);
   if (passing.length === 0) return { stages, rate_per_replica: null, max_concurrency: null, max_input_len: null, max_output_len: null };

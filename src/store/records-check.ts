@@ -1,0 +1,100 @@
+/**
+ * Saved records checked as they are read back (issue 24): what no run writes is refused with one
+ * line naming the file and line, what can be repaired without guessing is repaired with a
+ * warning. Refused: a negative time, times out of order within a record (an end before its send,
+ * a first token outside [sent, end], chunk times going back), and two different records with the
+ * same (stage, id, attempt) — records of another run mixed in. Repaired: the same record written
+ * twice (identical lines): later copies are dropped and counted.
+ */
+import { recordToJsonLine } from '../record/jsonl.js';
+import type { RequestRecord } from '../record/record.js';
+import { UserError } from '../errors/user-error.js';
+
+/** The first problem with one record's times, or null. */
+export function timesProblem(r: RequestRecord): string | null {
+  const neg = (['scheduled_ms', 'sent_ms', 'end_ms', 'first_token_ms'] as const).find((f) => r[f] !== null && r[f] < 0);
+  if (neg) return `${neg} is negative (${r[neg]}); times are ms since the run's start`;
+  if (r.end_ms < r.sent_ms) return `end_ms (${r.end_ms}) is before sent_ms (${r.sent_ms})`;
+  if (r.first_token_ms !== null && (r.first_token_ms < r.sent_ms || r.first_token_ms > r.end_ms)) {
+    return `first_token_ms (${r.first_token_ms}) is outside sent_ms … end_ms (${r.sent_ms} … ${r.end_ms})`;
+  }
+  const c = r.chunk_ms;
+  if (c.length > 0 && c[0]! < r.sent_ms) return `chunk_ms[0] (${c[0]}) is before sent_ms (${r.sent_ms})`;
+  for (let j = 1; j < c.length; j++) if (c[j]! < c[j - 1]!) return `chunk_ms goes back in time at index ${j} (${c[j - 1]} then ${c[j]})`;
+  return null;
+}
+
+/** (stage, id, attempt) as one exact double while each fits its bits (stage < 2^13, id < 2^32, attempt < 2^8); NaN otherwise. */
+function numericKey(r: RequestRecord): number {
+  const attempt = r.attempt ?? 0;
+  if (!(r.stage >= 0 && r.stage < 2 ** 13 && r.id >= 0 && r.id < 2 ** 32 && attempt >= 0 && attempt < 2 ** 8)) return Number.NaN;
+  if (!Number.isInteger(r.stage) || !Number.isInteger(r.id) || !Number.isInteger(attempt)) return Number.NaN;
+  return r.stage * 2 ** 40 + r.id * 2 ** 8 + attempt;
+}
+
+const describeKey = (r: RequestRecord) => `stage ${r.stage}, id ${r.id}${r.attempt != null ? `, attempt ${r.attempt}` : ''}`;
+
+/** Collects the records of one file with their line numbers; `finish` gives them checked. */
+export class RecordsChecker {
+  private keys = new Float64Array(1024);
+  private lines = new Int32Array(1024);
+  private n = 0;
+  private anyNaN = false;
+
+  constructor(private readonly path: string) {}
+
+  /** One record as read; throws a UserError naming the line if its times are impossible. */
+  add(r: RequestRecord, lineNo: number): void {
+    const problem = timesProblem(r);
+    if (problem) throw new UserError(`${this.path}:${lineNo}: ${problem}: the record is corrupt (infermeter never writes it so)`);
+    if (this.n === this.keys.length) {
+      const k = new Float64Array(this.n * 2);
+      k.set(this.keys);
+      this.keys = k;
+      const l = new Int32Array(this.n * 2);
+      l.set(this.lines);
+      this.lines = l;
+    }
+    const key = numericKey(r);
+    if (Number.isNaN(key)) this.anyNaN = true;
+    this.keys[this.n] = key;
+    this.lines[this.n++] = lineNo;
+  }
+
+  /**
+   * The records without repeated copies, and a warning line per repair. Throws a UserError when
+   * two different records share (stage, id, attempt). `records` are those given to add, in order.
+   */
+  finish(records: RequestRecord[]): { records: RequestRecord[]; warnings: string[] } {
+    if (!this.anyNaN && !hasRepeat(this.keys.subarray(0, this.n))) return { records, warnings: [] };
+    const first = new Map<number | string, number>();
+    const drop = new Uint8Array(records.length);
+    let dropped = 0;
+    let firstDropLine = 0;
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      const key = Number.isNaN(this.keys[i]!) ? `${r.stage}:${r.id}:${r.attempt ?? 0}` : this.keys[i]!;
+      const at = first.get(key);
+      if (at === undefined) {
+        first.set(key, i);
+        continue;
+      }
+      if (recordToJsonLine(records[at]!) !== recordToJsonLine(r)) {
+        throw new UserError(
+          `${this.path}:${this.lines[i]}: a second, different record for ${describeKey(r)} (first at line ${this.lines[at]}): records of another run mixed in? Refused rather than counted twice`,
+        );
+      }
+      drop[i] = 1;
+      if (dropped++ === 0) firstDropLine = this.lines[i]!;
+    }
+    const kept = records.filter((_, i) => drop[i] === 0);
+    return { records: kept, warnings: [`warning: ${this.path}: ${dropped} record${dropped === 1 ? '' : 's'} written twice (identical lines, the first repeat at line ${firstDropLine}); each counted once`] };
+  }
+}
+
+/** Whether a value repeats (sorted copy, neighbours compared). */
+function hasRepeat(keys: Float64Array): boolean {
+  const s = Float64Array.from(keys).sort();
+  for (let i = 1; i < s.length; i++) if (s[i] === s[i - 1]) return true;
+  return false;
+}

@@ -1,0 +1,54 @@
+/**
+ * compare's bootstrap through chunk weights (blockPercentiles) gives exactly what the plain
+ * weighted scan gives for the same block resample — the scan is the independent oracle, itself
+ * checked against numpy on the expanded multiset (compare-stats.test.ts).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { blockCounts, blockPercentiles, weightedPercentiles, withChunks } from '../../src/analysis/compare/bootstrap.js';
+import { createRng } from '../../src/util/rng.js';
+import { argsortFloat64 } from '../../src/util/argsort.js';
+
+const PS = [0, 1, 50, 90, 99, 99.9, 100];
+
+describe('blockPercentiles', () => {
+  it('equals the plain scan for every chunk size, data and resample (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 120 }),
+        fc.array(fc.tuple(fc.double({ min: 0, max: 100, noNaN: true }), fc.nat()), { minLength: 1, maxLength: 600 }),
+        fc.integer({ min: 0, max: 6 }),
+        fc.nat(),
+        (n, pairs, shift, seed) => {
+          // values owned by requests 0 … n−1, a few of them tied
+          const values = pairs.map(([v], i) => (i % 5 === 0 ? Math.round(v) : v));
+          const owners = pairs.map(([, o]) => o % n);
+          const idx = argsortFloat64(values);
+          const sorted = { values: Float64Array.from(idx, (i) => values[i]!), owner: Int32Array.from(idx, (i) => owners[i]!) };
+          const chunked = withChunks(sorted, n, shift);
+          const len = Math.ceil(Math.sqrt(n));
+          const starts = new Int32Array(Math.ceil(n / len));
+          const weight = new Int32Array(n);
+          const rng = createRng(seed);
+          for (let r = 0; r < 5; r++) {
+            blockCounts(rng, n, weight, starts);
+            expect(blockPercentiles(chunked, weight, starts, len, PS)).toEqual(weightedPercentiles(sorted, weight, PS));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('blockCounts gives the block starts it counted: each start covers len requests', () => {
+    const n = 50;
+    const weight = new Int32Array(n);
+    const starts = new Int32Array(Math.ceil(n / Math.ceil(Math.sqrt(n))));
+    blockCounts(createRng(3), n, weight, starts);
+    const again = new Int32Array(n);
+    for (const s of starts) for (let i = s; i < s + Math.ceil(Math.sqrt(n)); i++) again[i]! += 1;
+    expect(Array.from(again)).toEqual(Array.from(weight));
+    // the same draws as without starts: the resample for a seed does not change
+    expect(Array.from(blockCounts(createRng(3), n, new Int32Array(n)))).toEqual(Array.from(weight));
+  });
+});
