@@ -9,6 +9,7 @@ import { UserError } from '../errors/user-error.js';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import { parseDurationMs } from '../config/units.js';
 import { buildManifests, DEADLINE_MARGIN_SECONDS, DEFAULT_TTL_SECONDS, natsUrlOf, runDeadlineSeconds, type ManifestOptions, type SecretFlag } from '../distributed/k8s-manifest.js';
+import { checkRunId } from '../distributed/protocol.js';
 import { isSensitiveName, redactUrl } from '../util/redact.js';
 import { resolveRunSpec } from './resolve-spec.js';
 import type { RunSpec } from '../session/run-spec.js';
@@ -53,6 +54,27 @@ export function registerK8sCommand(program: Command, io: CliIo, setExit: (code: 
         }
         io.stderr.write(`wrote ${opts.out}: kubectl apply -f ${opts.out}\n`);
       } else io.stdout.write(text);
+      setExit(EXIT_CODES.OK);
+    });
+  k8s
+    .command('fetch')
+    .description('bring a finished run\'s directory back from NATS (the coordinator stores it with --store-results, as the manifests\' coordinator does): analyze, report, compare and history read it as any run directory')
+    .argument('<run-id>', 'the run id (the manifests\' --name)')
+    .requiredOption('--nats-url <url>', 'the run\'s NATS server, e.g. nats://127.0.0.1:4222 after kubectl port-forward svc/NAME-nats 4222')
+    .requiredOption('--out <dir>', 'the run directory to write (new or empty)')
+    .option('--wait <duration>', 'how long to try to reach NATS', '5s')
+    .action(async (runId: string, opts: Record<string, string | undefined>) => {
+      checkRunId(runId, 'run id');
+      const waitMs = parseDurationFlag('--wait', opts.wait ?? '5s');
+      // Loaded here: the NATS client is not needed by every other command.
+      const [{ NatsLink }, { fetchRunDir }] = await Promise.all([import('../distributed/nats-link.js'), import('../distributed/results-store.js')]);
+      const link = await NatsLink.open(opts.natsUrl!, runId, { name: `infermeter fetch ${runId}`, flag: '--nats-url', waitMs });
+      try {
+        const note = await fetchRunDir(link, runId, opts.out!);
+        io.stderr.write(`fetched run ${runId} (${note.files} files, ${note.bytes} bytes; finished ${note.finished_at}, exit ${note.exit_code}) into ${opts.out}: infermeter analyze ${opts.out}\n`);
+      } finally {
+        await link.close();
+      }
       setExit(EXIT_CODES.OK);
     });
 }
