@@ -279,4 +279,24 @@ describe('Dockerfile', () => {
     expect(text).toMatch(/^ENTRYPOINT \["node", "\/app\/bin\/infermeter.js"\]$/m);
     expect(readFileSync(join(root, 'bin/infermeter.js'), 'utf8')).toContain('../dist/cli/entry.js');
   });
+
+  it('multi-stage; the runtime stage has production dependencies only, no Chromium, and runs as the manifests\' non-root uid', async () => {
+    const { readFileSync } = await import('node:fs');
+    const root = new URL('../../', import.meta.url).pathname;
+    const text = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    const stages = text.split(/^(?=FROM )/m).filter((s) => s.startsWith('FROM '));
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    const runtime = stages.at(-1)!;
+    // Its node_modules come from a stage that installed production dependencies alone.
+    const from = /^COPY --from=(\S+) \/app\/node_modules \.\/node_modules$/m.exec(runtime)?.[1];
+    const deps = stages.find((s) => new RegExp(`^FROM \\S+ AS ${from}$`, 'm').test(s))!;
+    expect(deps).toMatch(/^RUN npm ci --omit=dev\b/m);
+    expect(runtime).not.toMatch(/npm (ci|install)|playwright|chromium/i);
+    // The last USER is numeric and the manifests' runAsUser.
+    const { POD_USER } = await import('../../src/distributed/k8s-manifest.js');
+    expect([...runtime.matchAll(/^USER (\S+)$/gm)].at(-1)?.[1]).toBe(`${POD_USER}:${POD_USER}`);
+    // playwright-core stays a devDependency: the production install has no browser.
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(Object.keys(pkg.dependencies).filter((d) => /playwright|puppeteer|chrom/i.test(d))).toEqual([]);
+  });
 });
