@@ -14,6 +14,8 @@ export interface ProbeFigures {
   output_tokens_per_s: number;
   /** Event-loop delay p99 while saturated (ms): the dispatch lag driving that load costs. */
   dispatch_lag_p99_ms: number;
+  /** Event-loop delay p99 with no load at all (ms), just before: how late this machine runs a due timer now. */
+  idle_lag_p99_ms: number;
   /** Streams in flight in the thread during the test, and tokens per request. */
   concurrency: number;
   output_tokens: number;
@@ -47,7 +49,12 @@ export interface CapacityPlan {
   workers: number;
   /** What `workers` threads can drive accurately. */
   capacity: { requests_per_s: number; output_tokens_per_s: number };
-  /** False when the plan needs more than `workers` threads can drive. */
+  /**
+   * True when the machine is too busy to keep any schedule now: its idle event-loop delay p99 is
+   * above the dispatch-lag limit of a valid run (an open loop at a finite rate only).
+   */
+  busy: boolean;
+  /** False when the plan needs more than `workers` threads can drive, or the machine is busy. */
   fits: boolean;
   /** Worker machines of max_workers threads each the plan needs (1 when it fits one machine). */
   machines_needed: number;
@@ -62,7 +69,8 @@ export function maxWorkers(cores: number): number {
   return Math.max(1, Math.floor(cores) - 1);
 }
 
-export function planCapacity(probe: ProbeFigures, need: LoadNeed, cores: number, givenWorkers: number | null): CapacityPlan {
+/** `lagLimitMs`: the dispatch-lag p99 a valid run may have (src/analysis/run-validity.ts). */
+export function planCapacity(probe: ProbeFigures, need: LoadNeed, cores: number, givenWorkers: number | null, lagLimitMs: number): CapacityPlan {
   const per = { requests_per_s: probe.requests_per_s * USABLE_SHARE, output_tokens_per_s: probe.output_tokens_per_s * USABLE_SHARE };
   const max = maxWorkers(cores);
   let needed: number | null = null;
@@ -74,13 +82,15 @@ export function planCapacity(probe: ProbeFigures, need: LoadNeed, cores: number,
   // --workers 0 puts the load on the main thread: one thread's worth.
   const workers = givenWorkers !== null ? givenWorkers : Math.min(needed ?? max, max);
   const threads = Math.max(1, workers);
-  const fits = needed === null || needed <= threads;
+  const busy = need.requests_per_s !== null && probe.idle_lag_p99_ms > lagLimitMs;
+  const fits = (needed === null || needed <= threads) && !busy;
   return {
     per_worker: per,
     max_workers: max,
     workers_needed: needed,
     workers,
     capacity: { requests_per_s: per.requests_per_s * threads, output_tokens_per_s: per.output_tokens_per_s * threads },
+    busy,
     fits,
     machines_needed: needed === null ? 1 : Math.max(1, Math.ceil(needed / max)),
   };
@@ -97,10 +107,15 @@ export function capacityLine(plan: CapacityPlan, need: LoadNeed, shape: string):
 }
 
 /** The one line of a refusal: what the plan needs, in worker machines of this one's size. */
-export function refusalLine(plan: CapacityPlan, need: LoadNeed): string {
-  const machines = plan.machines_needed;
-  if (plan.workers_needed !== null && plan.workers_needed <= plan.max_workers) {
-    return `capacity check: the plan needs ${plan.workers_needed} workers and --workers ${plan.workers} can drive ~${fmt(plan.capacity.requests_per_s)} of its ${fmt(need.requests_per_s ?? 0)} req/s: give --workers ${plan.workers_needed} (or --allow-invalid to run anyway, --no-capacity-check to skip the check)`;
+export function refusalLine(plan: CapacityPlan, need: LoadNeed, probe: ProbeFigures, lagLimitMs: number): string {
+  const tail = ' (or --allow-invalid to run anyway, --no-capacity-check to skip the check)';
+  const needed = plan.workers_needed;
+  // The load first: it says how many machines; a busy machine is the reason only when the load would fit.
+  if (needed !== null && needed > plan.max_workers) {
+    return `capacity check: the plan needs ${fmt(need.requests_per_s ?? 0)} req/s, and all ${plan.max_workers} workers of this machine can drive ~${fmt(plan.per_worker.requests_per_s * plan.max_workers)}: run it with --distributed on ${plan.machines_needed} worker machines like this one${tail}`;
   }
-  return `capacity check: the plan needs ${fmt(need.requests_per_s ?? 0)} req/s, and all ${plan.max_workers} workers of this machine can drive ~${fmt(plan.per_worker.requests_per_s * plan.max_workers)}: run it with --distributed on ${machines} worker machines like this one (or --allow-invalid to run anyway, --no-capacity-check to skip the check)`;
+  if (needed !== null && needed > Math.max(1, plan.workers)) {
+    return `capacity check: the plan needs ${needed} workers and --workers ${plan.workers} can drive ~${fmt(plan.capacity.requests_per_s)} of its ${fmt(need.requests_per_s ?? 0)} req/s: give --workers ${needed}${tail}`;
+  }
+  return `capacity check: this machine is too busy to keep a schedule now: with no load its event loop runs a due timer ${fmt(probe.idle_lag_p99_ms)} ms late (p99), and a valid run needs dispatch lag p99 ≤ ${lagLimitMs} ms; free some cores, or run with --distributed on idle worker machines${tail}`;
 }

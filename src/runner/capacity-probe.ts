@@ -17,9 +17,12 @@ export interface ProbeOptions {
   concurrency: number;
   /** Output tokens per request (the run's mean requested output length). */
   outputTokens: number;
-  /** Measured part (ms) after a warm-up of a fifth of it; default 1000 (with the warm-up, ~1.2 s). */
+  /** Measured part (ms) after a warm-up of a fifth of it; default 1000 (with the warm-up and the idle sample, ~1.5 s). */
   durationMs?: number;
 }
+
+/** How long the idle event-loop delay is sampled before the load (ms). */
+const IDLE_MS = 250;
 
 /** The stream source: plain JS for a worker thread (eval), answering each POST with `n` SSE events, one write each. */
 const SOURCE = `
@@ -68,6 +71,11 @@ export async function probeCapacity(o: ProbeOptions): Promise<ProbeFigures> {
   const warmupMs = durationMs / 5;
   const outputTokens = Math.max(1, Math.round(o.outputTokens));
   const concurrency = Math.max(1, Math.round(o.concurrency));
+  // How late a due timer runs with nothing to do: the machine's own noise, before any load.
+  const idle = monitorEventLoopDelay({ resolution: 1 });
+  idle.enable();
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  idle.disable();
   const source = await startSource();
   const now = () => performance.now();
   const target = new HttpTarget({ baseUrl: source.url, path: '/v1/completions', model: 'capacity-probe', apiKey: null, headers: {}, extraBody: {}, stream: true, ignoreEos: true, timeoutMs: 10_000, keepText: false }, now);
@@ -107,6 +115,7 @@ export async function probeCapacity(o: ProbeOptions): Promise<ProbeFigures> {
     requests_per_s: requests / seconds,
     output_tokens_per_s: tokens / seconds,
     dispatch_lag_p99_ms: lag.count > 0 ? lag.percentile(99) / 1e6 : 0,
+    idle_lag_p99_ms: idle.count > 0 ? idle.percentile(99) / 1e6 : 0,
     concurrency,
     output_tokens: outputTokens,
     duration_ms: durationMs,

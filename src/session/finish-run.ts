@@ -23,7 +23,7 @@ import { allObjectivesPass, evaluateObjectives } from '../metrics/index.js';
 import { exitCodeFor, type ExitCode } from '../errors/exit-codes.js';
 import { DEFAULT_MAX_FAILURE_RATE, type ValiditySpec } from '../config/schema.js';
 
-const DEFAULT_VALIDITY: ValiditySpec = { max_failure_rate: DEFAULT_MAX_FAILURE_RATE, allow_invalid: false };
+const DEFAULT_VALIDITY: ValiditySpec = { max_failure_rate: DEFAULT_MAX_FAILURE_RATE, allow_invalid: false, capacity_check: true };
 
 export interface FinishInput {
   spec: {
