@@ -28,21 +28,26 @@ export interface CapacityCheck {
   action: string | null;
 }
 
-/** The test suites' switch (vitest.config.ts): the self-test is wall-clock, the default test project is not. */
-const disabledByEnv = () => process.env.INFERMETER_CAPACITY_CHECK === 'off';
+export interface GateOptions {
+  /** The self-test (a test gives fixed figures). */
+  probe?: typeof probeCapacity;
+  /** Where INFERMETER_CAPACITY_CHECK=off is read: the test suites' switch (vitest.config.ts), since the self-test is wall-clock. */
+  env?: NodeJS.ProcessEnv;
+  cores?: number;
+}
 
 const isDemo = (spec: RunSpec) => spec.target.base_url === null && spec.load.request_rate === SIM_DEMO_DEFAULTS.request_rate && spec.load.num_prompts === SIM_DEMO_DEFAULTS.num_prompts && spec.load.duration_ms === null && spec.load.concurrency === null;
 
-export async function capacityGate(spec: RunSpec, workload: Workload, log: (line: string) => void): Promise<CapacityCheck | null> {
-  if (!spec.validity.capacity_check || disabledByEnv() || workload.timed !== undefined) return null;
+export async function capacityGate(spec: RunSpec, workload: Workload, log: (line: string) => void, o: GateOptions = {}): Promise<CapacityCheck | null> {
+  if (!spec.validity.capacity_check || (o.env ?? process.env).INFERMETER_CAPACITY_CHECK === 'off' || workload.timed !== undefined) return null;
   const load = spec.load;
-  const cores = availableParallelism();
+  const cores = o.cores ?? availableParallelism();
   const given = load.workers;
   const threads = Math.max(1, given ?? maxWorkers(cores));
   const concurrency = load.concurrency !== null ? Math.ceil(load.concurrency / threads) : load.max_concurrency !== null ? Math.ceil(load.max_concurrency / threads) : OPEN_LOOP_STREAMS;
   const outputTokens = Math.min(MAX_PROBE_TOKENS, Math.max(1, workload.lengthBounds?.().output ?? spec.workload.random_output_len ?? 128));
   log(`capacity check: measuring what this client can drive (${concurrency} streams of ${outputTokens} tokens per worker, ~1.5 s; --no-capacity-check skips it) …`);
-  const probe = await probeCapacity({ concurrency, outputTokens });
+  const probe = await (o.probe ?? probeCapacity)({ concurrency, outputTokens });
   const need = loadNeed(load, outputTokens);
   const lagLimit = DEFAULT_VALIDITY_THRESHOLDS.dispatchLagP99Ms;
   const plan = planCapacity(probe, need, cores, given, lagLimit);
