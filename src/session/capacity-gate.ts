@@ -38,14 +38,40 @@ export interface GateOptions {
 
 const isDemo = (spec: RunSpec) => spec.target.base_url === null && spec.load.request_rate === SIM_DEMO_DEFAULTS.request_rate && spec.load.num_prompts === SIM_DEMO_DEFAULTS.num_prompts && spec.load.duration_ms === null && spec.load.concurrency === null;
 
+/** The self-test's shape for a spec run on `threads` load threads. */
+function probeShape(spec: RunSpec, workload: Workload, threads: number): { concurrency: number; outputTokens: number } {
+  const load = spec.load;
+  const concurrency = load.concurrency !== null ? Math.ceil(load.concurrency / threads) : load.max_concurrency !== null ? Math.ceil(load.max_concurrency / threads) : OPEN_LOOP_STREAMS;
+  const outputTokens = Math.min(MAX_PROBE_TOKENS, Math.max(1, workload.lengthBounds?.().output ?? spec.workload.random_output_len ?? 128));
+  return { concurrency, outputTokens };
+}
+
+const skipped = (spec: RunSpec, workload: Workload, o: GateOptions) => !spec.validity.capacity_check || (o.env ?? process.env).INFERMETER_CAPACITY_CHECK === 'off' || workload.timed !== undefined;
+
+/**
+ * A distributed worker's check of its share (1/N of the plan, on its own threads), after it
+ * joined: said, never refused — the worker is in the start barrier, and the coordinator's
+ * verdict judges the run.
+ */
+export async function shareCapacityCheck(spec: RunSpec, workload: Workload, share: { index: number; count: number }, threads: number, log: (line: string) => void, o: GateOptions = {}): Promise<CapacityCheck | null> {
+  if (skipped(spec, workload, o)) return null;
+  const load = spec.load;
+  const shape = probeShape({ ...spec, load: { ...load, concurrency: load.concurrency === null ? null : Math.ceil(load.concurrency / share.count), max_concurrency: load.max_concurrency === null ? null : Math.ceil(load.max_concurrency / share.count) } }, workload, threads);
+  const probe = await (o.probe ?? probeCapacity)(shape);
+  const need = loadNeed({ request_rate: load.request_rate / share.count, concurrency: load.concurrency }, shape.outputTokens);
+  const lagLimit = DEFAULT_VALIDITY_THRESHOLDS.dispatchLagP99Ms;
+  const plan = planCapacity(probe, need, o.cores ?? availableParallelism(), threads, lagLimit);
+  log(`worker ${share.index}: ${capacityLine(plan, need, `${shape.outputTokens} output tokens, ${shape.concurrency} streams per worker thread`).replace('the plan needs', `its share (1/${share.count}) needs`)}`);
+  if (!plan.fits) log(`worker ${share.index}: ${refusalLine(plan, need, probe, lagLimit).replace(/^capacity check: /, '').replace(/ \(or --allow-invalid.*\)$/, '')} — this worker runs its share anyway; expect the verdict to say the client fell behind`);
+  return { probe, need, cores: o.cores ?? availableParallelism(), plan, action: plan.fits ? null : 'share beyond this machine, run anyway' };
+}
+
 export async function capacityGate(spec: RunSpec, workload: Workload, log: (line: string) => void, o: GateOptions = {}): Promise<CapacityCheck | null> {
-  if (!spec.validity.capacity_check || (o.env ?? process.env).INFERMETER_CAPACITY_CHECK === 'off' || workload.timed !== undefined) return null;
+  if (skipped(spec, workload, o)) return null;
   const load = spec.load;
   const cores = o.cores ?? availableParallelism();
   const given = load.workers;
-  const threads = Math.max(1, given ?? maxWorkers(cores));
-  const concurrency = load.concurrency !== null ? Math.ceil(load.concurrency / threads) : load.max_concurrency !== null ? Math.ceil(load.max_concurrency / threads) : OPEN_LOOP_STREAMS;
-  const outputTokens = Math.min(MAX_PROBE_TOKENS, Math.max(1, workload.lengthBounds?.().output ?? spec.workload.random_output_len ?? 128));
+  const { concurrency, outputTokens } = probeShape(spec, workload, Math.max(1, given ?? maxWorkers(cores)));
   log(`capacity check: measuring what this client can drive (${concurrency} streams of ${outputTokens} tokens per worker, ~1.5 s; --no-capacity-check skips it) …`);
   const probe = await (o.probe ?? probeCapacity)({ concurrency, outputTokens });
   const need = loadNeed(load, outputTokens);

@@ -5,8 +5,8 @@
  * quickstart lowering its demo rate or saying the machine is busy, and the switches that skip it.
  */
 import { describe, expect, it } from 'vitest';
-import { capacityGate } from '../../src/cli/capacity-gate.js';
-import { planRun } from '../../src/cli/run-plan.js';
+import { capacityGate, shareCapacityCheck } from '../../src/session/capacity-gate.js';
+import { planRun } from '../../src/session/run-plan.js';
 import { resolveRunSpec } from '../../src/cli/resolve-spec.js';
 import { UserError } from '../../src/errors/user-error.js';
 import type { ProbeFigures } from '../../src/runner/capacity-check.js';
@@ -75,5 +75,20 @@ describe('the capacity gate', () => {
     expect(closed.check!.plan).toMatchObject({ workers_needed: null, fits: true, busy: false });
     // 64 users over the 3 default threads: 22 streams each in the self-test.
     expect(closed.check!.probe.concurrency).toBe(22);
+  });
+
+  it('a distributed worker checks its share (1/N of the plan) on its own threads, and says, never refuses', async () => {
+    const spec = resolveRunSpec({ baseUrl: 'http://127.0.0.1:9', requestRate: '1200', numPrompts: 100, randomOutputLen: 32 });
+    const { workload } = await planRun(spec, () => {}, { lengthsOnly: true });
+    const lines: string[] = [];
+    // 1200 req/s over 4 workers: 300 each; 2 threads of 200 carry 400.
+    const fits = await shareCapacityCheck(spec, workload, { index: 1, count: 4 }, 2, (l) => lines.push(l), { probe: figures(), env: {}, cores: 4 });
+    expect(fits!.plan).toMatchObject({ workers_needed: 2, workers: 2, fits: true });
+    expect(lines).toEqual(['worker 1: this machine can drive ~400 req/s (~12800 output tokens/s) of this shape (32 output tokens, 16 streams per worker thread) with 2 workers; its share (1/4) needs 300 req/s (~9600 output tokens/s), 2 workers']);
+    lines.length = 0;
+    // Over 2 workers: 600 each, beyond 1 thread's 200.
+    const beyond = await shareCapacityCheck(spec, workload, { index: 0, count: 2 }, 1, (l) => lines.push(l), { probe: figures(), env: {}, cores: 4 });
+    expect(beyond!.plan.fits).toBe(false);
+    expect(lines[1]).toBe('worker 0: the plan needs 3 workers and --workers 1 can drive ~200 of its 600 req/s: give --workers 3 — this worker runs its share anyway; expect the verdict to say the client fell behind');
   });
 });
