@@ -22,7 +22,7 @@ const NAME = /^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$/;
 
 export function registerK8sCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
-  const k8s = program.command('k8s').description('Kubernetes: manifests for a distributed run (docs/distributed.md)');
+  const k8s = program.command('k8s').description('Kubernetes: the manifests of a distributed run, and its results back from NATS (docs/distributed.md)');
   k8s
     .command('manifest')
     .description('write the manifests of a distributed run: the workers as an Indexed Job, the coordinator Job, NATS (Deployment + Service) unless --nats-url, the spec as a ConfigMap and its secrets (sensitive headers, a base URL with credentials) as a Secret, one ServiceAccount without permissions')
