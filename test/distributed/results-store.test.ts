@@ -71,7 +71,7 @@ describe('run --distributed --store-results and k8s fetch', () => {
     expect(Date.now() - t0).toBeLessThan(45_000);
   });
 
-  it('fetch: an unknown run id, an unreachable NATS, a bad id, an --out in use: one line, exit 2', async () => {
+  it('fetch: an unknown run id, an unreachable NATS, a bad id, an --out in use; --store-results on a sweep or without --distributed: one line, exit 2', async () => {
     const used = tempDir('used');
     writeFileSync(join(used, 'x'), 'x');
     const cases: Array<[string[], RegExp]> = [
@@ -79,6 +79,8 @@ describe('run --distributed --store-results and k8s fetch', () => {
       [['k8s', 'fetch', 'x', '--nats-url', 'nats://127.0.0.1:1', '--wait', '1s', '--out', join(tempDir('f'), 'o')], /^error: --nats-url nats:\/\/127\.0\.0\.1:1: cannot connect to NATS/],
       [['k8s', 'fetch', 'bad id', '--nats-url', nats.url, '--out', join(tempDir('f'), 'o')], /^error: run id: "bad id" must be 1–64 letters/],
       [['k8s', 'fetch', 'x', '--nats-url', 'http://nats:4222', '--out', join(tempDir('f'), 'o')], /^error: --nats-url: expected nats:\/\/HOST:PORT/],
+      [['sweep', '--distributed', nats.url, '--workers-expected', '1', '--request-rates', '5', '--num-prompts', '5', '--store-results'], /^error: --store-results: runs only; keep a distributed sweep's directory on a volume/],
+      [['run', '--num-prompts', '5', '--store-results'], /^error: --store-results: only with --distributed/],
       // The run of the test above is stored; a directory with files in it is not overwritten.
       [['k8s', 'fetch', 'kept', '--nats-url', nats.url, '--out', used], /^error: --out .+: exists and is not an empty directory/],
     ];
