@@ -1,5 +1,5 @@
 /**
- * `infermeter run`'s capacity check as the CLI applies it (src/cli/capacity-gate.ts), with the
+ * `infermeter run`'s capacity check as the run session applies it (src/session/capacity-gate.ts), with the
  * self-test's figures given (the measurement is wall-clock: test/timing/): --workers chosen, a
  * refusal naming --distributed and the worker machines, --allow-invalid running anyway, the
  * quickstart lowering its demo rate or saying the machine is busy, and the switches that skip it.
