@@ -9,6 +9,8 @@ import { defineConfig } from 'vitest/config';
 // Time limits only catch a hung test: generous, since a loaded machine can make a tokenizer load
 // or a CLI run take many times its usual time.
 const shared = {
+  // The capacity self-test before a run is wall-clock: off in tests (test/timing/capacity-gate.timing.test.ts turns it on).
+  env: { INFERMETER_CAPACITY_CHECK: 'off' },
   testTimeout: 120_000,
   hookTimeout: 120_000,
   setupFiles: ['test/helpers/cleanup-setup.ts'],

@@ -27,6 +27,7 @@ export function registerCoordinatorOptions(cmd: Command): void {
   cmd.addOption(new Option('--worker-wait <duration>', 'how long to wait for every worker to be ready (default 10m)'));
   cmd.addOption(new Option('--worker-timeout <duration>', 'a worker without a heartbeat for this long is lost: the run ends with a partial result (default 10s)'));
   cmd.addOption(new Option('--start-delay <duration>', 'the start is broadcast this far ahead, so every worker begins together (default 3s)'));
+  cmd.addOption(new Option('--store-results', 'keep the finished run directory on NATS (bucket infermeter-results-<run id>; infermeter k8s fetch brings it back); a coordinator restarted after the end reports the run and exits with its code instead of waiting for workers'));
 }
 
 export function registerWorkerOptions(cmd: Command): void {
@@ -51,7 +52,7 @@ function duration(v: unknown, flag: string, fallback: number): number {
 /** Null when the run is not distributed; flags that need --distributed are refused without it. */
 export function coordinatorFlags(opts: Record<string, unknown>): CoordinatorFlags | null {
   if (opts.distributed === undefined) {
-    for (const f of ['workersExpected', 'runId', 'workerWait', 'workerTimeout', 'startDelay']) {
+    for (const f of ['workersExpected', 'runId', 'workerWait', 'workerTimeout', 'startDelay', 'storeResults']) {
       if (opts[f] !== undefined) throw new UserError(`--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: only with --distributed`);
     }
     return null;
@@ -66,6 +67,7 @@ export function coordinatorFlags(opts: Record<string, unknown>): CoordinatorFlag
     workerWaitMs: duration(opts.workerWait, '--worker-wait', 600_000),
     workerTimeoutMs: duration(opts.workerTimeout, '--worker-timeout', 10_000),
     startDelayMs: duration(opts.startDelay, '--start-delay', 3_000),
+    storeResults: opts.storeResults === true,
   };
 }
 

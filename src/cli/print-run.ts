@@ -3,26 +3,13 @@
  * written, the validity line; and its exit code (errors/exit-codes.ts decides). Used by `run`,
  * `sim run`, `run --distributed` and `analyze`.
  */
-import { exitCodeFor, type ExitCode } from '../errors/exit-codes.js';
-import { allObjectivesPass } from '../metrics/index.js';
 import { renderSummary } from '../report/console-summary.js';
 import { renderColdStart, renderServerSummary } from '../report/server-summary.js';
-import type { RunResult } from '../report/result-json.js';
-import type { CompletedRun } from '../session/finish-run.js';
+import { runExitCode, type CompletedRun } from '../session/finish-run.js';
 import { Redactor } from '../util/redact.js';
 import type { CliIo } from './io.js';
 import { runGates } from '../analysis/gates.js';
 import { writeGates } from './write-gates.js';
-
-/** The exit code of a run: the stop signal (when a signal stopped a live run), validity, then its SLOs. */
-export function runExitCode(result: RunResult, allowInvalid: boolean, signal: AbortSignal | undefined): ExitCode {
-  return exitCodeFor({
-    stoppedBy: result.run.interrupted && signal?.aborted ? { reason: signal.reason } : null,
-    valid: result.validity ? result.validity.valid : null,
-    allowInvalid,
-    gatesPass: result.slos ? allObjectivesPass(result.slos) : null,
-  });
-}
 
 /** Prints the run; returns its exit code. `signal`: the command's (absent for `analyze`, which stops nothing live). */
 export function printRun(done: CompletedRun, io: CliIo, o: { json: boolean; redactor?: Redactor; signal?: AbortSignal; junit?: string | null }): number {

@@ -1,4 +1,5 @@
 /** Flags + optional --config file → one validated RunSpec. */
+import { SIM_DEMO_DEFAULTS } from '../session/run-spec.js';
 import { deepMerge, readSpecFile, validateSpec, type PlainObject } from '../config/load-spec.js';
 import { workloadSpecFromFlags } from '../workload/index.js';
 import { checkRunSpec, RunSpecSchema, type RunSpec } from '../session/run-spec.js';
@@ -6,7 +7,7 @@ import { redactUrl } from '../util/redact.js';
 import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, SIM_FLAGS, specFromFlags, TARGET_FLAGS, VALIDITY_FLAGS, type FlagDef } from './run-flags.js';
 
 /** Number of requests and rate of the quickstart run against the built-in simulator. */
-export const SIM_DEMO_DEFAULTS = { num_prompts: 200, request_rate: 10 } as const;
+export { SIM_DEMO_DEFAULTS };
 
 /**
  * With no server and no load given, `infermeter run` is a demo: vLLM's defaults (1,000

@@ -51,6 +51,7 @@ export function sweepPlan(opts: Record<string, unknown>, spec: RunSpec): SweepPl
 }
 
 export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>, io: CliIo, driver: 'http' | 'virtual', distributed: CoordinatorFlags | null = null): Promise<number> {
+  if (distributed?.storeResults) throw new UserError('--store-results: runs only; keep a distributed sweep\'s directory on a volume (k8s manifest --results-pvc)');
   const plan = sweepPlan(opts, spec);
   const out = await sweepSession(spec, plan, { driver, distributed }, sessionContext(io, spec.output.progress));
   if (!out.started) return signalExitCode(io.signal);

@@ -21,6 +21,7 @@ import { distributedHashes, stageLoadOf } from '../session/distributed-spec.js';
 import type { CliIo } from './io.js';
 import { infermeterVersion } from '../session/version.js';
 import { planRun } from '../session/run-plan.js';
+import { shareCapacityCheck } from '../session/capacity-gate.js';
 import { signalExitCode } from './signals.js';
 import type { RunSpec } from '../session/run-spec.js';
 import { answerEvaluation, finishAnswerChecks } from '../session/answer-checks.js';
@@ -59,6 +60,8 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
     s.startBeats();
     if (!s.joined.sweep) {
       log(`worker ${node} of ${workers} joined run ${flags.runId}: ${nodeRequestCount({ index: node, count: workers }, plan.totalRequests) ?? 'a timed share of the'} requests to ${s.joined.target.model}`);
+      // Before its ready report: can this machine drive its share? (Said, not refused: the run is in its barrier.)
+      await shareCapacityCheck(spec, plan.workload, { index: node, count: workers }, threads, log);
       const stage = await runStage(spec, { index: node, count: workers }, 0, s, { apiKey, threads, log, signal: stop.signal });
       if (!stage.started) throw new UserError(`worker ${node}: the run was stopped before it started: ${s.aborted ?? 'interrupted'}`);
       log(`worker ${node}: done, ${stage.published} records streamed to the coordinator${stage.interrupted ? ' (interrupted)' : ''}`);

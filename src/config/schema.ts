@@ -157,6 +157,7 @@ export const ValiditySpecSchema = z
   .object({
     max_failure_rate: unit(parseFraction, 'Largest share of measured requests that may fail (error, timeout or cancelled) in a valid run: 0.05 or 5%.').default(DEFAULT_MAX_FAILURE_RATE),
     allow_invalid: z.boolean().default(false).describe('Exit 0 even when the run is invalid (the verdict still says so).'),
+    capacity_check: z.boolean().default(true).describe('Before t = 0, measure what this client can drive (~1.5 s) and refuse a plan it cannot (docs/distributed.md §Does one machine suffice?).'),
   })
   .strict();
 

@@ -4,11 +4,22 @@
  */
 import { connect, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import { UserError } from '../errors/user-error.js';
 import { redactUrl } from '../util/redact.js';
 import { decodeJson, encodeJson, streamNameOf, subjectsOf, type Subjects } from './protocol.js';
 
 export type { Msg, Subscription, JsMsg };
+
+/** A JetStream object store bucket, as much of it as the results need. */
+export interface ObjectBucket {
+  /** Stores `data` (a stream, so a large records file is never held whole) under `name`. */
+  put(name: string, data: ReadableStream<Uint8Array>): Promise<void>;
+  /** The object's bytes as a stream; null when there is no such object. */
+  get(name: string): Promise<ReadableStream<Uint8Array> | null>;
+  /** Every object's name and size. */
+  list(): Promise<Array<{ name: string; size: number }>>;
+}
 
 /** A message from the stream: its subject, payload and sequence number. */
 export interface StreamMessage {
@@ -79,6 +90,27 @@ export class NatsLink {
     } catch {
       // Already gone.
     }
+  }
+
+  /** The object store bucket `name` (file storage); created when `create`, else null when absent. */
+  async bucket(name: string, create: boolean): Promise<ObjectBucket | null> {
+    const objm = new Objm(this.js);
+    let os: ObjectStore;
+    if (create) os = await objm.create(name, { storage: StorageType.File });
+    else {
+      try {
+        os = await objm.open(name);
+      } catch {
+        return null;
+      }
+    }
+    return {
+      put: async (obj, data) => {
+        await os.put({ name: obj }, data);
+      },
+      get: async (obj) => (await os.get(obj))?.data ?? null,
+      list: async () => (await os.list()).filter((i) => !i.deleted).map((i) => ({ name: i.name, size: i.size })),
+    };
   }
 
   /** Sequence number of the stream's last message (0 when empty). */

@@ -9,4 +9,6 @@ export interface CoordinatorFlags {
   workerTimeoutMs: number;
   /** The start is broadcast this far ahead. */
   startDelayMs: number;
+  /** Keep the finished run directory on NATS (distributed/results-store.ts); a restarted coordinator then reports the finished run. */
+  storeResults: boolean;
 }

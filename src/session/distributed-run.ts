@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { UserError } from '../errors/user-error.js';
 import { Coordinator, type JoinedNode } from '../distributed/coordinator.js';
 import { NatsLink } from '../distributed/nats-link.js';
+import { finishedRun, storeRunDir } from '../distributed/results-store.js';
 import type { RunState, TargetInfo } from '../distributed/protocol.js';
 import type { RequestRecord } from '../record/record.js';
 import type { RunResult } from '../report/result-json.js';
@@ -19,7 +20,7 @@ import { redactSecrets, redactUrl } from '../util/redact.js';
 import type { CoordinatorFlags } from './coordinator-options.js';
 import { distributedHashes } from './distributed-spec.js';
 import { ledgerClient, ledgerHealth, nodesSection, originAt } from './distributed-figures.js';
-import { completeRun } from './finish-run.js';
+import { completeRun, runExitCode } from './finish-run.js';
 import type { RunLedger } from '../distributed/ledger.js';
 import { measureLoad } from './measure.js';
 import { envOf, type SessionContext } from './context.js';
@@ -47,6 +48,13 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
   try {
     const coord = new Coordinator({ link, runId: flags.runId, workers: flags.workers, specHash: hash, version: infermeterVersion(), log, ...(ctx.signal ? { signal: ctx.signal } : {}) });
     coordClose = () => coord.close();
+    const finished = flags.storeResults ? await finishedRun(link, flags.runId) : null;
+    if (finished) {
+      // A coordinator started again after the end (a retried pod): the workers are gone, the verdict stands.
+      log(`run ${flags.runId} finished already at ${finished.finished_at} (exit ${finished.exit_code}): nothing is sent again; its results: ${fetchHint(flags)} (a new run needs another --run-id)`);
+      // Its result again, so the exit code is the run's own.
+      return { started: true, result: finished.result as unknown as RunResult, records: [], dir: null, reportPath: null, allowInvalid: spec.validity.allow_invalid, redactor };
+    }
     let prior = (await link.streamExists()) ? await link.lastOn<RunState>(link.subjects.state) : null;
     if (prior?.kind === 'sweep') {
       log(`--run-id ${flags.runId}: NATS holds an unfinished sweep under this id; sweeps are not resumed, so it is dropped`);
@@ -192,9 +200,18 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
     promptPerMessageTokens: c.target?.promptPerMessageTokens ?? null,
   });
   await recordInHistory(spec.output.result_dir, dir, c.log);
+  if (c.flags.storeResults) {
+    // Before the stream goes: a coordinator killed while storing resumes the run and stores it again.
+    const stored = await storeRunDir(c.link, c.flags.runId, dir?.path ?? null, done.result, runExitCode(done.result, done.allowInvalid, undefined));
+    c.log(`results stored on NATS (${stored.files} files, ${stored.bytes} bytes): ${fetchHint(c.flags)}`);
+  }
   // The run is written: its stream is no longer needed (a restart now starts a new run).
   await c.link.deleteStream();
   return { started: true, ...done, redactor: c.redactor };
+}
+
+function fetchHint(flags: CoordinatorFlags): string {
+  return `infermeter k8s fetch ${flags.runId} --nats-url ${redactUrl(flags.natsUrl)} --out DIR`;
 }
 
 /** result.json's client.distributed: each worker's host, clock offset, share and health. */

@@ -37,3 +37,6 @@ export function checkRunSpec(spec: RunSpec, flagPaths: { has(path: string): bool
   }
   checkObjectivesUsable(spec.slos, spec.goodput);
 }
+
+/** Number of requests and rate of the quickstart run against the built-in simulator (cli/resolve-spec.ts applies them; the capacity gate may lower the rate). */
+export const SIM_DEMO_DEFAULTS = { num_prompts: 200, request_rate: 10 } as const;

@@ -14,6 +14,7 @@ import { recordInHistory } from './record-history.js';
 import { describeLoad, planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import { resolveCostInputs } from './cost-inputs.js';
+import { capacityGate, capacitySection } from './capacity-gate.js';
 import { clientOf, healthOf, loadThreads, poolDriver } from './drive-load.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 import { envOf, type SessionContext } from './context.js';
@@ -60,6 +61,8 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     const load = spec.load;
     const replay = workload.timed ?? null;
     if (ctx.signal?.aborted) return notStarted();
+    // Before anything is sent: can this machine drive the plan? (It may pick --workers, or lower the demo's rate.)
+    const capacity = await capacityGate(spec, workload, log);
 
     // A trace replay keeps its own (scaled) timestamps: --request-rate does not apply to it.
     const traced = replay !== null && load.concurrency === null;
@@ -112,7 +115,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
       load: describeLoad(load, { trace: replay !== null, numPrompts: totalRequests, ignoreEos: target.ignoreEos }),
       workload: workload.describe(),
       health: healthOf(spec, driven, replay !== null),
-      client: clientOf(spec, driven, target),
+      client: { ...clientOf(spec, driven, target), ...(capacity ? { capacity_check: capacitySection(capacity) } : {}) },
       ignoreEos: target.ignoreEos,
       clientTokenizer: spec.workload.tokenizer ? 'tokenizer' : 'estimate',
       promptOverheadTokens: target.promptOverheadTokens,
