@@ -1,11 +1,12 @@
 /**
- * infermeter as a library: `import { run, simulate, sweep, analyze } from 'infermeter'`
+ * infermeter as a library: `import { run, analyze, sweep, simulate, plan } from 'infermeter'`
  * (docs/api.md says what is stable under semver).
  */
-export { run, simulate, sweep, analyze, runSpec, AbortedBeforeStart, type SessionOptions, type SweepStages } from './session/api.js';
+export { run, simulate, sweep, analyze, plan, runSpec, AbortedBeforeStart, type SessionOptions, type SweepStages } from './session/api.js';
 export type { RunSpec, RunSpecInput } from './session/run-spec.js';
 export type { RunResult } from './report/result-json.js';
 export type { SweepResult, StageResult } from './sweep/sweep-result.js';
+export type { PlanReport } from './report/plan-report.js';
 export type { RunValidity } from './analysis/run-validity.js';
 export type { ProgressSnapshot } from './runner/progress.js';
 export { UserError } from './errors/user-error.js';

@@ -4,6 +4,7 @@
  */
 import { exitCodeFor } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
+import { parseCommandOptions, SweepStageFlagsSchema } from '../config/command-options.js';
 import { renderSweep } from '../report/sweep-summary.js';
 import type { SweepPlan } from '../sweep/run-sweep.js';
 import { formatLoad, parseConcurrencyList, parseRateList } from '../sweep/stages.js';
@@ -17,35 +18,26 @@ import type { RunSpec } from '../session/run-spec.js';
 import { signalExitCode } from './signals.js';
 import type { CoordinatorFlags } from './distributed-flags.js';
 
-function positive(flag: string, raw: unknown, integer: boolean): number {
-  const n = Number(raw);
-  if (!(Number.isFinite(n) && n > 0 && (!integer || Number.isInteger(n)))) {
-    throw new UserError(`${flag}: expected a positive ${integer ? 'integer' : 'number'}, got "${String(raw)}"`);
-  }
-  return n;
-}
-
 /** The sweep plan from the flags; one line naming the flag when they are wrong. */
 export function sweepPlan(opts: Record<string, unknown>, spec: RunSpec): SweepPlan {
   const given = ['requestRates', 'concurrencies', 'auto', 'search'].filter((k) => opts[k] !== undefined);
   const names: Record<string, string> = { requestRates: '--request-rates', concurrencies: '--concurrencies', auto: '--auto', search: '--search' };
   if (given.length === 0) throw new UserError('sweep: say which stages to run: --request-rates 1,2,4,inf, --concurrencies 1,4,16,64, --auto 8, or --search with --slo');
   if (given.length > 1) throw new UserError(`${given.map((k) => names[k]).join(' and ')}: pick one way to choose the stages`);
-  if (opts.requestRates !== undefined) return { mode: 'list', loads: parseRateList(String(opts.requestRates)) };
-  if (opts.concurrencies !== undefined) return { mode: 'list', loads: parseConcurrencyList(String(opts.concurrencies)) };
-  if (opts.auto !== undefined) return { mode: 'auto', n: positive('--auto', opts.auto, true) };
-  const kind = opts.search === true || opts.search === 'rate' ? 'rate' : opts.search === 'concurrency' ? 'concurrency' : null;
-  if (kind === null) throw new UserError(`--search: expected rate or concurrency, got "${String(opts.search)}"`);
+  const f = parseCommandOptions(SweepStageFlagsSchema, opts);
+  if (f.requestRates !== undefined) return { mode: 'list', loads: parseRateList(f.requestRates) };
+  if (f.concurrencies !== undefined) return { mode: 'list', loads: parseConcurrencyList(f.concurrencies) };
+  if (f.auto !== undefined) return { mode: 'auto', n: f.auto };
+  const kind = f.search === true || f.search === 'rate' ? 'rate' : f.search === 'concurrency' ? 'concurrency' : null;
+  if (kind === null) throw new UserError(`--search: expected rate or concurrency, got "${String(f.search)}"`);
   if (spec.slos.length === 0) throw new UserError("--search: give the SLOs to hold with --slo, e.g. --slo 'p95(ttft) < 1.5s'");
-  let precision = 0.05;
-  if (opts.precision !== undefined) {
-    const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(%)?$/.exec(String(opts.precision).trim());
-    precision = m ? (m[2] ? Number(m[1]) / 100 : Number(m[1])) : NaN;
-    if (!(precision > 0 && precision < 1)) throw new UserError(`--precision: expected a share such as 5% or 0.05, got "${String(opts.precision)}"`);
-  }
+  const precision = f.precision;
   const integer = kind === 'concurrency';
-  const start = opts.searchStart !== undefined ? positive('--search-start', opts.searchStart, integer) : 1;
-  const max = opts.searchMax !== undefined ? positive('--search-max', opts.searchMax, integer) : 1024;
+  for (const [flag, v] of [['--search-start', f.searchStart], ['--search-max', f.searchMax]] as const) {
+    if (integer && v !== undefined && !Number.isInteger(v)) throw new UserError(`${flag}: expected a positive integer, got "${v}"`);
+  }
+  const start = f.searchStart ?? 1;
+  const max = f.searchMax ?? 1024;
   if (start > max) throw new UserError(`--search-start ${start} is above --search-max ${max}`);
   return { mode: 'search', kind, options: { start, precision, min: integer ? 1 : Math.min(start, 1) / 64, max, integer } };
 }

@@ -14,7 +14,7 @@
  * registered there is usable in an SLO without touching this file.
  */
 import { z } from 'zod';
-import { parseDurationMs, UnitError } from './units.js';
+import { parseDurationMs, parseShare, UnitError } from './units.js';
 
 // ---------------------------------------------------------------------------------------------
 // Per-request SLOs (goodput)
@@ -125,12 +125,14 @@ function formatStatistic(s: Statistic): string {
   return s.kind === 'percentile' ? `p${s.p}` : s.kind;
 }
 
-/** A number with an optional `%`: `0.1%` → 0.001, `0.001` → 0.001. */
-function parseShare(s: string, what: string): number {
-  const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(%)?$/.exec(s.trim());
-  if (!m) throw new UnitError(`${what}: expected a share like 0.1% or 0.001, got "${s}"`);
-  // Rounded so that 32.8% is 0.328, not 0.32799999999999996.
-  const v = m[2] ? Number((Number(m[1]) / 100).toPrecision(15)) : Number(m[1]);
+/** A share (config/units.ts's grammar) of at most 100%: `0.1%` → 0.001, `0.001` → 0.001. */
+function shareOf(s: string, what: string): number {
+  let v: number;
+  try {
+    v = parseShare(s);
+  } catch {
+    throw new UnitError(`${what}: expected a share like 0.1% or 0.001, got "${s}"`);
+  }
   if (v > 1) throw new UnitError(`${what}: a share is at most 100%, got "${s}"`);
   return v;
 }
@@ -145,7 +147,7 @@ function parseThreshold(s: string, info: ObjectiveMetricInfo): number {
         throw new UnitError(`threshold "${t}": ${info.name} is a duration; write e.g. 500ms or 1.5s (bare numbers: ms)`);
       }
     case 'ratio':
-      return parseShare(t, `threshold of ${info.name}`);
+      return shareOf(t, `threshold of ${info.name}`);
     case 'tok/s':
     case 'req/s':
     case 'requests': {
@@ -242,7 +244,7 @@ export function parseObjective(input: string, catalog: ObjectiveCatalog): Object
       }
       if (!(windowMs > 0)) return fail(`window "${w[1]}": must be longer than 0`);
       if (w[3] !== undefined) {
-        attainment = parseShare(w[3], 'attainment');
+        attainment = shareOf(w[3], 'attainment');
         if (!(attainment > 0)) return fail(`attainment "${w[3]}": must be above 0%`);
       }
     }

@@ -47,11 +47,26 @@ export function parseRate(input: string | number): number {
   return m[2] === '/m' || m[2] === '/min' || m[2] === 'rpm' ? value / 60 : value;
 }
 
-/** A fraction as `0.05` or a percentage as `5%`; between 0 and 1 inclusive. */
-export function parseFraction(input: string | number): number {
+/**
+ * The one share grammar of flags and config files: a number with an optional `%`
+ * (`5%` → 0.05, `0.05` → 0.05, `.5` → 0.5). Not range-checked: each caller states its range.
+ * Rounded so that 32.8% is 0.328, not 0.32799999999999996.
+ */
+export function parseShare(input: string | number): number {
   const s = typeof input === 'number' ? String(input) : input.trim();
   const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(%?)$/.exec(s);
-  const value = m ? Number(m[1]) / (m[2] ? 100 : 1) : NaN;
+  if (!m) throw new UnitError(`expected a percentage like 5% or a share like 0.05, got "${input}"`);
+  return m[2] ? Number((Number(m[1]) / 100).toPrecision(15)) : Number(m[1]);
+}
+
+/** A fraction as `0.05` or a percentage as `5%`; between 0 and 1 inclusive. */
+export function parseFraction(input: string | number): number {
+  let value = NaN;
+  try {
+    value = parseShare(input);
+  } catch {
+    /* reported below, with the range */
+  }
   if (!(value >= 0 && value <= 1)) throw new UnitError(`expected a fraction between 0 and 1 (0.05) or a percentage (5%), got "${input}"`);
   return value;
 }

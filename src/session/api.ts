@@ -5,6 +5,7 @@
  * AbortSignal. Bad input throws a UserError (`.message` is the CLI's one line).
  */
 import { validateSpec } from '../config/load-spec.js';
+import { UserError } from '../errors/user-error.js';
 import type { RunResult } from '../report/result-json.js';
 import type { ProgressSnapshot } from '../runner/progress.js';
 import type { SweepPlan } from '../sweep/run-sweep.js';
@@ -15,6 +16,9 @@ import { runSession } from './run.js';
 import { checkRunSpec, RunSpecSchema, type RunSpec, type RunSpecInput } from './run-spec.js';
 import { simulateRun } from './simulate.js';
 import { sweepSession } from './sweep.js';
+import { planCapacity, planFlags, type PlanInput } from './plan/capacity-plan.js';
+import type { PlanReport } from '../report/plan-report.js';
+
 
 export interface SessionOptions {
   /** Aborting it stops the run: sending stops, requests in flight are cancelled, what was measured is returned (`run.interrupted`). */
@@ -94,3 +98,11 @@ export async function sweep(spec: RunSpecInput, stages: SweepStages, o: SessionO
 export async function analyze(path: string, judge: Pick<RunSpecInput, 'slos' | 'goodput' | 'validity' | 'cost'> = {}, o: Pick<SessionOptions, 'onLog'> = {}): Promise<RunResult> {
   return (await analyzeRun(path, { spec: judge as Record<string, unknown> }, contextOf(o))).result;
 }
+
+/** A capacity plan (`infermeter plan`): options named as the CLI's flags in camelCase (`traffic`, `slo`, `hardware`, `from`, …). @throws UserError; a `from` run that is invalid throws unless `allowInvalid`. */
+export async function plan(input: PlanInput, o: Pick<SessionOptions, 'onLog'> = {}): Promise<PlanReport> {
+  const out = await planCapacity(planFlags(input as Record<string, unknown>), contextOf(o));
+  if (out.invalid !== null) throw new UserError(`plan: ${out.invalid} (allowInvalid: true accepts it)`);
+  return out.report;
+}
+

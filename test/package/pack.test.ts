@@ -44,6 +44,23 @@ console.log(JSON.stringify({ schema: r.schema, total: r.metrics.requests.total, 
     expect(JSON.parse(out.stdout)).toEqual({ schema: 'infermeter.result/2', total: 20, valid: true, sweep: 'infermeter.sweep/1', stages: 2, invalid: 5 });
   });
 
+  it('exports the sessions by name: plan() returns the plan report', () => {
+    writeFileSync(
+      join(project, 'six.mjs'),
+      `import { run, analyze, sweep, simulate, plan } from 'infermeter';
+const p = await plan({ traffic: '2rps', slo: ['p95(ttft) < 10s'], hardware: ['h100'], tensorParallelSize: '1', probeDuration: '2s', randomInputLen: 64, randomOutputLen: 8 });
+console.log(JSON.stringify({ kinds: [run, analyze, sweep, simulate, plan].map((f) => typeof f), plan: p.schema, options: p.options.map((o) => o.name) }));`,
+    );
+    const out = spawnSync(process.execPath, ['six.mjs'], { cwd: project, encoding: 'utf8' });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stderr).toBe('');
+    expect(JSON.parse(out.stdout)).toEqual({
+      kinds: ['function', 'function', 'function', 'function', 'function'],
+      plan: 'infermeter.plan/1',
+      options: ['h100 × TP1'],
+    });
+  });
+
   it('has types: a correct use type-checks, a wrong one does not', () => {
     writeFileSync(join(project, 'good.ts'), `import { simulate, type RunResult } from 'infermeter';\nconst r: RunResult = await simulate({ load: { num_prompts: 5 } });\nexport const n: number = r.metrics.requests.total;\n`);
     writeFileSync(join(project, 'bad.ts'), `import { simulate } from 'infermeter';\nconst r = await simulate({ load: { num_prompts: 5 } });\nexport const n: string = r.metrics.requests.total;\n`);

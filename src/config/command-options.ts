@@ -1,0 +1,131 @@
+/**
+ * The options of `plan` and a sweep's stages, validated by zod schemas as run's flags
+ * are (config/schema.ts): commander's option bag in, typed options with defaults out, and one
+ * line naming the flag when a value is wrong. Shares go through units.ts's one grammar.
+ */
+import { z } from 'zod';
+import { UserError } from '../errors/user-error.js';
+import { parseDurationMs, parseShare, UnitError } from './units.js';
+
+/** `--kebab-case` of a commander option key (`minEffect` → `--min-effect`). */
+function flagOf(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** A share flag (`5%` or `0.05`) within (lo, hi) or [lo, hi); `range` names it in the message. */
+function shareIn(test: (v: number) => boolean, range: string) {
+  return z.union([z.string(), z.number()]).transform((raw, ctx) => {
+    let v = NaN;
+    try {
+      v = parseShare(raw);
+    } catch (err) {
+      if (!(err instanceof UnitError)) throw err;
+    }
+    if (!test(v)) {
+      ctx.addIssue({ code: 'custom', message: `expected a share in ${range}, got "${String(raw)}"` });
+      return z.NEVER;
+    }
+    return v;
+  });
+}
+
+const anyShare = shareIn((v) => v >= 0, '[0%, ∞), e.g. 5% or 0.05');
+
+function intAtLeast(min: number) {
+  return z.union([z.string(), z.number()]).transform((raw, ctx) => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) {
+      ctx.addIssue({ code: 'custom', message: `expected an integer ≥ ${min}, got "${String(raw)}"` });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
+
+function positive(integer: boolean) {
+  return z.union([z.string(), z.number()]).transform((raw, ctx) => {
+    const n = Number(raw);
+    if (!(Number.isFinite(n) && n > 0 && (!integer || Number.isInteger(n)))) {
+      ctx.addIssue({ code: 'custom', message: `expected a positive ${integer ? 'integer' : 'number'}, got "${String(raw)}"` });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
+
+/** A comma list, repeatable (`--hardware h100,h200 --hardware a100`). */
+const list = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]).flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean));
+
+const repeatable = z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v]));
+
+/** Validates a command's option bag; bad input is one line naming the flag (exit 2). */
+export function parseCommandOptions<S extends z.ZodType>(schema: S, opts: Record<string, unknown>): z.output<S> {
+  const r = schema.safeParse(opts);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const key = issue.path[0];
+  throw new UserError(`${typeof key === 'string' ? flagOf(key) : 'options'}: ${issue.message}`);
+}
+
+const probeDuration = z.string().transform((raw, ctx) => {
+  try {
+    const ms = parseDurationMs(raw, 's');
+    if (ms < 1000) throw new UnitError('at least 1s');
+    return ms;
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+    return z.NEVER;
+  }
+});
+
+/** `infermeter plan`'s options (the traffic and SLO texts are parsed by the plan session). */
+export const PlanFlagsSchema = z.object({
+  traffic: z.string({ error: '--traffic is required: a rate such as 200rps, a run directory or a trace file' }),
+  slo: repeatable.default([]),
+  goodput: repeatable.default([]),
+  headroom: shareIn((v) => v >= 0 && v < 1, '[0%, 100%), e.g. 30%').default(0.3),
+  gpuHourCost: z
+    .string()
+    .transform((raw, ctx) => {
+      const n = Number(raw);
+      if (!(n > 0)) ctx.addIssue({ code: 'custom', message: `expected a positive price, got "${raw}"` });
+      return n;
+    })
+    .nullable()
+    .default(null),
+  prices: z.string().nullable().default(null),
+  gpuType: z.string().nullable().default(null),
+  from: list.nullable().default(null),
+  gpusPerReplica: intAtLeast(1).optional(),
+  hardware: list.nullable().default(null),
+  tensorParallelSize: list
+    .transform((xs, ctx) => {
+      const bad = xs.find((x) => !(Number.isInteger(Number(x)) && Number(x) >= 1));
+      if (bad !== undefined) ctx.addIssue({ code: 'custom', message: `expected an integer ≥ 1, got "${bad}"` });
+      return xs.map(Number);
+    })
+    .nullable()
+    .default(null),
+  model: z.string().default('llama-3.1-8b'),
+  simProfile: z.string().nullable().default(null),
+  randomInputLen: intAtLeast(1).default(1024),
+  randomOutputLen: intAtLeast(1).default(128),
+  probeDuration: probeDuration.default(60_000),
+  seed: intAtLeast(0).default(0),
+  precision: shareIn((v) => v > 0 && v < 1, '(0%, 100%), e.g. 5%').default(0.05),
+  allowInvalid: z.boolean().default(false),
+  json: z.boolean().default(false),
+});
+export type PlanFlags = z.output<typeof PlanFlagsSchema>;
+
+/** A sweep's stage options (`--request-rates`, `--concurrencies`, `--auto`, `--search` and its bounds). */
+export const SweepStageFlagsSchema = z.object({
+  requestRates: z.string().optional(),
+  concurrencies: z.string().optional(),
+  auto: positive(true).optional(),
+  search: z.union([z.literal(true), z.string()]).optional(),
+  precision: shareIn((v) => v > 0 && v < 1, '(0%, 100%), e.g. 5% or 0.05').default(0.05),
+  searchStart: positive(false).optional(),
+  searchMax: positive(false).optional(),
+});
+export type SweepStageFlags = z.output<typeof SweepStageFlagsSchema>;
