@@ -29,8 +29,6 @@ function shareIn(test: (v: number) => boolean, range: string) {
   });
 }
 
-const anyShare = shareIn((v) => v >= 0, '[0%, ∞), e.g. 5% or 0.05');
-
 function intAtLeast(min: number) {
   return z.union([z.string(), z.number()]).transform((raw, ctx) => {
     const n = Number(raw);
