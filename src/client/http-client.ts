@@ -20,6 +20,7 @@ import { compressedStreamMessage, decodeBody, isEncoded } from './content-encodi
 import { checkUsage } from './usage-check.js';
 import { StallWatch } from './stall-watch.js';
 import { basicCredentials, Redactor } from '../util/redact.js';
+import { responseIdIn, TraceIdSource, traceHeaderLines } from './trace-context.js';
 
 export interface TargetConfig {
   baseUrl: string;
@@ -71,6 +72,7 @@ export class HttpTarget {
   /** Scrubs the run's secrets from error messages (servers echo a refused key in 401 bodies). */
   private readonly redactor: Redactor;
   private cancelled = false;
+  private readonly traceIds = new TraceIdSource();
 
   constructor(readonly config: TargetConfig, private clock: Clock) {
     this.url = endpointUrl(config.baseUrl, config.path);
@@ -153,10 +155,13 @@ export class HttpTarget {
     rec.task = item.task;
     rec.session = item.session;
     rec.turn = item.turn;
+    const ids = this.traceIds.next();
+    rec.trace_id = ids.traceId;
+    const traceLines = traceHeaderLines(ids);
     // A checked request's answer is evaluated (docs/quality.md), so its text is kept whatever --keep-text says.
     const keep = this.config.keepText || item.check !== undefined;
     return new Promise((resolve) =>
-      this.attempt(rec, body, 0, keep, (r) => {
+      this.attempt(rec, body, traceLines, 0, keep, (r) => {
         // Only failures carry a message; a server's error body may echo the key it refused.
         if (r.error_message !== null) r.error_message = this.redactor.scrub(r.error_message);
         // A server may echo the request's credentials as content: scrubbed here, once per record,
@@ -170,7 +175,7 @@ export class HttpTarget {
     );
   }
 
-  private attempt(rec: RequestRecord, body: Buffer, attemptNo: number, keep: boolean, resolve: (r: RequestRecord) => void): void {
+  private attempt(rec: RequestRecord, body: Buffer, traceLines: string, attemptNo: number, keep: boolean, resolve: (r: RequestRecord) => void): void {
     if (this.cancelled) {
       rec.sent_ms = rec.end_ms = this.clock();
       fail(rec, 'cancelled', 'cancelled', 'run ended before the request was sent');
@@ -188,6 +193,8 @@ export class HttpTarget {
     let gotBytes = false;
     let settled = false;
     let readAt = 0;
+    let needId = true;
+    let idReads = 0;
     const other: Buffer[] = [];
     let otherBytes = 0;
     let aborted: { status: RequestStatus; errorClass: ErrorClass } | null = null;
@@ -224,7 +231,15 @@ export class HttpTarget {
         } else encoding = h.headers.get('content-encoding');
       },
       onBody: (b) => {
-        if (ok && scanner) scanner.push(b, readAt);
+        if (ok && scanner) {
+          // The server's id, once: the first event carries it (the SSE hot path is not touched).
+          if (needId) {
+            const id = responseIdIn(b);
+            if (id !== null) rec.response_id = id;
+            needId = id === null && ++idReads < 2;
+          }
+          scanner.push(b, readAt);
+        }
         else if (otherBytes < MAX_ERROR_BODY || (ok && !scanner)) {
           other.push(Buffer.from(b));
           otherBytes += b.length;
@@ -277,7 +292,7 @@ export class HttpTarget {
           // The server had closed this pooled connection: it never saw the request. Retry once, fresh.
           settle();
           this.policy.staleRetries++;
-          this.attempt(rec, body, attemptNo + 1, keep, resolve);
+          this.attempt(rec, body, traceLines, attemptNo + 1, keep, resolve);
           return;
         }
         if (!aborted && parser.started && parser.end()) return; // close-delimited body: onComplete ran
@@ -301,7 +316,7 @@ export class HttpTarget {
     this.inflight.add(handle);
     this.stalls?.watch();
     const timer = setTimeout(() => handle.abort('timeout', 'timeout'), this.config.timeoutMs);
-    const head = `${this.headPrefix}${pooled ? '' : 'connection: close\r\n'}content-length: ${body.length}\r\n\r\n`;
+    const head = `${this.headPrefix}${traceLines}${pooled ? '' : 'connection: close\r\n'}content-length: ${body.length}\r\n\r\n`;
     // sent_ms: just before the request is written (after any concurrency gate upstream).
     rec.sent_ms = this.clock();
     conn.socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body]));
@@ -339,7 +354,10 @@ export class HttpTarget {
   private finishComplete(rec: RequestRecord, bodyText: string, now: number, keep: boolean): void {
     let parsed: ReturnType<typeof parseCompleteResponse>;
     try {
-      parsed = parseCompleteResponse(JSON.parse(bodyText));
+      const json: unknown = JSON.parse(bodyText);
+      const id = (json as { id?: unknown } | null)?.id;
+      if (typeof id === 'string') rec.response_id = id;
+      parsed = parseCompleteResponse(json);
     } catch {
       parsed = null;
     }

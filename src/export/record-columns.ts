@@ -44,6 +44,9 @@ export const RECORD_COLUMNS: readonly Column[] = [
   { name: 'http_status', type: 'int', get: (r) => r.http_status },
   { name: 'finish_reason', type: 'text', get: (r) => r.finish_reason },
   { name: 'error_message', type: 'text', get: (r) => r.error_message },
+  // The trace join (docs/records.md): empty for records written before it.
+  { name: 'trace_id', type: 'text', get: (r) => r.trace_id ?? null },
+  { name: 'response_id', type: 'text', get: (r) => r.response_id ?? null },
   // Per-request latencies of ok requests (null otherwise, or where undefined: TPOT of one token).
   { name: 'ttft_ms', type: 'double', get: metric('ttft_ms') },
   { name: 'ttft_from_schedule_ms', type: 'double', get: metric('ttft_from_schedule_ms') },

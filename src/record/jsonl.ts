@@ -124,6 +124,8 @@ export function recordFromJsonLine(line: string): RequestRecord {
     ...retryFields(o),
     ...(o.node != null ? { node: num(o.node, 'node') } : {}),
     ...(o.prompt_messages != null ? { prompt_messages: num(o.prompt_messages, 'prompt_messages') } : {}),
+    ...(typeof o.trace_id === 'string' ? { trace_id: o.trace_id } : {}),
+    ...(typeof o.response_id === 'string' ? { response_id: o.response_id } : {}),
     ...qualityField(o),
     ...(o.events_after_done != null ? { events_after_done: num(o.events_after_done, 'events_after_done') } : {}),
     ...(typeof o.usage_rejected === 'string' ? { usage_rejected: o.usage_rejected } : {}),

@@ -112,6 +112,11 @@ export interface RequestRecord {
   events_after_done?: number;
   /** Why the server's usage was not believed (negative, fractional, a prompt length far from the one sent); the token counts then come from the tokenizer or the chunks. Absent when usage was taken or none came. */
   usage_rejected?: string;
+  // Trace join (issue 29, docs/records.md): absent in records written before them.
+  /** The W3C trace id sent in this attempt's `traceparent` (and as its `X-Request-Id`): 32 hex digits. */
+  trace_id?: string;
+  /** The server's own id for the response (the stream's `id` field, `cmpl-…`); absent when it sent none. */
+  response_id?: string;
   /** Quality check of the answer (issue 15, docs/quality.md); absent when the request had no check. */
   quality?: RecordQuality;
 }
