@@ -30,8 +30,9 @@ export class TraceIdSource {
     const s = this.at;
     this.at += IDS_BYTES;
     // An all-zero id is invalid; the chance is 2^-128 (2^-64 for the span), but the fix is one byte.
-    if (this.block.readBigUInt64BE(s) === 0n && this.block.readBigUInt64BE(s + 8) === 0n) this.block[s + 15] = 1;
-    if (this.block.readBigUInt64BE(s + 16) === 0n) this.block[s + 23] = 1;
+    const b = this.block;
+    if ((b.readUInt32LE(s) | b.readUInt32LE(s + 4) | b.readUInt32LE(s + 8) | b.readUInt32LE(s + 12)) === 0) b[s + 15] = 1;
+    if ((b.readUInt32LE(s + 16) | b.readUInt32LE(s + 20)) === 0) b[s + 23] = 1;
     return { traceId: this.block.toString('hex', s, s + 16), spanId: this.block.toString('hex', s + 16, s + 24) };
   }
 }
