@@ -76,7 +76,7 @@ export const VLLM_JSON_FLAGS: FlagDef[] = [
 export const VALIDITY_FLAGS: FlagDef[] = [
   { flag: '--max-failure-rate <rate>', path: ['validity', 'max_failure_rate'], kind: 'string', help: 'largest share of requests that may fail in a valid run, e.g. 0.01 or 1% (default 5%); above it the run is invalid (exit 5)' },
   { flag: '--allow-invalid', path: ['validity', 'allow_invalid'], kind: 'bool', help: 'exit 0 even when the run is invalid (the verdict still says why)' },
-  { flag: '--no-capacity-check', path: ['validity', 'capacity_check'], kind: 'bool', help: 'skip the ~1.5 s self-test before t = 0 that measures what this client can drive, picks --workers and refuses a plan beyond this machine' },
+  { flag: '--no-capacity-check', path: ['validity', 'capacity_check'], kind: 'bool', help: 'skip the ~1.5 s self-test before t = 0 that measures what this client can drive, picks the worker-thread count and refuses a plan beyond this machine' },
 ];
 
 export const OUTPUT_FLAGS: FlagDef[] = [
