@@ -55,7 +55,10 @@ export function checkNumeric(check: Of<'numeric'>, answer: string): CheckOutcome
   if (got === null) return wrong(`no number in "${preview(answer)}"`);
   const slack = Math.max(check.tolerance ?? 0, (check.relative ?? 0) * Math.abs(check.expected), 1e-9 * Math.max(1, Math.abs(check.expected)));
   const ok = Math.abs(got - check.expected) <= slack;
-  return ok ? correct(`${got} within ${slack} of ${check.expected}`) : wrong(`got ${got}, expected ${check.expected} (±${slack})`);
+  // The slack is a product of floats (0.01 × 5.6e-6 = 5.6000000000000005e-8): the reason shows it
+  // to 3 significant digits, which is all a tolerance means.
+  const shownSlack = Number(slack.toPrecision(3));
+  return ok ? correct(`${got} within ${shownSlack} of ${check.expected}`) : wrong(`got ${got}, expected ${check.expected} (±${shownSlack})`);
 }
 
 /** At most max_chars characters (code points) and max_words whitespace-separated words. */

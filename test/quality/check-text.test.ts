@@ -81,6 +81,14 @@ describe('choice', () => {
 });
 
 describe('numeric', () => {
+  it('shows the slack without float noise', async () => {
+    // 0.01 × 5.6e-6 is 5.6000000000000005e-8 in binary floating point.
+    const miss = await evaluateCheck({ kind: 'numeric', expected: 5.6e-6, relative: 0.01 }, '7e-6');
+    expect(miss.reason).toBe('got 0.000007, expected 0.0000056 (±5.6e-8)');
+    const hit = await evaluateCheck({ kind: 'numeric', expected: 100, tolerance: 0.1 + 0.2 }, '100.2');
+    expect(hit.reason).toBe('100.2 within 0.3 of 100');
+  });
+
   it('takes the last number, handles commas, signs, units and exponents', async () => {
     expect(await grade({ kind: 'numeric', expected: 1234.5 }, 'First 12, then the total is 1,234.5 km')).toEqual([true, 'correct']);
     expect(await grade({ kind: 'numeric', expected: -40 }, 'It is -40 °C.')).toEqual([true, 'correct']);
