@@ -18,6 +18,20 @@ describe('two-sample Kolmogorov–Smirnov test', () => {
     expect(kolmogorovQ(1.628)).toBeCloseTo(0.01, 3);
   });
 
+  it('the p-value equals an independent computation (scipy 1.17: ks_2samp statistic, special.kolmogorov)', () => {
+    // n = 10, m = 12, D = 7/12; λ = (√n_e + 0.12 + 0.11/√n_e)·D with n_e = 120/22. Reference:
+    //   D = stats.ks_2samp(a, b).statistic; special.kolmogorov(λ) → 0.028179342648742868
+    const a = Array.from({ length: 10 }, (_, i) => i + 1);
+    const b = Array.from({ length: 12 }, (_, i) => i + 5.5);
+    const r = ksTwoSample(a, b)!;
+    expect(r.d).toBeCloseTo(7 / 12, 14);
+    expect(r.p_value).toBeCloseTo(0.028179342648742868, 10);
+    // ties inside and across samples: D = 0.5, p = special.kolmogorov(λ) → 0.25372981707165265
+    const t = ksTwoSample([3, 3, 3, 5, 5, 8], [3, 5, 5, 5, 9, 9, 9, 9])!;
+    expect(t.d).toBeCloseTo(0.5, 14);
+    expect(t.p_value).toBeCloseTo(0.25372981707165265, 10);
+  });
+
   it('disjoint samples of 100 each: D = 1, p tiny', () => {
     const a = Array.from({ length: 100 }, (_, i) => i);
     const b = a.map((x) => x + 1000);

@@ -202,11 +202,13 @@ describe('computeMetrics edge cases', () => {
       rec({ sent_ms: 0, chunks: [10], prompt_tokens: null, client_prompt_tokens: 7, token_source: 'tokenizer' }),
       rec({ sent_ms: 0, chunks: [20], prompt_tokens: null, client_prompt_tokens: null, token_source: 'chunks' }),
       rec({ sent_ms: 0, chunks: [30], prompt_tokens: 3 }),
+      // the server's count wins over the client's estimate when both are there (3, not 5)
+      rec({ sent_ms: 0, chunks: [40], prompt_tokens: 3, client_prompt_tokens: 5 }),
     ]);
-    // 7 + 0 (unknown) + 3 = 10
-    expect(m.tokens.input_total).toBe(10);
+    // 7 + 0 (unknown) + 3 + 3 = 13
+    expect(m.tokens.input_total).toBe(13);
     expect(m.tokens.input_unknown).toBe(1);
-    expect(m.tokens.token_sources).toEqual({ tokenizer: 1, chunks: 1, usage: 1 });
+    expect(m.tokens.token_sources).toEqual({ tokenizer: 1, chunks: 1, usage: 2 });
     // requested_output_tokens missing on every record → unknown
     expect(m.tokens.output_requested_total).toBeNull();
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { itl } from '../../src/metrics/defs/itl.js';
 import { tpot } from '../../src/metrics/defs/tpot.js';
 import { METRICS, MetricRegistry, SLO_METRICS } from '../../src/metrics/registry.js';
 import { rec } from './make-record.js';
@@ -52,5 +53,13 @@ describe('metric registry', () => {
     // TPOT = (E2EL − TTFT) / (n − 1) = (250 − 50) / (5 − 1) = 50
     expect(tpot.value(rec({ sent_ms: 0, chunks: [50, 100, 150, 200, 250] }))).toBe(50);
     expect(tpot.value(rec({ sent_ms: 0, chunks: [50] }))).toBeNull();
+  });
+
+  it("ITL's per-request worst gap counts the first gap (chunk 0 → 1)", () => {
+    // gaps 100, 10, 5: the largest is the first one
+    expect(itl.worst(rec({ sent_ms: 0, chunks: [0, 100, 110, 115] }))).toBe(100);
+    // gaps 1, 3, 2: the largest is in the middle; one chunk has no gap
+    expect(itl.worst(rec({ sent_ms: 0, chunks: [10, 11, 14, 16] }))).toBe(3);
+    expect(itl.worst(rec({ sent_ms: 0, chunks: [10] }))).toBeNull();
   });
 });
