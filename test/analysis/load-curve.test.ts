@@ -85,3 +85,32 @@ describe('degradation', () => {
     expect(findDegradation(curve(RATES, RATES, RATES))).toBeNull();
   });
 });
+
+describe('knee and degradation at their boundaries', () => {
+  it('steps of ×1.5 are geometric: the knee is found on the log scale', () => {
+    // loads 1.5^i; p99 100, 150, 150, 520, 1500. Normalized y = (p99 − 100) / 1400 = 0, .036, .036, .3, 1.
+    // Log x = i/4: d = 0, .214, .464, .45, 0 → index 2. A linear x ((l − 1)/4.0625 = 0, .123, .308,
+    // .585, 1) would give d = 0, .087, .272, .285, 0 → index 3.
+    const loads = [1, 1.5, 2.25, 3.375, 5.0625];
+    const knee = findKnee(curve(loads, loads, [0, 0, 0, 0, 0], [100, 150, 150, 520, 1500]));
+    expect(knee).toMatchObject({ index: 2, load: 2.25 });
+    expect(knee!.score).toBeCloseTo(0.5 - 50 / 1400, 9);
+    expect(knee!.reason).toContain('log-normalized');
+  });
+
+  it('a dip in p99 does not become the knee (the curve is made non-decreasing first)', () => {
+    // p99 100, 200, 800, 150 (a dip), 900, 1500 → running max 100, 200, 800, 800, 900, 1500.
+    // x = 0, .2, .4, .6, .8, 1; y = 0, .071, .5, .5, .571, 1 → d peaks at index 4 (.229).
+    // Taken as measured, the dip would give index 3 (d = .6 − .036 = .564).
+    const loads = [1, 2, 3, 4, 5, 6];
+    const knee = findKnee(curve(loads, loads, [0, 0, 0, 0, 0, 0], [100, 200, 800, 150, 900, 1500]));
+    expect(knee).toMatchObject({ index: 4, load: 5 });
+    expect(knee!.score).toBeCloseTo(0.8 - 800 / 1400, 9);
+  });
+
+  it('an error rate of exactly 1% is not degradation; just above it is', () => {
+    const c = curve([1, 2, 3], [1, 2, 3], [1, 1, 1], [2, 2, 2], [0, 0.01, 0.01]);
+    expect(findDegradation(c)).toBeNull();
+    expect(findDegradation(curve([1, 2, 3], [1, 2, 3], [1, 1, 1], [2, 2, 2], [0, 0.01, 0.0101]))).toMatchObject({ index: 2 });
+  });
+});

@@ -26,6 +26,9 @@ describe('parseObjective', () => {
     expect(parse('mean(ttft_from_schedule) < 2s')).toMatchObject({ metric: 'ttft_from_schedule_ms', statistic: { kind: 'mean' } });
     expect(parse('timeout_rate <= 0.005')).toMatchObject({ threshold: 0.005 });
     expect(parse('goodput >= 5 over 1m >= 0.99')).toMatchObject({ metric: 'goodput', attainment: 0.99 });
+    // every window must hold: ">= 100%" is the default, so the canonical text leaves it out
+    expect(parse('p99(ttft) <= 500ms over 5m >= 100%')).toMatchObject({ text: 'p99(ttft) <= 500ms over 5m', attainment: 1 });
+    expect(parse('p99(ttft) <= 500ms over 5m >= 99.99%').text).toBe('p99(ttft) <= 500ms over 5m >= 99.99%');
   });
 
   it('names the part that is wrong', () => {
