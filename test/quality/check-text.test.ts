@@ -32,6 +32,10 @@ describe('normalized', () => {
     expect(await grade({ kind: 'normalized', expected: '3.14' }, '3.14')).toEqual([true, 'correct']);
     expect(await grade({ kind: 'normalized', expected: '3.14' }, '314')).toEqual([false, 'wrong']);
     expect(await grade({ kind: 'normalized', expected: 'Eiffel Tower' }, 'the Louvre')).toEqual([false, 'wrong']);
+    // each of the three articles is dropped, "an" included; words merely starting with one are kept
+    expect(await grade({ kind: 'normalized', expected: 'apple' }, 'An apple')).toEqual([true, 'correct']);
+    expect(await grade({ kind: 'normalized', expected: 'apple' }, 'a apple')).toEqual([true, 'correct']);
+    expect(await grade({ kind: 'normalized', expected: 'apple' }, 'another apple')).toEqual([false, 'wrong']);
   });
 });
 
@@ -100,6 +104,9 @@ describe('numeric', () => {
   it('absolute and relative tolerance', async () => {
     expect(await grade({ kind: 'numeric', expected: 100, tolerance: 0.5 }, '100.4')).toEqual([true, 'correct']);
     expect(await grade({ kind: 'numeric', expected: 100, tolerance: 0.5 }, '100.6')).toEqual([false, 'wrong']);
+    // a difference equal to the tolerance is within it (0.5 and 100.5 are exact in binary)
+    expect(await grade({ kind: 'numeric', expected: 100, tolerance: 0.5 }, '100.5')).toEqual([true, 'correct']);
+    expect(await grade({ kind: 'numeric', expected: 100, tolerance: 0.5 }, '99.5')).toEqual([true, 'correct']);
     // relative 1% of 100 = 1
     expect(await grade({ kind: 'numeric', expected: 100, relative: 0.01 }, '99.1')).toEqual([true, 'correct']);
     expect(await grade({ kind: 'numeric', expected: 100, relative: 0.01 }, '98.9')).toEqual([false, 'wrong']);
