@@ -21,6 +21,11 @@ describe('redaction', () => {
     expect(s).not.toContain('public');
   });
 
+  it('a Cookie header value echoed in an error body is scrubbed, other headers are kept', () => {
+    const r = Redactor.forTarget({ headers: { Cookie: 'sid=s3cr3t-cookie-value', 'X-Trace': 'trace-visible-1' } });
+    expect(r.scrub('401: cookie sid=s3cr3t-cookie-value expired (trace trace-visible-1)')).toBe('401: cookie [redacted] expired (trace trace-visible-1)');
+  });
+
   it('scrubs every secret, longest first, also as it appears inside JSON strings, and URLs in text', () => {
     const r = new Redactor(['abc', 'abcdef', 'q"uote']);
     expect(r.scrub('key abcdef and abc')).toBe('key [redacted] and [redacted]');
