@@ -19,6 +19,14 @@ describe('trend verdict (pure)', () => {
     expect(t.regression).toEqual({ run_id: '3', previous_run_id: '2', value: 120, previous: 104, change: (120 - 104) / 104 });
   });
 
+  it('a change of exactly the threshold is not a regression (it must exceed it)', () => {
+    // (110 − 100) / 100 and (900 − 1000) / 1000 are exactly ±0.1 in binary floating point
+    expect(assessTrend('ttft_p99_ms', 'h', [pt('1', 100), pt('2', 110)], 0.1).regression).toBeNull();
+    expect(assessTrend('output_throughput', 'h', [pt('1', 1000), pt('2', 900)], 0.1).regression).toBeNull();
+    expect(assessTrend('ttft_p99_ms', 'h', [pt('1', 100), pt('2', 110.001)], 0.1).regression?.run_id).toBe('2');
+    expect(assessTrend('output_throughput', 'h', [pt('1', 1000), pt('2', 899.99)], 0.1).regression?.run_id).toBe('2');
+  });
+
   it('throughput regresses downwards; a rise is no regression', () => {
     expect(assessTrend('output_throughput', 'h', [pt('1', 1000), pt('2', 850)], 0.1).regression?.change).toBeCloseTo(-0.15, 12);
     expect(assessTrend('output_throughput', 'h', [pt('1', 1000), pt('2', 2000)], 0.1).regression).toBeNull();
