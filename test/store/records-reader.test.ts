@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { LineSplitter } from '../../src/store/line-splitter.js';
 import { readRecordsFile } from '../../src/store/records-reader.js';
 import { emptyRecord } from '../../src/record/record.js';
-import { recordToJsonLine } from '../../src/record/jsonl.js';
+import { recordFromJsonLine, recordToJsonLine } from '../../src/record/jsonl.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** The oracle: the whole text split at '\n'; the part after the last '\n' is the tail. */
@@ -120,5 +120,20 @@ describe('readRecordsFile (streamed)', () => {
     const got = readRecordsFile(path, { chunkBytes: 13 });
     expect(got.truncatedTail).toBe(false);
     expect(got.records).toHaveLength(recs.length);
+  });
+
+  it('a bad last line that ends with its newline is an error naming it, not a truncated tail', () => {
+    const path = join(tempDir('reader'), 'records.jsonl');
+    const n = recs.length + 1;
+    writeFileSync(path, `${body}{"id": oops\n`);
+    for (const chunkBytes of [5, 1 << 20]) expect(() => readRecordsFile(path, { chunkBytes })).toThrow(`${path}:${n}: not valid JSON`);
+  });
+
+  it('a record written without scheduled_ms (before it existed) was scheduled when it was sent', () => {
+    const line = JSON.parse(recordToJsonLine({ ...emptyRecord(3, 0), sent_ms: 412.5, end_ms: 900 })) as Record<string, unknown>;
+    delete line.scheduled_ms;
+    const r = recordFromJsonLine(JSON.stringify(line));
+    expect(r.scheduled_ms).toBe(412.5);
+    expect(r.sent_ms).toBe(412.5);
   });
 });
