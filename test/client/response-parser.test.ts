@@ -86,6 +86,17 @@ describe('ResponseParser', () => {
     }
   });
 
+  it('takes bare-LF chunk-size lines on the fast path as well as the slow one', () => {
+    // "5\n" whole in one read takes the byte fast path; cut inside it, the string path.
+    const wire = Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\n10\n0123456789abcdef\r\n0\n\n');
+    for (const cuts of [[], [wire.indexOf('5\n') + 1], [wire.indexOf('10\n') + 2]]) {
+      const p = parse(wire, cuts);
+      expect(p.body, `cuts ${cuts.join(',')}`).toBe('hello0123456789abcdef');
+      expect(p.completes).toBe(1);
+      expect(p.endedOk).toBe(true);
+    }
+  });
+
   it('reads headers case-insensitively and knows 204 has no body', () => {
     const p = parse(Buffer.from('HTTP/1.1 204 No Content\r\nX-Thing: A\r\nx-thing: B\r\n\r\n'), []);
     expect(p.heads[0]!.headers.get('x-thing')).toBe('A, B');
