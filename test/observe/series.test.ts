@@ -78,6 +78,13 @@ describe('windows: rates, ratios and histogram percentiles', () => {
     expect(histogramQuantile(0.5, { le: [1, Infinity], counts: [0, 0], sum: 0, count: 0 })).toBeNull();
   });
 
+  it('a rank landing exactly on a cumulative count stays in that bucket (the first with count ≥ rank)', () => {
+    // 4 in (0, 0.1], none in (0.1, 1], 6 above 1. p40: rank 4 = the first bucket's count → its upper
+    // bound 0.1, as Prometheus's sort.Search(count >= rank) gives; not the empty bucket or +Inf's 1.
+    const h = { le: [0.1, 1, Infinity], counts: [4, 4, 10], sum: 0, count: 10 };
+    expect(histogramQuantile(0.4, h)).toBeCloseTo(0.1, 12);
+  });
+
   it('counters become rates, hits/queries a ratio of deltas, histograms the window distribution', () => {
     const s = [
       snap(vllm({ running: 1, waiting: 0, kv: 0.1, gen: 100, hits: 0, queries: 0, ttft: [0, 0, 0] }), 0),
