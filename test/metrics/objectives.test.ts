@@ -94,3 +94,27 @@ describe('evaluateObjectives: tumbling windows', () => {
     expect(r!.pass).toBe(true);
   });
 });
+
+describe('evaluateObjectives: window boundaries', () => {
+  it('a request counts in the window it completed in, not the one it was sent in', () => {
+    // 10 s windows over 0 → 15 110 ms: [0, 10 s) and [10 s, 15.11 s]. B is sent at 9.5 s (window 0)
+    // and completes at 11.51 s (window 1), with a 2 s TTFT: window 1 misses, window 0 meets.
+    const records = [
+      rec({ sent_ms: 0, chunks: [100, 200] }),
+      rec({ sent_ms: 9_500, chunks: [11_500, 11_510] }),
+      rec({ sent_ms: 15_000, chunks: [15_100, 15_110] }),
+    ];
+    const [r] = evaluateObjectives(records, [slo('p99(ttft) <= 500ms over 10s >= 50%')]);
+    expect(r!.windows).toEqual({ total: 2, evaluated: 2, met: 1, whole_run: false });
+    // window 1 holds TTFTs 2000 and 100: p99 = 100 + 0.99·1900 = 1981
+    expect(r!.worst_window).toMatchObject({ index: 1, start_ms: 10_000, end_ms: 15_110 });
+    expect(r!.worst_window!.value).toBeCloseTo(1981, 9);
+  });
+
+  it('a run exactly one window long is one whole-run window', () => {
+    const records = [rec({ sent_ms: 0, chunks: [100, 200] }), rec({ sent_ms: 5_000, chunks: [9_900, 10_000] })];
+    const [r] = evaluateObjectives(records, [slo('p99(ttft) <= 500ms over 10s >= 50%')]);
+    expect(r!.windows).toEqual({ total: 1, evaluated: 1, met: 0, whole_run: true });
+    expect(r!.reason).toContain('shorter than the 10 s window: one window');
+  });
+});
