@@ -51,4 +51,20 @@ describe('blockPercentiles', () => {
     // the same draws as without starts: the resample for a seed does not change
     expect(Array.from(blockCounts(createRng(3), n, new Int32Array(n)))).toEqual(Array.from(weight));
   });
+
+  it('block starts reach both ends, 0 and n − len, and never beyond (every request can be drawn)', () => {
+    // n = 10: len = ⌈√10⌉ = 4, ⌈10/4⌉ = 3 blocks, starts uniform on 0 … 6
+    const n = 10;
+    const rng = createRng(11);
+    const weight = new Int32Array(n);
+    const starts = new Int32Array(3);
+    const seen = new Set<number>();
+    for (let k = 0; k < 500; k++) {
+      blockCounts(rng, n, weight, starts);
+      for (const s of starts) seen.add(s);
+      // counts sum to blocks × len = 12, all inside the array
+      expect(weight.reduce((a, b) => a + b, 0)).toBe(12);
+    }
+    expect([...seen].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
 });
