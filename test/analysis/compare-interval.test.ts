@@ -1,0 +1,64 @@
+/**
+ * compare's confidence interval of B − A, recomputed here from its parts: the same seeded
+ * block-bootstrap draws (the forks of createRng(seed), A first), B/A − 1 per draw, and the
+ * two-sided percentile interval at the per-figure level 1 − α/k, each end by numpy's linear
+ * interpolation written out below — so a wrong level, a one-sided quantile or a swapped end fails.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildSample, resampleFigures, scratchFor } from '../../src/analysis/compare/bootstrap.js';
+import { comparePair, type CompareOptions, type CompareSide } from '../../src/analysis/compare/compare.js';
+import type { ShapeSource } from '../../src/analysis/compare/load-shape.js';
+import { createRng } from '../../src/util/rng.js';
+import { rec } from '../metrics/make-record.js';
+
+const SHAPE: ShapeSource = { target: { model: 'm', endpoint: '/v1/completions' }, load: { request_rate: 2 }, workload: { dataset: 'eval' }, input_lengths: null, output_lengths: null };
+
+/** 60 requests, one every 500 ms, TTFT base + (i·37 mod 50) ms, 3 tokens 10 ms apart. */
+function side(label: string, base: number): CompareSide {
+  const records = Array.from({ length: 60 }, (_, i) => {
+    const t = i * 500 + base + ((i * 37) % 50);
+    return rec({ sent_ms: i * 500, chunks: [t, t + 10, t + 20] });
+  });
+  const ttft = records.map((r) => r.first_token_ms! - r.sent_ms).sort((a, b) => a - b);
+  return { label, kind: 'run', shape: SHAPE, figures: { ttft_p50: numpyPercentile(ttft, 50) }, sample: buildSample(records, { start_ms: 0, end_ms: 30_000 }, null, null), prompts: 'p' };
+}
+
+/** numpy.percentile(xs, p) (linear), xs sorted ascending. */
+function numpyPercentile(xs: readonly number[], p: number): number {
+  const h = ((xs.length - 1) * p) / 100;
+  const lo = Math.floor(h);
+  const hi = Math.min(xs.length - 1, lo + 1);
+  return xs[lo]! + (h - lo) * (xs[hi]! - xs[lo]!);
+}
+
+const OPTS: CompareOptions = { resamples: 300, seed: 7, confidence: 0.9, minEffect: 0.02, force: false, failOnRegression: null, failOnQualityDrop: null };
+
+describe('comparePair: the interval of B − A', () => {
+  it('is the two-sided percentile interval of the bootstrap draws at the per-figure level', () => {
+    const A = side('a', 100);
+    const B = side('b', 112);
+    const row = comparePair(A, B, OPTS).figures.find((f) => f.figure.id === 'ttft_p50')!;
+    expect(row.ci).not.toBeNull();
+
+    const base = createRng(OPTS.seed);
+    const rngA = base.fork();
+    const rngB = base.fork();
+    const sa = scratchFor(A.sample!);
+    const sb = scratchFor(B.sample!);
+    const draws: number[] = [];
+    for (let r = 0; r < OPTS.resamples; r++) {
+      const a = resampleFigures(A.sample!, rngA, sa, false).ttft_p50!;
+      const b = resampleFigures(B.sample!, rngB, sb, false).ttft_p50!;
+      draws.push(b / a - 1);
+    }
+    draws.sort((x, y) => x - y);
+    // one figure compared: the per-figure level is the confidence itself, 90% → the 5th and 95th percentiles
+    expect(row.ci![0]).toBeCloseTo(numpyPercentile(draws, 5), 12);
+    expect(row.ci![1]).toBeCloseTo(numpyPercentile(draws, 95), 12);
+    expect(row.ci![0]).toBeLessThan(row.ci![1]);
+    // the point estimate lies inside, and 12 ms more TTFT on ~125 ms is a significant rise
+    expect(row.delta!).toBeGreaterThan(row.ci![0]);
+    expect(row.delta!).toBeLessThan(row.ci![1]);
+    expect(row.verdict).toBe('worse');
+  });
+});
