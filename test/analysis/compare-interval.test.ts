@@ -62,3 +62,41 @@ describe('comparePair: the interval of B − A', () => {
     expect(row.verdict).toBe('worse');
   });
 });
+
+/** n requests one every 100 ms, TTFT 100 ms; every `everyNth` one (from the 25th) fails with a 500. */
+function errorSide(label: string, model: string, n: number, everyNth: number | null): CompareSide {
+  const records = Array.from({ length: n }, (_, i) =>
+    everyNth !== null && i % everyNth === 25 ? rec({ sent_ms: i * 100, end_ms: i * 100 + 5, status: 'error', error_class: 'http_5xx' }) : rec({ sent_ms: i * 100, chunks: [i * 100 + 100, i * 100 + 110] }),
+  );
+  const failed = records.filter((r) => r.status !== 'ok').length;
+  return {
+    label,
+    kind: 'run',
+    shape: { ...SHAPE, target: { model, endpoint: '/v1/completions' } },
+    figures: { ttft_p50: 100, error_rate: failed / n },
+    sample: buildSample(records, { start_ms: 0, end_ms: n * 100 + 110 }, null, null),
+    prompts: 'p',
+  };
+}
+
+describe('comparePair: error rate from zero, and runs of two models', () => {
+  it('an error rate rising from 0 to 2% is a regression under --fail-on-regression', () => {
+    const A = errorSide('a', 'm', 300, null);
+    const B = errorSide('b', 'm', 300, 50);
+    expect(B.figures.error_rate).toBe(0.02);
+    const c = comparePair(A, B, { ...OPTS, failOnRegression: 0.1 });
+    const row = c.figures.find((f) => f.figure.id === 'error_rate')!;
+    expect(row.delta).toBeCloseTo(0.02, 12);
+    expect(row.ci![0]).toBeGreaterThan(0);
+    expect(row.verdict).toBe('worse');
+    expect(row.regression).toBe(true);
+    // without the flag it is worse, not a regression
+    expect(comparePair(A, B, OPTS).figures.find((f) => f.figure.id === 'error_rate')!.regression).toBe(false);
+  });
+
+  it('two runs that differ only in the model are judged (that is what a model comparison is)', () => {
+    const c = comparePair(errorSide('a', 'llama-8b', 300, null), errorSide('b', 'qwen-7b', 300, 50), OPTS);
+    expect(c.judged).toBe(true);
+    expect(c.figures.find((f) => f.figure.id === 'error_rate')!.verdict).toBe('worse');
+  });
+});
