@@ -47,6 +47,14 @@ describe('cost figures (hand-checked)', () => {
     expect(c.at_full_load.total_cost).toBeCloseTo(0.06 * (19 / 36), 12);
   });
 
+  it('time a request waited at the client\'s concurrency gate is neither GPU time nor busy time', () => {
+    // scheduled at 0, sent at 1000 (waited 1 s for a free slot), first token 1100, end 1500
+    const waited = [rec({ scheduled_ms: 0, sent_ms: 1000, chunks: [1100, 1300, 1500] })];
+    // TTFT 100 / E2EL 500 from the send, not 1100 / 1500 from the schedule
+    expect(requestTimeSplit(waited).input_share).toBeCloseTo(0.2, 12);
+    expect(busyMs(waited, { start_ms: 0, end_ms: 1500 })).toBe(500);
+  });
+
   it('without SLOs a successful request is an ok one', () => {
     const c = computeCost(computeMetrics(records), records, inputs, { method: 'given', input_share: 0.5 });
     expect(c.slos_applied).toBe(false);
