@@ -78,4 +78,21 @@ describe('scheduler scenarios (vLLM V1 behaviours)', () => {
     expect(e.counters.prefix_hits).toBe(16);
     expect(e.counters.prefix_queries).toBe(64);
   });
+
+  it('without chunked prefill, a prompt exactly the step budget long is admitted whole in one step', () => {
+    // budget 64 = max_model_len; a 48-token prompt is admitted first, then a 16-token one fills the
+    // budget exactly (16 = 64 − 48): both run in step 1. A 17-token third waits for the next step.
+    const e = engine({ enable_chunked_prefill: false, max_num_batched_tokens: 64, max_model_len: 64, num_gpu_blocks: 64 });
+    add(e, 0, 48, 4);
+    add(e, 1, 16, 4);
+    add(e, 2, 17, 4);
+    const r = e.step();
+    expect(r.admitted.map((s) => s.id)).toEqual([0, 1]);
+    expect(e.numWaiting).toBe(1);
+    // alone, a prompt of exactly the budget is admitted whole
+    const solo = engine({ enable_chunked_prefill: false, max_num_batched_tokens: 64, max_model_len: 64, num_gpu_blocks: 64 });
+    const s = add(solo, 0, 64, 0);
+    expect(solo.step().admitted.map((x) => x.id)).toEqual([0]);
+    expect(s.computed).toBe(64);
+  });
 });
