@@ -101,6 +101,7 @@ export const OBSERVE_FLAGS: FlagDef[] = [
   { flag: '--prometheus-url <url>', path: ['observe', 'prometheus_url'], kind: 'string', help: 'read server series from this Prometheus server (range queries over the run) instead of scraping' },
   { flag: '--scrape-interval <duration>', path: ['observe', 'scrape_interval_ms'], kind: 'string', help: 'how often to scrape (default 1s)' },
   { flag: '--no-metrics', path: ['observe', 'metrics'], kind: 'bool', help: "do not read the server's metrics" },
+  { flag: '--metrics-port <[host:]port>', path: ['observe', 'metrics_port'], kind: 'string', help: "serve this client's live metrics (requests by outcome, in flight, TTFT/TPOT/ITL histograms, dispatch lag) in Prometheus format at /metrics during the run; a bare port listens on every interface" },
   { flag: '--cold-start', path: ['observe', 'cold_start'], kind: 'bool', help: 'measure a cold start: time until the server answers its health endpoint and a first request, then the first requests against the rest' },
   { flag: '--cold-start-timeout <duration>', path: ['observe', 'cold_start_timeout_ms'], kind: 'string', help: '--cold-start: give up after this long (default 10m)' },
 ];

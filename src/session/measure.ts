@@ -6,6 +6,7 @@
  */
 import { measuredWindow, measureRecords } from '../metrics/index.js';
 import { RunObserver, type Observed } from '../observe/run-observer.js';
+import { startClientMetricsServer } from './client-metrics-server.js';
 import type { RequestRecord } from '../record/record.js';
 import type { DisplayOptions } from '../report/progress-display.js';
 import type { ProgressListener } from '../runner/progress.js';
@@ -59,6 +60,9 @@ export async function measureLoad<D extends DriveOutcome>(o: MeasureOptions<D>):
   // Server-side series (docs/observe.md): a baseline scrape now, then one per interval, off the load threads.
   const observer =
     o.observer !== undefined ? o.observer : await RunObserver.start({ spec: spec.observe, baseUrl: o.baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: envOf(o.ctx).PATH });
+  // --metrics-port: the client's own live metrics, for the length of the measured load.
+  const served = spec.observe.metrics_port ? await startClientMetricsServer(spec.observe.metrics_port, log) : null;
+  if (served) log(`client metrics at ${served.url}`);
   const view = await openView(o.ctx, o.view);
   // Checked requests' answers are judged on this thread, off the load's dispatch loop, before their records are written.
   const checks = answerEvaluation(o.threads, (rec) => {
@@ -70,14 +74,19 @@ export async function measureLoad<D extends DriveOutcome>(o: MeasureOptions<D>):
     driven = await o.drive({
       onRecord: (rec, check) => {
         o.onRecord?.(rec);
+        served?.metrics.record(rec);
         checks.accept(rec, check);
         view.record(rec);
       },
-      onProgress: (p) => view.update(p),
+      onProgress: (p) => {
+        served?.metrics.progress(p);
+        view.update(p);
+      },
       onStart: (originNs, epochMs) => observer?.setOrigin(originNs, epochMs),
     });
   } finally {
     view.finish();
+    await served?.close();
   }
   await finishAnswerChecks(checks, log);
   const span = measuredWindow(measureRecords(driven.records));
