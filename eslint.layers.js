@@ -26,7 +26,7 @@ export const LAYERS = {
   dashboard: ['errors', 'util', 'config', 'record', 'store', 'report', 'history'],
   distributed: ['errors', 'util', 'config', 'record', 'runner'],
   // The library: the run pipeline once (measure.ts) and every session (run, sweep, sim run, analyze).
-  session: ['errors', 'util', 'config', 'record', 'quality', 'workload', 'load', 'client', 'runner', 'metrics', 'analysis', 'store', 'observe', 'report', 'sweep', 'sim', 'history', 'distributed'],
+  session: ['errors', 'util', 'config', 'record', 'quality', 'workload', 'load', 'client', 'runner', 'metrics', 'analysis', 'store', 'observe', 'report', 'sweep', 'sim', 'history', 'distributed', 'export'],
   cli: null, // composes everything, but holds no pipeline: see CLI_NOT_PIPELINE
 };
 

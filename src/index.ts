@@ -1,12 +1,16 @@
 /**
- * infermeter as a library: `import { run, analyze, sweep, simulate, plan } from 'infermeter'`
+ * infermeter as a library: `import { run, analyze, compare, sweep, simulate, plan } from 'infermeter'`
  * (docs/api.md says what is stable under semver).
  */
-export { run, simulate, sweep, analyze, plan, runSpec, AbortedBeforeStart, type SessionOptions, type SweepStages } from './session/api.js';
+export { run, simulate, sweep, analyze, plan, compare, runSpec, AbortedBeforeStart, type SessionOptions, type SweepStages } from './session/api.js';
 export type { RunSpec, RunSpecInput } from './session/run-spec.js';
 export type { RunResult } from './report/result-json.js';
 export type { SweepResult, StageResult } from './sweep/sweep-result.js';
 export type { PlanReport } from './report/plan-report.js';
+export type { CompareResult } from './session/compare-runs.js';
+export type { CompareOptionsInput } from './config/command-options.js';
+export type { PairComparison, FigureComparison, Verdict } from './analysis/compare/compare.js';
+export type { Gate } from './analysis/gates.js';
 export type { RunValidity } from './analysis/run-validity.js';
 export type { ProgressSnapshot } from './runner/progress.js';
 export { UserError } from './errors/user-error.js';

@@ -127,3 +127,41 @@ export const SweepStageFlagsSchema = z.object({
   searchMax: positive(false).optional(),
 });
 export type SweepStageFlags = z.output<typeof SweepStageFlagsSchema>;
+
+/**
+ * What `compare` judges with (the API's `compare` options; the CLI's flags add the outputs below).
+ * Shares as everywhere: `5%` or `0.05`. A threshold or minimum effect has no upper bound (20% and
+ * 150% are both changes one may gate on); the confidence is a level strictly between 0 and 100%.
+ */
+export const CompareOptionsSchema = z.object({
+  resamples: intAtLeast(1).default(1000),
+  seed: intAtLeast(0).default(0),
+  confidence: shareIn((v) => v > 0 && v < 1, '(0%, 100%), e.g. 95%').default(0.95),
+  minEffect: shareIn((v) => v >= 0, '[0%, ∞), e.g. 2%').default(0.02),
+  force: z.boolean().default(false),
+  allowInvalid: z.boolean().default(false),
+  failOnRegression: shareIn((v) => v >= 0, '[0%, ∞), e.g. 5%').nullable().default(null),
+  failOnQualityDrop: shareIn((v) => v >= 0, '[0%, ∞) of accuracy points, e.g. 1%').nullable().default(null),
+});
+export type CompareOptionsInput = z.input<typeof CompareOptionsSchema>;
+export type CompareRunOptions = z.output<typeof CompareOptionsSchema>;
+
+/** `infermeter compare`'s flags: the judging options and where the outputs go. */
+export const CompareFlagsSchema = CompareOptionsSchema.extend({
+  junit: z
+    .union([z.literal(true), z.string()])
+    .transform((v, ctx) => {
+      if (v === true) {
+        ctx.addIssue({ code: 'custom', message: 'give the file to write, e.g. --junit compare.xml' });
+        return z.NEVER;
+      }
+      return v;
+    })
+    .nullable()
+    .default(null),
+  /** true: the Markdown goes to stdout; a string: to that file. */
+  markdown: z.union([z.literal(true), z.string()]).nullable().default(null),
+  html: z.string().nullable().default(null),
+  json: z.boolean().default(false),
+});
+export type CompareFlags = z.output<typeof CompareFlagsSchema>;

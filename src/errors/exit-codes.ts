@@ -58,6 +58,16 @@ export function exitCodeFor(o: Outcome): ExitCode {
   return EXIT_CODES.OK;
 }
 
+/**
+ * `compare`'s code: an invalid run it refused (5), else a significant regression beyond its
+ * thresholds (4), else 0.
+ */
+export function compareExitCode(o: { refusedInvalid: boolean; regressed: boolean }): ExitCode {
+  if (o.refusedInvalid) return EXIT_CODES.INVALID_RUN;
+  if (o.regressed) return EXIT_CODES.REGRESSION;
+  return EXIT_CODES.OK;
+}
+
 /** The table as printed in --help and README (kept in sync by test/cli/exit-codes.test.ts). */
 export const EXIT_CODE_HELP = `Exit codes:
   0    done: a valid run, every requested gate passed

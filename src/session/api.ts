@@ -18,6 +18,8 @@ import { simulateRun } from './simulate.js';
 import { sweepSession } from './sweep.js';
 import { planCapacity, planFlags, type PlanInput } from './plan/capacity-plan.js';
 import type { PlanReport } from '../report/plan-report.js';
+import { CompareOptionsSchema, parseCommandOptions, type CompareOptionsInput } from '../config/command-options.js';
+import { compareRuns, type CompareResult } from './compare-runs.js';
 
 
 export interface SessionOptions {
@@ -106,3 +108,16 @@ export async function plan(input: PlanInput, o: Pick<SessionOptions, 'onLog'> = 
   return out.report;
 }
 
+
+/**
+ * `infermeter compare`: each of `paths[1..]` against the baseline `paths[0]` (run directories,
+ * sweep directories, vLLM result files). Options named as the CLI's flags in camelCase
+ * (`failOnRegression: '5%'`, `resamples`, …). Returns `compare --json`'s object; a figure past
+ * `failOnRegression` is marked `regression: true` in it and a failed gate in `gates`.
+ * @throws UserError; an invalid run throws unless `allowInvalid`.
+ */
+export function compare(paths: readonly string[], options: CompareOptionsInput = {}, o: Pick<SessionOptions, 'onLog'> = {}): CompareResult {
+  const out = compareRuns(paths, parseCommandOptions(CompareOptionsSchema, options as Record<string, unknown>), contextOf(o));
+  if (out.result === null) throw new UserError(`compare: ${out.invalid.map((s) => `${s.label} is an invalid run (${s.reason})`).join('; ')} (allowInvalid: true compares it anyway)`);
+  return out.result;
+}

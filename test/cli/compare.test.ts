@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/errors/exit-codes.js';
 import { runCli } from '../helpers/cli.js';
 import { junitErrors } from '../helpers/junit.js';
+import { plantTtftRegression } from '../helpers/planted-runs.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'infermeter-compare-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -16,22 +17,6 @@ async function simRun(name: string, args: string[]): Promise<string> {
   const out = await runCli(['sim', 'run', ...args, '--result-dir', tmp, '--name', name, '--json']);
   expect(out.code, out.stderr).toBe(0);
   return join(tmp, readdirSync(tmp).find((d) => d.endsWith(`-${name}`))!);
-}
-
-/** A copy of a run whose every TTFT is 20% longer (first token and every later chunk shifted). */
-function plantTtftRegression(src: string, dest: string): void {
-  cpSync(src, dest, { recursive: true });
-  const lines = readFileSync(join(src, 'records.jsonl'), 'utf8').trim().split('\n');
-  const out = lines.map((line) => {
-    const r = JSON.parse(line) as { sent_ms: number; first_token_ms: number | null; chunk_ms: number[]; end_ms: number; status: string };
-    if (r.status !== 'ok' || r.first_token_ms === null) return line;
-    const shift = 0.2 * (r.first_token_ms - r.sent_ms);
-    r.first_token_ms += shift;
-    r.chunk_ms = r.chunk_ms.map((t) => t + shift);
-    r.end_ms += shift;
-    return JSON.stringify(r);
-  });
-  writeFileSync(join(dest, 'records.jsonl'), `${out.join('\n')}\n`);
 }
 
 let a: string;

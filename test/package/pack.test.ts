@@ -47,22 +47,39 @@ console.log(JSON.stringify({ schema: r.schema, total: r.metrics.requests.total, 
   it('exports the sessions by name: plan() returns the plan report', () => {
     writeFileSync(
       join(project, 'six.mjs'),
-      `import { run, analyze, sweep, simulate, plan } from 'infermeter';
+      `import { run, analyze, compare, sweep, simulate, plan } from 'infermeter';
 const p = await plan({ traffic: '2rps', slo: ['p95(ttft) < 10s'], hardware: ['h100'], tensorParallelSize: '1', probeDuration: '2s', randomInputLen: 64, randomOutputLen: 8 });
-console.log(JSON.stringify({ kinds: [run, analyze, sweep, simulate, plan].map((f) => typeof f), plan: p.schema, options: p.options.map((o) => o.name) }));`,
+console.log(JSON.stringify({ kinds: [run, analyze, compare, sweep, simulate, plan].map((f) => typeof f), plan: p.schema, options: p.options.map((o) => o.name) }));`,
     );
     const out = spawnSync(process.execPath, ['six.mjs'], { cwd: project, encoding: 'utf8' });
     expect(out.status, out.stderr).toBe(0);
     expect(out.stderr).toBe('');
     expect(JSON.parse(out.stdout)).toEqual({
-      kinds: ['function', 'function', 'function', 'function', 'function'],
+      kinds: ['function', 'function', 'function', 'function', 'function', 'function'],
       plan: 'infermeter.plan/1',
       options: ['h100 × TP1'],
     });
   });
 
+  it('compare() takes two saved runs and returns the comparison object, nothing printed', () => {
+    writeFileSync(
+      join(project, 'compare.mjs'),
+      `import { simulate, compare } from 'infermeter';
+const spec = (name) => ({ name, load: { num_prompts: 40, request_rate: 10, seed: 1 }, workload: { random_input_len: 32, random_output_len: 8 }, output: { result_dir: 'runs', report: false } });
+const a = await simulate(spec('a'));
+const b = await simulate(spec('b'));
+const c = compare(['runs/' + a.run.id, 'runs/' + b.run.id], { resamples: 50, failOnRegression: '5%' });
+console.log(JSON.stringify({ schema: c.schema, pairs: c.pairs.length, changed: c.pairs[0].figures.filter((f) => f.delta !== null && f.delta !== 0).length, gatesPass: c.gates.every((g) => g.pass) }));`,
+    );
+    const out = spawnSync(process.execPath, ['compare.mjs'], { cwd: project, encoding: 'utf8' });
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stderr).toBe('');
+    // The same spec and seed twice in virtual time: the same records, so no figure moved.
+    expect(JSON.parse(out.stdout)).toEqual({ schema: 'infermeter.compare/1', pairs: 1, changed: 0, gatesPass: true });
+  });
+
   it('has types: a correct use type-checks, a wrong one does not', () => {
-    writeFileSync(join(project, 'good.ts'), `import { simulate, type RunResult } from 'infermeter';\nconst r: RunResult = await simulate({ load: { num_prompts: 5 } });\nexport const n: number = r.metrics.requests.total;\n`);
+    writeFileSync(join(project, 'good.ts'), `import { simulate, compare, type RunResult, type CompareResult } from 'infermeter';\nconst r: RunResult = await simulate({ load: { num_prompts: 5 } });\nexport const n: number = r.metrics.requests.total;\nexport const c = (): CompareResult => compare(['a', 'b'], { failOnRegression: '5%', resamples: 100 });\n`);
     writeFileSync(join(project, 'bad.ts'), `import { simulate } from 'infermeter';\nconst r = await simulate({ load: { num_prompts: 5 } });\nexport const n: string = r.metrics.requests.total;\n`);
     const ok = spawnSync(TSC, ['--noEmit', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--strict', '--skipLibCheck', '--types', 'node', 'good.ts'], { cwd: project, encoding: 'utf8' });
     expect(ok.status, ok.stdout).toBe(0);
