@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
 import type { Snapshot } from '../observe/snapshot.js';
 import type { RequestRecord } from '../record/record.js';
-import { readRecordsFile } from '../store/records-file.js';
+import { readJsonFile, readRunBundle, readRunRecords, readSpec } from '../store/run-bundle.js';
 import { buildRunReport, type RunBundle } from './html/run-report.js';
 import { buildSweepReport, type SweepDoc } from './html/sweep-report.js';
-import { unreadableResultSchema, type RunResult } from './result-json.js';
+import type { RunResult } from './result-json.js';
 
 export const REPORT_FILE = 'report.html';
 
@@ -23,14 +23,6 @@ export interface ReportOptions {
   generator?: string;
   /** Where a warning about repaired records goes (store/records-check.ts). */
   warn?: (line: string) => void;
-}
-
-function readJson(path: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new UserError(`${path}: cannot read (${err instanceof SyntaxError ? 'not valid JSON' : ((err as NodeJS.ErrnoException).code ?? String(err))})`);
-  }
 }
 
 /** server-metrics.jsonl: one snapshot per line; a line that does not parse is skipped (a run cut short mid-write). */
@@ -49,25 +41,18 @@ function readServerSnapshots(path: string): Snapshot[] {
 }
 
 /**
- * A saved run: result.json, spec.json (null if absent) and the records (empty if records.jsonl is absent).
+ * A saved run for the report: the run directory (store/run-bundle.ts) and the server's scrapes.
+ * `records` and `given` are what the caller holds already (the end of a run), so they are not read again.
  * @throws UserError when `dir` is not a run directory (no result.json) or a file in it cannot be read.
  */
 export function loadRunBundle(dir: string, records?: readonly RequestRecord[], given?: RunResult, warn?: (line: string) => void): RunBundle {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`${dir}: no such run directory`);
-  const resultPath = join(dir, 'result.json');
-  if (given) return { result: given, spec: existsSync(join(dir, 'spec.json')) ? readJson(join(dir, 'spec.json')) : null, records: records ?? readRecords(dir, warn), serverSnapshots: readServer(dir) };
-  if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json or sweep.json (not a run or sweep directory, or the run did not finish; \`infermeter analyze\` recomputes from records.jsonl)`);
-  const result = readJson(resultPath) as RunResult;
-  const unreadable = unreadableResultSchema(result);
-  if (unreadable) throw new UserError(`${resultPath}: ${unreadable}`);
-  const specPath = join(dir, 'spec.json');
-  const spec = existsSync(specPath) ? readJson(specPath) : null;
-  return { result, spec, records: records ?? readRecords(dir, warn), serverSnapshots: readServer(dir) };
-}
-
-function readRecords(dir: string, warn?: (line: string) => void): readonly RequestRecord[] {
-  const recordsPath = join(dir, 'records.jsonl');
-  return existsSync(recordsPath) ? readRecordsFile(recordsPath, warn ? { warn } : {}).records : [];
+  const read = { records: records ? ('skip' as const) : ('optional' as const), ...(warn ? { warn } : {}) };
+  if (given) {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`${dir}: no such run directory`);
+    return { result: given, spec: readSpec(dir), records: records ?? readRunRecords(dir, read), serverSnapshots: readServer(dir) };
+  }
+  const saved = readRunBundle<RunResult>(dir, read);
+  return { result: saved.result, spec: saved.spec, records: records ?? saved.records, serverSnapshots: readServer(dir) };
 }
 
 function readServer(dir: string): Snapshot[] {
@@ -90,13 +75,11 @@ export interface SweepBundle {
 /** A saved sweep. @throws UserError when sweep.json is not an infermeter sweep or a file cannot be read. */
 export function loadSweepBundle(dir: string, records?: readonly RequestRecord[]): SweepBundle {
   const sweepPath = join(dir, 'sweep.json');
-  const doc = readJson(sweepPath) as SweepDoc;
+  const doc = readJsonFile(sweepPath) as SweepDoc;
   if (typeof doc !== 'object' || doc === null || !String(doc.schema ?? '').startsWith('infermeter.sweep/')) {
     throw new UserError(`${sweepPath}: not an infermeter sweep (no "schema": "infermeter.sweep/…")`);
   }
-  const specPath = join(dir, 'spec.json');
-  const recordsPath = join(dir, 'records.jsonl');
-  return { doc, spec: existsSync(specPath) ? readJson(specPath) : null, records: records ?? (existsSync(recordsPath) ? readRecordsFile(recordsPath).records : []) };
+  return { doc, spec: readSpec(dir), records: records ?? readRunRecords(dir) };
 }
 
 /** The HTML report of a run directory, or of a sweep directory (sweep.json). @throws UserError as loadRunBundle. */

@@ -1,6 +1,6 @@
 /**
  * result.json: the versioned, documented result of a run (docs/result-schema.md).
- * Bump RESULT_SCHEMA on any breaking change to its shape.
+ * Bump RESULT_SCHEMA (store/result-schema.ts) on any breaking change to its shape.
  */
 import type { ObjectiveResult, RunMetrics } from '../metrics/index.js';
 import type { RunValidity } from '../analysis/run-validity.js';
@@ -8,6 +8,7 @@ import type { CostFigures } from '../metrics/cost.js';
 import type { ServerObservation } from '../observe/observation.js';
 import type { ColdStartLatency } from '../metrics/cold-start.js';
 import type { QualityFigures } from '../metrics/quality.js';
+import type { RESULT_SCHEMA } from '../store/result-schema.js';
 
 /** --cold-start: the health wait, the first response, and the first requests against the rest. */
 export interface ColdStartFigures extends ColdStartLatency {
@@ -15,22 +16,6 @@ export interface ColdStartFigures extends ColdStartLatency {
   polls: number;
   path: string;
   time_to_first_response_ms: number | null;
-}
-
-export const RESULT_SCHEMA = 'infermeter.result/2';
-/** Schemas whose figures readers (compare) still accept: /1 differs only in a validity check's name. */
-export const READABLE_RESULT_SCHEMAS: readonly string[] = ['infermeter.result/1', RESULT_SCHEMA];
-
-/**
- * Why a result.json's `schema` is not one this build reads (null when it is): a later version may
- * have changed what a field means, so its figures are not read as if they were ours.
- */
-export function unreadableResultSchema(doc: unknown): string | null {
-  const schema = typeof doc === 'object' && doc !== null ? (doc as { schema?: unknown }).schema : undefined;
-  if (typeof schema === 'string' && READABLE_RESULT_SCHEMAS.includes(schema)) return null;
-  const reads = `this build reads ${READABLE_RESULT_SCHEMAS.join(' and ')}`;
-  if (typeof schema === 'string' && schema.startsWith('infermeter.result/')) return `schema "${schema}" is not one ${reads} (written by a newer infermeter?)`;
-  return `not an infermeter result (schema ${JSON.stringify(schema ?? null)}; ${reads})`;
 }
 
 export interface RunResult {

@@ -3,18 +3,20 @@
  * result file) read into the CompareSide the judge takes (analysis/compare/compare.ts), and the
  * pairs to judge: each of B, C, … against the baseline A, or for sweeps each shared stage load.
  */
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { UserError } from '../errors/user-error.js';
 import { computeMetrics, measureRecords, measuredWindow } from '../metrics/index.js';
-import { readRecordsFile } from '../store/records-file.js';
-import { READABLE_RESULT_SCHEMAS, RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
+import { readJsonFile, readRunBundle, readSpec } from '../store/run-bundle.js';
+import { READABLE_RESULT_SCHEMAS } from '../store/result-schema.js';
+import type { RunResult } from '../report/result-json.js';
 import { buildSample } from '../analysis/compare/bootstrap.js';
 import { loadSettings, workloadSettings } from '../analysis/comparable-spec.js';
 import type { CompareSide } from '../analysis/compare/compare.js';
 import { figuresOfRun, figuresOfVllm } from '../analysis/compare/key-figures.js';
 import { qualitySample } from '../analysis/compare/quality-delta.js';
 import type { RequestRecord } from '../record/record.js';
+import type { RunBundle } from '../store/run-bundle.js';
 import type { Slo } from '../metrics/index.js';
 import { isSweepDir, readSweep } from './saved-sweep.js';
 
@@ -22,14 +24,6 @@ import { isSweepDir, readSweep } from './saved-sweep.js';
 export interface CompareInputs {
   sides: CompareSide[];
   pairs: Array<[CompareSide, CompareSide]>;
-}
-
-function readJson(path: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new UserError(`${path}: not valid JSON (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
-  }
 }
 
 interface SideContext {
@@ -79,28 +73,20 @@ function invalidReason(v: SideContext['validity']): string | null {
   return reasons[0] ?? 'its validity verdict says invalid';
 }
 
-/** spec.json's load section (what the user set), or null when the directory has none. */
-function savedSpecLoad(dir: string): Record<string, unknown> | null {
-  const path = join(dir, 'spec.json');
-  if (!existsSync(path)) return null;
-  const load = (readJson(path) as { load?: unknown } | null)?.load;
+/** spec.json's load section (what the user set), or null when the spec has none. */
+function specLoad(spec: Record<string, unknown> | null): Record<string, unknown> | null {
+  const load = spec?.load;
   return load && typeof load === 'object' ? (load as Record<string, unknown>) : null;
 }
 
-function runSide(dir: string, warn: (line: string) => void): CompareSide {
-  const resultPath = join(dir, 'result.json');
-  const recordsPath = join(dir, 'records.jsonl');
-  if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json (not a run directory)`);
-  const result = readJson(resultPath) as Partial<RunResult> & { schema?: unknown };
-  if (typeof result.schema !== 'string' || !READABLE_RESULT_SCHEMAS.includes(result.schema)) {
-    throw new UserError(`${dir}: result.json has schema ${JSON.stringify(result.schema ?? null)}; compare reads ${RESULT_SCHEMA} run directories, sweep directories and vLLM result files`);
-  }
-  if (!existsSync(recordsPath)) throw new UserError(`${dir}: no records.jsonl (compare needs the per-request records)`);
-  const records = [...readRecordsFile(recordsPath, { warn }).records].sort((a, b) => a.id - b.id);
-  return sideFromRecords(dir, records, {
+/** A side from a run read into one object (store/run-bundle.ts), or one held in memory. */
+export function runSide(run: RunBundle<Partial<RunResult>>): CompareSide {
+  const { result } = run;
+  const records = [...run.records].sort((a, b) => a.id - b.id);
+  return sideFromRecords(run.dir, records, {
     target: (result.target as unknown as Record<string, unknown>) ?? null,
     load: result.load ?? null,
-    specLoad: savedSpecLoad(dir),
+    specLoad: specLoad(run.spec),
     workload: result.workload ?? null,
     slos: result.metrics?.goodput?.slos ?? [],
     validity: result.validity ?? null,
@@ -119,7 +105,7 @@ function sweepSides(dir: string, warn: (line: string) => void): Map<string, Comp
       sideFromRecords(`${dir} [stage ${st.index}: ${st.label}]`, st.records, {
         target: sweep.result.target,
         load: { ...sweep.result.load, stage: st.label },
-        specLoad: savedSpecLoad(dir),
+        specLoad: specLoad(readSpec(dir)),
         workload: sweep.result.workload,
         slos: stage?.metrics?.goodput?.slos ?? [],
         validity: stage?.validity ?? null,
@@ -155,11 +141,11 @@ function vllmSide(path: string, j: Record<string, unknown>): CompareSide {
 
 function loadSide(path: string, warn: (line: string) => void): CompareSide {
   if (!existsSync(path)) throw new UserError(`${path}: no such run directory or file`);
-  if (statSync(path).isDirectory()) return runSide(path, warn);
-  const j = readJson(path);
+  if (statSync(path).isDirectory()) return runSide(readRunBundle(path, { records: 'required', warn }));
+  const j = readJsonFile(path);
   if (j === null || typeof j !== 'object' || Array.isArray(j)) throw new UserError(`${path}: expected a JSON object`);
   const o = j as Record<string, unknown>;
-  if (typeof o.schema === 'string' && READABLE_RESULT_SCHEMAS.includes(o.schema) && basename(path) === 'result.json') return runSide(dirname(path), warn);
+  if (typeof o.schema === 'string' && READABLE_RESULT_SCHEMAS.includes(o.schema) && basename(path) === 'result.json') return runSide(readRunBundle(dirname(path), { records: 'required', warn }));
   if (typeof o.schema === 'string') throw new UserError(`${path}: schema ${o.schema} is not one compare reads (a run directory, or a vLLM result file)`);
   if (!('request_throughput' in o) || !('completed' in o)) throw new UserError(`${path}: neither a run directory nor a vLLM result file (no request_throughput / completed keys)`);
   return vllmSide(path, o);

@@ -9,7 +9,8 @@ import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, meas
 import type { RequestRecord } from '../record/record.js';
 import type { ServerObservation } from '../observe/observation.js';
 import type { ColdStartFigures } from '../report/result-json.js';
-import { RESULT_SCHEMA, type RunResult } from '../report/result-json.js';
+import type { RunResult } from '../report/result-json.js';
+import { RESULT_SCHEMA } from '../store/result-schema.js';
 import { toVllmJson, type VllmPercentile } from '../report/vllm-json.js';
 import type { RunDir } from '../store/run-dir.js';
 import { writeJsonFile } from '../store/run-dir.js';

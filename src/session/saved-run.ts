@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { unreadableResultSchema, type RunResult } from '../report/result-json.js';
+import type { RunResult } from '../report/result-json.js';
+import { unreadableResultSchema } from '../store/result-schema.js';
 import { UserError } from '../errors/user-error.js';
 import type { Slo } from '../metrics/run-metrics.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { READABLE_RESULT_SCHEMAS } from '../../src/report/result-json.js';
+import { READABLE_RESULT_SCHEMAS } from '../../src/store/result-schema.js';
 
 let runDir = '';
 let other = '';

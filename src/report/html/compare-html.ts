@@ -5,10 +5,10 @@
  * The verdicts and texts are compare's own (analysis/compare, compare-report.ts); this page
  * only lays them out.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { PairComparison } from '../../analysis/compare/compare.js';
-import { readRecordsFile } from '../../store/records-file.js';
+import { readRunBundle } from '../../store/run-bundle.js';
 import type { RunResult } from '../result-json.js';
 import { runDistributions } from '../data/distributions.js';
 import { sloRules } from '../data/slo-rules.js';
@@ -93,13 +93,11 @@ export function buildCompareReport(pairs: readonly PairComparison[], runs: reado
  */
 export function loadCompareRun(path: string): CompareRun & { rules: SloRule[] } {
   const dir = path.replace(/\/result\.json$/, '');
-  const resultPath = join(dir, 'result.json');
-  const recordsPath = join(dir, 'records.jsonl');
-  if (!existsSync(resultPath) || !existsSync(recordsPath) || !statSync(dir).isDirectory()) return { path, dists: null, fingerprint: null, rules: [] };
-  const result = JSON.parse(readFileSync(resultPath, 'utf8')) as RunResult & { fingerprint?: unknown };
+  if (!existsSync(join(dir, 'result.json')) || !existsSync(join(dir, 'records.jsonl')) || !statSync(dir).isDirectory()) return { path, dists: null, fingerprint: null, rules: [] };
+  const { result, records } = readRunBundle<RunResult & { fingerprint?: unknown }>(dir, { records: 'required' });
   return {
     path,
-    dists: runDistributions(readRecordsFile(recordsPath).records),
+    dists: runDistributions(records),
     fingerprint: result.fingerprint ?? null,
     rules: sloRules(result.slos, result.metrics?.goodput?.slos ?? []),
   };

@@ -14,6 +14,8 @@ import { capacityPlan } from '../../analysis/plan/capacity.js';
 import { engineConfig, hardwareProfile, modelProfile, numGpuBlocks } from '../../sim/index.js';
 import { simProfileEngineFields } from '../builtin-sim.js';
 import { ranked, type PlanOption, type PlanReport } from '../../report/plan-report.js';
+import type { RunResult } from '../../report/result-json.js';
+import { readRunBundle } from '../../store/run-bundle.js';
 import { infeasibility, searchConcurrency, searchLength, searchRate, type ProbeSettings, type SimOption } from './sim-capacity.js';
 import { runsCapacity } from './runs-capacity.js';
 import { makeSloJudge } from './slo-judge.js';
@@ -32,9 +34,8 @@ export function parseTraffic(text: string): { rps: number; source: string } {
     }
   }
   if (statSync(text).isDirectory()) {
-    const resultPath = join(text, 'result.json');
-    if (!existsSync(resultPath)) throw new UserError(`--traffic ${text}: no result.json in this directory`);
-    const res = JSON.parse(readFileSync(resultPath, 'utf8')) as { load?: { request_rate?: unknown; mode?: unknown }; metrics?: { throughput?: { request_per_s?: number | null } } };
+    if (!existsSync(join(text, 'result.json'))) throw new UserError(`--traffic ${text}: no result.json in this directory`);
+    const res = readRunBundle<Partial<RunResult>>(text, { records: 'skip' }).result;
     const offered = res.load?.request_rate;
     if (typeof offered === 'number' && res.load?.mode === 'open') return { rps: offered, source: `${text}: its request rate` };
     const measured = res.metrics?.throughput?.request_per_s;

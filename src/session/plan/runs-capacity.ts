@@ -8,12 +8,12 @@
  *   lengths        = the longest input and output seen in the passing stages (measured data
  *                    cannot extrapolate beyond what was sent)
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../../errors/user-error.js';
 import { computeMetrics, measureRecords } from '../../metrics/index.js';
-import { readRecordsFile } from '../../store/records-file.js';
-import { READABLE_RESULT_SCHEMAS, RESULT_SCHEMA, type RunResult } from '../../report/result-json.js';
+import type { RunResult } from '../../report/result-json.js';
+import { readRunBundle, type RunBundle } from '../../store/run-bundle.js';
 import type { RequestRecord } from '../../record/record.js';
 import { isSweepDir, readSweep } from '../saved-sweep.js';
 import type { Judge } from './sim-capacity.js';
@@ -74,17 +74,15 @@ function readStages(dir: string, warn?: (line: string) => void): StageInput[] {
       validity: s.validity ?? null,
     }));
   }
-  const resultPath = join(dir, 'result.json');
-  if (!existsSync(resultPath) || !existsSync(join(dir, 'records.jsonl'))) throw new UserError(`--from ${dir}: not a run or sweep directory (result.json and records.jsonl, or sweep.json)`);
-  let result: Partial<RunResult>;
+  if (!existsSync(join(dir, 'result.json')) || !existsSync(join(dir, 'records.jsonl'))) throw new UserError(`--from ${dir}: not a run or sweep directory (result.json and records.jsonl, or sweep.json)`);
+  let run: RunBundle<Partial<RunResult>>;
   try {
-    result = JSON.parse(readFileSync(resultPath, 'utf8')) as Partial<RunResult>;
-  } catch {
-    throw new UserError(`--from ${dir}: result.json is not valid JSON`);
+    run = readRunBundle(dir, { records: 'required', ...(warn ? { warn } : {}) });
+  } catch (err) {
+    throw err instanceof UserError ? new UserError(`--from ${err.message}`) : err;
   }
-  if (typeof result.schema !== 'string' || !READABLE_RESULT_SCHEMAS.includes(result.schema)) throw new UserError(`--from ${dir}: result.json has schema ${JSON.stringify(result.schema ?? null)}, expected ${RESULT_SCHEMA}`);
-  const offered = result.load?.request_rate;
-  return [{ path: dir, records: readRecordsFile(join(dir, 'records.jsonl'), warn ? { warn } : {}).records, offered: typeof offered === 'number' && Number.isFinite(offered) && result.load?.mode === 'open' ? offered : null, validity: result.validity ?? null }];
+  const offered = run.result.load?.request_rate;
+  return [{ path: dir, records: run.records, offered: typeof offered === 'number' && Number.isFinite(offered) && run.result.load?.mode === 'open' ? offered : null, validity: run.result.validity ?? null }];
 }
 
 export function runsCapacity(dirs: readonly string[], judge: Judge, warn?: (line: string) => void): RunsCapacity {

@@ -1,0 +1,72 @@
+/**
+ * A saved run directory read into one object: result.json (its schema checked against the versions
+ * this build reads), spec.json and the records (through the streaming reader and its checks). The
+ * one reader of a run directory for report, export, compare, plan --from and the history.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../errors/user-error.js';
+import type { RequestRecord } from '../record/record.js';
+import { readRecordsFile } from './records-file.js';
+import { unreadableResultSchema } from './result-schema.js';
+
+export interface RunBundle<R> {
+  dir: string;
+  /** result.json, of a schema this build reads. */
+  result: R;
+  /** spec.json (the run spec as validated, secrets removed); null when the directory has none. */
+  spec: Record<string, unknown> | null;
+  /** records.jsonl's records in file order; empty when it is absent (`records: 'optional'`) or not read (`'skip'`). */
+  records: RequestRecord[];
+}
+
+export interface RunBundleOptions {
+  /** `required`: no records.jsonl is an error; `optional` (default): read when present; `skip`: not read. */
+  records?: 'required' | 'optional' | 'skip';
+  /** Where the records reader's warnings go (a record written twice). */
+  warn?: (line: string) => void;
+}
+
+/** A JSON file of a saved directory; one line naming it when it cannot be read or parsed. */
+export function readJsonFile(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new UserError(`${path}: cannot read (${err instanceof SyntaxError ? 'not valid JSON' : ((err as NodeJS.ErrnoException).code ?? String(err))})`);
+  }
+}
+
+/**
+ * Reads the run directory `dir`. `R` is the result's type as the caller knows it
+ * (report/result-json.ts's RunResult): the schema check is what makes it that.
+ * @throws UserError: no such directory, no result.json, a file that does not parse, a schema this build does not read, impossible records.
+ */
+export function readRunBundle<R>(dir: string, o: RunBundleOptions = {}): RunBundle<R> {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UserError(`${dir}: no such run directory`);
+  const resultPath = join(dir, 'result.json');
+  if (!existsSync(resultPath)) throw new UserError(`${dir}: no result.json (not a run directory, or the run did not finish; \`infermeter analyze\` recomputes from records.jsonl)`);
+  const result = readJsonFile(resultPath);
+  const unreadable = unreadableResultSchema(result);
+  if (unreadable) throw new UserError(`${resultPath}: ${unreadable}`);
+  return { dir, result: result as R, spec: readSpec(dir), records: readRunRecords(dir, o) };
+}
+
+/** spec.json as an object, or null when the directory has none. */
+export function readSpec(dir: string): Record<string, unknown> | null {
+  const path = join(dir, 'spec.json');
+  if (!existsSync(path)) return null;
+  const spec = readJsonFile(path);
+  return spec !== null && typeof spec === 'object' && !Array.isArray(spec) ? (spec as Record<string, unknown>) : null;
+}
+
+/** records.jsonl of `dir` as `o.records` says (default: read when present). */
+export function readRunRecords(dir: string, o: RunBundleOptions = {}): RequestRecord[] {
+  const mode = o.records ?? 'optional';
+  if (mode === 'skip') return [];
+  const path = join(dir, 'records.jsonl');
+  if (!existsSync(path)) {
+    if (mode === 'required') throw new UserError(`${dir}: no records.jsonl (the per-request records this needs)`);
+    return [];
+  }
+  return readRecordsFile(path, o.warn ? { warn: o.warn } : {}).records;
+}
