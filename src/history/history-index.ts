@@ -10,7 +10,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePending } from './history-journal.js';
 import { UserError } from '../errors/user-error.js';
-import { isSweepDir, rowFromRunDir, rowsFromSweepDir, type HistoryRow } from './history-row.js';
+import { isSweepDir, rowFromRunDir, rowOfRun, rowsFromSweepDir, type HistoryRow } from './history-row.js';
 
 /** Journals the row of the run (or of each stage of the sweep) in `runDir`; returns null when done, else the one-line warning to print. */
 export async function indexRun(resultsDir: string, runDir: string): Promise<string | null> {
@@ -20,6 +20,24 @@ export async function indexRun(resultsDir: string, runDir: string): Promise<stri
   } catch (err) {
     return `history: not indexed (${message(err)}); the run directory is complete`;
   }
+  return journal(resultsDir, rows);
+}
+
+/**
+ * Journals the row of a run that just finished from its result object and spec as held in
+ * memory (what result.json and spec.json hold), so the run's directory is not read back.
+ */
+export async function indexRunResult(resultsDir: string, runDir: string, result: Record<string, unknown>, spec: unknown): Promise<string | null> {
+  let row: HistoryRow;
+  try {
+    row = rowOfRun(resultsDir, runDir, result, spec);
+  } catch (err) {
+    return `history: not indexed (${message(err)}); the run directory is complete`;
+  }
+  return journal(resultsDir, [row]);
+}
+
+function journal(resultsDir: string, rows: readonly HistoryRow[]): string | null {
   try {
     for (const row of rows) writePending(resultsDir, row);
     return null;

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { redactUrl } from '../util/redact.js';
 import { specHash } from '../analysis/comparable-spec.js';
+import { readRunBundle } from '../store/run-bundle.js';
 
 /** A run's row; numbers that are undefined for the run are null, never NaN. */
 export interface HistoryRow {
@@ -151,17 +152,20 @@ function qualityColumns(result: Obj): Pick<
   };
 }
 
-/** Builds the row of the run in `runDir` (a folder under `resultsDir`). Throws when result.json is missing or unreadable. */
+/**
+ * The row of a run from its result object and spec (spec.json's content; null when the run has
+ * none): read back from its directory, or held in memory by the run that just finished.
+ */
+export function rowOfRun(resultsDir: string, runDir: string, result: Obj, spec: unknown): HistoryRow {
+  // An old or hand-made run without spec.json still gets a row; its hash then covers only the result's load.
+  const settings = spec ?? { load: result.load, workload: result.workload, target: { endpoint: obj(result.target).endpoint, model: obj(result.target).model } };
+  return rowFromResult(resultsDir, runDir, result, settings);
+}
+
+/** Builds the row of the run in `runDir` (a folder under `resultsDir`). Throws when result.json is missing, unreadable or of a schema this build does not read. */
 export function rowFromRunDir(resultsDir: string, runDir: string): HistoryRow {
-  const result = obj(readJson(join(runDir, 'result.json')));
-  let spec: unknown;
-  try {
-    spec = readJson(join(runDir, 'spec.json'));
-  } catch {
-    // An old or hand-made run without spec.json still gets a row; its hash then covers only the result's load.
-    spec = { load: result.load, workload: result.workload, target: { endpoint: obj(result.target).endpoint, model: obj(result.target).model } };
-  }
-  return rowFromResult(resultsDir, runDir, result, spec);
+  const run = readRunBundle<Obj>(runDir, { records: 'skip' });
+  return rowOfRun(resultsDir, runDir, run.result, run.spec);
 }
 
 /** The directory holds a sweep (sweep.json and no result.json, docs/sweep-schema.md). */

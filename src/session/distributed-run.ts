@@ -68,14 +68,15 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
       // A coordinator rescheduled to a fresh pod finds no directory: it makes it again.
       if (prior.run_dir && spec.output.save) makeDirs(prior.run_dir);
       const dir = prior.run_dir && spec.output.save ? openRunDir(prior.run_dir) : null;
+      const savedSpec = redactor.scrubDeep(redactSecrets({ ...spec, workload: { ...spec.workload, prompt_salt: prior.target.prompt_salt }, target: { ...spec.target, base_url: simulated ? null : prior.target.base_url, model: prior.target.model } }));
       if (dir) {
         rmSync(dir.recordsPath, { force: true });
-        dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, workload: { ...spec.workload, prompt_salt: prior.target.prompt_salt }, target: { ...spec.target, base_url: simulated ? null : prior.target.base_url, model: prior.target.model } })));
+        dir.writeJson('spec.json', savedSpec);
       }
       // What the server did before the restart is not scraped again (a --prometheus-url has it all).
       const observer = await observeServer(spec, ctx, prior.target.base_url, log);
       observer?.setOrigin(originAt(prior.start_at_ms), prior.start_at_ms);
-      return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state: prior, plan, redactor, target: null, resumed: true }, observer);
+      return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state: prior, plan, redactor, target: null, resumed: true, savedSpec }, observer);
     }
     // A stream without a state never started: what it holds belongs to no run.
     await link.deleteStream();
@@ -92,15 +93,16 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
     const nodes: JoinedNode[] = await coord.barrier(info, flags.workerWaitMs);
     const startedAt = new Date();
     let dir: RunDir | null = null;
+    const savedSpec = redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : target.baseUrl, model: target.model } }));
     if (spec.output.save) {
       dir = createRunDir(spec.output.result_dir, spec.name, startedAt);
-      dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : target.baseUrl, model: target.model } })));
+      dir.writeJson('spec.json', savedSpec);
     }
     const partial: Omit<RunState, 'start_at_ms'> = { kind: 'run', spec_hash: hash, workers: flags.workers, started_at: startedAt.toISOString(), run_dir: dir?.path ?? null, target: info, describe: target.describe() as unknown as Record<string, unknown>, nodes };
     const observer = await observeServer(spec, ctx, target.baseUrl, log);
     const state: RunState = { ...partial, start_at_ms: await coord.start(0, flags.startDelayMs, partial) };
     observer?.setOrigin(originAt(state.start_at_ms), state.start_at_ms);
-    return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state, plan, redactor, target, resumed: false }, observer);
+    return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state, plan, redactor, target, resumed: false, savedSpec }, observer);
   } finally {
     coordClose?.();
     await target?.close();
@@ -121,6 +123,8 @@ interface Collecting {
   redactor: Redactor;
   target: OpenTarget | null;
   resumed: boolean;
+  /** spec.json as written, for the history row. */
+  savedSpec: unknown;
 }
 
 /**
@@ -199,7 +203,7 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
     promptOverheadTokens: c.target?.promptOverheadTokens ?? null,
     promptPerMessageTokens: c.target?.promptPerMessageTokens ?? null,
   });
-  await recordInHistory(spec.output.result_dir, dir, c.log);
+  await recordInHistory(spec.output.result_dir, dir, c.log, { result: done.result, spec: c.savedSpec });
   if (c.flags.storeResults) {
     // Before the stream goes: a coordinator killed while storing resumes the run and stores it again.
     const stored = await storeRunDir(c.link, c.flags.runId, dir?.path ?? null, done.result, runExitCode(done.result, done.allowInvalid, undefined));

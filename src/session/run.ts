@@ -47,6 +47,8 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
   let target: OpenTarget | null = null;
   let dir: RunDir | null = null;
   let writer: RecordsWriter | null = null;
+  /** spec.json as written, for the history row. */
+  let savedSpec: unknown = null;
   // A signal before the load starts (planning, simulator start, pre-flight) ends the run there.
   const notStarted = (): RunSessionOutcome => {
     log('interrupted before the load started: nothing was sent');
@@ -79,7 +81,8 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
 
     if (spec.output.save) {
       dir = createRunDir(spec.output.result_dir, spec.name, new Date());
-      dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : baseUrl, model } })));
+      savedSpec = redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : baseUrl, model } }));
+      dir.writeJson('spec.json', savedSpec);
       writer = new RecordsWriter(dir.recordsPath, { survive: true });
     }
     const progressFile = dir ? new ProgressFile(dir.path) : null;
@@ -127,7 +130,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
       coldStart: target.coldStart?.result(outcome.records) ?? null,
     });
     if (diskFault && dir) return { started: true, ...done, redactor, diskFault: diskFaultLine(diskFault, dir.path, outcome.records.length) };
-    await recordInHistory(spec.output.result_dir, dir, log);
+    await recordInHistory(spec.output.result_dir, dir, log, { result: done.result, spec: savedSpec });
     return { started: true, ...done, redactor };
   } finally {
     writer?.close();

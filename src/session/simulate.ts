@@ -142,12 +142,13 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}): Prom
   // Records are written as they finish and held in columns (VirtualRecords), not as objects:
   // a day of virtual traffic is millions of records and hundreds of millions of chunk times.
   // The run directory is made with the first record, so a run refused at the start leaves none.
-  const saved: { dir: RunDir | null; writer: RecordsWriter | null; opened: boolean } = { dir: null, writer: null, opened: false };
+  const saved: { dir: RunDir | null; writer: RecordsWriter | null; opened: boolean; spec: unknown } = { dir: null, writer: null, opened: false, spec: null };
   const open = (): void => {
     saved.opened = true;
     if (!spec.output.save) return;
     saved.dir = createRunDir(spec.output.result_dir, spec.name, startedAt);
-    saved.dir.writeJson('spec.json', redactSecrets(spec));
+    saved.spec = redactSecrets(spec);
+    saved.dir.writeJson('spec.json', saved.spec);
     saved.writer = new RecordsWriter(saved.dir.recordsPath);
   };
   const timeline = new StepTimeline();
@@ -208,6 +209,6 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}): Prom
     costSplit: s ? { method: 'simulator_step_time', input_share: s.prefill_ms + s.decode_ms > 0 ? s.prefill_ms / (s.prefill_ms + s.decode_ms) : 0.5 } : null,
     tokenizerId: spec.workload.tokenizer,
   });
-  await recordInHistory(spec.output.result_dir, dir, log);
+  await recordInHistory(spec.output.result_dir, dir, log, { result: done.result, spec: saved.spec });
   return done;
 }
