@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compare, simulate, UserError } from '../../src/index.js';
 import { CompareFlagsSchema, CompareOptionsSchema, parseCommandOptions } from '../../src/config/command-options.js';
 import { plantTtftRegression } from '../helpers/planted-runs.js';
+import { renderCompareText } from '../../src/report/compare-report.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 describe('compare options', () => {
@@ -44,12 +45,13 @@ describe('compare()', () => {
   let a: string;
   let b: string;
   let slow: string;
+  let other: string;
   beforeAll(async () => {
     const root = tempDir('compare-api');
-    for (const name of ['a', 'b']) {
-      await simulate({ name, load: { num_prompts: 200, request_rate: 8, seed: 3 }, workload: { random_input_len: 256, random_output_len: 32 }, output: { result_dir: root, report: false } });
+    for (const [name, seed] of [['a', 3], ['b', 3], ['c', 4]] as const) {
+      await simulate({ name, load: { num_prompts: 200, request_rate: 8, seed }, workload: { random_input_len: 256, random_output_len: 32, random_range_ratio: 0.5 }, output: { result_dir: root, report: false } });
     }
-    [a, b] = ['a', 'b'].map((n) => join(root, readdirSync(root).find((d) => d.endsWith(`-${n}`))!)) as [string, string];
+    [a, b, other] = ['a', 'b', 'c'].map((n) => join(root, readdirSync(root).find((d) => d.endsWith(`-${n}`))!)) as [string, string, string];
     slow = join(root, 'slow');
     plantTtftRegression(b, slow);
   });
@@ -85,5 +87,32 @@ describe('compare()', () => {
     expect(() => compare([a, bad], { resamples: 20 })).toThrow(UserError);
     expect(() => compare([a, bad], { resamples: 20 })).toThrow(/invalid run \(the client fell behind\) \(allowInvalid: true compares it anyway\)$/);
     expect(compare([a, bad], { resamples: 20, allowInvalid: true }).gates.find((g) => g.suite === bad)!.pass).toBe(false);
+  });
+
+  it('states for every figure the smallest change it could detect, and the requests per run that would resolve the threshold', () => {
+    // Two seeds of one configuration, 200 requests each: n = 200. Threshold 1% (--fail-on-regression), --min-effect 2%.
+    const r = compare([a, other], { resamples: 200, failOnRegression: '1%' });
+    const p = r.pairs[0]!;
+    expect(p.judged).toBe(true);
+    let resolved = 0;
+    for (const f of p.figures) {
+      if (f.ci === null) {
+        expect(f.detectable).toBeNull();
+        continue;
+      }
+      const half = (f.ci[1] - f.ci[0]) / 2;
+      expect(f.detectable).toBeCloseTo(f.figure.delta === 'relative' ? Math.max(half, 0.02) : half, 12);
+      if (f.verdict === 'no significant change' && f.figure.delta === 'relative' && half > 0.01) {
+        // The half-width shrinks as 1/√n: n · (half / 1%)² requests per run bring it to 1%.
+        expect(f.requests_needed).toBe(Math.ceil(200 * (half / 0.01) ** 2));
+        resolved++;
+      } else expect(f.requests_needed).toBeNull();
+    }
+    expect(resolved).toBeGreaterThan(0);
+    // The text names each such figure with its count (a half-width of 5% at 1% needs 200 · 5² = 5,000).
+    const ttft = p.figures.find((f) => f.figure.id === 'ttft_p50')!;
+    expect(ttft.requests_needed).not.toBeNull();
+    expect(renderCompareText(r.pairs)).toContain(`TTFT p50 ≈ ${ttft.requests_needed!.toLocaleString('en-US')}`);
+    expect(renderCompareText(r.pairs)).toMatch(/To resolve a ±1\.0% change \(--fail-on-regression\) where none was seen, requests per run at the same load: /);
   });
 });
