@@ -9,12 +9,13 @@
  */
 import type { Clock, RequestRecord, ErrorClass, RequestStatus } from '../record/record.js';
 import type { WorkItem } from '../workload/types.js';
-import type { UsageCounts } from './stream-events.js';
+import type { StreamScan, UsageCounts } from './stream-events.js';
 import { ConnectionPolicy } from './connection-policy.js';
 import { ConnectionPool } from './http1/connection-pool.js';
 import { HttpParseError, ResponseParser } from './http1/response-parser.js';
-import { buildRequestBody, endpointKind, errorMessageOf, parseCompleteResponse, type EndpointKind } from './openai-body.js';
-import { OpenAIStreamScanner } from './stream-scanner.js';
+import { errorMessageOf } from './openai-body.js';
+import type { EndpointKind, UnaryAnswer } from './endpoints/endpoint-kind.js';
+import { resolveEndpointKind } from './endpoints/registry.js';
 import { endpointUrl } from './endpoint-url.js';
 import { compressedStreamMessage, decodeBody, isEncoded } from './content-encoding.js';
 import { checkUsage } from './usage-check.js';
@@ -25,11 +26,14 @@ import { responseIdIn, TraceIdSource, traceHeaderLines } from './trace-context.j
 export interface TargetConfig {
   baseUrl: string;
   path: string;
+  /** `--endpoint-type`: the API the path speaks (endpoints/registry.ts); absent or null: the one the path names. */
+  endpointType?: string | null;
   model: string;
   /** The key itself, read from the environment by the caller; never stored in results. */
   apiKey: string | null;
   headers: Record<string, string>;
   extraBody: Record<string, unknown>;
+  /** Stream the answer (kinds without a stream format, embeddings, are always sent unary). */
   stream: boolean;
   ignoreEos: boolean;
   timeoutMs: number;
@@ -62,6 +66,8 @@ interface InFlight {
 
 export class HttpTarget {
   readonly kind: EndpointKind;
+  /** Requests ask for a streamed answer: --stream and a kind that has a stream format. */
+  private readonly streaming: boolean;
   private readonly url: URL;
   private readonly pool: ConnectionPool;
   private readonly policy = new ConnectionPolicy();
@@ -78,12 +84,13 @@ export class HttpTarget {
     this.url = endpointUrl(config.baseUrl, config.path);
     this.redactor = Redactor.forTarget({ baseUrl: config.baseUrl, apiKey: config.apiKey, headers: config.headers });
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new Error(`unsupported protocol ${this.url.protocol}`);
-    this.kind = endpointKind(config.path);
+    this.kind = resolveEndpointKind(config.endpointType, config.path);
+    this.streaming = config.stream && this.kind.newScanner !== undefined;
     this.pool = new ConnectionPool(this.url, config.insecureTls ?? false);
     const headers: Record<string, string> = {
       host: this.url.host,
       'content-type': 'application/json',
-      accept: config.stream ? 'text/event-stream' : 'application/json',
+      accept: this.streaming ? 'text/event-stream' : 'application/json',
       'user-agent': 'infermeter',
       // Per-token times need each event as it is sent: a compressed stream is refused, not decoded
       // (why: docs/records.md §Content encoding).
@@ -91,8 +98,9 @@ export class HttpTarget {
     };
     // Credentials in the URL (http://user:pass@host) are sent as HTTP Basic, as curl does.
     if (this.url.username || this.url.password) headers.authorization = `Basic ${basicCredentials(this.url)}`;
+    for (const [k, v] of Object.entries(this.kind.headers ?? {})) headers[k] = v;
     for (const [k, v] of Object.entries(config.headers)) headers[k.toLowerCase()] = v;
-    if (config.apiKey) headers.authorization = `Bearer ${config.apiKey}`;
+    if (config.apiKey) Object.assign(headers, this.kind.authHeaders(config.apiKey));
     delete headers['content-length'];
     delete headers['transfer-encoding'];
     let head = `POST ${this.url.pathname}${this.url.search} HTTP/1.1\r\n`;
@@ -135,9 +143,9 @@ export class HttpTarget {
   prepare(item: WorkItem): PreparedRequest {
     const body = Buffer.from(
       JSON.stringify(
-        buildRequestBody(this.kind, item, {
+        this.kind.buildBody(item, {
           model: this.config.model,
-          stream: this.config.stream,
+          stream: this.streaming,
           ignoreEos: this.config.ignoreEos,
           extraBody: this.config.extraBody,
         }),
@@ -151,7 +159,8 @@ export class HttpTarget {
     const { item, body } = prepared;
     rec.requested_output_tokens = item.max_tokens;
     rec.client_prompt_tokens = item.prompt_tokens;
-    if (this.kind === 'chat' && item.messages && item.messages.length > 1) rec.prompt_messages = item.messages.length;
+    if (this.kind.input === 'messages' && item.messages && item.messages.length > 1) rec.prompt_messages = item.messages.length;
+    if (!this.kind.generates) rec.inputs = item.inputs?.length ?? 1;
     rec.task = item.task;
     rec.session = item.session;
     rec.turn = item.turn;
@@ -184,7 +193,7 @@ export class HttpTarget {
     }
     const pooled = this.policy.pooling(this.pool);
     const { conn, reused } = this.pool.acquire(pooled);
-    const scanner = this.config.stream ? new OpenAIStreamScanner({ keepText: keep || !!this.config.countTokens }) : null;
+    const scanner = this.streaming ? this.kind.newScanner!({ keepText: keep || !!this.config.countTokens }) : null;
     let ok = false;
     /** A 200 answer to a streaming request whose content type is not an event stream (an HTML login page…). */
     let notStream: string | null = null;
@@ -323,7 +332,7 @@ export class HttpTarget {
   }
 
   /** A complete response: a stream, a non-streaming body, or an HTTP error. */
-  private completed(rec: RequestRecord, ok: boolean, scanner: OpenAIStreamScanner | null, bodyText: string, now: number, keep: boolean): void {
+  private completed(rec: RequestRecord, ok: boolean, scanner: StreamScan | null, bodyText: string, now: number, keep: boolean): void {
     if (!ok) failHttp(rec, rec.http_status ?? 0, bodyText);
     else if (scanner) {
       scanner.end(now);
@@ -331,7 +340,7 @@ export class HttpTarget {
     } else this.finishComplete(rec, bodyText, now, keep);
   }
 
-  private finishStream(rec: RequestRecord, scan: OpenAIStreamScanner, keep: boolean): void {
+  private finishStream(rec: RequestRecord, scan: StreamScan, keep: boolean): void {
     const times = scan.contentTimes();
     rec.chunk_ms = times;
     rec.first_token_ms = times.length > 0 ? times[0]! : null;
@@ -352,17 +361,21 @@ export class HttpTarget {
   }
 
   private finishComplete(rec: RequestRecord, bodyText: string, now: number, keep: boolean): void {
-    let parsed: ReturnType<typeof parseCompleteResponse>;
+    let parsed: UnaryAnswer | null;
     try {
       const json: unknown = JSON.parse(bodyText);
       const id = (json as { id?: unknown } | null)?.id;
       if (typeof id === 'string') rec.response_id = id;
-      parsed = parseCompleteResponse(json);
+      parsed = this.kind.parseUnary(json);
     } catch {
       parsed = null;
     }
     if (!parsed) {
-      fail(rec, 'error', 'malformed_stream', `response is not a completion object: ${bodyText.slice(0, 120)}`);
+      fail(rec, 'error', 'malformed_stream', `response is not ${this.kind.name === 'embeddings' ? 'an embeddings list' : `a ${this.kind.name} answer`}: ${bodyPreview(bodyText)}`);
+      return;
+    }
+    if (!this.kind.generates) {
+      this.finishPooled(rec, parsed);
       return;
     }
     // Without streaming the first token is only seen with the whole answer.
@@ -379,6 +392,20 @@ export class HttpTarget {
       rec.reasoning_tokens = reasoningTokens;
     }
     if (parsed.text.length === 0 && !usage?.completion_tokens) fail(rec, 'error', 'empty_response', 'no output content in the response');
+  }
+
+  /**
+   * An answer with nothing generated (embeddings): no first token and no chunks, a latency only;
+   * the inputs it covers must be the inputs sent.
+   */
+  private finishPooled(rec: RequestRecord, parsed: UnaryAnswer): void {
+    const rejected = checkUsage(parsed.usage, rec.client_prompt_tokens, rec.turn);
+    if (rejected !== null) rec.usage_rejected = rejected;
+    const served = rejected === null ? (parsed.usage?.prompt_tokens ?? null) : null;
+    rec.prompt_tokens = served ?? rec.client_prompt_tokens;
+    rec.token_source = 'none';
+    const sent = rec.inputs ?? 1;
+    if (parsed.inputs !== sent) fail(rec, 'error', 'empty_response', `${parsed.inputs ?? 0} embeddings for ${sent} input${sent === 1 ? '' : 's'}`);
   }
 
   /** Fills the token counts; returns the usage that was believed (null: none, or rejected). */

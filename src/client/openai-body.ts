@@ -1,37 +1,9 @@
 /**
- * Request bodies and non-streaming responses of the OpenAI-compatible APIs
- * (/v1/completions and /v1/chat/completions). One place that knows the field names.
+ * The non-streaming responses and error bodies of the OpenAI-compatible APIs
+ * (/v1/completions and /v1/chat/completions); their request bodies are the endpoint kinds'
+ * (endpoints/openai.ts).
  */
-import type { WorkItem } from '../workload/types.js';
 import type { UsageCounts } from './stream-events.js';
-
-export type EndpointKind = 'completions' | 'chat';
-
-export function endpointKind(path: string): EndpointKind {
-  return /chat\/completions\/?$/.test(path) ? 'chat' : 'completions';
-}
-
-export interface BodyOptions {
-  model: string;
-  stream: boolean;
-  ignoreEos: boolean;
-  extraBody: Record<string, unknown>;
-}
-
-export function buildRequestBody(kind: EndpointKind, item: WorkItem, opts: BodyOptions): Record<string, unknown> {
-  const body: Record<string, unknown> = { model: opts.model };
-  if (kind === 'chat') body.messages = item.messages ?? [{ role: 'user', content: item.prompt }];
-  else body.prompt = item.prompt;
-  if (item.max_tokens !== null) body.max_tokens = item.max_tokens;
-  if (opts.ignoreEos) body.ignore_eos = true;
-  if (opts.stream) {
-    body.stream = true;
-    // Exact token counts: ask for usage in the stream (OpenAI, vLLM, SGLang, llama.cpp honour it).
-    body.stream_options = { include_usage: true };
-  }
-  // The user's extra fields win, so any of the above can be overridden (e.g. temperature, stream_options).
-  return { ...body, ...opts.extraBody };
-}
 
 export interface CompleteResponse {
   text: string;

@@ -8,6 +8,7 @@
 import { UserError } from '../errors/user-error.js';
 import { emptyRecord, type RequestRecord } from '../record/record.js';
 import { endpointUrl } from './endpoint-url.js';
+import { resolveEndpointKind } from './endpoints/registry.js';
 import { bodyPreview, HttpTarget, type TargetConfig } from './http-client.js';
 import { requestJson, type JsonAnswer } from './http-json.js';
 import { calibratePrompts, probeMessages, probePrompt, PROBE_PROMPT_TOKENS, type PromptCalibration } from './prompt-calibration.js';
@@ -108,8 +109,9 @@ async function listModels(baseUrl: string, headers: Record<string, string>, time
 /** `cfg.model` null: take the first model the server lists. */
 export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: string | null }, opts: PreflightOptions = {}): Promise<PreflightResult> {
   const o = { retry: opts.retry ?? PREFLIGHT_RETRY, sleep: opts.sleep ?? realSleep, log: opts.log ?? (() => {}) };
-  const authHeaders: Record<string, string> = { ...cfg.headers };
-  if (cfg.apiKey) authHeaders.authorization = `Bearer ${cfg.apiKey}`;
+  const kind = resolveEndpointKind(cfg.endpointType, cfg.path);
+  const authHeaders: Record<string, string> = { ...kind.headers, ...cfg.headers };
+  if (cfg.apiKey) Object.assign(authHeaders, kind.authHeaders(cfg.apiKey));
   // Each try is bounded too, so a stalled server costs at most attempts × this.
   const probeTimeout = Math.min(cfg.timeoutMs, 30_000);
   const retried: string[] = [];
@@ -152,7 +154,7 @@ export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: stri
     const rec = r.value;
     const sendMessages = (): Promise<RequestRecord> => target.send(emptyRecord(0, 0), target.prepare(probeMessages(1)));
     const calibration = opts.calibrate
-      ? await calibratePrompts({ cfg: { ...cfg, model }, probe: rec, send, ...(target.kind === 'chat' ? { sendMessages } : {}), authHeaders })
+      ? await calibratePrompts({ cfg: { ...cfg, model }, probe: rec, send, ...(target.kind.input === 'messages' ? { sendMessages } : {}), authHeaders })
       : null;
     return {
       model,

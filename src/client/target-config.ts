@@ -17,6 +17,7 @@ export function targetConfig(t: TargetSpec, r: ResolvedTarget): Omit<TargetConfi
   return {
     baseUrl: r.baseUrl,
     path: t.endpoint,
+    endpointType: t.endpoint_type ?? null,
     apiKey: r.apiKey,
     headers: t.headers,
     extraBody: t.extra_body,

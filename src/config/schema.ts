@@ -62,7 +62,12 @@ export const maxWorkers = (): number => WORKERS_PER_CORE * availableParallelism(
 export const TargetSpecSchema = z
   .object({
     base_url: z.string().url().nullable().default(null).describe('Server root, e.g. http://localhost:8000. Null: the built-in simulated engine.'),
-    endpoint: z.string().startsWith('/').default('/v1/completions').describe('API path: /v1/completions or /v1/chat/completions.'),
+    endpoint: z.string().startsWith('/').default('/v1/completions').describe('API path: /v1/completions, /v1/chat/completions, /v1/embeddings, /v1/responses or /v1/messages (the --endpoint-type default when only that is given).'),
+    endpoint_type: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The API the endpoint speaks (docs/endpoints.md): completions, chat, embeddings, responses, anthropic, a plugin's kind, or vLLM's --backend names (openai, openai-chat, openai-embeddings). Absent: the one the path names."),
     model: z.string().min(1).nullable().default(null).describe('Model id; null takes the first from /v1/models.'),
     api_key_env: z.string().default('OPENAI_API_KEY').describe('Environment variable holding the API key (the key itself is never stored).'),
     stream: z.boolean().default(true),
@@ -94,6 +99,7 @@ export const LoadSpecSchema = z
     arrival: z.enum(['poisson', 'gamma', 'constant']).nullable().default(null).describe('Inter-arrival distribution; null: poisson, or gamma when burstiness ≠ 1.'),
     max_concurrency: z.number().int().positive().nullable().default(null).describe('Open loop: cap on requests in flight; waits are counted as late.'),
     concurrency: z.number().int().positive().nullable().default(null).describe('Closed loop: exactly N requests always in flight.'),
+    batch_size: z.number().int().positive().optional().describe('Embeddings: inputs per request (absent: 1); the inputs are consecutive workload items.'),
     num_prompts: z.number().int().positive().nullable().default(null).describe('Requests to send (default 1000 when no duration is given).'),
     duration_ms: durationMs('s', 'Stop sending after this long (bare number: seconds).').nullable().default(null),
     ramp_up_ms: durationMs('s', 'Ramp-up: the rate (or concurrency) rises linearly from zero to its target over this long; excluded from figures (bare number: seconds).').default(0),

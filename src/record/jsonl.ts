@@ -124,6 +124,7 @@ export function recordFromJsonLine(line: string): RequestRecord {
     ...retryFields(o),
     ...(o.node != null ? { node: num(o.node, 'node') } : {}),
     ...(o.prompt_messages != null ? { prompt_messages: num(o.prompt_messages, 'prompt_messages') } : {}),
+    ...(o.inputs != null ? { inputs: num(o.inputs, 'inputs') } : {}),
     ...(typeof o.trace_id === 'string' ? { trace_id: o.trace_id } : {}),
     ...(typeof o.response_id === 'string' ? { response_id: o.response_id } : {}),
     ...qualityField(o),

@@ -108,6 +108,11 @@ export interface RequestRecord {
    * check allows the chat template's tokens for each). Absent for one message or a completions prompt.
    */
   prompt_messages?: number;
+  /**
+   * Endpoint kinds that answer a batch without generating (embeddings, records schema 3): how
+   * many inputs the request carried (--batch-size). Absent for generation requests.
+   */
+  inputs?: number;
   /** Events the server sent after `data: [DONE]`: ignored, only counted. Absent when none. */
   events_after_done?: number;
   /** Why the server's usage was not believed (negative, fractional, a prompt length far from the one sent); the token counts then come from the tokenizer or the chunks. Absent when usage was taken or none came. */

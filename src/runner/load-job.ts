@@ -11,7 +11,7 @@ import type { Clock, RequestRecord } from '../record/record.js';
 import type { LoadSpec, TargetSpec } from '../config/schema.js';
 import { HttpTarget } from '../client/http-client.js';
 import { targetConfig } from '../client/target-config.js';
-import { endpointKind } from '../client/openai-body.js';
+import { workloadShapeOf } from '../client/endpoints/registry.js';
 import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
 import type { ProgressListener } from './progress.js';
 import { BusyPoll } from './busy-poll.js';
@@ -70,10 +70,11 @@ export interface PreparedJob {
 /** Builds everything slow (workload, tokenizer, schedule) before the clock starts. */
 export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
   const { load, shard } = job;
-  const kind = endpointKind(job.target.endpoint);
+  const kind = workloadShapeOf(job.target);
   const full = await createWorkload(job.workload, {
     seed: load.seed,
     endpointKind: kind,
+    batchSize: load.batch_size ?? 1,
     numPrompts: job.totalRequests ?? undefined,
     tokenScale: job.tokenScale,
     ...(job.warn ? {} : { warn: () => {} }),

@@ -9,7 +9,7 @@ import { phasePlanProblem, type PhasePlan } from '../load/phases.js';
 import { hasRamp, rampProblem } from '../load/ramp.js';
 import { loadRamp } from '../load/send-times.js';
 import type { LoadSpec } from '../config/schema.js';
-import { endpointKind } from '../client/openai-body.js';
+import { workloadShapeOf } from '../client/endpoints/registry.js';
 import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
 import type { RunSpec } from './run-spec.js';
 import { bigDatasetBytes, mib, secondsSince } from './slow-steps.js';
@@ -33,7 +33,8 @@ export async function planRun(spec: RunSpec, warn: (line: string) => void, opts:
   if (big !== null) warn(`workload: reading ${spec.workload.dataset_path} (${mib(big)})…`);
   const workload = await createWorkload(spec.workload, {
     seed: load.seed,
-    endpointKind: endpointKind(spec.target.endpoint),
+    endpointKind: workloadShapeOf(spec.target),
+    batchSize: load.batch_size ?? 1,
     numPrompts: load.num_prompts ?? undefined,
     warn,
     ...(opts.lengthsOnly ? { lengthsOnly: true } : {}),

@@ -4,12 +4,16 @@ import { UserError } from '../errors/user-error.js';
 import { normalizeBaseUrl } from '../config/base-url.js';
 import { checkObjectivesUsable } from '../config/slo-check.js';
 import { buildRunSpecSchema } from '../config/schema.js';
+import { resolveEndpointKind } from '../client/endpoints/registry.js';
 import { objectiveListSchema } from '../config/slo.js';
 import { OBJECTIVE_METRICS } from '../metrics/index.js';
 import { WorkloadSpecSchema } from '../workload/index.js';
 
 /** The `slos:` list / `--slo`: objectives over the metrics of the registry. */
 export const SloListSchema = objectiveListSchema(OBJECTIVE_METRICS);
+
+/** The schema's --endpoint default, replaced by the kind's own path when only --endpoint-type is given. */
+const DEFAULT_ENDPOINT = '/v1/completions';
 
 export const RunSpecSchema = buildRunSpecSchema(WorkloadSpecSchema.prefault({}), SloListSchema);
 export type RunSpec = z.output<typeof RunSpecSchema>;
@@ -35,7 +39,30 @@ export function checkRunSpec(spec: RunSpec, flagPaths: { has(path: string): bool
     spec.target.base_url = n.baseUrl;
     spec.target.endpoint = n.endpoint;
   }
+  checkEndpointKind(spec, flagPaths);
   checkObjectivesUsable(spec.slos, spec.goodput);
+}
+
+/** Per-request figures of generated tokens over time: undefined for a kind that generates none. */
+const TOKEN_TIMING_METRICS = new Set(['ttft_ms', 'ttft_from_schedule_ms', 'tpot_ms', 'itl_ms', 'ttfat_ms', 'reasoning_ms', 'answer_tpot_ms']);
+
+/**
+ * The endpoint kind (--endpoint-type) against the rest of the spec: its path when --endpoint is
+ * not given, a batch size only where the kind takes batches, no SLO on figures it has not.
+ * @throws UserError in one line naming the flag
+ */
+function checkEndpointKind(spec: RunSpec, flagPaths: { has(path: string): boolean }): void {
+  const t = spec.target;
+  const kind = resolveEndpointKind(t.endpoint_type, t.endpoint);
+  if (t.endpoint_type !== undefined && !flagPaths.has('target.endpoint') && t.endpoint === DEFAULT_ENDPOINT) t.endpoint = kind.path;
+  const batch = spec.load.batch_size ?? 1;
+  if (batch > 1 && kind.generates) throw new UserError(`--batch-size ${batch}: only embeddings requests carry a batch of inputs; the ${kind.name} endpoint takes one prompt per request`);
+  if (kind.generates) return;
+  const noTokens = `${kind.name} requests generate no tokens, so they have no TTFT, TPOT or ITL; bound e2el (the request's latency) instead`;
+  const o = spec.slos.find((x) => TOKEN_TIMING_METRICS.has(x.metric));
+  if (o) throw new UserError(`--slo "${o.text}": ${noTokens}`);
+  const g = spec.goodput.find((x) => TOKEN_TIMING_METRICS.has(x.metric));
+  if (g) throw new UserError(`--goodput ${g.metric.replace(/_ms$/, '')}:${g.threshold_ms}: ${noTokens}`);
 }
 
 /** Number of requests and rate of the quickstart run against the built-in simulator (cli/resolve-spec.ts applies them; the capacity gate may lower the rate). */

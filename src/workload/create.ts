@@ -15,6 +15,7 @@ import { readShareGpt } from './datasets/sharegpt.js';
 import { traceWorkload } from './datasets/trace.js';
 import { resolveEmpirical } from './lengths.js';
 import { mixWorkload } from './mix.js';
+import { batchWorkload } from './batch.js';
 import type { SubWorkloadSpec, WorkloadSpec } from './spec.js';
 import type { TextMaker } from './synthetic.js';
 import { createTextMaker, lengthsOnlyMaker } from './synthetic.js';
@@ -23,8 +24,8 @@ import { scaledEstimate } from './tokenizer.js';
 import type { Workload, WorkloadOptions } from './types.js';
 
 export async function createWorkload(spec: WorkloadSpec, opts: WorkloadOptions): Promise<Workload> {
-  if (spec.tasks) return mixWorkload(spec, opts, createSubWorkload);
-  return createSubWorkload(spec, opts, 'workload');
+  const w = spec.tasks ? await mixWorkload(spec, opts, createSubWorkload) : await createSubWorkload(spec, opts, 'workload');
+  return batchWorkload(w, opts.batchSize ?? 1);
 }
 
 export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOptions, field: string): Promise<Workload> {

@@ -16,6 +16,11 @@ export interface WorkItem {
   messages: ChatMessage[] | null;
   /** Client-side prompt token count (tokenizer or estimate, see docs/workloads.md). */
   prompt_tokens: number | null;
+  /**
+   * Embeddings with --batch-size > 1: the batch's inputs (`prompt` is the first, `prompt_tokens`
+   * their sum); absent for one input (workload/batch.ts).
+   */
+  inputs?: string[];
   /** Requested output length: sent as max_tokens (with ignore_eos when asked). */
   max_tokens: number | null;
   /** Task-mix label. */
@@ -92,6 +97,8 @@ export interface LengthBounds {
 export interface WorkloadOptions {
   seed: number;
   endpointKind: 'completions' | 'chat';
+  /** Inputs per request (embeddings, --batch-size; workload/batch.ts); default 1. */
+  batchSize?: number;
   /** Number of requests the run will send, when known; only used for describe() figures. */
   numPrompts?: number;
   /** Where dataset warnings (malformed lines) go; default: stderr. */

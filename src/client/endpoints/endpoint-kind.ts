@@ -1,0 +1,61 @@
+/**
+ * What an endpoint kind is: the one interface every API infermeter measures implements — the
+ * built-in kinds (completions, chat, embeddings, responses, anthropic) and a plugin's
+ * (docs/plugins.md). A kind says how a workload item becomes a request body, how the answer
+ * (a stream, or one JSON body) becomes the record's fields, and which figures apply.
+ *
+ * The client (http-client.ts) owns everything else: the transport, timing, retries, failures,
+ * redaction. A kind never sees a socket or a clock: a stream scanner is fed the reads and their
+ * arrival times, and answers what the record needs (stream-events.ts: StreamScan).
+ */
+import type { WorkItem } from '../../workload/types.js';
+import type { StreamScan, UsageCounts } from '../stream-events.js';
+
+export interface BodyOptions {
+  model: string;
+  /** Stream the answer: only asked of a kind that has a scanner. */
+  stream: boolean;
+  ignoreEos: boolean;
+  /** The user's --extra-body: a kind merges it last, so the user's fields win. */
+  extraBody: Record<string, unknown>;
+}
+
+/** A whole (non-streamed) answer, read from its JSON body. */
+export interface UnaryAnswer {
+  /** The output text (answer and reasoning); '' when the kind generates none. */
+  text: string;
+  usage: UsageCounts | null;
+  /** In the words of the OpenAI APIs (`stop`, `length`, `tool_calls`): figures read them. */
+  finishReason: string | null;
+  /** Kinds that answer a batch (embeddings): how many inputs the answer covers. */
+  inputs?: number;
+}
+
+export interface EndpointKind {
+  /** The `--endpoint-type` name. */
+  readonly name: string;
+  /** The API path used when `--endpoint` is not given. */
+  readonly path: string;
+  /**
+   * true: the answer is generated tokens, so TTFT, TPOT and ITL apply. false: one answer per
+   * request (embeddings): latency per request only, and a TTFT/TPOT/ITL SLO is refused.
+   */
+  readonly generates: boolean;
+  /** What the workload hands it: a prompt, or chat messages (the prompt as one user message when none). */
+  readonly input: 'prompt' | 'messages';
+  /** Headers the API always wants (Anthropic's `anthropic-version`); the user's --header wins. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The headers that carry the API key (`Authorization: Bearer …`, or Anthropic's `x-api-key`). */
+  authHeaders(apiKey: string): Record<string, string>;
+  /** The JSON request body for one item; `opts.extraBody` merged last. */
+  buildBody(item: WorkItem, opts: BodyOptions): Record<string, unknown>;
+  /** A fresh scanner for one streamed response; absent: the kind never streams (requests go unary). */
+  newScanner?(opts: { keepText: boolean }): StreamScan;
+  /** The answer in a non-streamed body; null when the body is not this kind's answer. */
+  parseUnary(json: unknown): UnaryAnswer | null;
+}
+
+/** The header every OpenAI-compatible API takes the key in. */
+export function bearerAuth(apiKey: string): Record<string, string> {
+  return { authorization: `Bearer ${apiKey}` };
+}
