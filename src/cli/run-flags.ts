@@ -21,7 +21,9 @@ export interface FlagDef {
 
 export const TARGET_FLAGS: FlagDef[] = [
   { flag: '--base-url <url>', path: ['target', 'base_url'], kind: 'string', help: 'server root, e.g. http://localhost:8000 (a trailing /v1 is accepted; default: start the built-in simulated engine)' },
-  { flag: '--endpoint <path>', path: ['target', 'endpoint'], kind: 'string', help: 'API path: /v1/completions (default) or /v1/chat/completions' },
+  { flag: '--endpoint <path>', path: ['target', 'endpoint'], kind: 'string', help: "API path (default: the --endpoint-type's, else /v1/completions): /v1/completions, /v1/chat/completions, /v1/embeddings, /v1/responses, /v1/messages" },
+  { flag: '--endpoint-type <kind>', path: ['target', 'endpoint_type'], kind: 'string', help: "the API the endpoint speaks: completions, chat, embeddings, responses, anthropic (docs/endpoints.md); default: the one --endpoint names" },
+  { flag: '--backend <name>', path: ['target', 'endpoint_type'], kind: 'string', help: "--endpoint-type in vLLM bench serve's words: openai, openai-chat, openai-embeddings (our names work too)" },
   { flag: '--model <name>', path: ['target', 'model'], kind: 'string', help: 'model id (default: first from /v1/models); without --base-url, the simulated model profile' },
   { flag: '--api-key-env <var>', path: ['target', 'api_key_env'], kind: 'string', help: 'environment variable holding the API key (default OPENAI_API_KEY); the key is never written anywhere' },
   { flag: '--no-stream', path: ['target', 'stream'], kind: 'bool', help: 'send non-streaming requests (TTFT then equals E2EL)' },
@@ -42,6 +44,7 @@ export const LOAD_FLAGS: FlagDef[] = [
   { flag: '--arrival <kind>', path: ['load', 'arrival'], kind: 'string', help: 'inter-arrival distribution: poisson|gamma|constant' },
   { flag: '--max-concurrency <n>', path: ['load', 'max_concurrency'], kind: 'int', help: 'open loop: cap on requests in flight; held requests count as late' },
   { flag: '--concurrency <n>', path: ['load', 'concurrency'], kind: 'int', help: 'closed loop: keep exactly N requests in flight' },
+  { flag: '--batch-size <n>', path: ['load', 'batch_size'], kind: 'int', help: 'embeddings: inputs per request (default 1), consecutive workload items' },
   { flag: '--num-prompts <n>', path: ['load', 'num_prompts'], kind: 'int', help: 'requests to send (default 1000 unless --duration)' },
   { flag: '--duration <duration>', path: ['load', 'duration_ms'], kind: 'string', help: 'stop sending after this long, e.g. 60s, 5m (bare number: seconds)' },
   { flag: '--ramp-up <duration>', path: ['load', 'ramp_up_ms'], kind: 'string', help: 'the rate or concurrency rises linearly from zero to its target over this long, e.g. 60s (excluded from figures)' },

@@ -4,6 +4,7 @@
  * value arrays and hands them to the definitions.
  */
 
+import { batchFigures } from './batch-figures.js';
 import { offeredWindow } from './offered-window.js';
 import type { ErrorClass, RequestRecord, TokenSource } from '../record/record.js';
 import { availability, findOutages } from './defs/availability.js';
@@ -180,6 +181,7 @@ export function computeOver(
     availability: { value: availability.value(t), downtime_s: t.downtime_ms / 1000, outages: window === null ? [] : findOutages(measure, window.end_ms) },
     latency,
     reasoning,
+    batch: batchFigures(ok, t.duration_s),
     goodput: hasGoodput
       ? {
           slos: slos.map((s) => ({ metric: s.metric, threshold_ms: s.threshold_ms })),

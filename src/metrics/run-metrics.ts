@@ -13,6 +13,7 @@ import type { ErrorClass, RequestStatus, TokenSource } from '../record/record.js
 import type { GoodputSlo as Slo } from '../config/slo.js';
 import type { Distribution } from './stats.js';
 import type { Outage } from './defs/availability.js';
+import type { BatchFigures } from './batch-figures.js';
 
 /** Per-request SLOs (goodput): their vocabulary lives in config/slo.ts. */
 export type { GoodputMetric as SloMetric, GoodputSlo as Slo } from '../config/slo.js';
@@ -126,6 +127,11 @@ export interface RunMetrics {
       answer_tpot_ms: Distribution;
     };
   };
+  /**
+   * Batched requests that generate nothing (embeddings; metrics/batch-figures.ts): null when no
+   * measured ok request carried `inputs`. Absent in results from before endpoint kinds.
+   */
+  batch?: BatchFigures | null;
   goodput: null | {
     slos: Slo[];
     /** ok requests meeting every SLO. */

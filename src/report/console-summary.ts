@@ -26,6 +26,9 @@ const LATENCY_ROWS: Array<[keyof RunMetrics['latency'], string]> = [
   ['schedule_lag_ms', 'Send lag (ms)'],
 ];
 
+/** Rows of generated tokens over time, left out for requests that generate none (RunMetrics.batch). */
+const TOKEN_TIMING_ROWS: ReadonlySet<string> = new Set(['ttft_ms', 'ttft_from_schedule_ms', 'tpot_ms', 'itl_ms']);
+
 /** Shown below them when the run had reasoning (RunMetrics.reasoning). */
 export const REASONING_ROWS: Array<[keyof NonNullable<RunMetrics['reasoning']>['latency'], string]> = [
   ['ttfat_ms', 'First answer token (ms)'],
@@ -89,11 +92,14 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   const outageLines = renderOutages(m.availability);
   if (outageLines) out.push(outageLines);
   out.push('');
+  // Requests that generate nothing (embeddings) have no token timings: their rows would be empty.
+  const b = m.batch ?? null;
+  const rows = b ? LATENCY_ROWS.filter(([key]) => !TOKEN_TIMING_ROWS.has(key)) : LATENCY_ROWS;
   out.push(
     table(
       ['Latency', 'n', 'mean', 'std', 'min', 'p50', 'p90', 'p95', 'p99', 'p99.9', 'max'],
       [
-        ...LATENCY_ROWS.map(([key, label]) => latencyRow(label, m.latency[key])),
+        ...rows.map(([key, label]) => latencyRow(label, m.latency[key])),
         ...(m.reasoning ? REASONING_ROWS.map(([key, label]) => latencyRow(label, m.reasoning!.latency[key])) : []),
       ],
     ),
@@ -102,13 +108,23 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
     const z = m.reasoning;
     out.push(`Reasoning: ${z.requests} of ${r.ok} ok responses reasoned; ${z.reasoning_tokens_total} reasoning + ${z.answer_tokens_total} answer tokens`);
   }
+  if (b) out.push(`No TTFT, TPOT or ITL: these requests generate no tokens (one answer per request, its latency is E2E); ${b.requests} requests carried ${b.inputs_total} inputs, batch size mean ${fmt(b.batch_size_mean, 1)}, max ${b.batch_size_max}`);
   out.push('');
   const t = m.throughput;
   out.push(`Throughput over the measured window, ${fmt(m.duration_s, 1)} s (first send → last end):`);
   out.push(
     table(
       ['Throughput', 'value'],
-      [
+      b
+        ? [
+            ['Requests/s', fmt(t.request_per_s, 3)],
+            ['Inputs/s', fmt(b.inputs_per_s, 1)],
+            ['Input tokens/s', fmt(b.input_tokens_per_s, 1)],
+            ['Peak concurrent requests', String(t.peak_concurrency)],
+            ['Inputs (total)', String(b.inputs_total)],
+            ['Input tokens (total)', String(m.tokens.input_total)],
+          ]
+        : [
         ['Requests/s', fmt(t.request_per_s, 3)],
         ['Output tokens/s', fmt(t.output_tokens_per_s, 1)],
         ['Total tokens/s', fmt(t.total_tokens_per_s, 1)],
@@ -116,7 +132,7 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
         ['Peak concurrent requests', String(t.peak_concurrency)],
         ['Input tokens (total)', String(m.tokens.input_total)],
         ['Output tokens (total)', String(m.tokens.output_total)],
-      ],
+          ],
     ),
   );
   const offered = offeredLine(m);

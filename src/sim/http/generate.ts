@@ -13,7 +13,8 @@ import type { ServerContext } from './context.js';
 import type { ParsedRequest } from './request-parse.js';
 import { SimStream } from './sim-stream.js';
 import type { StreamFaultPlan } from './sim-stream.js';
-import { ChunkFormat, errorBody } from './wire.js';
+import { ChunkFormat, errorBody, type StreamWire } from './wire.js';
+import { MessagesWire, ResponsesWire } from './event-wire.js';
 
 function sendJson(res: ServerResponse, status: number, body: string, extra?: Record<string, string>): void {
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...extra });
@@ -75,8 +76,7 @@ function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: nu
   if (rf?.kind === 'oom') {
     streamFault = { disconnectAtToken: -1, stallAtToken: -1, stallMs: 0, malformedAtToken: -1, errorAtToken: Math.min(1, natural - 1), errorMessage: OOM_MESSAGE };
   }
-  const prefix = p.api === 'chat' ? 'chatcmpl' : 'cmpl';
-  const fmt = new ChunkFormat(ctx.dialect, p.api, `${prefix}-sim${id}`, Math.floor(Date.now() / 1000), ctx.modelName, ctx.reasoning?.field);
+  const fmt = wireFor(ctx, p, id);
   const gen: GenRequest = { id, arrivalMs, promptTokens: p.promptTokens, outputTokens: natural, blockHashes: p.blockHashes };
   const llama = ctx.dialect === 'llamacpp';
   const stream = new SimStream(
@@ -92,7 +92,7 @@ function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: nu
       keepGroundTruth: ctx.groundTruth !== null,
       faults: streamFault,
       // An answer is all answer: no reasoning tokens before it.
-      reasoningTokens: p.api === 'chat' && !words ? reasoningTokensOf(ctx.reasoning, natural) : 0,
+      reasoningTokens: p.api !== 'completions' && !words ? reasoningTokensOf(ctx.reasoning, natural) : 0,
       ...(words ? { words } : {}),
     },
     ctx.backend,
@@ -108,5 +108,20 @@ function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: nu
     if (llama) headers['Connection'] = 'keep-alive';
     res.writeHead(200, headers);
     res.flushHeaders();
+  }
+}
+
+/** The response's wire format: the API's own, in the server's dialect for the OpenAI ones. */
+function wireFor(ctx: ServerContext, p: ParsedRequest, id: number): StreamWire {
+  const created = Math.floor(Date.now() / 1000);
+  switch (p.api) {
+    case 'responses':
+      return new ResponsesWire(`resp_sim${id}`, created, ctx.modelName);
+    case 'messages':
+      return new MessagesWire(`msg_sim${id}`, ctx.modelName, p.promptTokens);
+    case 'chat':
+      return new ChunkFormat(ctx.dialect, 'chat', `chatcmpl-sim${id}`, created, ctx.modelName, ctx.reasoning?.field);
+    default:
+      return new ChunkFormat(ctx.dialect, 'completions', `cmpl-sim${id}`, created, ctx.modelName, ctx.reasoning?.field);
   }
 }

@@ -8,6 +8,8 @@ import type { Api } from './wire.js';
 
 export interface ParsedRequest {
   api: Api;
+  /** Embeddings: inputs in the batch (1 for the generation APIs). */
+  inputs: number;
   /** null when the body names no model (we then serve the default one). */
   model: string | null;
   stream: boolean;
@@ -143,6 +145,39 @@ function completionPrompt(p: unknown, count: TokenCounter): { text: string | num
   throw new BadRequest('prompt must be a non-empty string, array of strings, or array of token ids');
 }
 
+/** The request model vLLM names in its validation errors. */
+const REQUEST_MODELS: Readonly<Record<Api, string>> = {
+  completions: 'CompletionRequest',
+  chat: 'ChatCompletionRequest',
+  embeddings: 'EmbeddingRequest',
+  responses: 'ResponsesRequest',
+  messages: 'AnthropicMessagesRequest',
+};
+
+/** Anthropic's top-level `system` (a string or text blocks) as a first system message. */
+function withSystem(system: unknown, messages: unknown): unknown {
+  if (system === undefined || system === null || !Array.isArray(messages)) return messages;
+  return [{ role: 'system', content: system }, ...(messages as unknown[])];
+}
+
+/** The Responses API's `input`: a string (one user message) or a list of messages; `instructions` as a system message. */
+function responsesInput(input: unknown, instructions: unknown): unknown {
+  const msgs = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
+  if (typeof instructions !== 'string' || !Array.isArray(msgs)) return msgs;
+  return [{ role: 'system', content: instructions }, ...(msgs as unknown[])];
+}
+
+/** Embeddings `input`: a string, strings, token ids, or lists of token ids; each is one input. */
+function embeddingInputs(input: unknown, count: TokenCounter): { inputs: number; tokens: number } {
+  if (typeof input === 'string') return { inputs: 1, tokens: count(input) };
+  if (Array.isArray(input) && input.length > 0) {
+    if (input.every((x) => typeof x === 'string')) return { inputs: input.length, tokens: (input as string[]).reduce((n, t) => n + count(t), 0) };
+    if (input.every((x) => typeof x === 'number')) return { inputs: 1, tokens: input.length };
+    if (input.every((x) => Array.isArray(x) && x.every((y) => typeof y === 'number'))) return { inputs: input.length, tokens: (input as number[][]).reduce((n, t) => n + t.length, 0) };
+  }
+  throw new BadRequest('input must be a non-empty string, array of strings, or array of token ids');
+}
+
 /** Counts the tokens of a text; the default is the ⌈chars / 4⌉ estimate of text.ts. */
 export type TokenCounter = (text: string) => number;
 
@@ -156,20 +191,24 @@ export function parseRequest(api: Api, raw: string, blockSize: number, count: To
   if (!isObject(body)) throw new BadRequest('request body must be a JSON object');
   const model = body['model'];
   if (model !== undefined && model !== null && typeof model !== 'string') throw new BadRequest('model must be a string');
-  const requestModel = api === 'chat' ? 'ChatCompletionRequest' : 'CompletionRequest';
-  const stream = boolField(body, 'stream', requestModel);
+  const requestModel = REQUEST_MODELS[api];
+  const stream = api !== 'embeddings' && boolField(body, 'stream', requestModel);
   const ignoreEos = boolField(body, 'ignore_eos', requestModel);
   const so = body['stream_options'];
-  const includeUsage = isObject(so) && so['include_usage'] === true;
-  let maxTokens = intField(body, 'max_tokens');
+  // The Responses and Messages APIs always report usage at the end of a stream.
+  const includeUsage = api === 'responses' || api === 'messages' || (isObject(so) && so['include_usage'] === true);
+  let maxTokens = intField(body, api === 'responses' ? 'max_output_tokens' : 'max_tokens');
   if (api === 'chat') maxTokens = intField(body, 'max_completion_tokens') ?? maxTokens;
+  if (api === 'messages' && maxTokens === null) throw new BadRequest('max_tokens: Field required');
 
   let promptTokens: number;
   let hashes: number[];
   let promptText: string | null = null;
-  if (api === 'chat') {
-    const msgs = body['messages'];
-    if (!Array.isArray(msgs) || msgs.length === 0) throw new BadRequest('messages must be a non-empty array');
+  let inputs = 1;
+  const messages = api === 'chat' ? body['messages'] : api === 'messages' ? withSystem(body['system'], body['messages']) : api === 'responses' ? responsesInput(body['input'], body['instructions']) : null;
+  if (messages !== null) {
+    const msgs = messages;
+    if (!Array.isArray(msgs) || msgs.length === 0) throw new BadRequest(`${api === 'responses' ? 'input' : 'messages'} must be a non-empty array`);
     let text = '';
     promptTokens = 0;
     for (const m of msgs) {
@@ -180,6 +219,12 @@ export function parseRequest(api: Api, raw: string, blockSize: number, count: To
       promptTokens += count(c) + CHAT_TOKENS_PER_MESSAGE;
     }
     hashes = blockHashes(text, blockSize);
+  } else if (api === 'embeddings') {
+    const e = embeddingInputs(body['input'], count);
+    promptTokens = e.tokens;
+    inputs = e.inputs;
+    // Pooling runs the whole prompt every time: nothing to reuse from a prefix cache.
+    hashes = [];
   } else {
     const p = completionPrompt(body['prompt'], count);
     promptTokens = p.tokens;
@@ -190,6 +235,7 @@ export function parseRequest(api: Api, raw: string, blockSize: number, count: To
   if (hashes.length * blockSize > promptTokens) hashes.length = Math.floor(promptTokens / blockSize);
   return {
     api,
+    inputs,
     model: typeof model === 'string' ? model : null,
     stream,
     includeUsage,

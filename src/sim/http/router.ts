@@ -1,7 +1,8 @@
-/** Routes one HTTP request: metadata endpoints, /metrics, and the two generation APIs. */
+/** Routes one HTTP request: metadata endpoints, /metrics, the generation APIs and embeddings. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerContext } from './context.js';
 import { sendJson, startGeneration } from './generate.js';
+import { startEmbeddings } from './embeddings.js';
 import { closingSockets } from './sim-stream.js';
 import { BadRequest, checkContext, parseRequest } from './request-parse.js';
 import type { ParsedRequest } from './request-parse.js';
@@ -10,6 +11,15 @@ import { tokenizeAnswer } from './tokenize.js';
 import type { Api } from './wire.js';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/** The APIs served, by path. */
+const API_PATHS: ReadonlyMap<string, Api> = new Map([
+  ['/v1/completions', 'completions'],
+  ['/v1/chat/completions', 'chat'],
+  ['/v1/embeddings', 'embeddings'],
+  ['/v1/responses', 'responses'],
+  ['/v1/messages', 'messages'],
+]);
 
 export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): void {
   if (closingSockets.has(req.socket)) {
@@ -49,7 +59,7 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
     });
     return;
   }
-  const api: Api | null = path === '/v1/completions' ? 'completions' : path === '/v1/chat/completions' ? 'chat' : null;
+  const api: Api | null = API_PATHS.get(path) ?? null;
   if (api === null) {
     sendJson(res, 404, JSON.stringify({ detail: 'Not Found' }));
     return;
@@ -77,7 +87,8 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
       return;
     }
     try {
-      startGeneration(ctx, parsed, res, arrivalMs);
+      if (parsed.api === 'embeddings') startEmbeddings(ctx, parsed, res, arrivalMs);
+      else startGeneration(ctx, parsed, res, arrivalMs);
     } catch (e) {
       // A bug must cost one request, never the server (and every other stream on it).
       internalError(res, e);

@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { Backend, GenRequest, TokenSink } from '../backend.js';
 import type { SimMetrics } from '../metrics/sim-metrics.js';
 import { outputWord } from '../text.js';
-import type { ChunkFormat, Usage } from './wire.js';
+import type { StreamWire, Usage } from './wire.js';
 import { llamaTimings } from './wire.js';
 
 /** Per-request stream faults decided at arrival (see ../faults.ts). Token indices are 0-based; −1 = off. */
@@ -79,7 +79,7 @@ export class SimStream implements TokenSink {
 
   constructor(
     readonly res: ServerResponse,
-    readonly fmt: ChunkFormat,
+    readonly fmt: StreamWire,
     readonly req: GenRequest,
     readonly opts: StreamOptions,
     private readonly backend: Backend,
@@ -122,8 +122,9 @@ export class SimStream implements TokenSink {
     if (!this.opts.stream) return;
     const last = k === this.req.outputTokens - 1;
     const word = this.wireWords?.[k] ?? outputWord(this.opts.wordSeed, k);
-    const ev = this.fmt.token(word, last ? this.opts.finishReason : null, k < this.opts.reasoningTokens);
-    this.pending += k === 0 ? this.fmt.head() + ev : ev;
+    // The head first: a format may number its events (Responses' sequence_number).
+    if (k === 0) this.pending += this.fmt.head();
+    this.pending += this.fmt.token(word, last ? this.opts.finishReason : null, k < this.opts.reasoningTokens);
   }
 
   /** Writes what is pending: the tokens before `upTo` (all produced ones unless a fault falls on the last). */
@@ -207,8 +208,8 @@ export class SimStream implements TokenSink {
     const type = httpStatus === 400 ? 'BadRequestError' : 'InternalServerError';
     const body = { error: { message, type, param: null, code: httpStatus } };
     if (res.headersSent) {
-      // Like vLLM: an error object inside the 200 stream, then [DONE].
-      res.end(`data: ${JSON.stringify(body)}\n\ndata: [DONE]\n\n`);
+      // An error event inside the 200 stream, in the API's own form.
+      res.end(this.fmt.errorTail(message, type, httpStatus));
     } else {
       res.writeHead(httpStatus, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(body));

@@ -16,7 +16,31 @@
 import type { ReasoningField } from '../reasoning.js';
 
 export type Dialect = 'vllm' | 'llamacpp';
-export type Api = 'completions' | 'chat';
+/** The APIs the simulator serves: the two OpenAI generation APIs, embeddings, Responses and Anthropic Messages. */
+export type Api = 'completions' | 'chat' | 'embeddings' | 'responses' | 'messages';
+/** The generation APIs, whose answers are streamed token by token. */
+export type GenerationApi = Exclude<Api, 'embeddings'>;
+
+/**
+ * A generation API's wire format, one instance per response: what SimStream writes around the
+ * tokens. ChunkFormat is the OpenAI one; event-wire.ts has Responses and Anthropic Messages.
+ * A format may keep state across its calls (event sequence numbers, the text so far).
+ */
+export interface StreamWire {
+  readonly dialect: Dialect;
+  /** True when every event is pure ASCII (byte length = string length). */
+  readonly ascii: boolean;
+  /** The events before the first token. */
+  head(): string;
+  /** One token event; `word` is already escaped for a JSON string. */
+  token(word: string, finish: string | null, reasoning?: boolean): string;
+  /** Everything after the last token. */
+  tail(finish: string, usage: Usage | null, timings: LlamaTimings | null): string;
+  /** A whole non-streaming response body. */
+  full(text: string, finish: string, usage: Usage, timings: LlamaTimings | null, reasoning?: string): string;
+  /** The end of a 200 stream that failed (after its headers): an error event. */
+  errorTail(message: string, type: string, code: number): string;
+}
 
 export interface Usage {
   prompt_tokens: number;
@@ -52,7 +76,7 @@ export function llamaTimings(promptN: number, promptMs: number, predictedN: numb
   };
 }
 
-export class ChunkFormat {
+export class ChunkFormat implements StreamWire {
   private readonly pre: string;
   /** Chat: the event prefix of a reasoning token (`delta.<reasoningField>`). */
   private readonly preReasoning: string;
@@ -63,7 +87,7 @@ export class ChunkFormat {
 
   constructor(
     readonly dialect: Dialect,
-    readonly api: Api,
+    readonly api: 'completions' | 'chat',
     readonly id: string,
     readonly created: number,
     readonly model: string,
@@ -111,6 +135,11 @@ export class ChunkFormat {
     }
     const u = usage ? `data: {${this.meta},"choices":[],"usage":${JSON.stringify(usage)}}\n\n` : '';
     return u + 'data: [DONE]\n\n';
+  }
+
+  /** Like vLLM: an error object inside the 200 stream, then [DONE]. */
+  errorTail(message: string, type: string, code: number): string {
+    return `data: ${JSON.stringify({ error: { message, type, param: null, code } })}\n\ndata: [DONE]\n\n`;
   }
 
   /** A whole non-streaming response body; chat puts `reasoning` (when non-empty) beside the content. */
