@@ -356,7 +356,7 @@ export class HttpTarget {
     }
     if (scan.errorMessage !== null) fail(rec, 'error', 'server_error_event', scan.errorMessage);
     else if (scan.malformed !== null) fail(rec, 'error', 'malformed_stream', `not JSON: ${scan.malformed}`);
-    else if (!scan.sawDone && scan.finishReason === null) fail(rec, 'error', 'disconnect', 'stream ended without finish_reason or [DONE]');
+    else if (!scan.sawDone && scan.finishReason === null) fail(rec, 'error', 'disconnect', `stream ended without ${this.kind.streamEnd ?? 'finish_reason or [DONE]'}`);
     else if (times.length === 0) fail(rec, 'error', 'empty_response', 'no output content in the stream');
   }
 

@@ -86,6 +86,7 @@ export const anthropicKind: EndpointKind = {
   path: '/v1/messages',
   generates: true,
   input: 'messages',
+  streamEnd: 'message_delta or message_stop',
   headers: { 'anthropic-version': ANTHROPIC_VERSION },
   authHeaders: (apiKey) => ({ 'x-api-key': apiKey }),
   buildBody: (item, opts) => {

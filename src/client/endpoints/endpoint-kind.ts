@@ -49,6 +49,8 @@ export interface EndpointKind {
   authHeaders(apiKey: string): Record<string, string>;
   /** The JSON request body for one item; `opts.extraBody` merged last. */
   buildBody(item: WorkItem, opts: BodyOptions): Record<string, unknown>;
+  /** What ends one of its streams, for the message of a stream cut short (`[DONE]`, `message_stop`). */
+  readonly streamEnd?: string;
   /** A fresh scanner for one streamed response; absent: the kind never streams (requests go unary). */
   newScanner?(opts: { keepText: boolean }): StreamScan;
   /** The answer in a non-streamed body; null when the body is not this kind's answer. */

@@ -82,6 +82,7 @@ export const responsesKind: EndpointKind = {
   path: '/v1/responses',
   generates: true,
   input: 'messages',
+  streamEnd: 'response.completed, response.incomplete or response.failed',
   authHeaders: bearerAuth,
   buildBody: (item, opts) => {
     const body: Record<string, unknown> = { model: opts.model, input: item.messages ?? item.prompt };
