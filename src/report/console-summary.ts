@@ -182,7 +182,7 @@ function offeredLine(m: RunMetrics): string | null {
   const o = m.throughput.offered_window;
   if (!o || o.stretch < STRETCH_SHOWN) return null;
   return (
-    `Over the offered window, ${fmt(o.duration_s, 1)} s (first send → last send): ${fmt(o.request_per_s, 3)} req/s, ${fmt(o.output_tokens_per_s, 1)} output tok/s — ` +
+    `Over the offered window, ${fmt(o.duration_s, 1)} s (first send → last send): ${fmt(o.request_per_s, 3)} req/s${m.batch ? '' : `, ${fmt(o.output_tokens_per_s, 1)} output tok/s`} — ` +
     `${o.ended_after} request${o.ended_after === 1 ? '' : 's'} ending after the last send stretched the measured window ${fmt(o.stretch, 2)}×`
   );
 }

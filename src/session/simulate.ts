@@ -3,6 +3,7 @@
  * simulated engine in virtual time — no HTTP, no timers — producing records in the same
  * schema, so every figure and report works on them. An hour of traffic takes seconds.
  */
+import { resolveEndpointKind } from '../client/endpoints/registry.js';
 import { UserError } from '../errors/user-error.js';
 import { phaseOf } from '../load/phases.js';
 import { sendTimes } from '../load/send-times.js';
@@ -62,7 +63,10 @@ export function simulate(
 
   // Requests are generated lazily: an hour at 20 req/s is 72,000 items. A request's labels wait
   // here until its record is final.
-  const labels = new Map<number, Pick<WorkItem, 'task' | 'session' | 'turn' | 'prompt_tokens'>>();
+  const labels = new Map<number, Pick<WorkItem, 'task' | 'session' | 'turn' | 'prompt_tokens' | 'inputs'>>();
+  // A kind that generates nothing (embeddings) costs the engine a prefill: one token's request,
+  // whose record then keeps only its latency (no first token, no chunks) and its inputs.
+  const generates = resolveEndpointKind(spec.target.endpoint_type, spec.target.endpoint).generates;
   function* requests(): Generator<VirtualRequest> {
     const times = sendTimes(load, workload.timed);
     const limit = totalRequests ?? MAX_VIRTUAL_REQUESTS;
@@ -72,12 +76,12 @@ export function simulate(
       const at = next.value;
       if (!closed && load.duration_ms !== null && at >= load.duration_ms) return;
       const item = workload.next();
-      labels.set(i, { task: item.task, session: item.session, turn: item.turn, prompt_tokens: item.prompt_tokens });
+      labels.set(i, { task: item.task, session: item.session, turn: item.turn, prompt_tokens: item.prompt_tokens, ...(item.inputs ? { inputs: item.inputs } : {}) });
       yield {
         id: i,
         scheduled_ms: closed ? 0 : at,
         prompt_tokens: item.prompt_tokens ?? 0,
-        max_tokens: item.max_tokens ?? 128,
+        max_tokens: generates ? (item.max_tokens ?? 128) : 1,
         ...(item.prefix_hash_ids ? { prefix_hash_ids: item.prefix_hash_ids } : {}),
       };
     }
@@ -90,6 +94,7 @@ export function simulate(
       rec.session = item.session;
       rec.turn = item.turn;
       rec.client_prompt_tokens = item.prompt_tokens;
+      if (!generates) pooledRecord(rec, item.inputs?.length ?? 1);
     }
     rec.phase = phaseOf(phases, rec.id, rec.scheduled_ms);
   };
@@ -119,6 +124,20 @@ export function simulate(
   }
   for (const rec of out.records) label(rec);
   return out;
+}
+
+/** A virtual request of one token made into what an embeddings request records: its latency and inputs only (http-client.ts finishPooled). */
+function pooledRecord(rec: RequestRecord, inputs: number): void {
+  rec.inputs = inputs;
+  rec.first_token_ms = null;
+  rec.chunk_ms = new Float64Array(0);
+  rec.output_tokens = 0;
+  rec.requested_output_tokens = null;
+  rec.token_source = 'none';
+  rec.finish_reason = null;
+  delete rec.first_reasoning_ms;
+  delete rec.first_answer_ms;
+  delete rec.reasoning_tokens;
 }
 
 /**
