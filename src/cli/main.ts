@@ -255,13 +255,15 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   });
 
   const sim = program.command('sim').description('the simulated inference engine');
+  // Virtual time simulates the kind too (embeddings: a prefill per batch, no tokens).
+  const ENDPOINT_TYPE_FLAGS = TARGET_FLAGS.filter((f) => f.path.join('.') === 'target.endpoint_type');
   const simRun = sim
     .command('run')
     .description('run a workload through the simulated engine in virtual time (no HTTP): an hour of traffic in seconds')
     .addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it'))
     .addOption(new Option('--model <name>', 'simulated model profile (default llama-3.1-8b)'))
-    .addOption(new Option('--endpoint <path>', 'API shape the workload is built for: /v1/completions or /v1/chat/completions'))
-    .addOption(new Option('--endpoint-type <kind>', 'the API simulated: completions, chat, embeddings (a prefill per batch, no tokens), responses, anthropic'));
+    .addOption(new Option('--endpoint <path>', 'API shape the workload is built for: /v1/completions or /v1/chat/completions'));
+  registerFlags(simRun, ENDPOINT_TYPE_FLAGS);
   const shown = (f: { flag: string }) => !REFUSED_FLAGS.has(f.flag.split(' ')[0]!);
   simRun.optionsGroup('Load:');
   registerFlags(simRun, LOAD_FLAGS.filter(shown));
@@ -288,8 +290,8 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .description('a sweep of the simulated engine in virtual time: ten stages in seconds')
     .addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it'))
     .addOption(new Option('--model <name>', 'simulated model profile (default llama-3.1-8b)'))
-    .addOption(new Option('--endpoint <path>', 'API shape the workload is built for: /v1/completions or /v1/chat/completions'))
-    .addOption(new Option('--endpoint-type <kind>', 'the API simulated: completions, chat, embeddings (a prefill per batch, no tokens), responses, anthropic'));
+    .addOption(new Option('--endpoint <path>', 'API shape the workload is built for: /v1/completions or /v1/chat/completions'));
+  registerFlags(simSweep, ENDPOINT_TYPE_FLAGS);
   simSweep.optionsGroup('Stages:');
   registerSweepOptions(simSweep);
   registerFlags(simSweep, STAGE_FLAGS);
