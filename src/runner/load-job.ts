@@ -11,7 +11,7 @@ import type { Clock, RequestRecord } from '../record/record.js';
 import type { LoadSpec, TargetSpec } from '../config/schema.js';
 import { HttpTarget } from '../client/http-client.js';
 import { targetConfig } from '../client/target-config.js';
-import { workloadShapeOf } from '../client/endpoints/registry.js';
+import { loadEndpointPlugin, workloadShapeOf } from '../client/endpoints/registry.js';
 import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
 import type { ProgressListener } from './progress.js';
 import { BusyPoll } from './busy-poll.js';
@@ -70,6 +70,8 @@ export interface PreparedJob {
 /** Builds everything slow (workload, tokenizer, schedule) before the clock starts. */
 export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
   const { load, shard } = job;
+  // A worker thread has its own modules: a plugin kind is loaded here too.
+  await loadEndpointPlugin(job.target.endpoint_type);
   const kind = workloadShapeOf(job.target);
   const full = await createWorkload(job.workload, {
     seed: load.seed,

@@ -9,9 +9,9 @@ import { phasePlanProblem, type PhasePlan } from '../load/phases.js';
 import { hasRamp, rampProblem } from '../load/ramp.js';
 import { loadRamp } from '../load/send-times.js';
 import type { LoadSpec } from '../config/schema.js';
-import { workloadShapeOf } from '../client/endpoints/registry.js';
+import { loadEndpointPlugin, workloadShapeOf } from '../client/endpoints/registry.js';
 import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
-import type { RunSpec } from './run-spec.js';
+import { checkEndpointKindFits, type RunSpec } from './run-spec.js';
 import { bigDatasetBytes, mib, secondsSince } from './slow-steps.js';
 
 export interface RunPlan {
@@ -27,6 +27,8 @@ export interface RunPlan {
  */
 export async function planRun(spec: RunSpec, warn: (line: string) => void, opts: { lengthsOnly?: boolean } = {}): Promise<RunPlan> {
   const load = spec.load;
+  const plugin = await loadEndpointPlugin(spec.target.endpoint_type);
+  if (plugin) checkEndpointKindFits(spec, plugin);
   // JSON.parse of a big dataset takes seconds before anything else is said.
   const big = bigDatasetBytes(spec.workload);
   const t0 = performance.now();

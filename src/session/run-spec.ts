@@ -4,7 +4,8 @@ import { UserError } from '../errors/user-error.js';
 import { normalizeBaseUrl } from '../config/base-url.js';
 import { checkObjectivesUsable } from '../config/slo-check.js';
 import { buildRunSpecSchema } from '../config/schema.js';
-import { resolveEndpointKind } from '../client/endpoints/registry.js';
+import { isPluginPath, resolveEndpointKind } from '../client/endpoints/registry.js';
+import type { EndpointKind } from '../client/endpoints/endpoint-kind.js';
 import { objectiveListSchema } from '../config/slo.js';
 import { OBJECTIVE_METRICS } from '../metrics/index.js';
 import { WorkloadSpecSchema } from '../workload/index.js';
@@ -53,7 +54,14 @@ const TOKEN_TIMING_METRICS = new Set(['ttft_ms', 'ttft_from_schedule_ms', 'tpot_
  */
 function checkEndpointKind(spec: RunSpec, flagPaths: { has(path: string): boolean }): void {
   const t = spec.target;
-  const kind = resolveEndpointKind(t.endpoint_type, t.endpoint);
+  // A plugin's kind is known once its module is loaded (planRun, run-plan.ts), which checks it then.
+  if (isPluginPath(t.endpoint_type)) return;
+  checkEndpointKindFits(spec, resolveEndpointKind(t.endpoint_type, t.endpoint), flagPaths);
+}
+
+/** checkEndpointKind for a known kind (a plugin's, once loaded). */
+export function checkEndpointKindFits(spec: RunSpec, kind: EndpointKind, flagPaths: { has(path: string): boolean } = new Set<string>()): void {
+  const t = spec.target;
   if (t.endpoint_type !== undefined && !flagPaths.has('target.endpoint') && t.endpoint === DEFAULT_ENDPOINT) t.endpoint = kind.path;
   const batch = spec.load.batch_size ?? 1;
   if (batch > 1 && kind.generates) throw new UserError(`--batch-size ${batch}: only embeddings requests carry a batch of inputs; the ${kind.name} endpoint takes one prompt per request`);
