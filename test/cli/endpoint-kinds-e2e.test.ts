@@ -3,13 +3,10 @@
  * and `sim run` in virtual time, per kind; the summary for a kind that generates nothing; the
  * refusals. Assertions use the simulator's known counts, never wall-clock thresholds.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/record/record.js';
-import { readRecordsFile } from '../../src/store/records-file.js';
-import { expectCompleted, runCli } from '../helpers/cli.js';
+import { runCli, runSaved } from '../helpers/cli.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -17,15 +14,8 @@ afterAll(() => {
 });
 
 async function run(args: string[]): Promise<{ recs: RequestRecord[]; stdout: string; json: Record<string, unknown> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'infermeter-kinds-'));
-  dirs.push(dir);
-  const out = await runCli([...args, '--result-dir', dir, '--progress', 'none']);
-  expectCompleted(out);
-  const runDir = join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!);
-  const recs = readRecordsFile(join(runDir, 'records.jsonl')).records.sort((a, b) => a.id - b.id);
-  const analyzed = await runCli(['analyze', runDir, '--json']);
-  expectCompleted(analyzed);
-  return { recs, stdout: out.stdout, json: JSON.parse(analyzed.stdout) as Record<string, unknown> };
+  const { recs, stdout, analyzed } = await runSaved(args, dirs);
+  return { recs, stdout, json: JSON.parse(analyzed.stdout) as Record<string, unknown> };
 }
 
 const http = ['run', '--sim-prefill-ms', '3', '--sim-per-token-ms', '1', '--request-rate', '50', '--num-prompts', '12', '--random-input-len', '32', '--random-output-len', '5', '--workers', '1'];

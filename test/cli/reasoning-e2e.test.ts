@@ -3,14 +3,11 @@
  * field names, streaming and not) and in virtual time. Assertions use the simulator's known
  * token counts and the records' own event order, never wall-clock thresholds.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunResult } from '../../src/report/result-json.js';
 import type { RequestRecord } from '../../src/record/record.js';
-import { readRecordsFile } from '../../src/store/records-file.js';
-import { expectCompleted, runCli } from '../helpers/cli.js';
+import { runCli, runSaved } from '../helpers/cli.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -18,15 +15,8 @@ afterAll(() => {
 });
 
 async function run(args: string[]): Promise<{ recs: RequestRecord[]; result: RunResult; stdout: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'infermeter-reasoning-'));
-  dirs.push(dir);
-  const out = await runCli([...args, '--result-dir', dir, '--progress', 'none']);
-  expectCompleted(out);
-  const runDir = join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!);
-  const recs = readRecordsFile(join(runDir, 'records.jsonl')).records.sort((a, b) => a.id - b.id);
-  const analyzed = await runCli(['analyze', runDir, '--json']);
-  expectCompleted(analyzed);
-  return { recs, result: JSON.parse(analyzed.stdout) as RunResult, stdout: out.stdout };
+  const { recs, stdout, analyzed } = await runSaved(args, dirs);
+  return { recs, result: JSON.parse(analyzed.stdout) as RunResult, stdout };
 }
 
 const httpArgs = ['run', '--endpoint', '/v1/chat/completions', '--sim-prefill-ms', '3', '--sim-per-token-ms', '1', '--request-rate', '50', '--num-prompts', '12', '--random-input-len', '32', '--random-output-len', '10', '--workers', '1'];

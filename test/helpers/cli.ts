@@ -1,6 +1,9 @@
 /** Runs the CLI in-process with captured output. */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RequestRecord } from '../../src/record/record.js';
+import { readRecordsFile } from '../../src/store/records-file.js';
 import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
 
@@ -108,4 +111,20 @@ export async function firstRecordWritten(resultDir: string, isDone: () => boolea
     if (isDone()) throw new Error(`the run ended before any record was written under ${resultDir}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Runs a command that saves a run into a fresh temporary --result-dir (removed by `cleanup`),
+ * expects it to complete, and returns its records by id, its output and `analyze --json` of it.
+ */
+export async function runSaved(args: string[], cleanup: string[]): Promise<{ recs: RequestRecord[]; stdout: string; analyzed: CliResult }> {
+  const dir = mkdtempSync(join(tmpdir(), 'infermeter-run-'));
+  cleanup.push(dir);
+  const out = await runCli([...args, '--result-dir', dir, '--progress', 'none']);
+  expectCompleted(out);
+  const runDir = join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!);
+  const recs = readRecordsFile(join(runDir, 'records.jsonl')).records.sort((a, b) => a.id - b.id);
+  const analyzed = await runCli(['analyze', runDir, '--json']);
+  expectCompleted(analyzed);
+  return { recs, stdout: out.stdout, analyzed };
 }

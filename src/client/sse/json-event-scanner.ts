@@ -156,11 +156,6 @@ export abstract class JsonEventScanner implements StreamScan {
   }
 }
 
-/** The message of an error object (`{"message": …}`), a string, or the JSON of anything else. */
-export function errorTextOf(e: unknown): string {
-  if (typeof e === 'string') return e;
-  if (isJsonObject(e) && typeof e.message === 'string') return e.message;
-  return JSON.stringify(e);
-}
+export { errorText as errorTextOf } from './slow-event.js';
 
 export const numOrNull = (v: unknown): number | null => (typeof v === 'number' ? v : null);

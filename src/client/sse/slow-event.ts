@@ -93,7 +93,8 @@ function applyObject(sink: EventSink, o: Obj): number {
   return content;
 }
 
-function errorText(e: unknown): string {
+/** The message of an error object (`{"message": …}`), a string, or the JSON of anything else. */
+export function errorText(e: unknown): string {
   if (typeof e === 'string') return e;
   if (isObj(e) && typeof e.message === 'string') return e.message;
   return JSON.stringify(e);
