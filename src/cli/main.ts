@@ -79,6 +79,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .command('run')
     .description('benchmark an OpenAI-compatible endpoint (or the built-in simulator) and report latency, throughput and goodput');
   registerRunSpecOptions(run);
+  run.addOption(new Option('--repeat <n>', 'run the spec N times, each with its own seed (+1 per run) and prompt salt, into one repeat directory: repeat-1 … repeat-N and repeats.json (mean, between-run sd, interval over runs; docs/repeats.md)'));
   registerCoordinatorOptions(run);
   run.addHelpText(
     'after',
@@ -96,6 +97,11 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   );
   run.action(async (opts: Record<string, unknown>) => {
     const distributed = coordinatorFlags(opts);
+    if (opts.repeat !== undefined) {
+      if (distributed) throw new UserError('--repeat with --distributed: not supported; repeat the distributed run yourself');
+      setExit(await (await import('./repeat-command.js')).repeatCommand(await resolveSpec(opts, targetFromEnv(io)), opts.repeat, 'http', io));
+      return;
+    }
     setExit(
       distributed
         ? await (await import('./run-command.js')).distributedRunCommand(await resolveSpec(opts, targetFromEnv(io)), distributed, io)
@@ -274,11 +280,16 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   registerFlags(simRun, OUTPUT_FLAGS.filter(shown));
   // Registered but hidden, so giving one explains why it is refused (src/cli/sim-run-refusals.ts).
   for (const f of [...LOAD_FLAGS, ...OUTPUT_FLAGS, ...SIM_FLAGS].filter((f) => !shown(f))) simRun.addOption(new Option(f.flag, f.help).hideHelp());
+  simRun.addOption(new Option('--repeat <n>', 'run the spec N times, each with its own seed (+1 per run) and prompt salt, into one repeat directory: repeat-1 … repeat-N and repeats.json (mean, between-run sd, interval over runs; docs/repeats.md)'));
   simRun.optionsGroup('Validity:');
   registerFlags(simRun, VALIDITY_FLAGS);
   simRun.action(async (opts: Record<string, unknown>) => {
     const s = await resolveSpec(opts, { simulatorOnly: true });
     refuseVirtualTimeSettings(opts, s);
+    if (opts.repeat !== undefined) {
+      setExit(await (await import('./repeat-command.js')).repeatCommand(s, opts.repeat, 'virtual', io));
+      return;
+    }
     setExit(await (await import('./sim-run-command.js')).simRunCommand(s, io));
   });
 
