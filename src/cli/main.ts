@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_CODE_HELP, EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
+import { GROUP_MARK } from '../analysis/compare/group-mark.js';
 import { registerWorkloadOptions } from '../workload/flags.js';
 import { processIo, type CliIo } from './io.js';
 import { infermeterVersion } from '../session/version.js';
@@ -144,7 +145,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   program
     .command('compare')
     .description('compare runs: is the load the same, and which figures changed beyond noise (bootstrap intervals)')
-    .argument('<runs...>', 'baseline A, then B [C …]: run directories or vLLM result JSON files')
+    .argument('<runs...>', 'baseline A, then B [C …]: run directories or vLLM result JSON files; or two groups of repeated runs, A1 A2 … -- B1 B2 …, or two repeat directories (run --repeat N)')
     .addOption(new Option('--force', 'give verdicts even when the load shapes differ'))
     .addOption(new Option('--allow-invalid', `compare runs whose validity verdict says invalid (else: one line per such run, exit ${EXIT_CODES.INVALID_RUN})`))
     .addOption(new Option('--fail-on-regression <pct>', `exit ${EXIT_CODES.REGRESSION} when a figure is significantly worse by more than this, e.g. 5%`))
@@ -366,6 +367,18 @@ function addExitCodeHelp(cmd: Command): void {
   for (const sub of cmd.commands) addExitCodeHelp(sub);
 }
 
+/**
+ * `compare A1 A2 -- B1 B2`: the argument parser drops a bare `--` (and reads what follows as
+ * arguments only), so for compare it is replaced by the groups' mark (session/compare-groups.ts),
+ * and flags after it still count.
+ */
+function markCompareGroups(argv: string[]): string[] {
+  const at = argv.findIndex((a) => !a.startsWith('-'));
+  if (argv[at] !== 'compare') return argv;
+  const sep = argv.indexOf('--', at + 1);
+  return sep < 0 ? argv : [...argv.slice(0, sep), GROUP_MARK, ...argv.slice(sep + 1)];
+}
+
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   let code = 0;
   let stopListening = (): void => {};
@@ -387,7 +400,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       program.outputHelp();
       return 0;
     }
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(markCompareGroups(argv), { from: 'user' });
     return code;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -8,15 +8,11 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
 import { rowFromRunDir } from '../history/history-row.js';
-import { compareGroups } from '../analysis/compare/group-compare.js';
-import type { CompareOptions, CompareSide, PairComparison } from '../analysis/compare/compare.js';
+import { loadSide, type CompareInputs } from './compare-sides.js';
+import { GROUP_MARK } from '../analysis/compare/group-mark.js';
 import { READABLE_REPEATS_SCHEMAS, type RepeatsFile } from '../report/repeats-json.js';
 
-/**
- * What the CLI puts in place of the `--` between the groups (the argument parser drops a bare
- * `--`): a NUL cannot come from a shell, so no path is ever mistaken for it.
- */
-export const GROUP_MARK = '\u0000--';
+export { GROUP_MARK };
 
 export interface GroupArgs {
   a: { label: string; runs: string[] };
@@ -82,18 +78,10 @@ export function checkGroups(g: GroupArgs): void {
   }
 }
 
-export interface GroupedComparison {
-  pair: ReturnType<typeof compareGroups>;
-  /** Every run of both groups, for the validity gates. */
-  sides: CompareSide[];
-}
-
-/** Loads both groups' runs with `load` (the compare's run loader) and compares them. */
-export function compareRunGroups(g: GroupArgs, load: (path: string) => CompareSide, opts: CompareOptions): GroupedComparison {
+/** Checks the groups, then reads every run of both (compare-sides.ts loadSide). */
+export function readGroupInputs(g: GroupArgs, warn: (line: string) => void): CompareInputs {
   checkGroups(g);
-  const a = g.a.runs.map(load);
-  const b = g.b.runs.map(load);
-  return { pair: compareGroups({ label: g.a.label, runs: a }, { label: g.b.label, runs: b }, opts), sides: [...a, ...b] };
+  const a = g.a.runs.map((p) => loadSide(p, warn));
+  const b = g.b.runs.map((p) => loadSide(p, warn));
+  return { sides: [...a, ...b], pairs: [], groups: { a: { label: g.a.label, runs: a }, b: { label: g.b.label, runs: b } } };
 }
-
-export type { PairComparison };
