@@ -22,7 +22,7 @@ export function renderRepeatsSummary(file: RepeatsFile, dir: string): string {
     '',
     runs,
     '',
-    textTable(['Figure', 'mean', 'sd', 'cv', `${level} interval of the mean`, 'runs'], rows, { leftColumns: 1 }),
+    rows.length > 0 ? textTable(['Figure', 'mean', 'sd', 'cv', `${level} interval of the mean`, 'runs'], rows, { leftColumns: 1 }) : 'No figures over runs: no run was valid and uninterrupted.',
     '',
     `Over the ${file.runs_in_figures} valid, uninterrupted runs; sd: between runs; the interval: t with runs − 1 degrees of freedom (docs/repeats.md).`,
     `Repeat directory: ${dir} (repeats.json; compare it with another: infermeter compare ${dir} OTHER_REPEAT_DIR)`,
