@@ -158,6 +158,8 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--seed <n>', 'seed of the resampling (default 0)'))
     .addOption(new Option('--confidence <pct>', 'family-wise confidence over all figures and accuracy together (default 95%; accuracy gets half of the error budget when both are judged, docs/compare.md)'))
     .addOption(new Option('--min-effect <pct>', 'smaller relative changes count as no change (default 2%)'))
+    .addOption(new Option('--against-history', 'one run against the noise band of its spec\'s earlier runs in the history (3 or more; docs/history.md §Noise band)'))
+    .addOption(new Option('--results-dir <dir>', 'with --against-history: the results folder holding the history (default results)'))
     .addHelpText('after', '\nDocs: docs/compare.md. Bad input (a missing run, the same run twice, another schema) exits 2.')
     .action(async (paths: string[], opts: Record<string, unknown>) => setExit(await (await import('./compare-command.js')).compareCommand(paths, opts, io)));
 
