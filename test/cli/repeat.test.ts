@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES, combineOutcomes, exitCodeFor } from '../../src/errors/exit-codes.js';
 import { rowFromRunDir } from '../../src/history/history-row.js';
 import type { RepeatsFile } from '../../src/report/repeats-json.js';
+import { assessBand } from '../../src/history/history-band.js';
 import { runCli } from '../helpers/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'infermeter-repeat-'));
@@ -124,5 +125,52 @@ describe('grouped compare', () => {
     const beside = await runCli(['compare', a, join(other, 'repeat-1')]);
     expect(beside.code).toBe(EXIT_CODES.USAGE);
     expect(beside.stderr).toMatch(/a repeat directory compares with another repeat directory/);
+  });
+});
+
+describe('noise band from the history', () => {
+  it('assessBand by hand: the newest comparable run against the band of those before it; fewer than 3 is one line', () => {
+    const row = (run_id: string, value: number | null, valid: boolean | null = true) => ({ run_id, started_at: run_id, value, valid, interrupted: false, reasons: [] });
+    // past [10, 11, 12] (an invalid 50 left out): 11 ± t(0.975, 2)·1·√(4/3) = 11 ± 4.968275 → [6.03, 15.97]
+    const rows = [row('r1', 10), row('bad', 50, false), row('r2', 11), row('r3', 12), row('r4', 16)];
+    const b = assessBand('ttft_p99_ms', 'h', rows, 0.95);
+    expect(b).toMatchObject({ run_id: 'r4', past: ['r1', 'r2', 'r3'], verdict: 'worse', regression: true });
+    expect(b.band.band[1]).toBeCloseTo(11 + 4.968275, 5);
+    expect(assessBand('ttft_p99_ms', 'h', [...rows.slice(0, 4), row('r4', 15.9)], 0.95).verdict).toBe('within');
+    expect(assessBand('request_throughput', 'h', rows, 0.95).verdict).toBe('better');
+    expect(() => assessBand('ttft_p99_ms', 'h', rows.slice(0, 4), 0.95)).toThrow('the noise band needs at least 3 earlier comparable runs (valid, not interrupted) of spec h; the history has 2');
+  });
+
+  it('trend --band and compare --against-history over a repeat: how many runs the band rests on; too few exit 2', async () => {
+    const results = mkdtempSync(join(tmpdir(), 'infermeter-band-'));
+    try {
+      const LOAD40 = [...LOAD.map((x) => (x === '300' ? '60' : x))];
+      const early = await runCli(['sim', 'run', ...LOAD40, '--repeat', '3', '--result-dir', results, '--name', 'h']);
+      expect(early.code, early.stderr).toBe(0);
+      const few = await runCli(['trend', 'ttft_p99', '--band', '--results-dir', results]);
+      expect(few.code).toBe(EXIT_CODES.USAGE);
+      expect(few.stderr.trim()).toMatch(/^error: the noise band needs at least 3 earlier comparable runs \(valid, not interrupted\) of spec [0-9a-f]{16}; the history has 2$/);
+      const more = await runCli(['sim', 'run', ...LOAD40, '--seed', '3', '--repeat', '2', '--result-dir', results, '--name', 'h2']);
+      expect(more.code, more.stderr).toBe(0);
+      const t = await runCli(['trend', 'ttft_p99', '--band', '--results-dir', results]);
+      expect(t.code, t.stderr).toBe(0);
+      expect(t.stdout).toMatch(/ttft_p99_ms [\d.]+ \([+-][\d.]+% against the mean [\d.]+\): within the noise band \[[\d.]+, [\d.]+\] \(95% prediction interval from 4 earlier runs, sd [\d.]+\)/);
+      // The newest run with its TTFT p99 tripled (result.json, which the history reads) is outside the band.
+      const newest = join(results, readdirSync(results).find((d) => d.endsWith('-h2'))!, 'repeat-2');
+      const far = join(tmp, 'far');
+      cpSync(newest, far, { recursive: true });
+      const result = JSON.parse(readFileSync(join(far, 'result.json'), 'utf8')) as { metrics: { latency: { ttft_ms: { p99: number } } } };
+      result.metrics.latency.ttft_ms.p99 *= 3;
+      writeFileSync(join(far, 'result.json'), JSON.stringify(result));
+      const c = await runCli(['compare', far, '--against-history', '--results-dir', results, '--fail-on-regression', '5%']);
+      expect(c.code, c.stderr).toBe(EXIT_CODES.REGRESSION);
+      expect(c.stdout).toMatch(/against the history: 4 earlier runs of spec/);
+      expect(c.stdout).toMatch(/^TTFT p99 \(ms\) .*WORSE than the noise band .* — REGRESSION$/m);
+      expect(c.stdout).toMatch(/^TTFT p50 \(ms\) .*within the noise band/m);
+      const one = await runCli(['compare', far, newest, '--against-history', '--results-dir', results]);
+      expect(one.code).toBe(EXIT_CODES.USAGE);
+    } finally {
+      rmSync(results, { recursive: true, force: true });
+    }
   });
 });
