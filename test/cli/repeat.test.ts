@@ -7,6 +7,7 @@ import { rowFromRunDir } from '../../src/history/history-row.js';
 import type { RepeatsFile } from '../../src/report/repeats-json.js';
 import { assessBand } from '../../src/history/history-band.js';
 import { runCli } from '../helpers/cli.js';
+import { plantTtftRegression } from '../helpers/planted-runs.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'infermeter-repeat-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -22,23 +23,10 @@ async function repeatRun(name: string, args: string[]): Promise<string> {
 
 const readRepeats = (dir: string): RepeatsFile => JSON.parse(readFileSync(join(dir, 'repeats.json'), 'utf8')) as RepeatsFile;
 
-/** A copy of a repeat directory whose every TTFT is 20% longer (first token and every later chunk shifted). */
-function plantTtftRegression(src: string, dest: string): void {
+/** A copy of a repeat directory whose every TTFT is 20% longer, run by run. */
+function plantInRepeat(src: string, dest: string): void {
   cpSync(src, dest, { recursive: true });
-  for (const r of readRepeats(src).runs) {
-    const file = join(dest, r.dir, 'records.jsonl');
-    const lines = readFileSync(file, 'utf8').trim().split('\n');
-    const out = lines.map((line) => {
-      const rec = JSON.parse(line) as { sent_ms: number; first_token_ms: number | null; chunk_ms: number[]; end_ms: number; status: string };
-      if (rec.status !== 'ok' || rec.first_token_ms === null) return line;
-      const shift = 0.2 * (rec.first_token_ms - rec.sent_ms);
-      rec.first_token_ms += shift;
-      rec.chunk_ms = rec.chunk_ms.map((t) => t + shift);
-      rec.end_ms += shift;
-      return JSON.stringify(rec);
-    });
-    writeFileSync(file, `${out.join('\n')}\n`);
-  }
+  for (const r of readRepeats(src).runs) plantTtftRegression(join(src, r.dir), join(dest, r.dir));
 }
 
 let a: string;
@@ -100,7 +88,7 @@ describe('grouped compare', () => {
     // B: the same command (--repeat 3 --seed 1) against a server 20% slower to its first token.
     // The comparison does not pair run k of A with run k of B: each group's noise is its own.
     const slow = join(tmp, 'slow');
-    plantTtftRegression(a, slow);
+    plantInRepeat(a, slow);
     const grouped = await runCli(['compare', a, slow, '--fail-on-regression', '5%']);
     expect(grouped.code, grouped.stdout).toBe(EXIT_CODES.REGRESSION);
     expect(grouped.stdout).toMatch(/TTFT p99 \(ms\).*\+20\.0%\s+\[\+\d+\.\d%, \+\d+\.\d%\].*worse \(REGRESSION\)/);
