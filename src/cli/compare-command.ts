@@ -3,7 +3,10 @@
  * → the comparison as text or JSON, the outputs asked for, and the exit code.
  */
 import { CompareFlagsSchema, parseCommandOptions, type CompareFlags } from '../config/command-options.js';
+import { existsSync } from 'node:fs';
 import { UserError } from '../errors/user-error.js';
+import { GROUP_MARK } from '../analysis/compare/group-mark.js';
+import { isRepeatDir } from '../session/compare-groups.js';
 import { compareExitCode } from '../errors/exit-codes.js';
 import { checkWritable } from '../export/junit.js';
 import { gateLines } from '../analysis/gates.js';
@@ -34,6 +37,7 @@ async function againstHistoryCommand(paths: string[], flags: CompareFlags, io: C
 export async function compareCommand(paths: string[], opts: Record<string, unknown>, io: CliIo): Promise<number> {
   const flags = parseCommandOptions(CompareFlagsSchema, opts);
   if (flags.againstHistory) return againstHistoryCommand(paths, flags, io);
+  if (flags.html && paths.some((p) => p === GROUP_MARK || (existsSync(p) && isRepeatDir(p)))) throw new UserError('--html: not drawn for a grouped compare; the text, --json and --markdown are');
   if (flags.junit) checkWritable(flags.junit, '--junit');
   const err = (line: string) => io.stderr.write(`${line}\n`);
   const outcome = compareRuns(paths, flags, { log: err });

@@ -110,6 +110,9 @@ describe('grouped compare', () => {
     const mixed = await runCli(['compare', join(a, 'repeat-1'), join(other, 'repeat-1'), '--', join(a, 'repeat-2'), join(a, 'repeat-3')]);
     expect(mixed.code).toBe(EXIT_CODES.USAGE);
     expect(mixed.stderr.trim()).toMatch(/^error: compare: group A mixes specs: .*repeat-1 is spec [0-9a-f]{16}, .*repeat-1 is spec [0-9a-f]{16}; a group repeats one spec/);
+    const html = await runCli(['compare', a, other, '--html', join(tmp, 'x.html')]);
+    expect(html.code).toBe(EXIT_CODES.USAGE);
+    expect(html.stderr.trim()).toBe('error: --html: not drawn for a grouped compare; the text, --json and --markdown are');
     const beside = await runCli(['compare', a, join(other, 'repeat-1')]);
     expect(beside.code).toBe(EXIT_CODES.USAGE);
     expect(beside.stderr).toMatch(/a repeat directory compares with another repeat directory/);
