@@ -30,6 +30,8 @@ export function registerHistoryCommands(program: Command, io: CliIo, setExit: (c
     .addOption(new Option('--threshold <pct>', 'a change worse than this is a regression').default('10%'))
     .addOption(new Option('--fail-on-regression', 'exit 4 when the newest comparable run regressed'))
     .addOption(new Option('--allow-invalid', 'judge invalid runs too (else a trend whose newest run is invalid gives no verdict and exits 5)'))
+    .addOption(new Option('--band', 'judge the newest comparable run against the noise band of the earlier ones (a prediction interval; needs 3 or more; --threshold is not used)'))
+    .addOption(new Option('--confidence <pct>', 'the noise band\'s level (default 95%)'))
     .addOption(new Option('--json', 'print the trend as JSON'))
     .addHelpText('after', '\nComparable runs: same spec hash, valid and not interrupted. Exit 4 with --fail-on-regression on a regression; exit 5 when the newest run is invalid (unless --allow-invalid).')
     .action(async (metric: string, opts: { resultsDir: string; threshold: string }) => setExit(await (await import('./history-command.js')).trendCommand(metric, opts, io)));

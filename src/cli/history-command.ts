@@ -7,7 +7,8 @@ import { UserError } from '../errors/user-error.js';
 import { reindex } from '../history/history-index.js';
 import { listRuns, parseSince, type JsonRow } from '../history/history-query.js';
 import { runSql } from '../history/history-sql.js';
-import { trend, trendMetric } from '../history/trend.js';
+import { trend, trendMetric, type TrendMetric } from '../history/trend.js';
+import { trendBand, type BandJudgement } from '../history/history-band.js';
 import { textTable } from '../util/text-table.js';
 import type { CliIo } from './io.js';
 import { setHistoryWarningSink } from '../history/history-db.js';
@@ -91,6 +92,9 @@ export interface TrendOpts {
   json?: boolean;
   failOnRegression?: boolean;
   allowInvalid?: boolean;
+  /** --band: judge the newest run against the noise band of the runs before it. */
+  band?: boolean;
+  confidence?: string;
 }
 
 /** `10%`, `10` (percent) or `0.1`? Only the first two: a bare number is percent, as the flag's help says. */
@@ -100,9 +104,27 @@ function parseThreshold(text: string): number {
   return Number(m[1]) / 100;
 }
 
+/** The band's verdict line: where the run lies, and on how many runs the band rests. */
+export function bandLine(j: BandJudgement, name: string): string {
+  const [lo, hi] = j.band.band;
+  const pct = `${j.change >= 0 ? '+' : ''}${(j.change * 100).toFixed(1)}%`;
+  const where = j.verdict === 'within' ? 'within' : j.verdict === 'worse' ? 'WORSE than' : 'better than';
+  return `${name} ${fmt(j.value, 2)} (${pct} against the mean ${fmt(j.band.mean, 2)}): ${where} the noise band [${fmt(lo, 2)}, ${fmt(hi, 2)}] (${(j.band.confidence * 100).toFixed(j.band.confidence >= 0.995 ? 2 : 0)}% prediction interval from ${j.band.runs} earlier runs, sd ${fmt(j.band.sd, 2)})`;
+}
+
+async function bandTrendCommand(metric: TrendMetric, opts: TrendOpts, io: CliIo): Promise<number> {
+  const confidence = opts.confidence === undefined ? 0.95 : parseThreshold(opts.confidence);
+  if (!(confidence > 0 && confidence < 1)) throw new UserError('--confidence: expected a level between 0% and 100%, e.g. 95%');
+  const b = await trendBand(opts.resultsDir, metric, { spec: opts.spec ?? null, run: opts.run ?? null, limit: positiveInt('--limit', opts.limit), allowInvalid: opts.allowInvalid === true, confidence });
+  if (opts.json) io.stdout.write(`${JSON.stringify(b, null, 2)}\n`);
+  else io.stdout.write(`${metric} of ${b.run_id}, spec ${b.spec_hash} (${b.better} is better):\n${bandLine(b, metric)}\n${b.regression ? 'REGRESSION: outside the noise band on the worse side\n' : ''}`);
+  return b.regression && opts.failOnRegression ? EXIT_CODES.REGRESSION : EXIT_CODES.OK;
+}
+
 export async function trendCommand(metricName: string, opts: TrendOpts, io: CliIo): Promise<number> {
   setHistoryWarningSink((line) => io.stderr.write(line));
   const metric = trendMetric(metricName);
+  if (opts.band) return bandTrendCommand(metric, opts, io);
   const t = await trend(opts.resultsDir, metric, { spec: opts.spec ?? null, run: opts.run ?? null, limit: positiveInt('--limit', opts.limit), threshold: parseThreshold(opts.threshold), allowInvalid: opts.allowInvalid === true });
   if (opts.json) io.stdout.write(`${JSON.stringify(t, null, 2)}\n`);
   else {

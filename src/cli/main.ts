@@ -5,6 +5,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_CODE_HELP, EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
+import { GROUP_MARK } from '../analysis/compare/group-mark.js';
 import { registerWorkloadOptions } from '../workload/flags.js';
 import { processIo, type CliIo } from './io.js';
 import { infermeterVersion } from '../session/version.js';
@@ -79,6 +80,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .command('run')
     .description('benchmark an OpenAI-compatible endpoint (or the built-in simulator) and report latency, throughput and goodput');
   registerRunSpecOptions(run);
+  run.addOption(new Option('--repeat <n>', 'run the spec N times, each with its own seed (+1 per run) and prompt salt, into one repeat directory: repeat-1 … repeat-N and repeats.json (mean, between-run sd, interval over runs; docs/repeats.md)'));
   registerCoordinatorOptions(run);
   run.addHelpText(
     'after',
@@ -96,6 +98,11 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
   );
   run.action(async (opts: Record<string, unknown>) => {
     const distributed = coordinatorFlags(opts);
+    if (opts.repeat !== undefined) {
+      if (distributed) throw new UserError('--repeat with --distributed: not supported; repeat the distributed run yourself');
+      setExit(await (await import('./repeat-command.js')).repeatCommand(await resolveSpec(opts, targetFromEnv(io)), opts.repeat, 'http', io));
+      return;
+    }
     setExit(
       distributed
         ? await (await import('./run-command.js')).distributedRunCommand(await resolveSpec(opts, targetFromEnv(io)), distributed, io)
@@ -138,7 +145,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   program
     .command('compare')
     .description('compare runs: is the load the same, and which figures changed beyond noise (bootstrap intervals)')
-    .argument('<runs...>', 'baseline A, then B [C …]: run directories or vLLM result JSON files')
+    .argument('<runs...>', 'baseline A, then B [C …]: run directories or vLLM result JSON files; or two groups of repeated runs, A1 A2 … -- B1 B2 …, or two repeat directories (run --repeat N)')
     .addOption(new Option('--force', 'give verdicts even when the load shapes differ'))
     .addOption(new Option('--allow-invalid', `compare runs whose validity verdict says invalid (else: one line per such run, exit ${EXIT_CODES.INVALID_RUN})`))
     .addOption(new Option('--fail-on-regression <pct>', `exit ${EXIT_CODES.REGRESSION} when a figure is significantly worse by more than this, e.g. 5%`))
@@ -151,6 +158,8 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--seed <n>', 'seed of the resampling (default 0)'))
     .addOption(new Option('--confidence <pct>', 'family-wise confidence over all figures and accuracy together (default 95%; accuracy gets half of the error budget when both are judged, docs/compare.md)'))
     .addOption(new Option('--min-effect <pct>', 'smaller relative changes count as no change (default 2%)'))
+    .addOption(new Option('--against-history', 'one run against the noise band of its spec\'s earlier runs in the history (3 or more; docs/history.md §Noise band)'))
+    .addOption(new Option('--results-dir <dir>', 'with --against-history: the results folder holding the history (default results)'))
     .addHelpText('after', '\nDocs: docs/compare.md. Bad input (a missing run, the same run twice, another schema) exits 2.')
     .action(async (paths: string[], opts: Record<string, unknown>) => setExit(await (await import('./compare-command.js')).compareCommand(paths, opts, io)));
 
@@ -277,11 +286,16 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   registerFlags(simRun, OUTPUT_FLAGS.filter(shown));
   // Registered but hidden, so giving one explains why it is refused (src/cli/sim-run-refusals.ts).
   for (const f of [...LOAD_FLAGS, ...OUTPUT_FLAGS, ...SIM_FLAGS].filter((f) => !shown(f))) simRun.addOption(new Option(f.flag, f.help).hideHelp());
+  simRun.addOption(new Option('--repeat <n>', 'run the spec N times, each with its own seed (+1 per run) and prompt salt, into one repeat directory: repeat-1 … repeat-N and repeats.json (mean, between-run sd, interval over runs; docs/repeats.md)'));
   simRun.optionsGroup('Validity:');
   registerFlags(simRun, VALIDITY_FLAGS);
   simRun.action(async (opts: Record<string, unknown>) => {
     const s = await resolveSpec(opts, { simulatorOnly: true });
     refuseVirtualTimeSettings(opts, s);
+    if (opts.repeat !== undefined) {
+      setExit(await (await import('./repeat-command.js')).repeatCommand(s, opts.repeat, 'virtual', io));
+      return;
+    }
     setExit(await (await import('./sim-run-command.js')).simRunCommand(s, io));
   });
 
@@ -359,6 +373,18 @@ function addExitCodeHelp(cmd: Command): void {
   for (const sub of cmd.commands) addExitCodeHelp(sub);
 }
 
+/**
+ * `compare A1 A2 -- B1 B2`: the argument parser drops a bare `--` (and reads what follows as
+ * arguments only), so for compare it is replaced by the groups' mark (session/compare-groups.ts),
+ * and flags after it still count.
+ */
+function markCompareGroups(argv: string[]): string[] {
+  const at = argv.findIndex((a) => !a.startsWith('-'));
+  if (argv[at] !== 'compare') return argv;
+  const sep = argv.indexOf('--', at + 1);
+  return sep < 0 ? argv : [...argv.slice(0, sep), GROUP_MARK, ...argv.slice(sep + 1)];
+}
+
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   let code = 0;
   let stopListening = (): void => {};
@@ -380,7 +406,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       program.outputHelp();
       return 0;
     }
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(markCompareGroups(argv), { from: 'user' });
     return code;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -163,5 +163,8 @@ export const CompareFlagsSchema = CompareOptionsSchema.extend({
   markdown: z.union([z.literal(true), z.string()]).nullable().default(null),
   html: z.string().nullable().default(null),
   json: z.boolean().default(false),
+  /** --against-history: one run against the noise band of its spec's earlier runs (history/history-band.ts). */
+  againstHistory: z.boolean().default(false),
+  resultsDir: z.string().default('results'),
 });
 export type CompareFlags = z.output<typeof CompareFlagsSchema>;

@@ -68,6 +68,23 @@ export function compareExitCode(o: { refusedInvalid: boolean; regressed: boolean
   return EXIT_CODES.OK;
 }
 
+/**
+ * Several measurements as one outcome (repeated runs): stopped if any was, invalid if any was
+ * (unless every invalid one was accepted), a gate failed if any failed — so exitCodeFor gives the
+ * worst of them in its own order.
+ */
+export function combineOutcomes(outcomes: readonly Outcome[]): Outcome {
+  const stopped = outcomes.find((o) => o.stoppedBy)?.stoppedBy ?? null;
+  const invalid = outcomes.filter((o) => o.valid === false);
+  const gates = outcomes.map((o) => o.gatesPass).filter((g): g is boolean => g !== null);
+  return {
+    stoppedBy: stopped,
+    valid: invalid.length > 0 ? false : outcomes.some((o) => o.valid === true) ? true : null,
+    allowInvalid: invalid.length > 0 && invalid.every((o) => o.allowInvalid),
+    gatesPass: gates.length === 0 ? null : gates.every(Boolean),
+  };
+}
+
 /** The table as printed in --help and README (kept in sync by test/cli/exit-codes.test.ts). */
 export const EXIT_CODE_HELP = `Exit codes:
   0    done: a valid run, every requested gate passed

@@ -51,19 +51,30 @@ function rowsFromDir(resultsDir: string, dir: string): HistoryRow[] {
   return isSweepDir(dir) ? rowsFromSweepDir(resultsDir, dir) : [rowFromRunDir(resultsDir, dir)];
 }
 
-/** Run and sweep directories under `resultsDir` (one level: results/<run>/result.json or results/<sweep>/sweep.json). */
+/**
+ * Run and sweep directories under `resultsDir`: results/<run>/result.json, results/<sweep>/sweep.json,
+ * and the runs of a repeat directory, results/<repeat>/repeat-<k>/result.json (its repeats.json beside them).
+ */
 export function runDirs(resultsDir: string): string[] {
-  if (!existsSync(resultsDir)) return [];
-  return readdirSync(resultsDir)
+  return subdirs(resultsDir).flatMap((p) => (existsSync(join(p, 'repeats.json')) ? subdirs(p).filter((r) => /\/repeat-\d+$/.test(r) && isRunDir(r)) : isRunDir(p) ? [p] : []));
+}
+
+function subdirs(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
     .filter((d) => !d.startsWith('.'))
-    .map((d) => join(resultsDir, d))
+    .map((d) => join(dir, d))
     .filter((p) => {
       try {
-        return statSync(p).isDirectory() && (existsSync(join(p, 'result.json')) || existsSync(join(p, 'sweep.json')));
+        return statSync(p).isDirectory();
       } catch {
         return false;
       }
     });
+}
+
+function isRunDir(p: string): boolean {
+  return existsSync(join(p, 'result.json')) || existsSync(join(p, 'sweep.json'));
 }
 
 /** Indexes every run directory; returns how many were indexed and the ones that could not be read. */

@@ -6,6 +6,7 @@
  * verdict on a run that measured nothing trustworthy) unless invalid runs are allowed, which
  * makes them comparable.
  */
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { UserError } from '../errors/user-error.js';
 import { withHistory } from './history-db.js';
 import { queryRows } from './history-query.js';
@@ -96,40 +97,46 @@ export interface TrendQuery {
   allowInvalid?: boolean;
 }
 
+/** A trend's rows as assessTrend reads them. */
+export type TrendRow = Parameters<typeof assessTrend>[2][number];
+
+/** The spec a query follows and its runs' values of `metric`, oldest first. */
+export async function specRows(c: DuckDBConnection, metric: TrendMetric, q: Omit<TrendQuery, 'threshold'>): Promise<{ hash: string; rows: TrendRow[] }> {
+  let hash: string;
+  if (q.spec) {
+    const found = await queryRows(c, `SELECT DISTINCT spec_hash FROM runs WHERE starts_with(spec_hash, ?)`, [q.spec]);
+    if (found.length === 0) throw new UserError(`--spec ${q.spec}: no run in the history has that spec hash (see \`infermeter history\`)`);
+    if (found.length > 1) throw new UserError(`--spec ${q.spec}: ambiguous, matches ${found.map((r) => r.spec_hash as string).join(', ')}`);
+    hash = found[0]!.spec_hash as string;
+  } else {
+    const found = q.run
+      ? await queryRows(c, `SELECT spec_hash FROM runs WHERE run_id = ?`, [q.run])
+      : await queryRows(c, `SELECT spec_hash FROM runs WHERE kind = 'run' ORDER BY started_at DESC, run_id DESC LIMIT 1`);
+    if (found.length === 0) throw new UserError(q.run ? `--run ${q.run}: not in the history (see \`infermeter history\`)` : 'trend: the history has no runs yet (run `infermeter run` or `infermeter history --reindex`)');
+    hash = found[0]!.spec_hash as string;
+  }
+  const rows = await queryRows(
+    c,
+    `SELECT * FROM (SELECT run_id, strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started_at, started_at AS t, ${metric} AS value, valid, interrupted, validity_reasons
+       FROM runs WHERE spec_hash = ? ORDER BY t DESC, run_id DESC ${q.limit ? `LIMIT ${Math.floor(q.limit)}` : ''}) ORDER BY t, run_id`,
+    [hash],
+  );
+  return {
+    hash,
+    rows: rows.map((r) => ({
+      run_id: r.run_id as string,
+      started_at: r.started_at as string,
+      value: typeof r.value === 'number' ? r.value : null,
+      valid: r.valid as boolean | null,
+      interrupted: r.interrupted === true,
+      reasons: Array.isArray(r.validity_reasons) ? r.validity_reasons.map(String) : [],
+    })),
+  };
+}
+
 export function trend(resultsDir: string, metric: TrendMetric, q: TrendQuery): Promise<TrendVerdict> {
   return withHistory(resultsDir, { mode: 'read' }, async (c) => {
-    let hash: string;
-    if (q.spec) {
-      const found = await queryRows(c, `SELECT DISTINCT spec_hash FROM runs WHERE starts_with(spec_hash, ?)`, [q.spec]);
-      if (found.length === 0) throw new UserError(`--spec ${q.spec}: no run in the history has that spec hash (see \`infermeter history\`)`);
-      if (found.length > 1) throw new UserError(`--spec ${q.spec}: ambiguous, matches ${found.map((r) => r.spec_hash as string).join(', ')}`);
-      hash = found[0]!.spec_hash as string;
-    } else {
-      const found = q.run
-        ? await queryRows(c, `SELECT spec_hash FROM runs WHERE run_id = ?`, [q.run])
-        : await queryRows(c, `SELECT spec_hash FROM runs WHERE kind = 'run' ORDER BY started_at DESC, run_id DESC LIMIT 1`);
-      if (found.length === 0) throw new UserError(q.run ? `--run ${q.run}: not in the history (see \`infermeter history\`)` : 'trend: the history has no runs yet (run `infermeter run` or `infermeter history --reindex`)');
-      hash = found[0]!.spec_hash as string;
-    }
-    const rows = await queryRows(
-      c,
-      `SELECT * FROM (SELECT run_id, strftime(started_at, '%Y-%m-%dT%H:%M:%SZ') AS started_at, started_at AS t, ${metric} AS value, valid, interrupted, validity_reasons
-         FROM runs WHERE spec_hash = ? ORDER BY t DESC, run_id DESC ${q.limit ? `LIMIT ${Math.floor(q.limit)}` : ''}) ORDER BY t, run_id`,
-      [hash],
-    );
-    return assessTrend(
-      metric,
-      hash,
-      rows.map((r) => ({
-        run_id: r.run_id as string,
-        started_at: r.started_at as string,
-        value: typeof r.value === 'number' ? r.value : null,
-        valid: r.valid as boolean | null,
-        interrupted: r.interrupted === true,
-        reasons: Array.isArray(r.validity_reasons) ? r.validity_reasons.map(String) : [],
-      })),
-      q.threshold,
-      { allowInvalid: q.allowInvalid === true },
-    );
+    const { hash, rows } = await specRows(c, metric, q);
+    return assessTrend(metric, hash, rows, q.threshold, { allowInvalid: q.allowInvalid === true });
   });
 }

@@ -55,6 +55,12 @@ function familyText(p: PairComparison, k: number): string {
 export function methodLine(p: PairComparison, k: number): string {
   const m = p.method;
   if (!m) return '';
+  if ('groups' in p) {
+    return (
+      `Deltas are B − A over runs (A and B: the runs' geometric means; error rate: their mean, in percentage points). Intervals: t over runs — unit: ${m.resampling_unit}; ` +
+      `each run's own noise from ${m.resamples} bootstrap resamples (seed ${m.seed}); ${familyText(p, k)}; changes under ${(m.min_effect * 100).toFixed(1)}% count as no change (docs/compare.md §Repeated runs).`
+    );
+  }
   return (
     `Deltas are B − A (relative to A; error rate in percentage points). Intervals: bootstrap, ${m.resamples} resamples${m.itl_resamples < m.resamples ? ` (ITL: ${m.itl_resamples}, the runs hold many gaps)` : ''} (seed ${m.seed}); ` +
     `resampling unit: ${m.resampling_unit}; ${familyText(p, k)}; ` +

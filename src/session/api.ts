@@ -16,6 +16,8 @@ import { runSession } from './run.js';
 import { checkRunSpec, RunSpecSchema, type RunSpec, type RunSpecInput } from './run-spec.js';
 import { simulateRun } from './simulate.js';
 import { sweepSession } from './sweep.js';
+import { runRepeated as repeatSession } from './repeat.js';
+import type { RepeatsFile } from '../report/repeats-json.js';
 import { planCapacity, planFlags, type PlanInput } from './plan/capacity-plan.js';
 import type { PlanReport } from '../report/plan-report.js';
 import { CompareOptionsSchema, parseCommandOptions, type CompareOptionsInput } from '../config/command-options.js';
@@ -78,6 +80,16 @@ export async function run(spec: RunSpecInput, o: SessionOptions = {}): Promise<R
 export async function simulate(spec: RunSpecInput, o: SessionOptions = {}): Promise<RunResult> {
   const s = runSpec(spec);
   return (await simulateRun(s, contextOf(o))).result;
+}
+
+/**
+ * The spec `repeat` times (`run --repeat N`; `virtual: true`: `sim run --repeat N`), each run with its
+ * own seed and prompt salt, into one repeat directory; returns repeats.json's content and where it is (docs/repeats.md).
+ */
+export async function runRepeated(spec: RunSpecInput, repeat: number, o: SessionOptions & { virtual?: boolean } = {}): Promise<{ dir: string; repeats: RepeatsFile; results: RunResult[] }> {
+  const out = await repeatSession(runSpec(spec), { repeat, driver: o.virtual ? 'virtual' : 'http' }, contextOf(o));
+  if (out.runs.length === 0) throw new AbortedBeforeStart();
+  return { dir: out.dir, repeats: out.file, results: out.runs.map((r) => r.result) };
 }
 
 function sweepPlanOf(stages: SweepStages): SweepPlan {

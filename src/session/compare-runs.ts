@@ -9,6 +9,8 @@ import type { CompareRunOptions } from '../config/command-options.js';
 import { compareExitCode, type ExitCode } from '../errors/exit-codes.js';
 import type { SessionContext } from './context.js';
 import { readCompareInputs, type CompareInputs } from './compare-sides.js';
+import { groupArgs, readGroupInputs } from './compare-groups.js';
+import { compareGroups } from '../analysis/compare/group-compare.js';
 
 export const COMPARE_SCHEMA = 'infermeter.compare/1';
 
@@ -55,8 +57,9 @@ export function judgeSides(inputs: CompareInputs, options: CompareRunOptions, lo
   if (invalid.length > 0 && !options.allowInvalid) {
     return { result: null, gates: validityGates(inputs.sides), invalid, regressions: [], qualityDrops: [], notes: [], exitCode: compareExitCode({ refusedInvalid: true, regressed: false }) };
   }
-  log(`compare: ${options.resamples} bootstrap resamples per pair…`);
-  const pairs = inputs.pairs.map(([a, b]) => comparePair(a, b, options));
+  const g = inputs.groups;
+  log(g ? `compare: ${g.a.runs.length} + ${g.b.runs.length} runs, each run's noise from ${options.resamples} bootstrap resamples…` : `compare: ${options.resamples} bootstrap resamples per pair…`);
+  const pairs = g ? [compareGroups(g.a, g.b, options)] : inputs.pairs.map(([a, b]) => comparePair(a, b, options));
   const gates = [...validityGates(inputs.sides), ...compareGates(pairs, { failOnQualityDrop: options.failOnQualityDrop })];
   const regressions = pairs.flatMap((p) => p.figures.filter((f) => f.regression).map((f) => `${p.b}: ${f.figure.label}`));
   const qualityDrops = pairs.filter((p) => p.quality?.regression).map((p) => `${p.b}: accuracy ${((p.quality!.delta ?? 0) * 100).toFixed(1)} pts`);
@@ -71,8 +74,13 @@ export function judgeSides(inputs: CompareInputs, options: CompareRunOptions, lo
   return { result: { schema: COMPARE_SCHEMA, pairs, gates }, gates, invalid, regressions, qualityDrops, notes: regressed ? [] : notes, exitCode: compareExitCode({ refusedInvalid: false, regressed }) };
 }
 
-/** `compare A B [C …]`: each of B, C, … against the baseline A (run directories, sweep directories, vLLM result files). */
+/**
+ * `compare A B [C …]`: each of B, C, … against the baseline A (run directories, sweep directories,
+ * vLLM result files); `compare A1 A2 … -- B1 B2 …` or two repeat directories: group against group
+ * (compare-groups.ts).
+ */
 export function compareRuns(paths: readonly string[], options: CompareRunOptions, ctx: Pick<SessionContext, 'log'> = {}): CompareOutcome {
   const log = ctx.log ?? (() => {});
-  return judgeSides(readCompareInputs(paths, log), options, log);
+  const groups = groupArgs(paths);
+  return judgeSides(groups ? readGroupInputs(groups, log) : readCompareInputs(paths, log), options, log);
 }

@@ -13,6 +13,7 @@ import type { RunResult } from '../report/result-json.js';
 import { buildSample } from '../analysis/compare/bootstrap.js';
 import { loadSettings, workloadSettings } from '../analysis/comparable-spec.js';
 import type { CompareSide } from '../analysis/compare/compare.js';
+import type { GroupSide } from '../analysis/compare/group-compare.js';
 import { figuresOfRun, figuresOfVllm } from '../analysis/compare/key-figures.js';
 import { qualitySample } from '../analysis/compare/quality-delta.js';
 import type { RequestRecord } from '../record/record.js';
@@ -24,6 +25,8 @@ import { isSweepDir, readSweep } from './saved-sweep.js';
 export interface CompareInputs {
   sides: CompareSide[];
   pairs: Array<[CompareSide, CompareSide]>;
+  /** Grouped compare (compare-groups.ts): the two groups judged over runs, instead of `pairs`. */
+  groups?: { a: GroupSide; b: GroupSide };
 }
 
 interface SideContext {
@@ -139,7 +142,8 @@ function vllmSide(path: string, j: Record<string, unknown>): CompareSide {
   };
 }
 
-function loadSide(path: string, warn: (line: string) => void): CompareSide {
+/** One input read into a side: a run directory (or its result.json) or a vLLM result file. */
+export function loadSide(path: string, warn: (line: string) => void): CompareSide {
   if (!existsSync(path)) throw new UserError(`${path}: no such run directory or file`);
   if (statSync(path).isDirectory()) return runSide(readRunBundle(path, { records: 'required', warn }));
   const j = readJsonFile(path);

@@ -21,7 +21,7 @@ import { Redactor } from '../util/redact.js';
 import { computeCost, requestTimeSplit, type CostInputs, type CostSplit } from '../metrics/cost.js';
 import { computeQuality } from '../metrics/quality.js';
 import { allObjectivesPass, evaluateObjectives } from '../metrics/index.js';
-import { exitCodeFor, type ExitCode } from '../errors/exit-codes.js';
+import { exitCodeFor, type ExitCode, type Outcome } from '../errors/exit-codes.js';
 import { DEFAULT_MAX_FAILURE_RATE, type ValiditySpec } from '../config/schema.js';
 
 const DEFAULT_VALIDITY: ValiditySpec = { max_failure_rate: DEFAULT_MAX_FAILURE_RATE, allow_invalid: false, capacity_check: true };
@@ -145,12 +145,17 @@ export interface CompletedRun {
 /** Builds the result and writes result.json, report.html and the vLLM JSON (as asked). Prints nothing. */
 /** The exit code of a run: the stop signal (when a signal stopped a live run), validity, then its SLOs. */
 export function runExitCode(result: RunResult, allowInvalid: boolean, signal: AbortSignal | undefined): ExitCode {
-  return exitCodeFor({
+  return exitCodeFor(runOutcome(result, allowInvalid, signal));
+}
+
+/** What a run ended with, for the exit-code mapping (and for combining repeated runs'). */
+export function runOutcome(result: RunResult, allowInvalid: boolean, signal: AbortSignal | undefined): Outcome {
+  return {
     stoppedBy: result.run.interrupted && signal?.aborted ? { reason: signal.reason } : null,
     valid: result.validity ? result.validity.valid : null,
     allowInvalid,
     gatesPass: result.slos ? allObjectivesPass(result.slos) : null,
-  });
+  };
 }
 
 export async function completeRun(input: FinishInput): Promise<CompletedRun> {

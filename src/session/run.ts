@@ -6,7 +6,7 @@
  */
 import { UserError } from '../errors/user-error.js';
 import { diskFaultLine, RecordsWriter } from '../store/records-file.js';
-import { createRunDir, type RunDir } from '../store/run-dir.js';
+import { createRunDir, createRunDirAt, type RunDir } from '../store/run-dir.js';
 import { ProgressFile } from '../store/progress-file.js';
 import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
 import { completeRun, type CompletedRun } from './finish-run.js';
@@ -32,17 +32,24 @@ export function runRedactor(spec: RunSpec, ctx: SessionContext): { redactor: Red
   return { redactor: Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers }), apiKey };
 }
 
-export async function runSession(spec: RunSpec, ctx: SessionContext = {}): Promise<RunSessionOutcome> {
+/** Where a run's directory goes when not `<result_dir>/<timestamp>-<name>`: a repeat's `repeat-k` (session/repeat.ts). */
+export interface RunPlacement {
+  path: string;
+  /** The run id (result.json `run.id`, the history's run_id). */
+  id: string;
+}
+
+export async function runSession(spec: RunSpec, ctx: SessionContext = {}, at: RunPlacement | null = null): Promise<RunSessionOutcome> {
   const { redactor, apiKey } = runRedactor(spec, ctx);
   try {
-    return await runWithRedactor(spec, ctx, apiKey, redactor);
+    return await runWithRedactor(spec, ctx, apiKey, redactor, at);
   } catch (err) {
     if (err instanceof UserError) throw new UserError(redactor.scrub(err.message));
     throw err;
   }
 }
 
-async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: string | null, redactor: Redactor): Promise<RunSessionOutcome> {
+async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: string | null, redactor: Redactor, at: RunPlacement | null): Promise<RunSessionOutcome> {
   const log = (line: string) => ctx.log?.(redactor.scrub(line));
   let target: OpenTarget | null = null;
   let dir: RunDir | null = null;
@@ -80,7 +87,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     const { baseUrl, model } = target;
 
     if (spec.output.save) {
-      dir = createRunDir(spec.output.result_dir, spec.name, new Date());
+      dir = at ? createRunDirAt(at.path, at.id) : createRunDir(spec.output.result_dir, spec.name, new Date());
       savedSpec = redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : baseUrl, model } }));
       dir.writeJson('spec.json', savedSpec);
       writer = new RecordsWriter(dir.recordsPath, { survive: true });

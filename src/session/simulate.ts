@@ -12,7 +12,7 @@ import { runVirtual, type VirtualOptions, type VirtualRequest, type VirtualStats
 import type { RequestRecord } from '../record/record.js';
 import { RecordsWriter } from '../store/records-file.js';
 import { recordToJsonLineParts } from '../record/jsonl.js';
-import { createRunDir, type RunDir } from '../store/run-dir.js';
+import { createRunDir, createRunDirAt, type RunDir } from '../store/run-dir.js';
 import { StepTimeline } from '../sim/step-timeline.js';
 import { VirtualRecords } from '../sim/virtual-records.js';
 import { redactSecrets } from '../util/redact.js';
@@ -24,6 +24,7 @@ import { simEngine, simReasoning } from './builtin-sim.js';
 import { recordInHistory } from './record-history.js';
 import { describeLoad, planRun, type RunPlan } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
+import type { RunPlacement } from './run.js';
 import { resolveCostInputs } from './cost-inputs.js';
 
 /** Thrown from the engine's step callback when the session's signal aborted: the run ends there. */
@@ -145,7 +146,7 @@ function pooledRecord(rec: RequestRecord, inputs: number): void {
  * directory and the result object. The virtual run is one synchronous loop: a stop signal raised
  * meanwhile is seen when it ends, and the run is then reported as interrupted.
  */
-export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}): Promise<CompletedRun> {
+export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: RunPlacement | null = null): Promise<CompletedRun> {
   const log = (line: string) => ctx.log?.(line);
   if (spec.target.base_url !== null) throw new UserError('--base-url: sim run drives the simulated engine in virtual time; use `infermeter run` for a server');
   const load = spec.load;
@@ -165,7 +166,7 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}): Prom
   const open = (): void => {
     saved.opened = true;
     if (!spec.output.save) return;
-    saved.dir = createRunDir(spec.output.result_dir, spec.name, startedAt);
+    saved.dir = at ? createRunDirAt(at.path, at.id) : createRunDir(spec.output.result_dir, spec.name, startedAt);
     saved.spec = redactSecrets(spec);
     saved.dir.writeJson('spec.json', saved.spec);
     saved.writer = new RecordsWriter(saved.dir.recordsPath);

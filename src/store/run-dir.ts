@@ -94,6 +94,20 @@ export function createRunDir(resultDir: string, name: string, startedAt: Date): 
   }
 }
 
+/**
+ * The run directory at exactly `path` (a repeat's `<repeat dir>/repeat-k`), with the run id `id`;
+ * its parent is made when missing. One that exists already is refused: a run never writes into another's.
+ */
+export function createRunDirAt(path: string, id: string): RunDir {
+  try {
+    makeDirs(dirname(path));
+    mkdirSync(path);
+  } catch (err) {
+    throw new UserError(`${path}: cannot create the run directory (${errnoText(err)})`);
+  }
+  return runDirAt(path, id);
+}
+
 /** "ENOENT: no such file or directory" from a Node fs error, without the path Node appends. */
 function errnoText(err: unknown): string {
   const e = err as NodeJS.ErrnoException;

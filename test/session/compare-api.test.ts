@@ -16,7 +16,7 @@ describe('compare options', () => {
   const parse = (o: Record<string, unknown>) => parseCommandOptions(CompareFlagsSchema, o);
 
   it('defaults as the CLI documents them', () => {
-    expect(parse({})).toEqual({ resamples: 1000, seed: 0, confidence: 0.95, minEffect: 0.02, force: false, allowInvalid: false, failOnRegression: null, failOnQualityDrop: null, junit: null, markdown: null, html: null, json: false });
+    expect(parse({})).toEqual({ resamples: 1000, seed: 0, confidence: 0.95, minEffect: 0.02, force: false, allowInvalid: false, failOnRegression: null, failOnQualityDrop: null, junit: null, markdown: null, html: null, json: false, againstHistory: false, resultsDir: 'results' });
   });
 
   it('reads shares as before the move: 5% and 0.05 alike, and more than 100% as a threshold', () => {

@@ -120,11 +120,11 @@ function deltaOf(f: KeyFigure, a: number | null | undefined, b: number | null | 
 }
 
 /** Worse when the figure moved the wrong way: up for lower-is-better figures. */
-function isWorse(f: KeyFigure, delta: number): boolean {
+export function isWorse(f: KeyFigure, delta: number): boolean {
   return f.better === 'lower' ? delta > 0 : delta < 0;
 }
 
-function regressionBeyond(f: KeyFigure, a: number | null, b: number | null, delta: number, threshold: number | null): boolean {
+export function regressionBeyond(f: KeyFigure, a: number | null, b: number | null, delta: number, threshold: number | null): boolean {
   if (threshold === null || !isWorse(f, delta)) return false;
   if (f.delta === 'relative') return Math.abs(delta) > threshold;
   // Absolute figures (error rate): relative to the baseline; any rise from zero counts.
