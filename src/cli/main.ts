@@ -124,7 +124,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   const analyze = program
     .command('analyze')
     .description('recompute every figure from a saved run directory, sweep directory or records.jsonl')
-    .argument('<run>', 'run directory, sweep directory (each stage re-judged) or records.jsonl')
+    .argument('[run]', 'run directory, sweep directory (each stage re-judged) or records.jsonl')
     .addOption(new Option('--goodput <slo...>', 'per-request SLOs, e.g. ttft:500 tpot:50 (bare numbers: ms)'))
     .addOption(new Option('--slo <objective...>', `SLOs to judge the run by (exit 3 if one fails), e.g. 'p95(ttft) < 1.5s' (default: the run's own)`))
     .addOption(new Option('--vllm-json <file>', 'also write the figures under vllm bench serve --save-result keys'))
@@ -133,7 +133,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   registerFlags(analyze, VLLM_JSON_FLAGS);
   registerFlags(analyze, COST_FLAGS);
   registerFlags(analyze, VALIDITY_FLAGS);
-  analyze.action(async (path: string, opts: Record<string, unknown>) => setExit(await (await import('./analyze-command.js')).analyzeCommand(path, opts, io)));
+  analyze.action(async (path: string | undefined, opts: Record<string, unknown>) => setExit(await (await import('./analyze-command.js')).analyzeCommand(path, opts, io)));
 
   program
     .command('compare')
