@@ -42,7 +42,7 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
   // Hashed as the workers hash it: before the coordinator picks the prompt salt it hands them.
   const hash = distributedHashes(spec).spec;
   const plan = await planRun(spec, log);
-  const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs });
+  const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs, log, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   let target: OpenTarget | null = null;
   let coordClose: (() => void) | null = null;
   try {
