@@ -5,6 +5,7 @@
  * through JetStream into one run directory, and computes the figures from them exactly as `run`
  * does. Restarted with the same --run-id while the run's stream exists, it resumes instead.
  */
+import { checkRunBounds } from './run-bounds.js';
 import { rmSync } from 'node:fs';
 import { UserError } from '../errors/user-error.js';
 import { Coordinator, type JoinedNode } from '../distributed/coordinator.js';
@@ -42,6 +43,7 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
   // Hashed as the workers hash it: before the coordinator picks the prompt salt it hands them.
   const hash = distributedHashes(spec).spec;
   const plan = await planRun(spec, log);
+  checkRunBounds(spec, plan, 'objects', log);
   const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs, log, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   let target: OpenTarget | null = null;
   let coordClose: (() => void) | null = null;

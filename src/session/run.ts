@@ -19,6 +19,7 @@ import { clientOf, healthOf, loadThreads, poolDriver } from './drive-load.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 import { envOf, type SessionContext } from './context.js';
 import { measureLoad } from './measure.js';
+import { checkRunBounds } from './run-bounds.js';
 
 /**
  * A finished run, or one stopped before its load started. `diskFault`: the results folder failed
@@ -58,6 +59,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     saltPrompts(spec);
     // Everything the user could have got wrong is checked before anything starts.
     const { workload, totalRequests, phases } = await planRun(spec, log);
+    checkRunBounds(spec, { workload, totalRequests }, 'objects', log);
     const simulated = spec.target.base_url === null;
     const cost = resolveCostInputs(spec.cost, simulated ? { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware } : { gpus: null, gpuType: null });
     const load = spec.load;

@@ -24,6 +24,7 @@ import { recordInHistory } from './record-history.js';
 import { describeLoad, planRun, type RunPlan } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import { resolveCostInputs } from './cost-inputs.js';
+import { checkRunBounds } from './run-bounds.js';
 
 /** Thrown from the engine's step callback when the session's signal aborted: the run ends there. */
 class VirtualStop extends Error {}
@@ -132,6 +133,7 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}): Prom
   const load = spec.load;
   const cost = resolveCostInputs(spec.cost, { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware });
   const plan = await planRun(spec, log, { lengthsOnly: true });
+  checkRunBounds(spec, plan, 'columns', log);
   const workload = plan.workload;
   const timed = workload.timed ?? null;
   const model = spec.target.model ?? spec.sim.model;

@@ -4,6 +4,7 @@
  * (sweep-stages.ts: HTTP, virtual time, or NATS workers), into one sweep directory (records.jsonl
  * with each record's `stage`, sweep.json, report.html) and the sweep result object. Prints nothing.
  */
+import { checkRunBounds } from './run-bounds.js';
 import { UserError } from '../errors/user-error.js';
 import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
@@ -68,6 +69,8 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
     // The workload is built once up front so that bad workload flags fail before any stage.
     if (driver === 'http') saltPrompts(spec);
     const first = await planRun(spec, log);
+    // A stage's records are held until its figures; the file gets every stage's (a --search's count is not known: one stage's).
+    checkRunBounds(spec, first, 'objects', log, plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : 1);
     const model = spec.target.model ?? spec.sim.model;
     if (driver === 'http') {
       const note = distributed && spec.target.base_url === null ? 'the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)' : null;

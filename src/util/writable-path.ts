@@ -20,12 +20,7 @@ export function unwritableReason(path: string): string | null {
  * says EROFS on a read-only mount, for root too.
  */
 export function unwritableDirReason(dir: string): string | null {
-  let p = resolve(dir);
-  while (!existsSync(p)) {
-    const parent = dirname(p);
-    if (parent === p) break;
-    p = parent;
-  }
+  const p = existingAncestor(dir);
   try {
     if (!statSync(p).isDirectory()) return `${p} is not a folder`;
     accessSync(p, constants.W_OK);
@@ -33,4 +28,11 @@ export function unwritableDirReason(dir: string): string | null {
   } catch (err) {
     return `cannot write there (${(err as NodeJS.ErrnoException).code ?? String(err)}${p === resolve(dir) ? '' : ` in ${p}`})`;
   }
+}
+
+/** `path` itself when it exists, else its nearest ancestor that does (where mkdir -p would start). */
+export function existingAncestor(path: string): string {
+  let p = resolve(path);
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  return p;
 }

@@ -1,0 +1,13 @@
+/** Free space where files would be written: the nearest existing folder on the path (it may not exist yet). */
+import { statfsSync } from 'node:fs';
+import { existingAncestor } from '../util/writable-path.js';
+
+/** Bytes an unprivileged process may still write under `path`, or null when the file system does not say. */
+export function freeSpace(path: string): number | null {
+  try {
+    const s = statfsSync(existingAncestor(path));
+    return s.bavail * s.bsize;
+  } catch {
+    return null;
+  }
+}
