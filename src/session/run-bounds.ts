@@ -114,8 +114,13 @@ export function checkResultsRoom(spec: RunSpec, size: RunSize, warn: (line: stri
  * Both bounds, as `run`, `sim run`, sweeps and the coordinators check them before t = 0. `stages`:
  * a sweep holds one stage's records at a time but writes every stage's into one records.jsonl.
  */
-export function checkRunBounds(spec: RunSpec, plan: Pick<RunPlan, 'totalRequests' | 'workload'>, held: HeldAs, warn: (line: string) => void, stages = 1): void {
+export function checkRunBounds(
+  spec: RunSpec,
+  plan: Pick<RunPlan, 'totalRequests' | 'workload'>,
+  o: { held: HeldAs; warn: (line: string) => void; stages?: number; freeSpace?: ((dir: string) => number | null) | undefined },
+): void {
   const size = runSize(spec, plan);
-  checkMemoryBound(size, held);
-  checkResultsRoom(spec, { ...size, requests: size.requests === null ? null : size.requests * stages }, warn);
+  checkMemoryBound(size, o.held);
+  const stages = o.stages ?? 1;
+  checkResultsRoom(spec, { ...size, requests: size.requests === null ? null : size.requests * stages }, o.warn, o.freeSpace ?? freeSpace);
 }
