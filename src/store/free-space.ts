@@ -2,11 +2,12 @@
 import { statfsSync } from 'node:fs';
 import { existingAncestor } from '../util/writable-path.js';
 
-/** Bytes an unprivileged process may still write under `path`, or null when the file system does not say. */
+/** Bytes an unprivileged process may still write under `path`, or null when the file system does not say (or states no blocks at all). */
 export function freeSpace(path: string): number | null {
   try {
     const s = statfsSync(existingAncestor(path));
-    return s.bavail * s.bsize;
+    // A file system of no blocks (/proc, sysfs) states no space at all: unknown, not full.
+    return s.blocks > 0 ? s.bavail * s.bsize : null;
   } catch {
     return null;
   }
