@@ -15,7 +15,7 @@ function refuseMissingFolder(dir: string): void {
   } catch {
     // missing or unreadable: said below
   }
-  if (!isDir) throw new UserError(`--results-dir ${dir}: no such folder (give the folder that holds the run directories and history.duckdb)`);
+  if (!isDir) throw new UserError(`--result-dir ${dir}: no such folder (give the folder that holds the run directories and history.duckdb)`);
 }
 
 export async function dashboardCommand(opts: { resultsDir: string; port: string }, io: CliIo): Promise<number> {

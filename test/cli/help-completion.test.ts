@@ -23,6 +23,21 @@ describe('--help and --help-all', () => {
     expect(help.split('\n').length).toBeLessThan(all.split('\n').length * 0.6);
   });
 
+  it('one results-folder flag: --result-dir everywhere; history\'s old --results-dir is a hidden alias', async () => {
+    for (const cmd of [['run'], ['sweep'], ['sim', 'run'], ['history'], ['trend'], ['sql'], ['dashboard']]) {
+      const help = (await runCli([...cmd, '--help-all'])).stdout;
+      expect(help, cmd.join(' ')).toContain('--result-dir <dir>');
+      expect(help, cmd.join(' ')).not.toContain('--results-dir');
+    }
+    const results = tempDir('result-dir');
+    expect((await runCli(['sim', 'run', '--num-prompts', '3', '--random-input-len', '8', '--random-output-len', '2', '--result-dir', results, '--name', 'x'])).code).toBe(0);
+    for (const flag of ['--result-dir', '--results-dir']) {
+      const out = await runCli(['history', flag, results, '--json']);
+      expect(out.code, out.stderr).toBe(0);
+      expect((JSON.parse(out.stdout) as Array<{ name: string }>).map((r) => r.name)).toEqual(['x']);
+    }
+  });
+
   it('a hidden flag still works', async () => {
     const out = await runCli(['sim', 'run', '--num-prompts', '5', '--random-input-len', '8', '--random-output-len', '2', '--max-num-seqs', '2', '--no-save', '--json']);
     expect(out.code, out.stderr).toBe(0);

@@ -36,7 +36,7 @@ describe('bounded waits and folders refused up front', () => {
     const missing = join(tempDir('dash-missing'), 'nope');
     const out = await runCli(['dashboard', '--results-dir', missing, '--port', '0']);
     expect(out.code).toBe(2);
-    expect(out.stderr.trim()).toBe(`error: --results-dir ${missing}: no such folder (give the folder that holds the run directories and history.duckdb)`);
+    expect(out.stderr.trim()).toBe(`error: --result-dir ${missing}: no such folder (give the folder that holds the run directories and history.duckdb)`);
   });
 
   it('export to an --out-dir that cannot be made: refused before the run is read', async () => {
