@@ -2,7 +2,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { oneErrorLine as oneLine, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 let runDir: string;
@@ -12,13 +12,6 @@ beforeAll(async () => {
   expect(out.code, out.stderr).toBe(0);
   runDir = join(results, readdirSync(results).find((d) => d.endsWith('-a'))!);
 }, 60_000);
-
-const oneLine = (out: { code: number; stderr: string }): string => {
-  expect(out.code, out.stderr).toBe(2);
-  const lines = out.stderr.trim().split('\n');
-  expect(lines, out.stderr).toHaveLength(1);
-  return lines[0]!;
-};
 
 describe('analyze --slo', () => {
   it('a malformed SLO with a path that does not exist names the SLO, not the path', async () => {

@@ -3,15 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { oneErrorLine as oneLine, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
-
-const oneLine = (out: { code: number; stderr: string }): string => {
-  expect(out.code, out.stderr).toBe(2);
-  const lines = out.stderr.trim().split('\n');
-  expect(lines, out.stderr).toHaveLength(1);
-  return lines[0]!;
-};
 
 describe('memory and disk bounds before t = 0', () => {
   it('run: a huge --num-prompts is refused before the simulator starts', async () => {
