@@ -2,7 +2,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { oneErrorLine as oneLine, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { oneErrorLine as oneLine } from '../helpers/one-line.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 let runDir: string;

@@ -3,7 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { oneErrorLine as oneLine, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { oneErrorLine as oneLine } from '../helpers/one-line.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 describe('memory and disk bounds before t = 0', () => {

@@ -2,7 +2,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { expect } from 'vitest';
 import { main } from '../../src/cli/main.js';
 
 /**
@@ -109,12 +108,4 @@ export async function firstRecordWritten(resultDir: string, isDone: () => boolea
     if (isDone()) throw new Error(`the run ended before any record was written under ${resultDir}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-/** Bad input's answer: exit 2 and a single stderr line, returned for the caller to match. */
-export function oneErrorLine(out: CliResult): string {
-  expect(out.code, out.stderr).toBe(2);
-  const lines = out.stderr.trim().split('\n');
-  expect(lines, out.stderr).toHaveLength(1);
-  return lines[0]!;
 }
