@@ -3,6 +3,7 @@
  * with new SLOs if given; the original run's context is taken from result.json, else spec.json.
  */
 import { existsSync, statSync } from 'node:fs';
+import { UserError } from '../errors/user-error.js';
 import { analyzeRun } from '../session/analyze.js';
 import { printRun } from './print-run.js';
 import { checkWritable } from '../export/junit.js';
@@ -23,7 +24,33 @@ function analyzeSavedSweep(path: string, opts: Record<string, unknown>, io: CliI
 }
 
 
-export async function analyzeCommand(path: string, opts: Record<string, unknown>, io: CliIo): Promise<number> {
+/** --slo and --goodput, checked before the path is looked at: a malformed SLO is named as such, whatever the path. */
+function checkObjectiveFlags(opts: Record<string, unknown>): void {
+  const flags = specFromFlags(opts, LOAD_FLAGS.filter((f) => f.path[0] === 'goodput' || f.path[0] === 'slos'));
+  validateSpec(z.object({ goodput: GoodputSchema, slos: SloListSchema }), flags.spec, { flagPaths: flags.flagPaths, configPath: null });
+}
+
+/**
+ * `--slo` and `--goodput` take several values, so `analyze --slo 'p95(ttft) < 1s' RUN` gives RUN
+ * to --slo and none to <run>: the last value of either list that names an existing path is taken
+ * back as the run (an SLO or per-request SLO is never a path).
+ */
+export function takeBackRunPath(path: string | undefined, opts: Record<string, unknown>): string {
+  if (path !== undefined) return path;
+  for (const key of ['slo', 'goodput']) {
+    const list = opts[key];
+    if (Array.isArray(list) && list.length > 0 && typeof list.at(-1) === 'string' && existsSync(list.at(-1) as string)) {
+      const run = list.pop() as string;
+      if (list.length === 0) delete opts[key];
+      return run;
+    }
+  }
+  throw new UserError("analyze: give the run directory, sweep directory or records.jsonl to analyze (after --slo/--goodput values, or before them)");
+}
+
+export async function analyzeCommand(given: string | undefined, opts: Record<string, unknown>, io: CliIo): Promise<number> {
+  const path = takeBackRunPath(given, opts);
+  checkObjectiveFlags(opts);
   if (typeof opts.junit === 'string') checkWritable(opts.junit, '--junit');
   if (existsSync(path) && statSync(path).isDirectory() && isSweepDir(path)) return analyzeSavedSweep(path, opts, io);
   // The same schema as a run spec's, so --goodput and the vLLM JSON flags read as they do for `run`.

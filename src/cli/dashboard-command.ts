@@ -5,9 +5,22 @@ import { EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
 import type { CliIo } from './io.js';
 import { setHistoryWarningSink } from '../history/history-db.js';
+import { statSync } from 'node:fs';
+
+/** A mistyped folder would serve an empty history until Ctrl-C: refused before anything listens. */
+function refuseMissingFolder(dir: string): void {
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    // missing or unreadable: said below
+  }
+  if (!isDir) throw new UserError(`--result-dir ${dir}: no such folder (give the folder that holds the run directories and history.duckdb)`);
+}
 
 export async function dashboardCommand(opts: { resultsDir: string; port: string }, io: CliIo): Promise<number> {
   setHistoryWarningSink((line) => io.stderr.write(line));
+  refuseMissingFolder(opts.resultsDir);
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--port ${opts.port}: give a port number (0–65535; 0 picks a free one)`);
   let dash;

@@ -12,6 +12,7 @@ import { writeRecordsParquet } from '../export/parquet-export.js';
 import { isSweepDir, loadRunBundle, loadSweepBundle } from '../report/render-report.js';
 import { sweepMarkdown, sweepSummaryCsv } from '../export/sweep-export.js';
 import type { CliIo } from './io.js';
+import { unwritableDirReason } from '../util/writable-path.js';
 
 export const EXPORT_FORMATS = ['csv', 'parquet', 'markdown'] as const;
 type Format = (typeof EXPORT_FORMATS)[number];
@@ -51,6 +52,9 @@ function writePieces(path: string, pieces: Iterable<string>): void {
 
 export async function exportCommand(dir: string, opts: { format: string; outDir?: string }, io: CliIo): Promise<number> {
   const formats = parseFormats(opts.format);
+  // Before the run is read (seconds for a long one): a folder nothing can be written to is refused first.
+  const unwritable = unwritableDirReason(opts.outDir ?? dir);
+  if (unwritable) throw new UserError(`${opts.outDir !== undefined ? '--out-dir ' : ''}${opts.outDir ?? dir}: ${unwritable}${opts.outDir === undefined ? '; give --out-dir' : ''}`);
   const warn = (line: string): void => void io.stderr.write(`${line}\n`);
   const sweep = isSweepDir(dir) ? loadSweepBundle(dir) : null;
   const bundle = sweep ? null : loadRunBundle(dir, undefined, undefined, warn);

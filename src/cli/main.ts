@@ -31,6 +31,7 @@ import { registerK8sCommand } from './k8s-command.js';
 import { coordinatorFlags, registerCoordinatorOptions, registerWorkerOptions, workerFlags } from './distributed-flags.js';
 import { debugRequested, reportInternalError } from './internal-error.js';
 import type { resolveRunSpec } from './resolve-spec.js';
+import { applyHelpLevel, helpAllRequested } from './help-all.js';
 
 type ResolveOptions = Parameters<typeof resolveRunSpec>[1];
 
@@ -64,7 +65,8 @@ function registerRunSpecOptions(cmd: Command): void {
   registerFlags(cmd, VALIDITY_FLAGS);
 }
 
-function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+/** `helpAll`: --help shows every flag (cli/help-all.ts), else the rarely used ones are hidden from it. */
+function buildProgram(io: CliIo, setExit: (code: number) => void, helpAll = false): Command {
   const program = new Command('infermeter')
     .description('Evaluate LLM inference services: TTFT, TPOT, ITL, throughput, goodput. Without --base-url it runs against a built-in simulated engine.')
     .version(infermeterVersion())
@@ -74,7 +76,9 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
       writeErr: (s) => io.stderr.write(s),
     })
     .showSuggestionAfterError(true)
-    .option('--debug', 'print the stack trace of an internal error (give it before or after the command)');
+    .option('--debug', 'print the stack trace of an internal error (give it before or after the command)')
+    // Never parsed: main() reads it first and hands commander --help (cli/help-all.ts).
+    .option('--help-all', 'every flag of a command, also the rarely used ones: infermeter COMMAND --help-all');
 
   const run = program
     .command('run')
@@ -131,7 +135,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   const analyze = program
     .command('analyze')
     .description('recompute every figure from a saved run directory, sweep directory or records.jsonl')
-    .argument('<run>', 'run directory, sweep directory (each stage re-judged) or records.jsonl')
+    .argument('[run]', 'run directory, sweep directory (each stage re-judged) or records.jsonl')
     .addOption(new Option('--goodput <slo...>', 'per-request SLOs, e.g. ttft:500 tpot:50 (bare numbers: ms)'))
     .addOption(new Option('--slo <objective...>', `SLOs to judge the run by (exit 3 if one fails), e.g. 'p95(ttft) < 1.5s' (default: the run's own)`))
     .addOption(new Option('--vllm-json <file>', 'also write the figures under vllm bench serve --save-result keys'))
@@ -140,7 +144,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   registerFlags(analyze, VLLM_JSON_FLAGS);
   registerFlags(analyze, COST_FLAGS);
   registerFlags(analyze, VALIDITY_FLAGS);
-  analyze.action(async (path: string, opts: Record<string, unknown>) => setExit(await (await import('./analyze-command.js')).analyzeCommand(path, opts, io)));
+  analyze.action(async (path: string | undefined, opts: Record<string, unknown>) => setExit(await (await import('./analyze-command.js')).analyzeCommand(path, opts, io)));
 
   program
     .command('compare')
@@ -363,6 +367,15 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   for (const [flag, help] of FAULT_FLAGS) serve.addOption(new Option(flag, help));
   serve.action(async (opts: Record<string, string | undefined>) => setExit(await (await import('./sim-command.js')).simServeCommand(opts, io)));
   registerK8sCommand(program, io, setExit);
+  program
+    .command('completion')
+    .description('print a shell completion script made from these command definitions: source <(infermeter completion bash)')
+    .argument('<shell>', 'bash, zsh or fish')
+    .action(async (shell: string) => {
+      io.stdout.write((await import('./completion.js')).completionScript(program, shell));
+      setExit(0);
+    });
+  applyHelpLevel(program, helpAll);
   addExitCodeHelp(program);
   return program;
 }
@@ -391,7 +404,9 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   const own = io.signal ? null : new AbortController();
   if (own) io = { ...io, signal: own.signal };
   try {
-    const program = buildProgram(io, (c) => (code = c));
+    const helpAll = helpAllRequested(argv);
+    if (helpAll) argv = argv.map((a) => (a === '--help-all' ? '--help' : a));
+    const program = buildProgram(io, (c) => (code = c), helpAll);
     // `sim run` computes synchronously in virtual time, where no listener could run: a signal
     // keeps its default effect there and ends it at once (it writes nothing until the end).
     program.hook('preAction', (_root, action) => {

@@ -10,6 +10,7 @@ import { Redactor } from '../util/redact.js';
 import type { CliIo } from './io.js';
 import { runGates } from '../analysis/gates.js';
 import { writeGates } from './write-gates.js';
+import { EXIT_CODES } from '../errors/exit-codes.js';
 
 /** Prints the run; returns its exit code. `signal`: the command's (absent for `analyze`, which stops nothing live). */
 export function printRun(done: CompletedRun, io: CliIo, o: { json: boolean; redactor?: Redactor; signal?: AbortSignal; junit?: string | null }): number {
@@ -43,4 +44,15 @@ export function printRun(done: CompletedRun, io: CliIo, o: { json: boolean; reda
 export function invalidLine(reasons: readonly string[], allowInvalid: boolean): string {
   const hatch = allowInvalid ? 'accepted with --allow-invalid' : 'exit 5; --allow-invalid accepts it';
   return `invalid run (${hatch}): ${reasons[0]}${reasons.length > 1 ? ` (+${reasons.length - 1} more, see the verdict)` : ''}`;
+}
+
+/**
+ * After the summary: a session's disk-fault line (the results folder failed mid-run: what was
+ * kept where, store/records-file.ts) goes to stderr and the command exits DISK_FAULT; without
+ * one the command's own code stands. run, sim run, sweeps and `run --distributed` end with it.
+ */
+export function diskFaultExit(code: number, diskFault: string | undefined, io: CliIo, redactor?: Redactor): number {
+  if (diskFault === undefined) return code;
+  io.stderr.write(`${redactor ? redactor.scrub(diskFault) : diskFault}\n`);
+  return EXIT_CODES.DISK_FAULT;
 }

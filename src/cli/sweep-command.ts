@@ -12,6 +12,7 @@ import { stageJudgedBySlos, type SweepResult } from '../sweep/sweep-result.js';
 import { runGates } from '../analysis/gates.js';
 import { writeGates } from './write-gates.js';
 import { sweepSession } from '../session/sweep.js';
+import { diskFaultExit } from './print-run.js';
 import { sessionContext } from './session-context.js';
 import type { CliIo } from './io.js';
 import type { RunSpec } from '../session/run-spec.js';
@@ -61,7 +62,7 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
   // Gates: each stage's validity, and its SLOs where they count (not --auto's probe).
   const gates = result.stages.flatMap((s) => runGates(`stage ${s.index + 1}: ${formatLoad(s.load)}`, { validity: s.validity, slos: stageJudgedBySlos(s) ? s.slos : null }));
   writeGates(gates, { junit: spec.output.junit, command: `infermeter.${driver === 'virtual' ? 'sim-sweep' : 'sweep'}`, title: `infermeter sweep: ${spec.name}`, timestamp: result.sweep.started_at }, io);
-  return code;
+  return diskFaultExit(code, out.diskFault, io, redactor);
 }
 
 /** The sweep's exit code (errors/exit-codes.ts): a stop signal, an invalid stage (5 unless --allow-invalid), a failed gate (3). */

@@ -36,7 +36,7 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
   // The same checks as the coordinator's, before joining: a bad spec fails here, not mid-run.
   const plan = await planRun(spec, () => {});
   const threads = spec.load.workers ?? Math.max(1, availableParallelism() - 1);
-  const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter worker ${node}`, flag: '--nats', waitMs: flags.waitMs });
+  const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter worker ${node}`, flag: '--nats', waitMs: flags.waitMs, log, ...(io.signal ? { signal: io.signal } : {}) });
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   io.signal?.addEventListener('abort', onSignal);

@@ -28,6 +28,12 @@ export interface StreamMessage {
   seq: number;
 }
 
+/** While NATS does not answer, a line says what is waited for after this long, then every NOTICE_EVERY_MS (a short wait stays one line). */
+const FIRST_NOTICE_MS = 2_000;
+const NOTICE_EVERY_MS = 10_000;
+
+const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
+
 export class NatsLink {
   readonly subjects: Subjects;
   readonly stream: string;
@@ -43,11 +49,18 @@ export class NatsLink {
     this.js = jetstream(nc);
   }
 
-  /** Connects (waiting up to `waitMs` for the server to come up: pods start in any order). */
-  static async open(url: string, runId: string, o: { name: string; flag: string; waitMs: number }): Promise<NatsLink> {
+  /**
+   * Connects (waiting up to `waitMs` for the server to come up: pods start in any order). `log`
+   * hears what is waited for after FIRST_NOTICE_MS and every NOTICE_EVERY_MS after; `signal`
+   * ends the wait (a UserError saying so).
+   */
+  static async open(url: string, runId: string, o: { name: string; flag: string; waitMs: number; log?: (line: string) => void; signal?: AbortSignal }): Promise<NatsLink> {
     if (!/^(nats|tls):\/\/\S+$/.test(url)) throw new UserError(`${o.flag}: expected nats://HOST:PORT, got "${url}"`);
-    const deadline = Date.now() + o.waitMs;
+    const start = Date.now();
+    const deadline = start + o.waitMs;
+    let noticeAt = start + FIRST_NOTICE_MS;
     for (;;) {
+      if (o.signal?.aborted) throw new UserError(`${o.flag} ${redactUrl(url)}: stopped while waiting for NATS`);
       try {
         const nc = await connect({ servers: url, name: o.name, maxReconnectAttempts: -1, reconnectTimeWait: 500, timeout: 5_000 });
         try {
@@ -58,7 +71,12 @@ export class NatsLink {
         }
       } catch (err) {
         if (err instanceof UserError) throw err;
-        if (Date.now() >= deadline) throw new UserError(`${o.flag} ${redactUrl(url)}: cannot connect to NATS (${(err as Error).message})`);
+        const now = Date.now();
+        if (now >= deadline) throw new UserError(`${o.flag} ${redactUrl(url)}: cannot connect to NATS within ${seconds(o.waitMs)} (${(err as Error).message}); is nats-server running there? (--wait sets how long to wait)`);
+        if (now >= noticeAt) {
+          o.log?.(`${o.flag} ${redactUrl(url)}: waiting for NATS (${(err as Error).message}), ${seconds(now - start)} of ${seconds(o.waitMs)} (--wait)`);
+          noticeAt = now + NOTICE_EVERY_MS;
+        }
         await new Promise((r) => setTimeout(r, 500));
       }
     }

@@ -102,11 +102,21 @@ async function missingColumns(c: DuckDBConnection): Promise<boolean> {
 /** How long a process waits for another one's lock before it gives up (a write then goes to .history-pending/). */
 const LOCK_WAIT_MS = 10_000;
 
-export class HistoryBusyError extends Error {}
+/** The history stayed locked by another process for the whole wait: bad luck or a stuck process, told in one line (exit 2). */
+export class HistoryBusyError extends UserError {}
 
 function isLockError(err: unknown): boolean {
   return err instanceof Error && /Could not set lock|Conflicting lock/i.test(err.message);
 }
+
+/** The lock's holder as DuckDB's lock error names it ("… is held in /usr/bin/node (PID 1234)"), or null when it does not. */
+export function lockHolder(err: unknown): string | null {
+  const m = /held in (.+?) \(PID (\d+)\)/.exec(err instanceof Error ? err.message : String(err));
+  return m ? `process ${m[2]} (${m[1]})` : null;
+}
+
+/** A lock held this long gets one line saying what is waited for (shorter waits are the journal's ordinary contention). */
+const LOCK_NOTICE_MS = 1_000;
 
 let queue: Promise<unknown> = Promise.resolve();
 /** Runs `fn` after every earlier history use of this process has finished. */
@@ -118,13 +128,22 @@ export function serialized<T>(fn: () => Promise<T>): Promise<T> {
 
 /** Runs `fn` (an open or an ATTACH) until it stops meeting another process's lock, for at most `waitMs`. */
 export async function retryOnLock<T>(what: string, fn: () => Promise<T>, waitMs: number = LOCK_WAIT_MS): Promise<T> {
-  const deadline = Date.now() + waitMs;
+  const start = Date.now();
+  const deadline = start + waitMs;
+  let told = false;
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn();
     } catch (err) {
       if (!isLockError(err)) throw err;
-      if (Date.now() >= deadline) throw new HistoryBusyError(`${what} stayed locked by another process for ${waitMs / 1000} s`);
+      const holder = lockHolder(err) ?? 'another process';
+      if (Date.now() >= deadline) {
+        throw new HistoryBusyError(`${what} stayed locked by ${holder} for ${waitMs / 1000} s; try again when it has finished${holder === 'another process' ? '' : ' (or stop it)'}`);
+      }
+      if (!told && Date.now() - start >= Math.min(LOCK_NOTICE_MS, waitMs / 2)) {
+        told = true;
+        warn(`${what} is locked by ${holder}; waiting up to ${waitMs / 1000} s`);
+      }
       const backoff = Math.min(500, 10 * 2 ** attempt) * (0.5 + Math.random());
       await new Promise((r) => setTimeout(r, backoff));
     }
@@ -284,12 +303,18 @@ async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<voi
   const rows: HistoryRow[] = [];
   const folded: Array<[string, string]> = [];
   for (const f of files) {
+    let text: string;
     try {
-      const text = readFileSync(join(dir, f), 'utf8');
+      text = readFileSync(join(dir, f), 'utf8');
+    } catch {
+      continue; // removed meanwhile by another process's fold, or unreadable: left as it is
+    }
+    try {
       rows.push(JSON.parse(text) as HistoryRow);
       folded.push([f, text]);
-    } catch {
-      // Unreadable (or removed meanwhile by another process's fold): left for a person to look at; `history --reindex` rebuilds from the run directories anyway.
+    } catch (err) {
+      // A cut or hand-broken row would otherwise wait in the journal forever, unseen.
+      reject(resultsDir, f, `is not a JSON row (${oneLine(err)})`);
     }
   }
   try {
@@ -303,10 +328,8 @@ async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<voi
         await upsertRows(c, [rows[i]!]);
       } catch (err) {
         const [f] = folded[i]!;
-        mkdirSync(join(resultsDir, REJECTED_DIR), { recursive: true });
-        renameSync(join(dir, f), join(resultsDir, REJECTED_DIR, f));
         folded.splice(i, 1);
-        warn(`row ${f} could not be indexed and was moved to ${REJECTED_DIR}/: ${oneLine(err)}`);
+        reject(resultsDir, f, `could not be indexed (${oneLine(err)})`);
       }
     }
   }
@@ -323,4 +346,15 @@ async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<voi
   } catch {
     // not empty (an unreadable row is left for a person), or another process removed it
   }
+}
+
+/** Moves a journal row the history cannot take to REJECTED_DIR, with one line (`history --reindex` rebuilds its run's row from the run directory). */
+function reject(resultsDir: string, file: string, why: string): void {
+  mkdirSync(join(resultsDir, REJECTED_DIR), { recursive: true });
+  try {
+    renameSync(join(resultsDir, PENDING_DIR, file), join(resultsDir, REJECTED_DIR, file));
+  } catch {
+    return; // another process's fold moved it first (and said so)
+  }
+  warn(`row ${PENDING_DIR}/${file} ${why}: moved to ${REJECTED_DIR}/ (\`infermeter history --reindex\` indexes its run again)`);
 }

@@ -86,7 +86,7 @@ export async function reindex(resultsDir: string): Promise<{ indexed: number; sk
   } catch {
     isDir = false;
   }
-  if (!isDir) throw new UserError(`--results-dir ${resultsDir}: no such folder, so there are no run directories to index`);
+  if (!isDir) throw new UserError(`--result-dir ${resultsDir}: no such folder, so there are no run directories to index`);
   const { rows, skipped } = collectRows(resultsDir);
   // Imported here: indexing a run (above) must not load DuckDB into the run's process.
   const { upsertRows, withHistory } = await import('./history-db.js');

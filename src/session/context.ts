@@ -20,6 +20,8 @@ export interface SessionContext {
   progress?: (opts: DisplayOptions) => Promise<LoadView>;
   /** How often (wall ms) a synchronous driver (virtual time) hands the view a frame: 250 for a panel, 1000 for plain lines. */
   redrawEveryMs?: number;
+  /** Bytes free in a folder, for the room check before t = 0 (session/run-bounds.ts); default statfs. Tests give their own. */
+  freeSpace?: (dir: string) => number | null;
 }
 
 const nowhere = new Writable({ write: (_c, _e, done) => done() });

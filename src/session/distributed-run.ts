@@ -5,6 +5,7 @@
  * through JetStream into one run directory, and computes the figures from them exactly as `run`
  * does. Restarted with the same --run-id while the run's stream exists, it resumes instead.
  */
+import { checkRunBounds } from './run-bounds.js';
 import { rmSync } from 'node:fs';
 import { UserError } from '../errors/user-error.js';
 import { Coordinator, type JoinedNode } from '../distributed/coordinator.js';
@@ -13,7 +14,7 @@ import { finishedRun, storeRunDir } from '../distributed/results-store.js';
 import type { RunState, TargetInfo } from '../distributed/protocol.js';
 import type { RequestRecord } from '../record/record.js';
 import type { RunResult } from '../report/result-json.js';
-import { RecordsWriter } from '../store/records-file.js';
+import { closeRecords, RecordsWriter } from '../store/records-file.js';
 import { createRunDir, makeDirs, openRunDir, type RunDir } from '../store/run-dir.js';
 import type { Redactor} from '../util/redact.js';
 import { redactSecrets, redactUrl } from '../util/redact.js';
@@ -42,7 +43,8 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
   // Hashed as the workers hash it: before the coordinator picks the prompt salt it hands them.
   const hash = distributedHashes(spec).spec;
   const plan = await planRun(spec, log);
-  const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs });
+  checkRunBounds(spec, plan, { held: 'objects', warn: log, freeSpace: ctx.freeSpace });
+  const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs, log, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   let target: OpenTarget | null = null;
   let coordClose: (() => void) | null = null;
   try {
@@ -136,9 +138,9 @@ function observeServer(spec: RunSpec, ctx: SessionContext, baseUrl: string, log:
 }
 
 async function collectAndFinish(c: Collecting, observer: RunObserver | null): Promise<RunSessionOutcome> {
-  const { spec, dir, state } = c;
+  const { spec, state } = c;
   if (c.resumed) c.coord.refuseJoins(state.start_at_ms);
-  const writer = dir ? new RecordsWriter(dir.recordsPath) : null;
+  const writer = c.dir ? new RecordsWriter(c.dir.recordsPath, { survive: true }) : null;
   let measured;
   try {
     measured = await measureLoad({
@@ -167,11 +169,15 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
       },
       sink: (rec) => writer?.write(rec),
     });
-  } finally {
+  } catch (err) {
     writer?.close();
+    throw err;
   }
   const { driven, observed } = measured;
   const { ledger, interrupted, records } = driven;
+  // A full or read-only folder: the figures still come from the records in memory; nothing more is written there.
+  const diskFault = closeRecords(writer, c.dir?.path ?? null, { records: records.length });
+  const dir = diskFault ? null : c.dir;
   if (observed && dir) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
   const health = ledgerHealth(ledger, spec.load.concurrency === null && spec.load.request_rate === Infinity);
   const sums = ledgerClient(ledger);
@@ -203,7 +209,7 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
     promptOverheadTokens: c.target?.promptOverheadTokens ?? null,
     promptPerMessageTokens: c.target?.promptPerMessageTokens ?? null,
   });
-  await recordInHistory(spec.output.result_dir, dir, c.log, { result: done.result, spec: c.savedSpec });
+  if (!diskFault) await recordInHistory(spec.output.result_dir, dir, c.log, { result: done.result, spec: c.savedSpec });
   if (c.flags.storeResults) {
     // Before the stream goes: a coordinator killed while storing resumes the run and stores it again.
     const stored = await storeRunDir(c.link, c.flags.runId, dir?.path ?? null, done.result, runExitCode(done.result, done.allowInvalid, undefined));
@@ -211,7 +217,7 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
   }
   // The run is written: its stream is no longer needed (a restart now starts a new run).
   await c.link.deleteStream();
-  return { started: true, ...done, redactor: c.redactor };
+  return { started: true, ...done, redactor: c.redactor, ...(diskFault ? { diskFault } : {}) };
 }
 
 function fetchHint(flags: CoordinatorFlags): string {

@@ -46,7 +46,7 @@ export class DistributedSweep {
   /** Connects, starts the sweep's stream afresh and waits until every worker has joined. */
   static async open(spec: RunSpec, flags: CoordinatorFlags, target: OpenTarget, ctx: SessionContext, log: (line: string) => void): Promise<DistributedSweep> {
     const hash = distributedHashes(spec).stage;
-    const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter sweep coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs });
+    const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter sweep coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs, log, ...(ctx.signal ? { signal: ctx.signal } : {}) });
     try {
       if (await link.streamExists()) {
         // A sweep is not resumed: its stages' barriers and shares were decided by the coordinator that died.

@@ -134,8 +134,11 @@ export async function runRepeated(spec: RunSpec, o: RepeatOptions, ctx: SessionC
     log(`repeat ${k}/${n}: seed ${s.load.seed}…`);
     const at: RunPlacement = { path: join(top.path, `repeat-${k}`), id: `${top.id}.repeat-${k}` };
     let done: CompletedRun;
-    if (o.driver === 'virtual') done = await simulateRun(s, ctx, at);
-    else {
+    if (o.driver === 'virtual') {
+      const sim = await simulateRun(s, ctx, at);
+      done = sim;
+      if (sim.diskFault !== undefined) diskFault = sim.diskFault;
+    } else {
       const out = await runSession(s, ctx, at);
       redactor = out.redactor;
       if (!out.started) break;

@@ -5,7 +5,7 @@
  * nothing (progress through the context's callbacks).
  */
 import { UserError } from '../errors/user-error.js';
-import { diskFaultLine, RecordsWriter } from '../store/records-file.js';
+import { closeRecords, RecordsWriter } from '../store/records-file.js';
 import { createRunDir, createRunDirAt, type RunDir } from '../store/run-dir.js';
 import { ProgressFile } from '../store/progress-file.js';
 import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
@@ -19,6 +19,7 @@ import { clientOf, healthOf, loadThreads, poolDriver } from './drive-load.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 import { envOf, type SessionContext } from './context.js';
 import { measureLoad } from './measure.js';
+import { checkRunBounds } from './run-bounds.js';
 
 /**
  * A finished run, or one stopped before its load started. `diskFault`: the results folder failed
@@ -65,6 +66,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     saltPrompts(spec);
     // Everything the user could have got wrong is checked before anything starts.
     const { workload, totalRequests, phases } = await planRun(spec, log);
+    checkRunBounds(spec, { workload, totalRequests }, { held: 'objects', warn: log, freeSpace: ctx.freeSpace });
     const simulated = spec.target.base_url === null;
     const cost = resolveCostInputs(spec.cost, simulated ? { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware } : { gpus: null, gpuType: null });
     const load = spec.load;
@@ -109,9 +111,8 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
       sink: (rec) => writer?.write(rec),
     });
     const outcome = driven.outcome;
-    writer?.close();
     // A full or read-only folder mid-run: the figures still come from the records in memory; nothing more is written there.
-    const diskFault = writer?.fault ?? null;
+    const diskFault = closeRecords(writer, dir?.path ?? null, { records: outcome.records.length });
     writer = null;
     if (outcome.interrupted) log('interrupted: in-flight requests cancelled; reporting what was measured');
     if (observed && dir && !diskFault) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
@@ -136,7 +137,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
       server: observed?.observation ?? null,
       coldStart: target.coldStart?.result(outcome.records) ?? null,
     });
-    if (diskFault && dir) return { started: true, ...done, redactor, diskFault: diskFaultLine(diskFault, dir.path, outcome.records.length) };
+    if (diskFault) return { started: true, ...done, redactor, diskFault };
     await recordInHistory(spec.output.result_dir, dir, log, { result: done.result, spec: savedSpec });
     return { started: true, ...done, redactor };
   } finally {

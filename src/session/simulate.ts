@@ -10,7 +10,7 @@ import { sendTimes } from '../load/send-times.js';
 import { userWindow } from '../load/ramp.js';
 import { runVirtual, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
 import type { RequestRecord } from '../record/record.js';
-import { RecordsWriter } from '../store/records-file.js';
+import { closeRecords, RecordsWriter } from '../store/records-file.js';
 import { recordToJsonLineParts } from '../record/jsonl.js';
 import { createRunDir, createRunDirAt, type RunDir } from '../store/run-dir.js';
 import { StepTimeline } from '../sim/step-timeline.js';
@@ -26,6 +26,7 @@ import { describeLoad, planRun, type RunPlan } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import type { RunPlacement } from './run.js';
 import { resolveCostInputs } from './cost-inputs.js';
+import { checkRunBounds } from './run-bounds.js';
 
 /** Thrown from the engine's step callback when the session's signal aborted: the run ends there. */
 class VirtualStop extends Error {}
@@ -146,12 +147,13 @@ function pooledRecord(rec: RequestRecord, inputs: number): void {
  * directory and the result object. The virtual run is one synchronous loop: a stop signal raised
  * meanwhile is seen when it ends, and the run is then reported as interrupted.
  */
-export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: RunPlacement | null = null): Promise<CompletedRun> {
+export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: RunPlacement | null = null): Promise<CompletedRun & { diskFault?: string }> {
   const log = (line: string) => ctx.log?.(line);
   if (spec.target.base_url !== null) throw new UserError('--base-url: sim run drives the simulated engine in virtual time; use `infermeter run` for a server');
   const load = spec.load;
   const cost = resolveCostInputs(spec.cost, { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware });
   const plan = await planRun(spec, log, { lengthsOnly: true });
+  checkRunBounds(spec, plan, { held: 'columns', warn: log, freeSpace: ctx.freeSpace });
   const workload = plan.workload;
   const timed = workload.timed ?? null;
   const model = spec.target.model ?? spec.sim.model;
@@ -169,7 +171,7 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
     saved.dir = at ? createRunDirAt(at.path, at.id) : createRunDir(spec.output.result_dir, spec.name, startedAt);
     saved.spec = redactSecrets(spec);
     saved.dir.writeJson('spec.json', saved.spec);
-    saved.writer = new RecordsWriter(saved.dir.recordsPath);
+    saved.writer = new RecordsWriter(saved.dir.recordsPath, { survive: true });
   };
   const timeline = new StepTimeline();
   const store = new VirtualRecords(timeline);
@@ -200,9 +202,10 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
     }
   }
   if (!saved.opened) open();
-  saved.writer?.close();
-  const dir = saved.dir;
   const records = store.records();
+  // A full or read-only folder: the figures still come from the records in memory; nothing more is written there.
+  const diskFault = closeRecords(saved.writer, saved.dir?.path ?? null, { records: records.length });
+  const dir = diskFault ? null : saved.dir;
   const s = out?.stats ?? null;
   if (s) {
     log(
@@ -229,6 +232,7 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
     costSplit: s ? { method: 'simulator_step_time', input_share: s.prefill_ms + s.decode_ms > 0 ? s.prefill_ms / (s.prefill_ms + s.decode_ms) : 0.5 } : null,
     tokenizerId: spec.workload.tokenizer,
   });
+  if (diskFault) return { ...done, diskFault };
   await recordInHistory(spec.output.result_dir, dir, log, { result: done.result, spec: saved.spec });
   return done;
 }

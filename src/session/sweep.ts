@@ -4,8 +4,9 @@
  * (sweep-stages.ts: HTTP, virtual time, or NATS workers), into one sweep directory (records.jsonl
  * with each record's `stage`, sweep.json, report.html) and the sweep result object. Prints nothing.
  */
+import { checkRunBounds } from './run-bounds.js';
 import { UserError } from '../errors/user-error.js';
-import { RecordsWriter } from '../store/records-file.js';
+import { closeRecords, RecordsWriter } from '../store/records-file.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { stageDoneLine, stageLabel } from '../report/sweep-summary.js';
 import { analyzeStages, runStages, type RunStage, type SweepPlan } from '../sweep/run-sweep.js';
@@ -40,7 +41,7 @@ export interface SweepOptions {
 
 /** A finished sweep, or one stopped before its first stage (nothing sent, nothing written). */
 export type SweepSessionOutcome =
-  | { started: true; result: SweepResult; dir: RunDir | null; reportPath: string | null; redactor: Redactor; allowInvalid: boolean }
+  | { started: true; result: SweepResult; dir: RunDir | null; reportPath: string | null; redactor: Redactor; allowInvalid: boolean; diskFault?: string }
   | { started: false; redactor: Redactor };
 
 export async function sweepSession(spec: RunSpec, plan: SweepPlan, o: SweepOptions, ctx: SessionContext = {}): Promise<SweepSessionOutcome> {
@@ -68,6 +69,8 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
     // The workload is built once up front so that bad workload flags fail before any stage.
     if (driver === 'http') saltPrompts(spec);
     const first = await planRun(spec, log);
+    // A stage's records are held until its figures; the file gets every stage's (a --search's count is not known: one stage's).
+    checkRunBounds(spec, first, { held: 'objects', warn: log, stages: plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : 1, freeSpace: ctx.freeSpace });
     const model = spec.target.model ?? spec.sim.model;
     if (driver === 'http') {
       const note = distributed && spec.target.base_url === null ? 'the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)' : null;
@@ -82,7 +85,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
     if (spec.output.save) {
       dir = createRunDir(spec.output.result_dir, spec.name === 'run' ? 'sweep' : spec.name, startedAt);
       dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, model: target?.model ?? model } })));
-      writer = new RecordsWriter(dir.recordsPath);
+      writer = new RecordsWriter(dir.recordsPath, { survive: true });
     }
     const sink = { write: (rec: Parameters<RecordsWriter['write']>[0]) => writer?.write(rec) };
     const runStage: RunStage = cluster ? cluster.stages(sink, startedAt, dir?.path ?? null) : target ? httpStages(spec, target, ctx, sink, log) : virtualStages(spec, model, sink, log);
@@ -92,7 +95,8 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
       onStageStart: (i, load, role, total) => log(`${stageLabel(i, total, role, load)}: starting`),
       onStageEnd: (s) => log(stageDoneLine(s, plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : null)),
     });
-    writer?.close();
+    // A full or read-only folder: the stages' figures are still computed from their records in memory; nothing more is written there.
+    const diskFault = closeRecords(writer, dir?.path ?? null, { resultFile: 'sweep.json' });
     writer = null;
     const clusterInfo = cluster?.describe() ?? null;
     await cluster?.close();
@@ -120,6 +124,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
       invalid_stages: invalid,
       allow_invalid: allowInvalid,
     };
+    if (diskFault) return { started: true, result: redactor.scrubDeep(result), dir: null, reportPath: null, redactor, allowInvalid, diskFault };
     dir?.writeJson('sweep.json', redactor.scrubDeep(result));
     let reportPath: string | null = null;
     if (dir) {

@@ -139,13 +139,29 @@ export class RecordsWriter {
   }
 }
 
-/** The one line a disk fault is reported with: the folder, what was kept where, what was not written. */
-export function diskFaultLine(f: DiskFault, runDir: string, records: number): string {
+/**
+ * The one line a disk fault is reported with: the folder, what was kept where, what was not
+ * written. `records`: all the run gave the writer (default: the fault's own count of them);
+ * `resultFile`: the run's summary file (sweep.json for a sweep).
+ */
+export function diskFaultLine(f: DiskFault, runDir: string, records: number = f.linesWritten + f.linesLost, resultFile = 'result.json'): string {
   const inMemory = records - f.linesWritten;
   return (
     `disk fault: ${f.code} writing ${f.path}: at least ${f.linesWritten} of ${records} records were saved there; the other ${inMemory} were kept in memory only, and the figures printed include them; ` +
-    `result.json and the report were not written to ${runDir} (free space there, or give another --result-dir)`
+    `${resultFile} and the report were not written to ${runDir} (free space there, or give another --result-dir)`
   );
+}
+
+/**
+ * Closes a run's records writer (opened with `survive`) and says whether the disk failed under
+ * it: the line to tell the user (the caller then writes nothing more into `runDir` and exits
+ * DISK_FAULT), or null. The one sequence run, sim run, sweeps and the coordinator share.
+ */
+export function closeRecords(writer: RecordsWriter | null, runDir: string | null, o: { records?: number; resultFile?: string } = {}): string | null {
+  if (!writer) return null;
+  writer.close();
+  const f = writer.fault;
+  return f && runDir ? diskFaultLine(f, runDir, o.records, o.resultFile) : null;
 }
 
 export { readRecordsFile, forEachRecord } from './records-reader.js';

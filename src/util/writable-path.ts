@@ -13,3 +13,26 @@ export function unwritableReason(path: string): string | null {
     return `cannot write there (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
   }
 }
+
+/**
+ * Null when files could be made in folder `dir` (made first if missing), else why not: the
+ * nearest existing folder on its path must be a folder this process may write to. access(2)
+ * says EROFS on a read-only mount, for root too.
+ */
+export function unwritableDirReason(dir: string): string | null {
+  const p = existingAncestor(dir);
+  try {
+    if (!statSync(p).isDirectory()) return `${p} is not a folder`;
+    accessSync(p, constants.W_OK);
+    return null;
+  } catch (err) {
+    return `cannot write there (${(err as NodeJS.ErrnoException).code ?? String(err)}${p === resolve(dir) ? '' : ` in ${p}`})`;
+  }
+}
+
+/** `path` itself when it exists, else its nearest ancestor that does (where mkdir -p would start). */
+export function existingAncestor(path: string): string {
+  let p = resolve(path);
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  return p;
+}

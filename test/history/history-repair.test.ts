@@ -36,7 +36,7 @@ describe('history repair', () => {
     const missing = join(root, 'no-such-results');
     const out = await runCli(['history', '--results-dir', missing, '--reindex']);
     expect(out.code).toBe(2);
-    expect(out.stderr.trim()).toBe(`error: --results-dir ${missing}: no such folder, so there are no run directories to index`);
+    expect(out.stderr.trim()).toBe(`error: --result-dir ${missing}: no such folder, so there are no run directories to index`);
     expect(existsSync(missing)).toBe(false);
   });
 });

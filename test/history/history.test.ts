@@ -182,7 +182,7 @@ describe('a history failure never fails or loses a run', () => {
       const out = await runCli(['history', '--results-dir', res, '--json']);
       expect(out.code, out.stderr).toBe(0);
       expect((JSON.parse(out.stdout) as Row[]).map((r) => r.name).sort()).toEqual(['ok1', 'ok2']);
-      expect(out.stderr).toMatch(/^warning: history: row bogus\.json could not be indexed and was moved to \.history-rejected\/: /m);
+      expect(out.stderr).toMatch(/^warning: history: row \.history-pending\/bogus\.json could not be indexed \(.+\): moved to \.history-rejected\/ /m);
       expect(out.stderr.trim().split('\n')).toHaveLength(1);
       expect(existsSync(join(res, '.history-pending'))).toBe(false);
       expect(JSON.parse(readFileSync(join(res, '.history-rejected', 'bogus.json'), 'utf8'))).toEqual({ run_id: 'bogus' });
@@ -243,6 +243,54 @@ describe('a history failure never fails or loses a run', () => {
       const rows = await json<Row[]>(['history', '--results-dir', res]);
       expect(rows.map((x) => x.run_id).sort()).toEqual([runDir.split('/').pop(), 'second'].sort());
       expect(existsSync(join(res, '.history-pending'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('a cut JSON row in the journal moves aside with one warning instead of waiting there forever', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'infermeter-history-cut-'));
+    try {
+      const res = join(dir, 'results');
+      expect((await runCli(['sim', 'run', '--result-dir', res, ...SIM, '--name', 'ok'])).code).toBe(0);
+      writeFileSync(join(res, '.history-pending', 'cut.json'), '{"run_id":"cut","kind":"ru');
+      const out = await runCli(['history', '--results-dir', res, '--json']);
+      expect(out.code, out.stderr).toBe(0);
+      expect((JSON.parse(out.stdout) as Row[]).map((r) => r.name)).toEqual(['ok']);
+      const lines = out.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^warning: history: row \.history-pending\/cut\.json is not a JSON row \(.+\): moved to \.history-rejected\/ \(`infermeter history --reindex` indexes its run again\)$/);
+      expect(readFileSync(join(res, '.history-rejected', 'cut.json'), 'utf8')).toBe('{"run_id":"cut","kind":"ru');
+      expect(existsSync(join(res, '.history-pending'))).toBe(false);
+      expect((await runCli(['history', '--results-dir', res, '--json'])).stderr).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a history locked past the wait: exit 2, one notice while waiting and one line naming the holder\'s pid', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'infermeter-history-held-'));
+    try {
+      const res = join(dir, 'results');
+      expect((await runCli(['sim', 'run', '--result-dir', res, ...SIM])).code).toBe(0);
+      expect((await runCli(['history', '--results-dir', res])).code).toBe(0);
+      const holder = await holdLock(join(res, 'history.duckdb'));
+      const { withHistory, setHistoryWarningSink } = await import('../../src/history/history-db.js');
+      const { UserError } = await import('../../src/errors/user-error.js');
+      const notices: string[] = [];
+      setHistoryWarningSink((l) => notices.push(l));
+      let err: unknown;
+      try {
+        await withHistory(res, { mode: 'read', lockWaitMs: 600 }, async () => undefined).catch((e: unknown) => (err = e));
+      } finally {
+        holder.kill();
+        await new Promise((r) => holder.once('exit', r));
+        setHistoryWarningSink((l) => process.stderr.write(l));
+      }
+      expect(err).toBeInstanceOf(UserError);
+      const file = join(res, 'history.duckdb');
+      expect((err as Error).message).toBe(`${file} stayed locked by process ${holder.pid} (${process.execPath}) for 0.6 s; try again when it has finished (or stop it)`);
+      expect(notices).toEqual([`warning: history: ${file} is locked by process ${holder.pid} (${process.execPath}); waiting up to 0.6 s\n`]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
