@@ -247,7 +247,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   sweep.optionsGroup('Workload:');
   registerWorkloadOptions(sweep);
   sweep.optionsGroup('Server metrics, per stage (docs/observe.md):');
-  registerFlags(sweep, OBSERVE_FLAGS.filter((f) => !f.flag.startsWith('--cold-start')));
+  registerFlags(sweep, OBSERVE_FLAGS.filter((f) => !f.flag.startsWith('--cold-start') && !f.flag.startsWith('--otlp')));
   sweep.optionsGroup('Built-in simulator (no --base-url):');
   registerFlags(sweep, SIM_FLAGS);
   sweep.optionsGroup('Output:');

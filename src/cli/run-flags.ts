@@ -105,6 +105,8 @@ export const OBSERVE_FLAGS: FlagDef[] = [
   { flag: '--scrape-interval <duration>', path: ['observe', 'scrape_interval_ms'], kind: 'string', help: 'how often to scrape (default 1s)' },
   { flag: '--no-metrics', path: ['observe', 'metrics'], kind: 'bool', help: "do not read the server's metrics" },
   { flag: '--metrics-port <[host:]port>', path: ['observe', 'metrics_port'], kind: 'string', help: "serve this client's live metrics (requests by outcome, in flight, TTFT/TPOT/ITL histograms, dispatch lag) in Prometheus format at /metrics during the run; a bare port listens on every interface" },
+  { flag: '--otlp-receiver <[host:]port>', path: ['observe', 'otlp_receiver'], kind: 'string', help: "receive the server's OTLP/HTTP trace spans (point vLLM's --otlp-traces-endpoint here) and join them to the records by trace id: queue, prefill, decode and network per request; the built-in simulator sends its own" },
+  { flag: '--otlp-wait <duration>', path: ['observe', 'otlp_wait_ms'], kind: 'string', help: '--otlp-receiver: wait up to this long after the load for the last spans (default 6s)' },
   { flag: '--cold-start', path: ['observe', 'cold_start'], kind: 'bool', help: 'measure a cold start: time until the server answers its health endpoint and a first request, then the first requests against the rest' },
   { flag: '--cold-start-timeout <duration>', path: ['observe', 'cold_start_timeout_ms'], kind: 'string', help: '--cold-start: give up after this long (default 10m)' },
 ];

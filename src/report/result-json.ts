@@ -2,6 +2,7 @@
  * result.json: the versioned, documented result of a run (docs/result-schema.md).
  * Bump RESULT_SCHEMA (store/result-schema.ts) on any breaking change to its shape.
  */
+import type { TraceFigures } from '../observe/otlp/trace-join.js';
 import type { ObjectiveResult, RunMetrics } from '../metrics/index.js';
 import type { RunValidity } from '../analysis/run-validity.js';
 import type { CostFigures } from '../metrics/cost.js';
@@ -61,6 +62,8 @@ export interface RunResult {
   server?: ServerObservation | null;
   /** --cold-start (docs/observe.md); null otherwise. */
   cold_start?: ColdStartFigures | null;
+  /** --otlp-receiver: the server's spans joined to the records (docs/observe.md §Traces); absent otherwise. */
+  traces?: TraceFigures | null;
   /** Answer-quality figures (docs/quality.md §Figures); null when no request carried a check. Absent in results written before it. */
   quality?: QualityFigures | null;
 }

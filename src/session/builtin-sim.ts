@@ -87,7 +87,7 @@ export function builtInServerOptions(spec: RunSpec, workload: Workload, log: (li
 }
 
 /** `log` receives one line if the simulator falls behind its own timeline (late-steps.ts). */
-export async function startBuiltInSimulator(spec: RunSpec, workload: Workload, log: (line: string) => void): Promise<BuiltInSimulator> {
+export async function startBuiltInSimulator(spec: RunSpec, workload: Workload, log: (line: string) => void, otlpTracesEndpoint?: string): Promise<BuiltInSimulator> {
   const profile = spec.target.model ?? spec.sim.model;
   const options = builtInServerOptions(spec, workload, log);
   const timing = options.timing!;
@@ -96,7 +96,7 @@ export async function startBuiltInSimulator(spec: RunSpec, workload: Workload, l
   const key = buildAnswerKey(workload.answerSources?.() ?? []);
   const answers: AnswerModeOptions | null = key.size > 0 ? { key, rates: simAnswerRates(spec.sim) } : null;
   try {
-    server = await startSimServer({ ...(answers ? { answers } : {}), ...options });
+    server = await startSimServer({ ...(answers ? { answers } : {}), ...(otlpTracesEndpoint ? { otlpTracesEndpoint } : {}), ...options });
   } catch (err) {
     throw new UserError(`simulator: ${err instanceof Error ? err.message : String(err)} (see --hardware, --model)`);
   }

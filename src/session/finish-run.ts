@@ -3,6 +3,7 @@
  * and the vLLM JSON. Shared by `run`, `sim run`, distributed runs and `analyze`, so every driver
  * builds its result the same way. Prints nothing: the CLI shows the result (cli/print-run.ts).
  */
+import type { TraceFigures } from '../observe/otlp/trace-join.js';
 import type { ClientHealth, IncompleteWorker, RunValidity } from '../analysis/run-validity.js';
 import { judgeRun } from '../analysis/verdict.js';
 import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from '../metrics/index.js';
@@ -58,6 +59,8 @@ export interface FinishInput {
   server?: ServerObservation | null;
   /** --cold-start figures. */
   coldStart?: ColdStartFigures | null;
+  /** --otlp-receiver: spans joined to the records. */
+  traces?: TraceFigures | null;
   /** Tokens the server adds to each prompt (pre-flight's calibration), for the served-vs-asked check. */
   promptOverheadTokens?: number | null;
   /** Tokens the chat template adds for each further message of a request (pre-flight's calibration). */
@@ -125,6 +128,7 @@ export function buildResult(input: FinishInput): RunResult {
     client: input.client,
     server: input.server ?? null,
     cold_start: input.coldStart ?? null,
+    ...(input.traces ? { traces: input.traces } : {}),
     quality,
   };
 }

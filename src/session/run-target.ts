@@ -34,6 +34,8 @@ export interface OpenTarget {
   coldStart: ColdStartStep | null;
   /** result.json's `target` section. */
   describe(): RunResult['target'];
+  /** The built-in simulator posts the spans of finished requests now (--otlp-receiver); a no-op for a real server. */
+  flushSpans(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,8 @@ export async function openTarget(
   log: (line: string) => void,
   simulatorNote: string | null,
   signal?: AbortSignal,
+  /** Where the built-in simulator exports its request spans (--otlp-receiver). */
+  extras: { otlpTracesEndpoint?: string } = {},
 ): Promise<OpenTarget | null> {
   const simulated = spec.target.base_url === null;
   let sim: SimServer | null = null;
@@ -80,7 +84,7 @@ export async function openTarget(
   let simulator: Record<string, unknown> | null = null;
   try {
     if (simulated) {
-      const started = await startBuiltInSimulator(spec, workload, log);
+      const started = await startBuiltInSimulator(spec, workload, log, extras.otlpTracesEndpoint);
       sim = started.server;
       baseUrl = sim.url;
       model = started.model;
@@ -131,6 +135,7 @@ export async function openTarget(
       promptPerMessageTokens,
       coldStart,
       describe: () => ({ base_url: simulated ? null : redactUrl(url), endpoint: spec.target.endpoint, model: finalModel, simulated, simulator, stream: spec.target.stream }),
+      flushSpans: () => sim?.flushSpans() ?? Promise.resolve(),
       close: async () => {
         await sim?.close();
       },

@@ -4,6 +4,8 @@
  * run directory and the history. `infermeter run` and the programmatic `run()` call it; it prints
  * nothing (progress through the context's callbacks).
  */
+import { startOtlpReceiver, type OtlpReceiver } from '../observe/otlp/otlp-receiver.js';
+import { collectTraces } from './collect-traces.js';
 import { UserError } from '../errors/user-error.js';
 import { closeRecords, RecordsWriter } from '../store/records-file.js';
 import { createRunDir, createRunDirAt, type RunDir } from '../store/run-dir.js';
@@ -57,6 +59,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
   let writer: RecordsWriter | null = null;
   /** spec.json as written, for the history row. */
   let savedSpec: unknown = null;
+  let receiver: OtlpReceiver | null = null;
   // A signal before the load starts (planning, simulator start, pre-flight) ends the run there.
   const notStarted = (): RunSessionOutcome => {
     log('interrupted before the load started: nothing was sent');
@@ -84,7 +87,10 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
         : `${Number.isFinite(load.request_rate) ? `${load.request_rate} req/s` : 'all at once'}`;
     const change = traced ? '--trace-time-scale, --trace-rate-scale' : '--num-prompts, --request-rate, --concurrency, --duration';
     const loadLine = `load: ${totalRequests ?? 'unbounded'} requests${load.duration_ms !== null ? ` for ${load.duration_ms / 1000} s` : ''}, ${shape} (change with ${change})`;
-    target = await openTarget(spec, workload, apiKey, log, loadLine, ctx.signal);
+    // --otlp-receiver: listening before the target opens, so the built-in simulator can export to it.
+    receiver = spec.observe.otlp_receiver ? await startOtlpReceiver(spec.observe.otlp_receiver, log) : null;
+    if (receiver) log(`OTLP trace receiver at ${receiver.url}/v1/traces (point the server's OTLP traces endpoint here)`);
+    target = await openTarget(spec, workload, apiKey, log, loadLine, ctx.signal, receiver ? { otlpTracesEndpoint: `${receiver.url}/v1/traces` } : {});
     if (target === null) return notStarted();
     const { baseUrl, model } = target;
 
@@ -116,6 +122,8 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     writer = null;
     if (outcome.interrupted) log('interrupted: in-flight requests cancelled; reporting what was measured');
     if (observed && dir && !diskFault) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
+    const traces = receiver ? await collectTraces(receiver, target, outcome.records, spec.observe.otlp_wait_ms, log) : null;
+    if (traces && dir && !diskFault) dir.writeJsonLines('spans.jsonl', traces.spans);
 
     const done = await completeRun({
       spec,
@@ -136,6 +144,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
       cost,
       server: observed?.observation ?? null,
       coldStart: target.coldStart?.result(outcome.records) ?? null,
+      traces: traces?.figures ?? null,
     });
     if (diskFault) return { started: true, ...done, redactor, diskFault };
     await recordInHistory(spec.output.result_dir, dir, log, { result: done.result, spec: savedSpec });
@@ -143,5 +152,6 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
   } finally {
     writer?.close();
     await target?.close();
+    await receiver?.close();
   }
 }

@@ -13,6 +13,7 @@ import type { TimingOptions } from './create-backend.js';
 import { FaultInjector } from './faults.js';
 import type { FaultOptions } from './faults.js';
 import { GroundTruth } from './ground-truth.js';
+import { SpanExporter, spanOfStream } from './span-export.js';
 import type { GroundTruthEntry } from './ground-truth.js';
 import type { ServerContext } from './http/context.js';
 import { handle } from './http/router.js';
@@ -51,6 +52,8 @@ export interface SimServerOptions {
   groundTruthPath?: string;
   /** Keep ground truth in memory (SimServer.groundTruth). */
   collectGroundTruth?: boolean;
+  /** Export a span per finished request to this OTLP/HTTP traces URL (…/v1/traces), as vLLM's --otlp-traces-endpoint (span-export.ts). */
+  otlpTracesEndpoint?: string;
   /** A real tokenizer's count for prompt text (also what POST /tokenize answers); default: the shared estimate (text.ts). */
   countTokens?: (text: string) => number;
   /** Reasoning mode: chat responses start with reasoning tokens (reasoning.ts). */
@@ -79,6 +82,8 @@ export interface SimServer {
   /** http://HOST:PORT (no trailing slash). */
   url: string;
   port: number;
+  /** Posts the spans of finished requests now (otlpTracesEndpoint); resolves when posted. */
+  flushSpans(): Promise<void>;
   close(): Promise<void>;
   /** Refuse connections for downMs, then serve again with counters reset. Resolves when back. */
   restart(downMs: number): Promise<void>;
@@ -100,6 +105,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   const first = createBackend(timing, opts.warn, opts.backendClock);
   const modelName = opts.modelName ?? 'sim-llama-3.1-8b';
   const gt = opts.groundTruthPath || opts.collectGroundTruth ? new GroundTruth(opts.groundTruthPath, opts.collectGroundTruth ?? false) : null;
+  const spans = opts.otlpTracesEndpoint ? new SpanExporter(opts.otlpTracesEndpoint, 'infermeter-sim', opts.warn ?? (() => {})) : null;
   const ctx: ServerContext = {
     modelName,
     dialect: opts.dialect ?? 'vllm',
@@ -115,7 +121,14 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     metrics: new SimMetrics(modelName, opts.dialect ?? 'vllm'),
     faults: opts.faults ? new FaultInjector(opts.faults) : null,
     groundTruth: gt,
-    listener: { onStreamEnd: (s, completed) => gt?.add(entryOf(s, completed)) },
+    spans,
+    listener: {
+      onStreamEnd: (s, completed) => {
+        gt?.add(entryOf(s, completed));
+        const span = spans && completed ? spanOfStream(s, s.opts.traceparent ?? null, modelName) : null;
+        if (span) spans!.add(span);
+      },
+    },
     reasoning: opts.reasoning ?? null,
     // Its own stream (seed + a constant), so answer draws do not shift the EOS lengths of other requests.
     answers: opts.answers && opts.answers.key.size > 0 ? { key: opts.answers.key, rates: { ...DEFAULT_ANSWER_RATES, ...opts.answers.rates }, rand: mulberry32((opts.seed ?? 0) ^ 0x5eed_a115) } : null,
@@ -170,6 +183,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     get groundTruth() {
       return gt?.entries ?? [];
     },
+    flushSpans: () => spans?.flush() ?? Promise.resolve(),
     stats: () => ctx.backend.stats(),
     lateness: () => summarize((ctx.backend as { lateness?: LatenessStats }).lateness),
     resetLateness: () => (ctx.backend as { lateness?: LatenessStats }).lateness?.reset(),
@@ -178,6 +192,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
         if (restartTimer) clearTimeout(restartTimer);
         ctx.backend.close();
         if (server.listening) await stopListening();
+        await spans?.close();
         await gt?.close();
       })();
       return closing;

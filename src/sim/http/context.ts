@@ -2,6 +2,7 @@
 import type { Backend } from '../backend.js';
 import type { FaultInjector } from '../faults.js';
 import type { GroundTruth } from '../ground-truth.js';
+import type { SpanExporter } from '../span-export.js';
 import type { SimMetrics } from '../metrics/sim-metrics.js';
 import type { TokenCounter } from './request-parse.js';
 import type { StreamListener } from './sim-stream.js';
@@ -31,6 +32,8 @@ export interface ServerContext {
   metrics: SimMetrics;
   faults: FaultInjector | null;
   groundTruth: GroundTruth | null;
+  /** OTLP span export (otlpTracesEndpoint; null: off). */
+  spans: SpanExporter | null;
   listener: StreamListener;
   /** Reasoning mode (null: off). */
   reasoning: ReasoningOptions | null;

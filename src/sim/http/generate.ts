@@ -23,6 +23,8 @@ function sendJson(res: ServerResponse, status: number, body: string, extra?: Rec
 
 export { sendJson };
 
+const headerText = (v: string | string[] | undefined): string | null => (typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? null) : null);
+
 export function startGeneration(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, arrivalMs: number): void {
   const id = ctx.nextId++;
   const maxTokens = p.maxTokens ?? ctx.defaultMaxTokens;
@@ -90,6 +92,7 @@ function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: nu
       wordSeed: id * 13,
       closeAfter: llama,
       keepGroundTruth: ctx.groundTruth !== null,
+      traceparent: ctx.spans ? headerText(res.req?.headers.traceparent) : null,
       faults: streamFault,
       // An answer is all answer: no reasoning tokens before it.
       reasoningTokens: p.api !== 'completions' && !words ? reasoningTokensOf(ctx.reasoning, natural) : 0,

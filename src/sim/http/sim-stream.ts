@@ -31,6 +31,8 @@ export interface StreamOptions {
   /** llama.cpp: close the TCP connection after the streamed response. */
   closeAfter: boolean;
   keepGroundTruth: boolean;
+  /** The request's W3C traceparent header, continued by the span exporter (span-export.ts). */
+  traceparent?: string | null;
   faults: StreamFaultPlan | null;
   /** Reasoning mode: the first this-many tokens are reasoning (0: none; chat only). */
   reasoningTokens: number;

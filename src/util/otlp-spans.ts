@@ -1,0 +1,150 @@
+/**
+ * OTLP trace payloads ↔ the spans infermeter reads. Protobuf (OTLP/HTTP `application/x-protobuf`)
+ * is decoded and encoded by protobufjs from the official OpenTelemetry protocol definitions
+ * (proto/, copied unchanged from opentelemetry-proto); OTLP/JSON (`application/json`) is read by
+ * its documented mapping: trace and span ids as hex strings, 64-bit integers as decimal strings,
+ * attribute values as `{stringValue | intValue | doubleValue | boolValue}`.
+ *
+ * Only what the join needs is kept: ids, name, start and end (Unix ns, as decimal strings, since
+ * they exceed 2^53), and the scalar attributes. Anything that does not fit is a PayloadError.
+ */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+
+export interface ReceivedSpan {
+  /** 32 lower-case hex digits. */
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
+  name: string;
+  start_unix_ns: string;
+  end_unix_ns: string;
+  attributes: Record<string, string | number | boolean>;
+}
+
+export class PayloadError extends Error {}
+
+/** proto/ at the package root, from src/util/ (tsx) and dist/util/ alike. */
+const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'proto');
+
+let requestType: protobuf.Type | null = null;
+
+function traceRequestType(): protobuf.Type {
+  if (requestType) return requestType;
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => join(PROTO_DIR, target);
+  root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
+  requestType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+  return requestType;
+}
+
+const hex = (b: unknown): string => (b instanceof Uint8Array ? Buffer.from(b).toString('hex') : '');
+
+function scalar(v: Record<string, unknown> | null | undefined): string | number | boolean | null {
+  if (!v) return null;
+  if (typeof v.stringValue === 'string') return v.stringValue;
+  if (typeof v.boolValue === 'boolean') return v.boolValue;
+  if (typeof v.doubleValue === 'number') return v.doubleValue;
+  if (v.intValue !== undefined && v.intValue !== null) {
+    const n = Number(v.intValue);
+    return Number.isFinite(n) ? n : null;
+  }
+  return null;
+}
+
+interface SpanLike {
+  traceId?: unknown;
+  spanId?: unknown;
+  parentSpanId?: unknown;
+  name?: unknown;
+  startTimeUnixNano?: unknown;
+  endTimeUnixNano?: unknown;
+  attributes?: Array<{ key?: unknown; value?: Record<string, unknown> }>;
+}
+
+function spansOf(request: unknown, id: (v: unknown) => string): ReceivedSpan[] {
+  const out: ReceivedSpan[] = [];
+  const rs = (request as { resourceSpans?: unknown }).resourceSpans;
+  if (rs !== undefined && !Array.isArray(rs)) throw new PayloadError('resourceSpans is not a list');
+  for (const r of (rs ?? []) as Array<{ scopeSpans?: Array<{ spans?: SpanLike[] }> }>) {
+    for (const scope of r.scopeSpans ?? []) {
+      for (const s of scope.spans ?? []) {
+        const trace = id(s.traceId);
+        if (!/^[0-9a-f]{32}$/.test(trace)) throw new PayloadError(`a span's trace id "${String(trace).slice(0, 40)}" is not 16 bytes`);
+        const attributes: ReceivedSpan['attributes'] = {};
+        for (const a of s.attributes ?? []) {
+          const v = scalar(a.value);
+          if (typeof a.key === 'string' && v !== null) attributes[a.key] = v;
+        }
+        const parent = id(s.parentSpanId);
+        out.push({
+          trace_id: trace,
+          span_id: id(s.spanId),
+          parent_span_id: parent === '' ? null : parent,
+          name: typeof s.name === 'string' ? s.name : '',
+          start_unix_ns: String(s.startTimeUnixNano ?? '0'),
+          end_unix_ns: String(s.endTimeUnixNano ?? '0'),
+          attributes,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** An ExportTraceServiceRequest in protobuf. @throws PayloadError when it does not decode. */
+export function decodeTraceProtobuf(bytes: Uint8Array): ReceivedSpan[] {
+  const T = traceRequestType();
+  let obj: unknown;
+  try {
+    // bytes fields stay Uint8Array (no `bytes` option); 64-bit times become decimal strings
+    obj = T.toObject(T.decode(bytes), { longs: String });
+  } catch (err) {
+    throw new PayloadError(`not an OTLP protobuf trace request (${err instanceof Error ? err.message : String(err)})`);
+  }
+  return spansOf(obj, hex);
+}
+
+/** An ExportTraceServiceRequest in OTLP/JSON. @throws PayloadError when it is not one. */
+export function decodeTraceJson(text: string): ReceivedSpan[] {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(text);
+  } catch {
+    throw new PayloadError('not valid JSON');
+  }
+  if (typeof obj !== 'object' || obj === null) throw new PayloadError('not an OTLP/JSON trace request object');
+  return spansOf(obj, (v) => (typeof v === 'string' ? v.toLowerCase() : ''));
+}
+
+const attrValue = (v: string | number | boolean): Record<string, unknown> =>
+  typeof v === 'string' ? { stringValue: v } : typeof v === 'boolean' ? { boolValue: v } : Number.isInteger(v) ? { intValue: v } : { doubleValue: v };
+
+/** Spans as one protobuf ExportTraceServiceRequest (the simulator's exporter, tests). */
+export function encodeTraceProtobuf(spans: readonly ReceivedSpan[], serviceName: string): Uint8Array {
+  const T = traceRequestType();
+  const msg = T.fromObject({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: serviceName } }] },
+        scopeSpans: [
+          {
+            scope: { name: serviceName },
+            spans: spans.map((s) => ({
+              traceId: Buffer.from(s.trace_id, 'hex'),
+              spanId: Buffer.from(s.span_id, 'hex'),
+              ...(s.parent_span_id ? { parentSpanId: Buffer.from(s.parent_span_id, 'hex') } : {}),
+              name: s.name,
+              kind: 2, // SPAN_KIND_SERVER
+              startTimeUnixNano: s.start_unix_ns,
+              endTimeUnixNano: s.end_unix_ns,
+              attributes: Object.entries(s.attributes).map(([key, v]) => ({ key, value: attrValue(v) })),
+            })),
+          },
+        ],
+      },
+    ],
+  });
+  return T.encode(msg).finish();
+}

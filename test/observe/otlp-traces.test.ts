@@ -1,0 +1,141 @@
+/**
+ * Traces joined to records (`--otlp-receiver`): the OTLP codec (protobuf from the official
+ * definitions, OTLP/JSON), the join by trace id with hand-computed figures, the receiver's answers
+ * to good and malformed payloads, and a run against the simulated engine over real HTTP whose
+ * per-request breakdown equals the engine's own ground truth.
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeTraceJson, decodeTraceProtobuf, encodeTraceProtobuf, PayloadError, type ReceivedSpan } from '../../src/util/otlp-spans.js';
+import { joinTraces, tracesLine } from '../../src/observe/otlp/trace-join.js';
+import { startOtlpReceiver } from '../../src/observe/otlp/otlp-receiver.js';
+import { startSimServer } from '../../src/sim/index.js';
+import { percentile } from '../../src/metrics/stats.js';
+import type { RunResult } from '../../src/report/result-json.js';
+import { runCli } from '../helpers/cli.js';
+import { rec } from '../metrics/make-record.js';
+
+const T1 = '0af7651916cd43dd8448eb211c80319c';
+const T2 = '1af7651916cd43dd8448eb211c80319c';
+const T3 = '2af7651916cd43dd8448eb211c80319c';
+
+const span = (trace_id: string, attributes: ReceivedSpan['attributes']): ReceivedSpan => ({
+  trace_id,
+  span_id: 'b7ad6b7169203331',
+  parent_span_id: '00f067aa0ba902b7',
+  name: 'llm_request',
+  start_unix_ns: '1764633600000000000',
+  end_unix_ns: '1764633600500000000',
+  attributes,
+});
+
+describe('OTLP spans', () => {
+  it('protobuf round trip through the official definitions keeps ids, 64-bit times and attributes', () => {
+    const s = span(T1, { 'gen_ai.latency.time_in_queue': 0.0125, 'gen_ai.usage.prompt_tokens': 512, 'gen_ai.response.model': 'm', flag: true });
+    const bytes = encodeTraceProtobuf([s], 'test');
+    expect(decodeTraceProtobuf(bytes)).toEqual([s]);
+  });
+
+  it('reads OTLP/JSON: hex ids, intValue as a string, doubleValue; refuses what is not a trace request', () => {
+    const body = JSON.stringify({
+      resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: T1.toUpperCase(), spanId: 'b7ad6b7169203331', name: 'llm_request', startTimeUnixNano: '1764633600000000000', endTimeUnixNano: '1764633600500000000', attributes: [{ key: 'gen_ai.usage.prompt_tokens', value: { intValue: '512' } }, { key: 'gen_ai.latency.e2e', value: { doubleValue: 0.5 } }] }] }] }],
+    });
+    expect(decodeTraceJson(body)).toEqual([{ ...span(T1, { 'gen_ai.usage.prompt_tokens': 512, 'gen_ai.latency.e2e': 0.5 }), parent_span_id: null }]);
+    expect(() => decodeTraceJson('{not json')).toThrow(PayloadError);
+    expect(() => decodeTraceJson('{"resourceSpans": 3}')).toThrow(/not a list/);
+    expect(() => decodeTraceJson(JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'abc' }] }] }] }))).toThrow(/not 16 bytes/);
+    expect(() => decodeTraceProtobuf(Uint8Array.from([0x0a, 0xff, 0xff, 0xff, 0x0f]))).toThrow(PayloadError);
+  });
+});
+
+describe('joinTraces (hand-computed)', () => {
+  // Three traced ok requests (client TTFT 100, 300, 200 ms), one failed, one without a span.
+  const records = [
+    rec({ sent_ms: 0, chunks: [100, 150], trace_id: T1 }),
+    rec({ sent_ms: 0, chunks: [300, 320], trace_id: T2 }),
+    rec({ sent_ms: 0, chunks: [200, 260], trace_id: T3 }),
+    rec({ sent_ms: 0, end_ms: 10, status: 'error', error_class: 'http_5xx', trace_id: '3af7651916cd43dd8448eb211c80319c' }),
+    rec({ sent_ms: 0, chunks: [50], trace_id: '4af7651916cd43dd8448eb211c80319c' }),
+  ];
+  const spans = [
+    span(T1, { 'gen_ai.latency.time_in_queue': 0.01, 'gen_ai.latency.time_in_model_prefill': 0.05, 'gen_ai.latency.time_to_first_token': 0.06, 'gen_ai.latency.time_in_model_decode': 0.04 }),
+    // T2: the slowest; a gateway span without timings comes first in its trace
+    span(T2, { 'http.route': '/v1/completions' }),
+    span(T2, { 'gen_ai.latency.time_in_queue': 0.2, 'gen_ai.latency.time_in_model_prefill': 0.06, 'gen_ai.latency.time_to_first_token': 0.26, 'gen_ai.latency.time_in_model_decode': 0.02 }),
+    // T3: a span without any timing attribute
+    span(T3, { 'http.route': '/v1/completions' }),
+    span('ffffffffffffffffffffffffffffffff', { 'gen_ai.latency.time_in_queue': 1 }),
+  ];
+
+  it('matches by trace id, counts why the rest did not, and splits the slowest request', () => {
+    const { figures, joined } = joinTraces(records, spans);
+    expect(figures).toMatchObject({ spans_received: 5, requests: 4, matched: 2, unmatched: { no_span: 1, no_timings: 1 }, spans_unmatched: 1 });
+    expect(joined.map((j) => j.id)).toEqual([records[0]!.id, records[1]!.id]);
+    // network + client = client TTFT − server TTFT: 100 − 60 = 40, 300 − 260 = 40
+    expect(joined[0]!.timings.network_client_ms).toBeCloseTo(40, 9);
+    expect(joined[1]!.timings.network_client_ms).toBeCloseTo(40, 9);
+    // queue 10 and 200: p50 = 105, p99 = 10 + 0.99·190 = 198.1
+    expect(figures.components.queue_ms.p50).toBeCloseTo(105, 9);
+    expect(figures.components.queue_ms.p99).toBeCloseTo(198.1, 9);
+    // slowest 1% of 2 = 1 request (T2, TTFT 300): 200/300 queued, 60/300 prefill, 40/300 outside
+    expect(figures.slowest!.requests).toBe(1);
+    expect(figures.slowest!.queue_share).toBeCloseTo(2 / 3, 9);
+    expect(figures.slowest!.prefill_share).toBeCloseTo(0.2, 9);
+    expect(figures.slowest!.network_client_share).toBeCloseTo(40 / 300, 9);
+    expect(tracesLine(figures)).toContain('traces: 2/4 requests matched to a server span (1 without a span, 1 with a span but no timings)');
+    expect(tracesLine(figures)).toContain('67% queued, 20% prefill, 13% network+client');
+  });
+});
+
+describe('the receiver', () => {
+  it('answers protobuf and JSON as a collector does; a malformed payload is a 400 and one warning', async () => {
+    const warnings: string[] = [];
+    const r = (await startOtlpReceiver({ host: '127.0.0.1', port: 0 }, (l) => warnings.push(l)))!;
+    try {
+      const pb = await fetch(`${r.url}/v1/traces`, { method: 'POST', headers: { 'Content-Type': 'application/x-protobuf' }, body: encodeTraceProtobuf([span(T1, { a: 1 })], 't') });
+      expect(pb.status).toBe(200);
+      expect(pb.headers.get('content-type')).toBe('application/x-protobuf');
+      const js = await fetch(`${r.url}/v1/traces`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ resourceSpans: [] }) });
+      expect(await js.json()).toEqual({});
+      for (let i = 0; i < 2; i++) {
+        const bad = await fetch(`${r.url}/v1/traces`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: 'nope' });
+        expect(bad.status).toBe(400);
+      }
+      expect(r.spans().map((s) => s.trace_id)).toEqual([T1]);
+      expect(r.malformed).toBe(2);
+      expect(warnings).toEqual(['--otlp-receiver: refused a trace payload: not valid JSON']);
+    } finally {
+      await r.close();
+    }
+  });
+});
+
+describe('run --otlp-receiver against the simulated engine', () => {
+  it("matches every request to its span; the breakdown is the engine's ground truth", async () => {
+    const probe = (await startOtlpReceiver({ host: '127.0.0.1', port: 0 }, () => {}))!;
+    const port = Number(new URL(probe.url).port);
+    await probe.close();
+    const sim = await startSimServer({ timing: { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b' }, collectGroundTruth: true, otlpTracesEndpoint: `http://127.0.0.1:${port}/v1/traces` });
+    try {
+      const out = await runCli([
+        'run', '--base-url', sim.url, '--no-preflight', '--model', 'sim-llama-3.1-8b', '--ignore-eos', '--num-prompts', '40', '--request-rate', '40',
+        '--random-input-len', '256', '--random-output-len', '8', '--otlp-receiver', `127.0.0.1:${port}`, '--no-save', '--json', '--progress', 'none', '--allow-invalid', '--no-metrics',
+      ]);
+      expect([0, 5]).toContain(out.code);
+      const t = (JSON.parse(out.stdout) as RunResult).traces!;
+      expect(t).toMatchObject({ requests: 40, matched: 40, unmatched: { no_span: 0, no_timings: 0 }, payloads_refused: 0 });
+      const truth = sim.groundTruth.filter((g) => g.completed);
+      expect(truth).toHaveLength(40);
+      const sorted = (xs: number[]) => Float64Array.from(xs).sort();
+      const queue = sorted(truth.map((g) => g.admitted_ms! - g.arrival_ms));
+      const prefill = sorted(truth.map((g) => g.token_ms[0]! - g.admitted_ms!));
+      for (const p of [50, 90, 99] as const) {
+        expect(t.components.queue_ms[`p${p}`]).toBeCloseTo(percentile(queue, p), 6);
+        expect(t.components.prefill_ms[`p${p}`]).toBeCloseTo(percentile(prefill, p), 6);
+      }
+      // the client cannot see its first token before the server produced it
+      expect(t.components.network_client_ms.p50!).toBeGreaterThanOrEqual(0);
+    } finally {
+      await sim.close();
+    }
+  }, 60_000);
+});
