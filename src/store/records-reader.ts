@@ -1,7 +1,7 @@
 /**
  * Reads records.jsonl as a stream: fixed-size reads split into lines (LineSplitter), each line
  * parsed as it ends, so a run of any size that a run can write can be read back; memory is the
- * records kept, never the file's text. readRecordsFile keeps them in typed columns
+ * records kept, never the file's text. readRecordColumns keeps them in typed columns
  * (record/record-columns.ts), their chunk times read from the line's bytes (record/jsonl-chunks.ts).
  */
 import { closeSync, openSync, readSync } from 'node:fs';
