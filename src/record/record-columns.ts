@@ -23,62 +23,30 @@
  * so every figure, verdict and report is computed by the same code on the same values as from
  * parsed objects; passes over every chunk read them through `ChunkTimes` (no array per record).
  */
+import { f64Column, i32Column, Interned, NULL_INT, PagedColumn } from './paged-column.js';
 import { ERROR_CLASSES, PHASES, type ErrorClass, type RequestRecord, type RequestStatus, type TokenSource } from './record.js';
 
-const PAGE = 1 << 20;
-const NULL_INT = -1;
+const CHUNK_PAGE = 1 << 20;
 const STATUSES: readonly RequestStatus[] = ['ok', 'error', 'timeout', 'cancelled'];
 const TOKEN_SOURCES: readonly TokenSource[] = ['usage', 'tokenizer', 'chunks', 'none'];
 
-/** A growable column in fixed pages: growing never copies what is there. */
-class Column<A extends Float64Array | Int32Array | Uint8Array | Int8Array> {
-  private readonly pages: A[] = [];
-  constructor(private readonly make: (n: number) => A) {}
-  set(i: number, v: number): void {
-    const p = (i / PAGE) | 0;
-    while (p >= this.pages.length) this.pages.push(this.make(PAGE));
-    this.pages[p]![i & (PAGE - 1)] = v;
-  }
-  get(i: number): number {
-    return this.pages[(i / PAGE) | 0]![i & (PAGE - 1)]!;
-  }
-}
-const f64 = () => new Column((n) => new Float64Array(n));
-const i32 = () => new Column((n) => new Int32Array(n));
+const f64 = f64Column;
+const i32 = i32Column;
 
 /** Pages of chunk values; a record's values never straddle two pages (a longer record gets a page of its own). */
 class ChunkStore<A extends Float64Array | Uint32Array> {
   readonly pages: A[] = [];
-  private used = PAGE;
+  private used = CHUNK_PAGE;
   constructor(private readonly make: (n: number) => A) {}
   /** Room for n values: [page, offset]. */
   reserve(n: number): [number, number] {
     if (this.used + n > (this.pages.at(-1)?.length ?? 0)) {
-      this.pages.push(this.make(Math.max(PAGE, n)));
+      this.pages.push(this.make(Math.max(CHUNK_PAGE, n)));
       this.used = 0;
     }
     const at = this.used;
     this.used += n;
     return [this.pages.length - 1, at];
-  }
-}
-
-/** Small int ↔ string table for the run's distinct strings (tasks, sessions, finish reasons). */
-class Interned {
-  private readonly ids = new Map<string, number>();
-  private readonly values: string[] = [];
-  id(s: string | null): number {
-    if (s === null) return NULL_INT;
-    let k = this.ids.get(s);
-    if (k === undefined) {
-      k = this.values.length;
-      this.ids.set(s, k);
-      this.values.push(s);
-    }
-    return k;
-  }
-  value(k: number): string | null {
-    return k === NULL_INT ? null : this.values[k]!;
   }
 }
 
@@ -100,8 +68,8 @@ export class RecordColumns {
   private readonly sent = f64();
   private readonly firstToken = f64();
   private readonly end = f64();
-  private readonly codes = new Column((n) => new Uint8Array(n));
-  private readonly errorClass = new Column((n) => new Int8Array(n));
+  private readonly codes = new PagedColumn((n) => new Uint8Array(n));
+  private readonly errorClass = new PagedColumn((n) => new Int8Array(n));
   private readonly stage = i32();
   private readonly worker = i32();
   private readonly turn = i32();
@@ -121,6 +89,7 @@ export class RecordColumns {
   private readonly micros = new ChunkStore((n) => new Uint32Array(n));
   private readonly doubles = new ChunkStore((n) => new Float64Array(n));
   private readonly strings = new Interned();
+  private scratch = new Float64Array(256);
   /** Fields beyond the columns, by position, in the record's own key order. */
   private readonly extra = new Map<number, Partial<RequestRecord>>();
   /** Records kept whole (numbers the columns cannot hold), by position. */
@@ -190,12 +159,28 @@ export class RecordColumns {
   }
 
   private putMicros(i: number, micros: Float64Array, count: number): void {
+    if (!this.putWholeMicros(i, micros, count)) this.putDoubles(i, microsToTimes(micros, count));
+  }
+
+  private putTimes(i: number, c: Float64Array): void {
+    // Whole µs (what records.jsonl writes) go in 4 bytes each: k/1000 === v ⇔ v is the double of k µs.
+    if (c.length > this.scratch.length) this.scratch = new Float64Array(c.length * 2);
+    const m = this.scratch;
+    for (let k = 0; k < c.length; k++) {
+      m[k] = Math.round(c[k]! * 1000);
+      if (!(Number.isSafeInteger(m[k]) && m[k]! / 1000 === c[k])) return this.putDoubles(i, c);
+    }
+    if (!this.putWholeMicros(i, m, c.length)) this.putDoubles(i, c);
+  }
+
+  /** The chunks as µs after the first, when each lies within 2^32 µs after it; false otherwise (nothing kept). */
+  private putWholeMicros(i: number, micros: Float64Array, count: number): boolean {
     this.chunkCount.set(i, count);
-    if (count === 0) return;
+    if (count === 0) return true;
     const base = micros[0]!;
     for (let k = 0; k < count; k++) {
       const d = micros[k]! - base;
-      if (!(d >= 0 && d < 2 ** 32)) return this.putTimes(i, microsToTimes(micros, count));
+      if (!(d >= 0 && d < 2 ** 32)) return false;
     }
     const [page, at] = this.micros.reserve(count);
     const p = this.micros.pages[page]!;
@@ -203,29 +188,13 @@ export class RecordColumns {
     this.chunkPage.set(i, page);
     this.chunkAt.set(i, at);
     this.chunkBase.set(i, base);
+    return true;
   }
 
-  private putTimes(i: number, c: Float64Array): void {
-    const count = c.length;
-    this.chunkCount.set(i, count);
-    if (count === 0) return;
-    // Whole µs (what records.jsonl writes) go in 4 bytes each: k/1000 === v ⇔ v is the double of k µs.
-    const base = Math.round(c[0]! * 1000);
-    let whole = Number.isSafeInteger(base) && base / 1000 === c[0];
-    for (let k = 1; whole && k < count; k++) {
-      const m = Math.round(c[k]! * 1000);
-      whole = m / 1000 === c[k] && m - base >= 0 && m - base < 2 ** 32;
-    }
-    if (whole) {
-      const [page, at] = this.micros.reserve(count);
-      const p = this.micros.pages[page]!;
-      for (let k = 0; k < count; k++) p[at + k] = Math.round(c[k]! * 1000) - base;
-      this.chunkPage.set(i, page);
-      this.chunkAt.set(i, at);
-      this.chunkBase.set(i, base);
-      return;
-    }
-    const [page, at] = this.doubles.reserve(count);
+  private putDoubles(i: number, c: Float64Array): void {
+    this.chunkCount.set(i, c.length);
+    if (c.length === 0) return;
+    const [page, at] = this.doubles.reserve(c.length);
     this.doubles.pages[page]!.set(c, at);
     this.chunkPage.set(i, page);
     this.chunkAt.set(i, at);

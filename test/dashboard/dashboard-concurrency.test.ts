@@ -4,11 +4,10 @@
  * in turn, every answer is whole and the same as one asked alone, and a run finished meanwhile
  * (a journal row) is folded in and shown by the next request.
  */
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type RunningDashboard } from '../../src/dashboard/serve.js';
 import { runCli } from '../helpers/cli.js';
-import { makeFixture, type Fixture } from './fixture.js';
+import { httpGet, makeFixture, type Fixture } from './fixture.js';
 
 let fx: Fixture;
 let dash: RunningDashboard;
@@ -19,18 +18,7 @@ beforeAll(async () => {
 });
 afterAll(async () => dash?.close());
 
-function get(path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(new URL(path, dash.url), (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => httpGet(dash.url, path, headers, method);
 
 const runIdsOf = (body: string) => (JSON.parse(body) as { runs: Array<{ run_id: string }> }).runs.map((r) => r.run_id).sort();
 
