@@ -2,25 +2,34 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createDashboardApp, type DashboardOptions } from './app.js';
+import { shareHistory } from '../history/history-pool.js';
 
 export interface RunningDashboard {
   url: string;
+  /** DuckDB instances the dashboard opened on the history so far. */
+  historyOpens(): number;
   close(): Promise<void>;
 }
 
 export function startDashboard(opts: DashboardOptions & { port: number }): Promise<RunningDashboard> {
+  // The page's requests come together: they share one DuckDB instance (history-pool.ts), not an open each, one after another.
+  const shared = shareHistory(opts.resultsDir);
   const app = createDashboardApp(opts);
   return new Promise((resolve, reject) => {
-    const onError = (err: Error) => reject(err);
+    const onError = (err: Error) => {
+      void shared.stop();
+      reject(err);
+    };
     const server: ServerType = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: opts.port }, (info: AddressInfo) => {
       server.off('error', onError);
       resolve({
         url: `http://127.0.0.1:${info.port}`,
+        historyOpens: () => shared.pool.opens,
         close: () =>
           new Promise<void>((r) => {
             // SSE streams stay open: end them rather than wait for them.
             (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-            server.close(() => r());
+            server.close(() => void shared.stop().then(r));
           }),
       });
     });

@@ -5,6 +5,7 @@
  */
 import { SLO_METRICS } from '../metrics/index.js';
 import type { RequestRecord } from '../record/record.js';
+import { chunkCount } from '../record/record-columns.js';
 
 export type ColumnType = 'int' | 'double' | 'text' | 'double_list';
 
@@ -33,7 +34,7 @@ export const RECORD_COLUMNS: readonly Column[] = [
   { name: 'sent_ms', type: 'double', get: (r) => r.sent_ms },
   { name: 'first_token_ms', type: 'double', get: (r) => r.first_token_ms },
   { name: 'end_ms', type: 'double', get: (r) => r.end_ms },
-  { name: 'chunk_count', type: 'int', get: (r) => r.chunk_ms.length },
+  { name: 'chunk_count', type: 'int', get: (r) => chunkCount(r) },
   { name: 'prompt_tokens', type: 'int', get: (r) => r.prompt_tokens },
   { name: 'client_prompt_tokens', type: 'int', get: (r) => r.client_prompt_tokens },
   { name: 'output_tokens', type: 'int', get: (r) => r.output_tokens },

@@ -15,7 +15,7 @@
  * other's lock.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { hasJournal, PENDING_DIR } from './history-journal.js';
 import { UserError } from '../errors/user-error.js';
@@ -86,7 +86,7 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [keyof HistoryRow, string]> = [
   ['quality', 'JSON'],
 ];
 
-const DDL = [
+export const DDL = [
   `CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS runs (${RUN_COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')}, indexed_at TIMESTAMP DEFAULT current_timestamp)`,
   // A history written before a column was added gets it (NULL for the runs already in it).
@@ -159,8 +159,28 @@ export interface OpenOptions {
   lockWaitMs?: number;
 }
 
-/** Opens the history of `resultsDir` (the journal folded in first), runs `fn` on a connection and closes it again. */
+/** Runs a read on a connection of a process-long reader (history-pool.ts), by results folder. */
+type SharedRead = <T>(fn: (c: DuckDBConnection) => Promise<T>) => Promise<T>;
+const sharedReads = new Map<string, SharedRead>();
+
+/** From now on this process's reads of `resultsDir` go through `read` (the dashboard's pool); null: back to one open per read. */
+export function shareHistoryReads(resultsDir: string, read: SharedRead | null): void {
+  if (read) sharedReads.set(resolve(resultsDir), read);
+  else sharedReads.delete(resolve(resultsDir));
+}
+
+/**
+ * Opens the history of `resultsDir` (the journal folded in first), runs `fn` on a connection and
+ * closes it again; a read of a folder whose reads are shared (shareHistoryReads) runs on the
+ * shared reader's connection instead.
+ */
 export function withHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+  const shared = opts.mode === 'read' ? sharedReads.get(resolve(resultsDir)) : undefined;
+  return shared ? shared(fn) : withOwnHistory(resultsDir, opts, fn);
+}
+
+/** withHistory with an instance of its own, whatever is shared. */
+export function withOwnHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
   return serialized(async () => {
     if (opts.mode === 'read' && hasJournal(resultsDir)) {
       try {
@@ -257,7 +277,7 @@ async function rebuildCorrupt(resultsDir: string, path: string, cause: unknown):
   await openHistory(resultsDir, { mode: 'write' }, (c) => upsertRows(c, rows), false);
 }
 
-async function checkSchema(c: DuckDBConnection, path: string): Promise<void> {
+export async function checkSchema(c: DuckDBConnection, path: string): Promise<void> {
   const rows = (await c.runAndReadAll(`SELECT value FROM meta WHERE key = 'schema'`)).getRowObjectsJson();
   const schema = rows[0]?.value;
   if (schema !== HISTORY_SCHEMA) throw new Error(`${path}: history format ${String(schema)}, this infermeter reads ${HISTORY_SCHEMA}`);

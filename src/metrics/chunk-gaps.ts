@@ -10,6 +10,10 @@
  */
 import type { RequestRecord } from '../record/record.js';
 import { stepStretchOf, type SharedTimeline } from '../record/step-stretch.js';
+import { ChunkTimes, chunkCount } from '../record/record-columns.js';
+
+// Chunk times read without an array per record from records held in columns (record-columns.ts).
+const chunkTimes = new ChunkTimes();
 
 /** Receives the first `n` of `values`, each standing for `weights[i]` equal values (null: 1 each). */
 export type WeightedEmit = (values: Float64Array, n: number, weights: Float64Array | null) => void;
@@ -92,7 +96,7 @@ export function chunkGapVisitor(records: readonly RequestRecord[], fill: (r: Req
   return (emit) => {
     let buf = new Float64Array(BATCH);
     for (const r of own) {
-      const k = Math.max(0, r.chunk_ms.length - 1);
+      const k = Math.max(0, chunkCount(r) - 1);
       if (k > buf.length) buf = new Float64Array(k * 2);
       emit(buf, fill(r, buf, 0), null);
     }
@@ -125,14 +129,14 @@ export function chunkGapVisitor(records: readonly RequestRecord[], fill: (r: Req
 export function addChunkTokens(records: readonly RequestRecord[], bucketOf: (t: number) => number, into: Float64Array): void {
   const stretches = new Stretches(records.length);
   for (const r of records) {
-    const c = r.chunk_ms.length;
+    const c = chunkCount(r);
     if (c === 0) {
       into[bucketOf(r.end_ms)]! += r.output_tokens;
       continue;
     }
     const s = r.output_tokens === c ? stepStretchOf(r) : null;
     if (s === null) {
-      const ch = r.chunk_ms;
+      const ch = chunkTimes.of(r);
       const w = r.output_tokens / c;
       for (let i = 0; i < c; i++) into[bucketOf(ch[i]!)]! += w;
       continue;

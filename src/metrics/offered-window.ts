@@ -8,6 +8,9 @@
  */
 import type { RequestRecord } from '../record/record.js';
 import type { Window } from './run-totals.js';
+import { ChunkTimes } from '../record/record-columns.js';
+
+const chunkTimes = new ChunkTimes();
 
 export interface OfferedWindow {
   start_ms: number;
@@ -42,13 +45,14 @@ export function offeredWindow(measure: readonly RequestRecord[], window: Window 
     if (r.status !== 'cancelled' && r.end_ms > lastSend) after++;
     if (r.status !== 'ok') continue;
     if (r.end_ms <= lastSend) ok++;
-    const n = r.chunk_ms.length;
+    const c = chunkTimes.of(r);
+    const n = c.length;
     if (n === 0) {
       if (r.end_ms <= lastSend) tokens += r.output_tokens;
       continue;
     }
     let inside = 0;
-    for (let i = 0; i < n; i++) if (r.chunk_ms[i]! <= lastSend) inside++;
+    for (let i = 0; i < n; i++) if (c[i]! <= lastSend) inside++;
     tokens += (r.output_tokens * inside) / n;
   }
   const s = span / 1000;

@@ -3,6 +3,7 @@
  * Times are written with µs resolution (3 decimals of ms); chunk_ms as a plain array.
  */
 import { ERROR_CLASSES, PHASES, type RequestRecord } from './record.js';
+import { plainRecord } from './record-columns.js';
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -21,7 +22,8 @@ export function chunkTimeJson(v: number): string {
  * once, src/sim/step-timeline.ts). Null in the one case the place is ambiguous: a string field
  * holding the placeholder's own text (never in practice).
  */
-export function recordToJsonLineParts(rec: RequestRecord): { head: string; tail: string } | null {
+export function recordToJsonLineParts(record: RequestRecord): { head: string; tail: string } | null {
+  const rec = plainRecord(record);
   const line = JSON.stringify({
     ...rec,
     scheduled_ms: round3(rec.scheduled_ms),
@@ -37,7 +39,8 @@ export function recordToJsonLineParts(rec: RequestRecord): { head: string; tail:
   return { head: line.slice(0, at), tail: line.slice(at + SLOT_JSON.length) };
 }
 
-export function recordToJsonLine(rec: RequestRecord): string {
+export function recordToJsonLine(record: RequestRecord): string {
+  const rec = plainRecord(record);
   const chunks = new Array<number>(rec.chunk_ms.length);
   for (let i = 0; i < chunks.length; i++) chunks[i] = round3(rec.chunk_ms[i]!);
   return JSON.stringify({
@@ -78,6 +81,14 @@ export function recordFromJsonLine(line: string): RequestRecord {
   } catch {
     throw new RecordParseError('not valid JSON');
   }
+  return recordFromObject(o, null);
+}
+
+/**
+ * The record of one parsed line; `chunks`, when given, are its chunk times already read (the
+ * reader's scan of the line's bytes, src/store/records-reader.ts), else o.chunk_ms is read.
+ */
+export function recordFromObject(o: Record<string, unknown>, chunks: Float64Array | null): RequestRecord {
   if (typeof o !== 'object' || o === null) throw new RecordParseError('not a JSON object');
   const phase = o.phase ?? 'measure';
   if (!(PHASES as readonly unknown[]).includes(phase)) throw new RecordParseError(`unknown phase "${String(phase)}"`);
@@ -89,12 +100,7 @@ export function recordFromJsonLine(line: string): RequestRecord {
   if (errorClass !== null && !(ERROR_CLASSES as readonly unknown[]).includes(errorClass)) {
     throw new RecordParseError(`unknown error_class "${String(errorClass)}"`);
   }
-  if (!Array.isArray(o.chunk_ms ?? [])) throw new RecordParseError('field "chunk_ms" must be an array');
-  const raw = (o.chunk_ms as unknown[] | undefined) ?? [];
-  // A plain loop: Float64Array.from with a map function costs several times more per chunk time,
-  // and chunk times are most of a long run's records.
-  const chunks = new Float64Array(raw.length);
-  for (let i = 0; i < raw.length; i++) chunks[i] = num(raw[i], 'chunk_ms');
+  chunks ??= chunkTimesOf(o.chunk_ms);
   const source = o.token_source ?? 'none';
   return {
     id: num(o.id, 'id'),
@@ -131,6 +137,16 @@ export function recordFromJsonLine(line: string): RequestRecord {
     ...(o.events_after_done != null ? { events_after_done: num(o.events_after_done, 'events_after_done') } : {}),
     ...(typeof o.usage_rejected === 'string' ? { usage_rejected: o.usage_rejected } : {}),
   };
+}
+
+function chunkTimesOf(v: unknown): Float64Array {
+  if (!Array.isArray(v ?? [])) throw new RecordParseError('field "chunk_ms" must be an array');
+  const raw = (v as unknown[] | undefined) ?? [];
+  // A plain loop: Float64Array.from with a map function costs several times more per chunk time,
+  // and chunk times are most of a long run's records.
+  const chunks = new Float64Array(raw.length);
+  for (let i = 0; i < raw.length; i++) chunks[i] = num(raw[i], 'chunk_ms');
+  return chunks;
 }
 
 /** The answer check's outcome (docs/quality.md), only when the line has one. */

@@ -8,7 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../errors/user-error.js';
-import { readRecordsFile } from '../store/records-file.js';
+import { readRecordColumns } from '../store/records-reader.js';
 import { readSavedRun, savedLoad, savedTarget } from './saved-run.js';
 import { completeRun, type CompletedRun } from './finish-run.js';
 import { GoodputSchema, OutputSpecSchema, ValiditySpecSchema } from '../config/schema.js';
@@ -46,7 +46,7 @@ export async function analyzeRun(path: string, input: AnalyzeInput, ctx: Session
   const slow = size >= ANALYZE_PROGRESS_BYTES;
   const t0 = performance.now();
   if (slow) log(`analyze: reading ${recordsPath} (${(size / 2 ** 20).toFixed(0)} MiB)…`);
-  const { records, truncatedTail } = readRecordsFile(recordsPath, { warn: log });
+  const { records, truncatedTail } = readRecordColumns(recordsPath, { warn: log });
   if (slow) log(`analyze: ${records.length.toLocaleString('en-US')} records read in ${seconds(t0)}; computing figures…`);
   if (truncatedTail) log(`note: ${recordsPath}: last line was incomplete (killed run?) and was skipped`);
   if (records.length === 0) throw new UserError(`${recordsPath}: no records`);

@@ -12,51 +12,14 @@
  * plain records (chunk_ms is rebuilt from the timeline when read).
  */
 import { PHASES, type RequestRecord, type TokenSource } from '../record/record.js';
+import { f64Column, i32Column, Interned, NULL_INT } from '../record/paged-column.js';
 import { STEP_STRETCH, type StepStretch } from '../record/step-stretch.js';
 import type { StepTimeline } from './step-timeline.js';
 
-const PAGE_BITS = 16;
-const PAGE = 1 << PAGE_BITS;
-
-/** A growable column in fixed pages: growing never copies what is there. */
-class Column<A extends Float64Array | Int32Array> {
-  private readonly pages: A[] = [];
-  constructor(private readonly make: (n: number) => A) {}
-  set(i: number, v: number): void {
-    const p = i >>> PAGE_BITS;
-    while (p >= this.pages.length) this.pages.push(this.make(PAGE));
-    this.pages[p]![i & (PAGE - 1)] = v;
-  }
-  get(i: number): number {
-    return this.pages[i >>> PAGE_BITS]![i & (PAGE - 1)]!;
-  }
-}
-const f64 = () => new Column((n) => new Float64Array(n));
-const i32 = () => new Column((n) => new Int32Array(n));
+const f64 = f64Column;
+const i32 = i32Column;
 
 const TOKEN_SOURCES: readonly TokenSource[] = ['usage', 'tokenizer', 'chunks', 'none'];
-/** Integer column values that stand for null. */
-const NULL_INT = -1;
-
-/** Small int ↔ string tables for the few distinct strings of a run (tasks, finish reasons). */
-class Interned {
-  private readonly ids = new Map<string, number>();
-  readonly values: string[] = [];
-  id(s: string | null): number {
-    if (s === null) return NULL_INT;
-    let k = this.ids.get(s);
-    if (k === undefined) {
-      k = this.values.length;
-      this.ids.set(s, k);
-      this.values.push(s);
-    }
-    return k;
-  }
-  value(k: number): string | null {
-    return k === NULL_INT ? null : this.values[k]!;
-  }
-}
-
 const isInt = (v: number | null): boolean => v === null || (Number.isInteger(v) && v >= 0 && v < 2 ** 31);
 
 export class VirtualRecords {

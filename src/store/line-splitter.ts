@@ -1,8 +1,9 @@
 /**
  * Splits a byte stream into '\n'-terminated lines, whatever the chunk boundaries: a line that
- * spans chunks is carried over as bytes and decoded once it is whole, so a UTF-8 character cut
- * by a chunk boundary decodes correctly. No line is ever joined into one string with others,
- * so a file of any size can be read (Node's strings stop at ~512 MiB).
+ * spans chunks is carried over as bytes and handed on once it is whole, as bytes (the records
+ * reader scans them before decoding any), so a UTF-8 character cut by a chunk boundary decodes
+ * correctly. No line is ever joined into one string with others, so a file of any size can be
+ * read (Node's strings stop at ~512 MiB).
  */
 export class LineSplitter {
   /** Bytes of the line begun in earlier chunks and not yet ended. */
@@ -11,7 +12,8 @@ export class LineSplitter {
   /** 1-based number of the next line. */
   private lineNo = 1;
 
-  constructor(private readonly onLine: (text: string, lineNo: number) => void) {}
+  /** `onLine` gets each line's bytes without its '\n', valid only during the call. */
+  constructor(private readonly onLine: (line: Buffer, lineNo: number) => void) {}
 
   /** Feeds the next chunk; emits every line it ends. The chunk's bytes may be reused by the caller afterwards. */
   push(chunk: Buffer): void {
@@ -19,16 +21,16 @@ export class LineSplitter {
     for (;;) {
       const nl = chunk.indexOf(0x0a, from);
       if (nl < 0) break;
-      let text: string;
+      let line: Buffer;
       if (this.carryBytes > 0) {
         this.carry.push(chunk.subarray(from, nl));
-        text = Buffer.concat(this.carry, this.carryBytes + nl - from).toString('utf8');
+        line = Buffer.concat(this.carry, this.carryBytes + nl - from);
         this.carry = [];
         this.carryBytes = 0;
       } else {
-        text = chunk.toString('utf8', from, nl);
+        line = chunk.subarray(from, nl);
       }
-      this.onLine(text, this.lineNo++);
+      this.onLine(line, this.lineNo++);
       from = nl + 1;
     }
     if (from < chunk.length) {
@@ -38,13 +40,13 @@ export class LineSplitter {
     }
   }
 
-  /** The unterminated last line (the file did not end with '\n'), or null; its number is `tailLineNo`. */
-  end(): string | null {
+  /** The unterminated last line's bytes (the file did not end with '\n'), or null; its number is `tailLineNo`. */
+  end(): Buffer | null {
     if (this.carryBytes === 0) return null;
-    const text = Buffer.concat(this.carry, this.carryBytes).toString('utf8');
+    const line = Buffer.concat(this.carry, this.carryBytes);
     this.carry = [];
     this.carryBytes = 0;
-    return text;
+    return line;
   }
 
   get tailLineNo(): number {

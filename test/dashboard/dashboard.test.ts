@@ -1,10 +1,9 @@
 /** The dashboard over real HTTP on 127.0.0.1: pages, JSON, charts, files, and the live feed. */
 import { appendFileSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type RunningDashboard } from '../../src/dashboard/serve.js';
-import { frame, makeFixture, type Fixture } from './fixture.js';
+import { frame, httpGet, makeFixture, type Fixture } from './fixture.js';
 
 let fx: Fixture;
 let dash: RunningDashboard;
@@ -15,19 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => dash?.close());
 
-function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  const url = new URL(path, dash.url);
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => httpGet(dash.url, path, headers, method);
 
 describe('dashboard over HTTP', () => {
   it('listens on 127.0.0.1 only', () => {

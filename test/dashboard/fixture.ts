@@ -1,5 +1,6 @@
 /** A results folder for dashboard tests: runs made in virtual time, and one run "in progress". */
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { RunResult } from '../../src/report/result-json.js';
@@ -62,4 +63,19 @@ export async function makeFixture(opts: { withQuality?: boolean } = {}): Promise
   writeFileSync(join(results, liveId, 'spec.json'), JSON.stringify({ target: { model: 'llama-3.1-8b' } }));
   writeFileSync(join(results, liveId, 'progress.jsonl'), `${JSON.stringify(frame(1, 10))}\n${JSON.stringify(frame(2, 10))}\n`);
   return { results, runIds: [...runIds, 'hostile-run'], liveId };
+}
+
+/** One HTTP request to the dashboard at `base` (its URL), the answer read whole. */
+export function httpGet(base: string, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -23,8 +23,8 @@ function oracle(text: string): { lines: string[]; tail: string | null } {
 function split(bytes: Buffer, cuts: number[]): { lines: string[]; numbers: number[]; tail: string | null } {
   const lines: string[] = [];
   const numbers: number[] = [];
-  const s = new LineSplitter((text, n) => {
-    lines.push(text);
+  const s = new LineSplitter((line, n) => {
+    lines.push(line.toString('utf8'));
     numbers.push(n);
   });
   let at = 0;
@@ -32,7 +32,7 @@ function split(bytes: Buffer, cuts: number[]): { lines: string[]; numbers: numbe
     s.push(bytes.subarray(at, c));
     at = c;
   }
-  return { lines, numbers, tail: s.end() };
+  return { lines, numbers, tail: s.end()?.toString('utf8') ?? null };
 }
 
 // Text with newlines, blank lines and characters of 1 to 4 UTF-8 bytes.
@@ -72,7 +72,7 @@ describe('LineSplitter', () => {
 
   it('does not keep a reference to the caller\'s buffer across pushes (it is refilled by the next read)', () => {
     const lines: string[] = [];
-    const s = new LineSplitter((t) => lines.push(t));
+    const s = new LineSplitter((t) => lines.push(t.toString('utf8')));
     const buf = Buffer.from('abc');
     s.push(buf);
     buf.write('xyz');

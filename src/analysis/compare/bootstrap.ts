@@ -21,8 +21,7 @@ const tpot = SLO_METRICS.tpot_ms as RequestMetricDef;
 const e2el = SLO_METRICS.e2el_ms as RequestMetricDef;
 const itl = SLO_METRICS.itl_ms as PooledMetricDef;
 import { LATENCY_KEYS, PERCENTILES, type FigureValues, type LatencyKey } from './key-figures.js';
-import { argsortFloat64 } from '../../util/argsort.js';
-import { FloatBuffer } from '../../util/byte-buffer.js';
+import { sortWithOwners } from '../../util/argsort.js';
 
 interface SortedValues {
   values: Float64Array;
@@ -75,14 +74,11 @@ function chunkShift(v: number, n: number): number | null {
   return best && best.cost < v ? best.shift : null;
 }
 
-function sortedWithOwners(values: Float64Array, owners: Float64Array, n: number): SortedValues {
-  const idx = argsortFloat64(values);
-  const sorted: SortedValues = { values: new Float64Array(idx.length), owner: new Int32Array(idx.length) };
-  for (let j = 0; j < idx.length; j++) {
-    sorted.values[j] = values[idx[j]!]!;
-    sorted.owner[j] = owners[idx[j]!]!;
-  }
-  const shift = chunkShift(idx.length, n);
+/** The values (given up by the caller: sorted in place) with their owners. */
+function sortedWithOwners(values: Float64Array, owner: Int32Array, n: number): SortedValues {
+  sortWithOwners(values, owner);
+  const sorted: SortedValues = { values, owner };
+  const shift = chunkShift(values.length, n);
   return shift === null ? sorted : withChunks(sorted, n, shift);
 }
 
@@ -103,16 +99,21 @@ export function buildSample(
   costPerS: number | null,
 ): RunSample {
   const n = measure.length;
-  // Typed buffers, not arrays: a long run has ~10^7 ITL gaps.
-  const buffers = () => ({ ttft: new FloatBuffer(), tpot: new FloatBuffer(), itl: new FloatBuffer(), e2el: new FloatBuffer() });
-  const vals: Record<LatencyKey, FloatBuffer> = buffers();
-  const owners: Record<LatencyKey, FloatBuffer> = buffers();
+  // Exact-size typed arrays, counted first: a long run has ~10^7 ITL gaps.
+  let requestValues = 0;
+  let gapCount = 0;
+  for (const r of measure) {
+    if (r.status !== 'ok') continue;
+    requestValues++;
+    gapCount += itl.count(r);
+  }
+  const column = (size: number) => ({ values: new Float64Array(size), owner: new Int32Array(size), length: 0 });
+  const cols = { ttft: column(requestValues), tpot: column(requestValues), e2el: column(requestValues), itl: column(gapCount) };
   const error = new Uint8Array(n);
   const start = window?.start_ms ?? 0;
   const durMs = window ? window.end_ms - window.start_ms : 0;
   const nb = Math.max(1, Math.ceil(durMs / 1000));
   const buckets = { ok: new Float64Array(nb), good: new Float64Array(nb), output: new Float64Array(nb), total: new Float64Array(nb) };
-  const gaps = new Float64Array(1024);
   for (let i = 0; i < n; i++) {
     const r = measure[i]!;
     if (r.status === 'error') error[i] = 1;
@@ -120,24 +121,23 @@ export function buildSample(
     for (const [key, def] of [['ttft', ttft], ['tpot', tpot], ['e2el', e2el]] as const) {
       const v = def.value(r);
       if (v !== null) {
-        vals[key].push(v);
-        owners[key].push(i);
+        const c = cols[key];
+        c.values[c.length] = v;
+        c.owner[c.length++] = i;
       }
     }
     const g = itl.count(r);
-    const buf = g <= gaps.length ? gaps : new Float64Array(g);
-    itl.fill(r, buf, 0);
-    for (let j = 0; j < g; j++) {
-      vals.itl.push(buf[j]!);
-      owners.itl.push(i);
-    }
+    const c = cols.itl;
+    itl.fill(r, c.values, c.length);
+    c.owner.fill(i, c.length, c.length + g);
+    c.length += g;
     const b = Math.min(nb - 1, Math.max(0, Math.floor((r.end_ms - start) / 1000)));
     buckets.ok[b]! += 1;
     if (slos && slos.length > 0 && isGood(r, slos)) buckets.good[b]! += 1;
     buckets.output[b]! += r.output_tokens;
     buckets.total[b]! += r.output_tokens + (r.prompt_tokens ?? r.client_prompt_tokens ?? 0);
   }
-  const latency = Object.fromEntries(LATENCY_KEYS.map((k) => [k, sortedWithOwners(vals[k].values.subarray(0, vals[k].length), owners[k].values.subarray(0, owners[k].length), n)])) as Record<LatencyKey, SortedValues>;
+  const latency = Object.fromEntries(LATENCY_KEYS.map((k) => [k, sortedWithOwners(cols[k].values.subarray(0, cols[k].length), cols[k].owner.subarray(0, cols[k].length), n)])) as Record<LatencyKey, SortedValues>;
   return { n, latency, error, duration_s: durMs / 1000, buckets, cost_per_s: costPerS };
 }
 

@@ -1,4 +1,8 @@
 import type { RequestRecord } from '../../record/record.js';
+import { ChunkTimes, chunkCount } from '../../record/record-columns.js';
+
+// Chunk times read without an array per record from records held in columns (record-columns.ts).
+const chunkTimes = new ChunkTimes();
 import type { PooledMetricDef } from '../metric-def.js';
 
 /**
@@ -16,14 +20,14 @@ export const itl = {
   unit: 'ms',
   over: 'ok',
   formula: 'chunk_ms[i] − chunk_ms[i−1] for every i ≥ 1, pooled',
-  count: (r: RequestRecord) => Math.max(0, r.chunk_ms.length - 1),
+  count: (r: RequestRecord) => Math.max(0, chunkCount(r) - 1),
   fill: (r: RequestRecord, out: Float64Array, at: number) => {
-    const c = r.chunk_ms;
+    const c = chunkTimes.of(r);
     for (let i = 1; i < c.length; i++) out[at + i - 1] = c[i]! - c[i - 1]!;
     return Math.max(0, c.length - 1);
   },
   worst: (r: RequestRecord) => {
-    const c = r.chunk_ms;
+    const c = chunkTimes.of(r);
     if (c.length < 2) return null;
     let max = -Infinity;
     for (let i = 1; i < c.length; i++) max = Math.max(max, c[i]! - c[i - 1]!);

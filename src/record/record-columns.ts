@@ -1,0 +1,351 @@
+/**
+ * Records read back from records.jsonl, held in typed columns instead of objects (issue 31). A
+ * parsed record object costs ~350 bytes and its chunk_ms a boxed number per chunk while parsing,
+ * then 8 bytes a chunk; here a record is ~60 bytes of columns and a chunk 4 bytes:
+ *
+ *   numbers     Float64Array  id, scheduled_ms, sent_ms, first_token_ms (NaN: null), end_ms
+ *               Int32Array    stage, worker, turn, prompt/output/requested/client tokens, http_status (−1: null)
+ *   codes       Uint8Array    phase | status << 3 | token_source << 5 (dictionary-encoded enums)
+ *               Int8Array     error_class (index in ERROR_CLASSES, −1: null)
+ *   strings     Int32Array    task, session, finish_reason: ids in one table of the run's distinct strings
+ *   chunk times one flat store, a record's chunks contiguous at (page, offset) with their count:
+ *               Uint32Array   µs after the record's first chunk, when every chunk time is a whole
+ *                             number of µs (what records.jsonl writes): t = (base + off) / 1000,
+ *                             the same double JSON.parse gives for the text (both are the correctly
+ *                             rounded quotient of the same integer by 1000);
+ *               Float64Array  the doubles themselves otherwise (base NaN).
+ *
+ * What the columns do not hold (error messages, texts, retry and reasoning fields, trace ids,
+ * quality checks) is kept per record in a sparse side table, and a record whose numbers do not
+ * fit the columns (a fractional token count, an id the Int32 columns cannot hold) is kept whole.
+ *
+ * `records()` gives read-only views with the RequestRecord shape whose fields read the columns,
+ * so every figure, verdict and report is computed by the same code on the same values as from
+ * parsed objects; passes over every chunk read them through `ChunkTimes` (no array per record).
+ */
+import { f64Column, i32Column, Interned, NULL_INT, PagedColumn } from './paged-column.js';
+import { ERROR_CLASSES, PHASES, type ErrorClass, type RequestRecord, type RequestStatus, type TokenSource } from './record.js';
+
+const CHUNK_PAGE = 1 << 20;
+const STATUSES: readonly RequestStatus[] = ['ok', 'error', 'timeout', 'cancelled'];
+const TOKEN_SOURCES: readonly TokenSource[] = ['usage', 'tokenizer', 'chunks', 'none'];
+
+const f64 = f64Column;
+const i32 = i32Column;
+
+/** Pages of chunk values; a record's values never straddle two pages (a longer record gets a page of its own). */
+class ChunkStore<A extends Float64Array | Uint32Array> {
+  readonly pages: A[] = [];
+  private used = CHUNK_PAGE;
+  constructor(private readonly make: (n: number) => A) {}
+  /** Room for n values: [page, offset]. */
+  reserve(n: number): [number, number] {
+    if (this.used + n > (this.pages.at(-1)?.length ?? 0)) {
+      this.pages.push(this.make(Math.max(CHUNK_PAGE, n)));
+      this.used = 0;
+    }
+    const at = this.used;
+    this.used += n;
+    return [this.pages.length - 1, at];
+  }
+}
+
+const fitsInt = (v: number | null): boolean => v === null || (Number.isInteger(v) && v >= 0 && v < 2 ** 31);
+
+/** Fields beyond the columns, in recordFromJsonLine's key order; error_message and output_text only when not null. */
+const EXTRA_KEYS = [
+  'error_message', 'output_text', 'first_reasoning_ms', 'first_answer_ms', 'reasoning_tokens', 'attempt', 'retried', 'retry_after_ms', 'node',
+  'prompt_messages', 'trace_id', 'response_id', 'quality', 'events_after_done', 'usage_rejected',
+] as const satisfies ReadonlyArray<keyof RequestRecord>;
+
+const COLUMNS: unique symbol = Symbol('infermeter.recordColumns');
+const AT: unique symbol = Symbol('infermeter.recordColumnsIndex');
+
+export class RecordColumns {
+  private n = 0;
+  private readonly id = f64();
+  private readonly scheduled = f64();
+  private readonly sent = f64();
+  private readonly firstToken = f64();
+  private readonly end = f64();
+  private readonly codes = new PagedColumn((n) => new Uint8Array(n));
+  private readonly errorClass = new PagedColumn((n) => new Int8Array(n));
+  private readonly stage = i32();
+  private readonly worker = i32();
+  private readonly turn = i32();
+  private readonly prompt = i32();
+  private readonly output = i32();
+  private readonly requested = i32();
+  private readonly clientPrompt = i32();
+  private readonly httpStatus = i32();
+  private readonly task = i32();
+  private readonly session = i32();
+  private readonly finish = i32();
+  private readonly chunkCount = i32();
+  private readonly chunkPage = i32();
+  private readonly chunkAt = i32();
+  /** µs of the first chunk; NaN: the chunks are doubles in `doubles`. */
+  private readonly chunkBase = f64();
+  private readonly micros = new ChunkStore((n) => new Uint32Array(n));
+  private readonly doubles = new ChunkStore((n) => new Float64Array(n));
+  private readonly strings = new Interned();
+  private scratch = new Float64Array(256);
+  /** Fields beyond the columns, by position, in the record's own key order. */
+  private readonly extra = new Map<number, Partial<RequestRecord>>();
+  /** Records kept whole (numbers the columns cannot hold), by position. */
+  private readonly whole = new Map<number, RequestRecord>();
+
+  get length(): number {
+    return this.n;
+  }
+
+  /**
+   * Appends `r`. `micros`, when given, holds its chunk times as whole µs (the first `count`
+   * values; r.chunk_ms is then ignored): the reader's scan of the line's digits.
+   */
+  add(r: RequestRecord, micros?: Float64Array, count = 0): void {
+    const i = this.n++;
+    if (!this.fits(r)) {
+      this.whole.set(i, micros ? { ...r, chunk_ms: microsToTimes(micros, count) } : r);
+      return;
+    }
+    this.id.set(i, r.id);
+    this.scheduled.set(i, r.scheduled_ms);
+    this.sent.set(i, r.sent_ms);
+    this.firstToken.set(i, r.first_token_ms ?? NaN);
+    this.end.set(i, r.end_ms);
+    this.codes.set(i, PHASES.indexOf(r.phase) | (STATUSES.indexOf(r.status) << 3) | (TOKEN_SOURCES.indexOf(r.token_source) << 5));
+    this.errorClass.set(i, r.error_class === null ? NULL_INT : ERROR_CLASSES.indexOf(r.error_class));
+    this.stage.set(i, r.stage);
+    this.worker.set(i, r.worker);
+    this.turn.set(i, r.turn ?? NULL_INT);
+    this.prompt.set(i, r.prompt_tokens ?? NULL_INT);
+    this.output.set(i, r.output_tokens);
+    this.requested.set(i, r.requested_output_tokens ?? NULL_INT);
+    this.clientPrompt.set(i, r.client_prompt_tokens ?? NULL_INT);
+    this.httpStatus.set(i, r.http_status ?? NULL_INT);
+    this.task.set(i, this.strings.id(r.task));
+    this.session.set(i, this.strings.id(r.session));
+    this.finish.set(i, this.strings.id(r.finish_reason));
+    if (micros) this.putMicros(i, micros, count);
+    else this.putTimes(i, r.chunk_ms);
+    let more: Record<string, unknown> | null = null;
+    for (const k of EXTRA_KEYS) {
+      const v = r[k];
+      if (v !== undefined && v !== null) (more ??= {})[k] = v;
+      else if (v === null && k !== 'error_message' && k !== 'output_text') (more ??= {})[k] = null;
+    }
+    if (more) this.extra.set(i, more as Partial<RequestRecord>);
+  }
+
+  /** View of the i-th record (in the order added). */
+  view(i: number): RequestRecord {
+    return this.whole.get(i) ?? new ColumnRecord(this, i);
+  }
+
+  /** Views of every record, in the order added. */
+  records(): RequestRecord[] {
+    const out = new Array<RequestRecord>(this.n);
+    for (let i = 0; i < this.n; i++) out[i] = this.view(i);
+    return out;
+  }
+
+  private fits(r: RequestRecord): boolean {
+    return (
+      fitsInt(r.stage) && fitsInt(r.worker) && fitsInt(r.turn) && fitsInt(r.prompt_tokens) && fitsInt(r.output_tokens) && fitsInt(r.requested_output_tokens) &&
+      fitsInt(r.client_prompt_tokens) && fitsInt(r.http_status) && !Number.isNaN(r.first_token_ms) && PHASES.includes(r.phase) && STATUSES.includes(r.status) &&
+      TOKEN_SOURCES.includes(r.token_source)
+    );
+  }
+
+  private putMicros(i: number, micros: Float64Array, count: number): void {
+    if (!this.putWholeMicros(i, micros, count)) this.putDoubles(i, microsToTimes(micros, count));
+  }
+
+  private putTimes(i: number, c: Float64Array): void {
+    // Whole µs (what records.jsonl writes) go in 4 bytes each: k/1000 === v ⇔ v is the double of k µs.
+    if (c.length > this.scratch.length) this.scratch = new Float64Array(c.length * 2);
+    const m = this.scratch;
+    for (let k = 0; k < c.length; k++) {
+      m[k] = Math.round(c[k]! * 1000);
+      if (!(Number.isSafeInteger(m[k]) && m[k]! / 1000 === c[k])) return this.putDoubles(i, c);
+    }
+    if (!this.putWholeMicros(i, m, c.length)) this.putDoubles(i, c);
+  }
+
+  /** The chunks as µs after the first, when each lies within 2^32 µs after it; false otherwise (nothing kept). */
+  private putWholeMicros(i: number, micros: Float64Array, count: number): boolean {
+    this.chunkCount.set(i, count);
+    if (count === 0) return true;
+    const base = micros[0]!;
+    for (let k = 0; k < count; k++) {
+      const d = micros[k]! - base;
+      if (!(d >= 0 && d < 2 ** 32)) return false;
+    }
+    const [page, at] = this.micros.reserve(count);
+    const p = this.micros.pages[page]!;
+    for (let k = 0; k < count; k++) p[at + k] = micros[k]! - base;
+    this.chunkPage.set(i, page);
+    this.chunkAt.set(i, at);
+    this.chunkBase.set(i, base);
+    return true;
+  }
+
+  private putDoubles(i: number, c: Float64Array): void {
+    this.chunkCount.set(i, c.length);
+    if (c.length === 0) return;
+    const [page, at] = this.doubles.reserve(c.length);
+    this.doubles.pages[page]!.set(c, at);
+    this.chunkPage.set(i, page);
+    this.chunkAt.set(i, at);
+    this.chunkBase.set(i, NaN);
+  }
+
+  /** @internal column reads for ColumnRecord */
+  f(col: 'id' | 'scheduled' | 'sent' | 'end', i: number): number {
+    return this[col].get(i);
+  }
+  time(i: number): number | null {
+    const v = this.firstToken.get(i);
+    return Number.isNaN(v) ? null : v;
+  }
+  int(col: 'stage' | 'worker' | 'output', i: number): number {
+    return this[col].get(i);
+  }
+  nullableInt(col: 'turn' | 'prompt' | 'clientPrompt' | 'requested' | 'httpStatus', i: number): number | null {
+    const v = this[col].get(i);
+    return v === NULL_INT ? null : v;
+  }
+  str(col: 'task' | 'session' | 'finish', i: number): string | null {
+    return this.strings.value(this[col].get(i));
+  }
+  code(i: number): number {
+    return this.codes.get(i);
+  }
+  errorClassOf(i: number): ErrorClass | null {
+    const k = this.errorClass.get(i);
+    return k === NULL_INT ? null : ERROR_CLASSES[k]!;
+  }
+  more(i: number): Partial<RequestRecord> | undefined {
+    return this.extra.get(i);
+  }
+  chunks(i: number): number {
+    return this.chunkCount.get(i);
+  }
+  /** The i-th record's chunk times, a fresh array. */
+  chunkTimesCopy(i: number): Float64Array {
+    const out = new Float64Array(this.chunkCount.get(i));
+    const v = this.chunkTimes(i, out);
+    if (v.buffer !== out.buffer) out.set(v);
+    return out;
+  }
+  /** The i-th record's chunk times: into `out` (≥ its count) from µs, or a view of the stored doubles. */
+  chunkTimes(i: number, out: Float64Array): Float64Array {
+    const n = this.chunkCount.get(i);
+    if (n === 0) return out.subarray(0, 0);
+    const page = this.chunkPage.get(i);
+    const at = this.chunkAt.get(i);
+    const base = this.chunkBase.get(i);
+    if (Number.isNaN(base)) return this.doubles.pages[page]!.subarray(at, at + n);
+    const p = this.micros.pages[page]!;
+    for (let k = 0; k < n; k++) out[k] = (base + p[at + k]!) / 1000;
+    return out.subarray(0, n);
+  }
+}
+
+function microsToTimes(micros: Float64Array, count: number): Float64Array {
+  const out = new Float64Array(count);
+  for (let k = 0; k < count; k++) out[k] = micros[k]! / 1000;
+  return out;
+}
+
+/** One record of a RecordColumns store, read-only; fields beyond the columns come from its side entry. */
+class ColumnRecord implements RequestRecord {
+  readonly [COLUMNS]: RecordColumns;
+  readonly [AT]: number;
+  constructor(s: RecordColumns, i: number) {
+    this[COLUMNS] = s;
+    this[AT] = i;
+  }
+  private get s(): RecordColumns {
+    return this[COLUMNS];
+  }
+  private get i(): number {
+    return this[AT];
+  }
+  get id() { return this.s.f('id', this.i); }
+  get phase() { return PHASES[this.s.code(this.i) & 7]!; }
+  get stage() { return this.s.int('stage', this.i); }
+  get worker() { return this.s.int('worker', this.i); }
+  get task() { return this.s.str('task', this.i); }
+  get session() { return this.s.str('session', this.i); }
+  get turn() { return this.s.nullableInt('turn', this.i); }
+  get scheduled_ms() { return this.s.f('scheduled', this.i); }
+  get sent_ms() { return this.s.f('sent', this.i); }
+  get first_token_ms() { return this.s.time(this.i); }
+  get chunk_ms() { return this.s.chunkTimesCopy(this.i); }
+  get end_ms() { return this.s.f('end', this.i); }
+  get prompt_tokens() { return this.s.nullableInt('prompt', this.i); }
+  get output_tokens() { return this.s.int('output', this.i); }
+  get requested_output_tokens() { return this.s.nullableInt('requested', this.i); }
+  get token_source() { return TOKEN_SOURCES[(this.s.code(this.i) >> 5) & 3]!; }
+  get client_prompt_tokens() { return this.s.nullableInt('clientPrompt', this.i); }
+  get status() { return STATUSES[(this.s.code(this.i) >> 3) & 3]!; }
+  get error_class() { return this.s.errorClassOf(this.i); }
+  get http_status() { return this.s.nullableInt('httpStatus', this.i); }
+  get finish_reason() { return this.s.str('finish', this.i); }
+  get error_message() { return this.s.more(this.i)?.error_message ?? null; }
+  get output_text() { return this.s.more(this.i)?.output_text ?? null; }
+  get first_reasoning_ms() { return this.s.more(this.i)?.first_reasoning_ms; }
+  get first_answer_ms() { return this.s.more(this.i)?.first_answer_ms; }
+  get reasoning_tokens() { return this.s.more(this.i)?.reasoning_tokens; }
+  get attempt() { return this.s.more(this.i)?.attempt; }
+  get retried() { return this.s.more(this.i)?.retried; }
+  get retry_after_ms() { return this.s.more(this.i)?.retry_after_ms; }
+  get node() { return this.s.more(this.i)?.node; }
+  get prompt_messages() { return this.s.more(this.i)?.prompt_messages; }
+  get events_after_done() { return this.s.more(this.i)?.events_after_done; }
+  get usage_rejected() { return this.s.more(this.i)?.usage_rejected; }
+  get trace_id() { return this.s.more(this.i)?.trace_id; }
+  get response_id() { return this.s.more(this.i)?.response_id; }
+  get quality() { return this.s.more(this.i)?.quality; }
+
+  /** A plain object with the fields of the parsed record, in its key order (records.jsonl's line order). */
+  plain(): RequestRecord {
+    const more = this.s.more(this.i);
+    return {
+      id: this.id, phase: this.phase, stage: this.stage, worker: this.worker, task: this.task, session: this.session, turn: this.turn,
+      scheduled_ms: this.scheduled_ms, sent_ms: this.sent_ms, first_token_ms: this.first_token_ms, chunk_ms: this.chunk_ms, end_ms: this.end_ms,
+      prompt_tokens: this.prompt_tokens, output_tokens: this.output_tokens, requested_output_tokens: this.requested_output_tokens,
+      token_source: this.token_source, client_prompt_tokens: this.client_prompt_tokens, status: this.status, error_class: this.error_class,
+      http_status: this.http_status, finish_reason: this.finish_reason, error_message: null, output_text: null,
+      ...more,
+    };
+  }
+}
+
+/** A record as a plain object (a column view copied out; any other record as it is), e.g. to spread it. */
+export function plainRecord(r: RequestRecord): RequestRecord {
+  return r instanceof ColumnRecord ? r.plain() : r;
+}
+
+/** How many chunk times `r` has, without building its chunk_ms. */
+export function chunkCount(r: RequestRecord): number {
+  return r instanceof ColumnRecord ? r[COLUMNS].chunks(r[AT]) : r.chunk_ms.length;
+}
+
+/**
+ * Reads records' chunk times into one reused buffer: for a column view no array per record is
+ * built. The array `of` returns is valid until the next call.
+ */
+export class ChunkTimes {
+  private buf = new Float64Array(256);
+  of(r: RequestRecord): Float64Array {
+    if (!(r instanceof ColumnRecord)) return r.chunk_ms;
+    const s = r[COLUMNS];
+    const i = r[AT];
+    const n = s.chunks(i);
+    if (n > this.buf.length) this.buf = new Float64Array(n * 2);
+    return s.chunkTimes(i, this.buf);
+  }
+}

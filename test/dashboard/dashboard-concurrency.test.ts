@@ -1,0 +1,54 @@
+/**
+ * The dashboard under a page's burst of requests, over real HTTP on 127.0.0.1: requests that come
+ * together share one DuckDB instance (history/history-pool.ts) instead of each opening the file
+ * in turn, every answer is whole and the same as one asked alone, and a run finished meanwhile
+ * (a journal row) is folded in and shown by the next request.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDashboard, type RunningDashboard } from '../../src/dashboard/serve.js';
+import { runCli } from '../helpers/cli.js';
+import { httpGet, makeFixture, type Fixture } from './fixture.js';
+
+let fx: Fixture;
+let dash: RunningDashboard;
+
+beforeAll(async () => {
+  fx = await makeFixture();
+  dash = await startDashboard({ resultsDir: fx.results, port: 0, pollMs: 20 });
+});
+afterAll(async () => dash?.close());
+
+const get = (path: string, headers: Record<string, string> = {}, method = 'GET') => httpGet(dash.url, path, headers, method);
+
+const runIdsOf = (body: string) => (JSON.parse(body) as { runs: Array<{ run_id: string }> }).runs.map((r) => r.run_id).sort();
+
+describe('dashboard: concurrent requests', () => {
+  it('a burst of requests shares one DuckDB instance and each answer equals the one asked alone', async () => {
+    const paths = ['/api/runs', '/api/trend?metric=ttft_p99_ms', '/api/load-curves', '/charts/trend.svg?metric=ttft_p99_ms'];
+    const alone: Array<{ status: number; body: string }> = [];
+    for (const p of paths) alone.push(await get(p));
+    const before = dash.historyOpens();
+    expect(before).toBeGreaterThanOrEqual(1); // the reads went through the shared instance
+    const burst = await Promise.all(Array.from({ length: 24 }, (_, i) => get(paths[i % paths.length]!)));
+    // Opened at most once for the whole burst (once more only if the idle close fell inside it).
+    expect(dash.historyOpens() - before).toBeLessThanOrEqual(1);
+    burst.forEach((res, i) => {
+      expect(res.status, res.body).toBe(200);
+      expect(res.body).toBe(alone[i % paths.length]!.body);
+    });
+    expect(runIdsOf(burst[0]!.body)).toEqual([...fx.runIds].sort());
+  });
+
+  it('a run finished while the dashboard serves shows in the next answers (its journal row folded in)', async () => {
+    await Promise.all([get('/api/runs'), get('/api/load-curves')]);
+    const out = await runCli(['sim', 'run', '--request-rate', '6', '--name', 'later', '--random-input-len', '128', '--random-output-len', '16', '--num-prompts', '20', '--result-dir', fx.results]);
+    expect(out.code, out.stderr).toBe(0);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => get('/api/runs')));
+    for (const a of answers) {
+      expect(a.status).toBe(200);
+      const ids = runIdsOf(a.body);
+      expect(ids).toHaveLength(fx.runIds.length + 1);
+      expect(ids.some((id) => id.endsWith('-later'))).toBe(true);
+    }
+  });
+});

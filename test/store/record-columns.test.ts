@@ -1,0 +1,148 @@
+/**
+ * Records read into typed columns (record/record-columns.ts, readRecordColumns) against the object
+ * path (forEachRecord: JSON.parse of every line): over random runs — ok answers, errors, stalls,
+ * timeouts, cancellations, retried attempts, reasoning, answer checks, trace ids, tasks and turns,
+ * chunk times in whole µs (what records.jsonl writes) and not — every record reads back the same
+ * and every metric is the same, bit for bit.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseGoodputSlo, parseObjective } from '../../src/config/slo.js';
+import { computeMetrics, computeMetricsByTask, evaluateObjectives, OBJECTIVE_METRICS } from '../../src/metrics/index.js';
+import { recordToJsonLine } from '../../src/record/jsonl.js';
+import { chunkCount, ChunkTimes, plainRecord, RecordColumns } from '../../src/record/record-columns.js';
+import { ERROR_CLASSES, emptyRecord, type RequestRecord } from '../../src/record/record.js';
+import { forEachRecord, readRecordColumns, readRecordsFile } from '../../src/store/records-reader.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const µs = (x: number) => Math.round(x * 1000) / 1000;
+
+/** One random record; `exact` false keeps chunk times with more than three decimals. */
+const recordArb = fc
+  .record({
+    sendAt: fc.double({ min: 0, max: 5000, noNaN: true }),
+    lag: fc.double({ min: 0, max: 30, noNaN: true }),
+    gaps: fc.array(fc.double({ min: 0, max: 80, noNaN: true }), { maxLength: 12 }),
+    tail: fc.double({ min: 0, max: 50, noNaN: true }),
+    status: fc.constantFrom('ok', 'ok', 'ok', 'error', 'timeout', 'cancelled'),
+    errorClass: fc.constantFrom(...ERROR_CLASSES),
+    retried: fc.boolean(),
+    reasoning: fc.option(fc.nat({ max: 50 })),
+    task: fc.constantFrom(null, 'chat', 'code'),
+    turn: fc.option(fc.nat({ max: 3 })),
+    phase: fc.constantFrom('measure', 'measure', 'measure', 'warmup', 'cooldown'),
+    tokens: fc.option(fc.nat({ max: 400 })),
+    quality: fc.option(fc.boolean()),
+    trace: fc.boolean(),
+    exact: fc.boolean(),
+    text: fc.option(fc.string({ maxLength: 8 })),
+  })
+  .map((x) => {
+    const sent = x.exact ? µs(x.sendAt) : x.sendAt;
+    const chunks: number[] = [];
+    let t = sent + x.lag;
+    for (const g of x.gaps) chunks.push((t += g));
+    const c = Float64Array.from(chunks, (v) => (x.exact ? µs(v) : v));
+    const end = c.length > 0 ? c[c.length - 1]! + x.tail : sent + x.tail;
+    const ok = x.status === 'ok';
+    const r: RequestRecord = {
+      ...emptyRecord(0, sent),
+      phase: x.phase as RequestRecord['phase'],
+      task: x.task,
+      turn: x.turn,
+      sent_ms: sent,
+      scheduled_ms: x.exact ? µs(Math.max(0, sent - x.lag)) : Math.max(0, sent - x.lag),
+      first_token_ms: c.length > 0 ? c[0]! : null,
+      chunk_ms: c,
+      end_ms: x.exact ? µs(end) : end,
+      prompt_tokens: x.tokens,
+      client_prompt_tokens: 100,
+      output_tokens: ok ? c.length : 0,
+      requested_output_tokens: 12,
+      token_source: ok ? 'usage' : 'none',
+      status: x.status as RequestRecord['status'],
+      error_class: ok ? null : x.status === 'timeout' ? 'timeout' : x.status === 'cancelled' ? 'cancelled' : x.errorClass,
+      http_status: ok ? null : 503,
+      finish_reason: ok ? 'length' : null,
+      error_message: ok ? null : `server said ${x.errorClass}`,
+      output_text: x.text,
+    };
+    if (x.reasoning !== null && ok) Object.assign(r, { first_reasoning_ms: r.first_token_ms, first_answer_ms: r.first_token_ms, reasoning_tokens: Math.min(x.reasoning, c.length) });
+    if (x.retried && !ok) Object.assign(r, { attempt: 0, retried: true, retry_after_ms: 250 });
+    if (x.quality !== null && ok) r.quality = { kind: 'exact', pass: x.quality, outcome: x.quality ? 'correct' : 'wrong', reason: 'matched' };
+    if (x.trace) r.trace_id = '0af7651916cd43dd8448eb211c80319c';
+    return { r, exact: x.exact };
+  });
+
+/** A line as records.jsonl writes it, or, for inexact times, the record's own doubles (a file another tool wrote). */
+function lineOf(r: RequestRecord, exact: boolean): string {
+  return exact ? recordToJsonLine(r) : JSON.stringify({ ...r, chunk_ms: Array.from(r.chunk_ms) });
+}
+
+function writeRun(items: Array<{ r: RequestRecord; exact: boolean }>): string {
+  const path = join(tempDir('columns'), 'records.jsonl');
+  writeFileSync(path, items.map(({ r, exact }, id) => `${lineOf({ ...r, id }, exact)}\n`).join(''));
+  return path;
+}
+
+function objectPath(path: string): RequestRecord[] {
+  const out: RequestRecord[] = [];
+  forEachRecord(path, (r) => out.push(r));
+  return out;
+}
+
+const slos = [parseGoodputSlo('ttft:300'), parseGoodputSlo('itl:50')];
+const objectives = ['p90(ttft) <= 400ms', 'p99(itl) < 60ms', 'error_rate <= 5%'].map((t) => parseObjective(t, OBJECTIVE_METRICS));
+
+describe('records in typed columns', () => {
+  it('read back as the object path reads them, and give the same metrics bit for bit (property)', () => {
+    fc.assert(
+      fc.property(fc.array(recordArb, { minLength: 1, maxLength: 40 }), (items) => {
+        const path = writeRun(items);
+        const objects = objectPath(path);
+        const { records: views, columns } = readRecordColumns(path);
+        expect(columns.length).toBe(objects.length);
+        expect(views.map(plainRecord)).toEqual(objects);
+        expect(readRecordsFile(path).records).toEqual(objects);
+        const times = new ChunkTimes();
+        for (let i = 0; i < views.length; i++) {
+          expect(chunkCount(views[i]!)).toBe(objects[i]!.chunk_ms.length);
+          expect(times.of(views[i]!)).toEqual(objects[i]!.chunk_ms);
+        }
+        expect(computeMetrics(views, { slos })).toEqual(computeMetrics(objects, { slos }));
+        expect(computeMetricsByTask(views, { slos })).toEqual(computeMetricsByTask(objects, { slos }));
+        expect(evaluateObjectives(views, objectives, { goodput: slos })).toEqual(evaluateObjectives(objects, objectives, { goodput: slos }));
+        // A view spread through recordToJsonLine writes the line the object writes.
+        expect(views.map((v) => recordToJsonLine(v))).toEqual(objects.map((o) => recordToJsonLine(o)));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('keeps whole µs chunk times in 4 bytes each and gives back the doubles JSON.parse gives', () => {
+    const cols = new RecordColumns();
+    // 0.938 is 0.001 + 0.937 µs apart: (1 + 937) / 1000 is its double, 1/1000 + 937/1000 is not.
+    const text = '[0.001,0.938,50.291,123456.789,123457.5,4000000.001]';
+    const c = Float64Array.from(JSON.parse(text) as number[]);
+    cols.add({ ...emptyRecord(0, 0), chunk_ms: c });
+    expect(new ChunkTimes().of(cols.view(0))).toEqual(c);
+  });
+
+  it('reads lines whose chunk_ms the byte scan leaves to JSON.parse (exponent, spaces, a fourth decimal) the same', () => {
+    const base = recordToJsonLine({ ...emptyRecord(1, 0), first_token_ms: 1, end_ms: 2000, status: 'ok' });
+    const lines = ['[1e0,2.5]', '[ 1, 2 ]', '[1.0001,2]', '[1000,2000.000]'].map((arr, i) => base.replace('"id":1', `"id":${i}`).replace('"chunk_ms":[]', `"chunk_ms":${arr}`));
+    const path = join(tempDir('columns-odd'), 'records.jsonl');
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    expect(readRecordColumns(path).records.map(plainRecord)).toEqual(objectPath(path));
+    expect(readRecordColumns(path).records.map((r) => Array.from(r.chunk_ms))).toEqual([[1, 2.5], [1, 2], [1.0001, 2], [1000, 2000]]);
+  });
+
+  it('names the file and line of a bad line as the object path does', () => {
+    const good = recordToJsonLine({ ...emptyRecord(0, 0), chunk_ms: Float64Array.of(1, 2), first_token_ms: 1, end_ms: 2 });
+    const path = join(tempDir('columns-bad'), 'records.jsonl');
+    writeFileSync(path, `${good}\n${good.replace('"id":0', '"id":1').replace('"status":"ok"', '"status":"weird"')}\n`);
+    expect(() => readRecordColumns(path)).toThrow(`${path}:2: unknown status "weird"`);
+  });
+});
