@@ -25,6 +25,7 @@ import { planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
 import { earlyStop, stageResult, stageSpec, type StageSink } from './sweep-stages.js';
+import { scrapedPrefixCache } from '../sweep/prefix-cache.js';
 
 export class DistributedSweep {
   /** Workers sharing the next stage: all at first, less those lost. */
@@ -148,6 +149,7 @@ export class DistributedSweep {
       return {
         ...result,
         server: observed?.observation ?? null,
+        prefix_cache: scrapedPrefixCache(observed?.observation),
         distributed: { workers: nodes.length, start_at: new Date(startAt).toISOString(), threads: sums.workers, preconnected: sums.preconnected, stale_socket_retries: sums.stale_socket_retries, nodes: nodesSection(ledger, this.joined.length > 0 ? this.joined : joined) },
       };
     };

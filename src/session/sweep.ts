@@ -11,6 +11,7 @@ import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { stageDoneLine, stageLabel } from '../report/sweep-summary.js';
 import { analyzeStages, runStages, type RunStage, type SweepPlan } from '../sweep/run-sweep.js';
 import { toJsonLoad, type StageLoad } from '../sweep/stages.js';
+import { checkPrefixCache } from '../sweep/prefix-cache.js';
 import { stageJudgedBySlos, SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
 import { redactSecrets, type Redactor } from '../util/redact.js';
 import { infermeterVersion } from './version.js';
@@ -123,6 +124,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
       pass: gatesPass && (invalid.length === 0 || allowInvalid),
       invalid_stages: invalid,
       allow_invalid: allowInvalid,
+      prefix_cache: checkPrefixCache(run.stages),
     };
     if (diskFault) return { started: true, result: redactor.scrubDeep(result), dir: null, reportPath: null, redactor, allowInvalid, diskFault };
     dir?.writeJson('sweep.json', redactor.scrubDeep(result));
