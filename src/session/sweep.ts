@@ -10,7 +10,9 @@ import { closeRecords, RecordsWriter } from '../store/records-file.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { stageDoneLine, stageLabel } from '../report/sweep-summary.js';
 import { analyzeStages, runStages, type RunStage, type SweepPlan } from '../sweep/run-sweep.js';
-import { toJsonLoad, type StageLoad } from '../sweep/stages.js';
+import { formatLoad, toJsonLoad, type StageLoad } from '../sweep/stages.js';
+import type { Workload } from '../workload/index.js';
+import { capacityGate, capacitySection, type CapacityCheck, type GateOptions } from './capacity-gate.js';
 import { checkPrefixCache } from '../sweep/prefix-cache.js';
 import { stageJudgedBySlos, SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
 import { redactSecrets, type Redactor } from '../util/redact.js';
@@ -20,7 +22,7 @@ import type { RunSpec } from './run-spec.js';
 import { recordInHistory } from './record-history.js';
 import { writeRunReport } from './write-report.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
-import { checkStageLimits, httpStages, virtualStages } from './sweep-stages.js';
+import { checkStageLimits, httpStages, stageSpec, virtualStages } from './sweep-stages.js';
 import type { CoordinatorFlags } from './coordinator-options.js';
 import { DistributedSweep } from './distributed-sweep.js';
 import type { SessionContext } from './context.js';
@@ -38,6 +40,30 @@ export interface SweepOptions {
   driver: 'http' | 'virtual';
   /** sweep --distributed: the stages are shared by NATS workers. */
   distributed?: CoordinatorFlags | null;
+  /** The capacity check's self-test and machine (a test gives fixed figures; capacity-gate.ts). */
+  capacity?: GateOptions;
+}
+
+/**
+ * The capacity check of a sweep (capacity-gate.ts, as `run` has it), once before anything is
+ * sent, on the stage that asks most of the client: a list's highest finite rate (or its highest
+ * concurrency). It may choose --workers for every stage, and refuses a sweep whose top stage this
+ * machine cannot drive. An --auto sweep's rates and a --search's probes are chosen as it goes:
+ * said, not checked — each stage's validity verdict tells whether the client kept up.
+ */
+async function sweepCapacityGate(spec: RunSpec, plan: SweepPlan, workload: Workload, log: (line: string) => void, o: GateOptions | undefined): Promise<CapacityCheck | null> {
+  if (plan.mode !== 'list') {
+    if (spec.validity.capacity_check) log(`capacity check: not made before the sweep — ${plan.mode === 'auto' ? "--auto's rates come from its probe" : "--search's probes are chosen as it goes"}; each stage's validity verdict says whether this client kept up`);
+    return null;
+  }
+  const finite = plan.loads.filter((l) => l.kind === 'concurrency' || Number.isFinite(l.rate));
+  const top = finite.at(-1) ?? plan.loads.at(-1)!;
+  const stage = stageSpec(spec, top, plan.loads.indexOf(top));
+  log(`capacity check: the sweep's most demanding stage, ${formatLoad(top)}`);
+  const check = await capacityGate(stage, workload, log, o);
+  // Every stage runs on the threads the top one needs.
+  spec.load.workers = stage.load.workers;
+  return check;
 }
 
 /** A finished sweep, or one stopped before its first stage (nothing sent, nothing written). */
@@ -73,6 +99,8 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
     // A stage's records are held until its figures; the file gets every stage's (a --search's count is not known: one stage's).
     checkRunBounds(spec, first, { held: 'objects', warn: log, stages: plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : 1, freeSpace: ctx.freeSpace });
     const model = spec.target.model ?? spec.sim.model;
+    // Before anything is sent (the coordinator of a distributed sweep sends nothing: its workers check their shares).
+    const capacity = driver === 'http' && !distributed && !ctx.signal?.aborted ? await sweepCapacityGate(spec, plan, first.workload, log, o.capacity) : null;
     if (driver === 'http') {
       const note = distributed && spec.target.base_url === null ? 'the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)' : null;
       target = await openTarget(spec, first.workload, apiKey, log, note, ctx.signal);
@@ -125,6 +153,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
       invalid_stages: invalid,
       allow_invalid: allowInvalid,
       prefix_cache: checkPrefixCache(run.stages),
+      ...(capacity ? { capacity_check: capacitySection(capacity) } : {}),
     };
     if (diskFault) return { started: true, result: redactor.scrubDeep(result), dir: null, reportPath: null, redactor, allowInvalid, diskFault };
     dir?.writeJson('sweep.json', redactor.scrubDeep(result));

@@ -115,4 +115,6 @@ export interface SweepResult {
   pass: boolean;
   /** Whether the stages' prefix-cache hit rates agree (prefix-cache.ts); null when fewer than two stages have one; absent before /2. */
   prefix_cache?: PrefixCacheCheck | null;
+  /** The capacity check made before the first stage, on the most demanding one (as result.json's `client.capacity_check`); absent when none was made. */
+  capacity_check?: Record<string, unknown>;
 }
