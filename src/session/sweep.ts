@@ -23,10 +23,23 @@ import { recordInHistory } from './record-history.js';
 import { writeRunReport } from './write-report.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 import { checkStageLimits, httpStages, stageSpec, virtualStages } from './sweep-stages.js';
-import type { CoordinatorFlags } from './coordinator-options.js';
+import { fetchHint, type CoordinatorFlags } from './coordinator-options.js';
 import { DistributedSweep } from './distributed-sweep.js';
 import type { SessionContext } from './context.js';
 import { runRedactor } from './run.js';
+import { exitCodeFor } from '../errors/exit-codes.js';
+
+/** The sweep's exit code (errors/exit-codes.ts): a stop signal, an invalid stage (5 unless --allow-invalid), a failed gate (3). */
+export function sweepExitCode(result: SweepResult, gated: boolean, signal: AbortSignal | undefined): number {
+  const invalid = (result.invalid_stages ?? []).length > 0;
+  const gatesPass = result.search ? result.search.found !== null : !result.stages.some((s) => stageJudgedBySlos(s) && s.slos_pass === false);
+  return exitCodeFor({
+    stoppedBy: result.sweep.interrupted && signal?.aborted ? { reason: signal.reason } : null,
+    valid: !invalid,
+    allowInvalid: result.allow_invalid === true,
+    gatesPass: gated ? gatesPass : null,
+  });
+}
 
 /** The loads a plan will surely run (for checks made before anything starts). */
 function knownLoads(plan: SweepPlan): StageLoad[] {
@@ -90,6 +103,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
 
   let target: OpenTarget | null = null;
   let cluster: DistributedSweep | null = null;
+  let storeLink: DistributedSweep | null = null;
   let dir: RunDir | null = null;
   let writer: RecordsWriter | null = null;
   try {
@@ -99,6 +113,12 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
     // A stage's records are held until its figures; the file gets every stage's (a --search's count is not known: one stage's).
     checkRunBounds(spec, first, { held: 'objects', warn: log, stages: plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : 1, freeSpace: ctx.freeSpace });
     const model = spec.target.model ?? spec.sim.model;
+    const finished = distributed ? await DistributedSweep.finished(distributed) : null;
+    if (finished && distributed) {
+      // A coordinator started again after the end (a retried pod): the workers are gone, the verdict stands.
+      log(`sweep ${distributed.runId} finished already at ${finished.finished_at} (exit ${finished.exit_code}): nothing is sent again; its results: ${fetchHint(distributed)} (a new sweep needs another --run-id)`);
+      return { started: true, result: finished.result as unknown as SweepResult, dir: null, reportPath: null, redactor, allowInvalid: spec.validity.allow_invalid };
+    }
     // Before anything is sent (the coordinator of a distributed sweep sends nothing: its workers check their shares).
     const capacity = driver === 'http' && !distributed && !ctx.signal?.aborted ? await sweepCapacityGate(spec, plan, first.workload, log, o.capacity) : null;
     if (driver === 'http') {
@@ -128,8 +148,11 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
     const diskFault = closeRecords(writer, dir?.path ?? null, { resultFile: 'sweep.json' });
     writer = null;
     const clusterInfo = cluster?.describe() ?? null;
-    await cluster?.close();
+    // The workers are released now; with --store-results the link stays for storing the directory once written.
+    const storing = distributed?.storeResults ? cluster : null;
+    await cluster?.close(storing !== null);
     cluster = null;
+    storeLink = storing;
     log(`sweep: ${run.stages.length} stages in ${((performance.now() - t0) / 1000).toFixed(1)} s${driver === 'virtual' ? ' (virtual time)' : ''}`);
 
     const anyFailed = run.stages.some((s) => stageJudgedBySlos(s) && s.slos_pass === false);
@@ -162,10 +185,13 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
       if (spec.output.report !== false) reportPath = await writeRunReport(dir.path);
       await recordInHistory(spec.output.result_dir, dir, log);
     }
-    return { started: true, result: redactor.scrubDeep(result), dir, reportPath, redactor, allowInvalid };
+    const scrubbed = redactor.scrubDeep(result);
+    await storeLink?.storeResults(dir?.path ?? null, scrubbed, sweepExitCode(scrubbed, spec.slos.length > 0, undefined));
+    return { started: true, result: scrubbed, dir, reportPath, redactor, allowInvalid };
   } finally {
     writer?.close();
     await cluster?.close().catch(() => {});
+    await storeLink?.disconnect().catch(() => {});
     await target?.close();
   }
 }
