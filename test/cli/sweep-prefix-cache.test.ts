@@ -5,7 +5,7 @@
  * prompts again (`--prompt-salt ""`, the old behaviour) makes it climb after the first stage, and
  * the stages that differ are flagged. Deterministic: virtual time.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,16 @@ describe('per-stage prefix-cache hit rate (virtual time, one engine for the swee
     expect(r.stages[1]!.metrics.latency.ttft_ms.p50!).toBeLessThan(r.stages[0]!.metrics.latency.ttft_ms.p50! * 0.7);
     expect(text).toContain("prefix cache: stage 2 (4 req/s) hit 98.4% of its prompt tokens vs the other stages' median 49.2% (margin 10 points)");
     expect(text).toMatch(/98\.4%!/);
+  });
+
+  it('the sweep report shows each stage’s hit rate and the flagged stages', async () => {
+    const out = await runCli(['sim', 'sweep', ...WORKLOAD, '--request-rates', '2,4,8', '--prompt-salt', '', '--result-dir', tmp, '--name', 'cached']);
+    expect(out.code, out.stderr).toBe(0);
+    const dir = join(tmp, readdirSync(tmp).find((d) => d.endsWith('-cached'))!);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toContain('<th>prefix hit</th>');
+    expect(html).toContain('98.4 % (differs)');
+    expect(html).toContain('prefix cache: stage 2 (4 req/s) hit 98.4% of its prompt tokens');
   });
 
   it('a shared-prefix workload keeps its prompts across stages (the opt-out): its later stages are served from the cache', async () => {
