@@ -6,20 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { resolveRunSpec } from '../../src/cli/resolve-spec.js';
 import { UserError } from '../../src/errors/user-error.js';
-import type { ProbeFigures } from '../../src/runner/capacity-check.js';
+import { fixedProbe } from '../helpers/capacity-probe.js';
 import { sweepSession } from '../../src/session/sweep.js';
 import { parseRateList } from '../../src/sweep/stages.js';
 
 // One thread: 400 req/s of the probe's shape saturated → 200 req/s accurately.
-const probe = async (p: { concurrency: number; outputTokens: number }): Promise<ProbeFigures> => ({
-  requests_per_s: 400,
-  output_tokens_per_s: 400 * p.outputTokens,
-  dispatch_lag_p99_ms: 9,
-  idle_lag_p99_ms: 1,
-  concurrency: p.concurrency,
-  output_tokens: p.outputTokens,
-  duration_ms: 1000,
-});
+const probe = fixedProbe();
 
 async function sweep(rates: string, flags: Record<string, unknown> = {}) {
   const spec = resolveRunSpec({ randomInputLen: 16, randomOutputLen: 32, numPrompts: 20, save: false, metrics: false, ...flags });
