@@ -31,14 +31,26 @@ function rejudgeSearch(search: SweepSearch, stages: readonly StageResult[]): Swe
   const probes = search.probes.map((p) => ({ ...p, pass: byIndex.get(p.stage)?.slos_pass === true }));
   const lowestFail = Math.min(...probes.filter((p) => !p.pass).map((p) => p.load));
   const passing = probes.filter((p) => p.pass && p.load < lowestFail).map((p) => p.load);
-  const found = passing.length > 0 ? Math.max(...passing) : null;
-  return {
-    ...search,
-    probes,
-    found,
-    bracket: [found, Number.isFinite(lowestFail) ? lowestFail : null],
-    reason: `re-judged by analyze from the ${probes.length} saved probes (no new load was run)`,
-  };
+  const bracketed = passing.length > 0 ? Math.max(...passing) : null;
+  const bracket: [number | null, number | null] = [bracketed, Number.isFinite(lowestFail) ? lowestFail : null];
+  const reason = `re-judged by analyze from the ${probes.length} saved probes (no new load was run)`;
+  // A /1 sweep has no confirmations: its answer is the probes' own, as it was written.
+  if (search.confirmations === undefined) return { ...search, probes, found: bracketed, bracket, reason };
+  // The answer stands where its saved confirmation run holds under these SLOs; a failed one steps down as the search did.
+  const confirmations = search.confirmations.map((c) => ({ ...c, pass: byIndex.get(c.stage)?.slos_pass === true }));
+  let candidate = bracketed;
+  for (const c of confirmations) {
+    if (candidate === null || c.load !== candidate) continue;
+    if (c.pass) return { ...search, probes, confirmations, bracketed, found: candidate, bracket, reason: `${reason}; ${candidate} held in its saved confirmation run (stage ${c.stage + 1})` };
+    const lower = passing.filter((l) => l < candidate!);
+    candidate = lower.length > 0 ? Math.max(...lower) : null;
+  }
+  if (candidate === null) return { ...search, probes, confirmations, bracketed, found: null, bracket, reason: `${reason}; no load held in a saved confirmation run: no load is confirmed` };
+  // The re-judged answer was never run again (analyze runs nothing): the highest load below it that was, and held, stands.
+  const held = confirmations.filter((c) => c.pass && c.load <= candidate!).map((c) => c.load);
+  const found = held.length > 0 ? Math.max(...held) : null;
+  const why = `${candidate} has no saved confirmation run (analyze runs no new load)`;
+  return { ...search, probes, confirmations, bracketed, found, bracket, reason: `${reason}; ${why}${found === null ? ': no load is confirmed' : `; the highest load that held in a saved confirmation run is ${found}`}` };
 }
 
 export function analyzeSweep(dir: string, opts: Record<string, unknown>, slos: { given: Objective[] | null; goodput: RunSpec['goodput'] | null }, io: CliIo): number {
@@ -56,7 +68,9 @@ export function analyzeSweep(dir: string, opts: Record<string, unknown>, slos: {
   const tokenizer = typeof (prior.workload as { tokenizer?: unknown }).tokenizer === 'string';
   const stages = prior.stages.map((s) => {
     const records = saved.stages.find((x) => x.index === s.index)?.records ?? [];
-    return stageResult(s.index, s.role, fromJsonLoad(s.load), records, { goodput, slos: objectives }, { health: null, ignoreEos, tokenizer, stoppedEarly: s.stopped_early, wallMs: s.wall_s * 1000, validity: s.validity });
+    const judged = stageResult(s.index, s.role, fromJsonLoad(s.load), records, { goodput, slos: objectives }, { health: null, ignoreEos, tokenizer, stoppedEarly: s.stopped_early, wallMs: s.wall_s * 1000, validity: s.validity });
+    // The server's side is not in the records: kept as the sweep saw it.
+    return s.prefix_cache !== undefined ? { ...judged, prefix_cache: s.prefix_cache } : judged;
   });
   const search = prior.search ? rejudgeSearch(prior.search, stages) : null;
   const anyFailed = stages.some((s) => s.slos_pass === false);

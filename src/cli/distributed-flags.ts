@@ -27,7 +27,7 @@ export function registerCoordinatorOptions(cmd: Command): void {
   cmd.addOption(new Option('--worker-wait <duration>', 'how long to wait for every worker to be ready (default 10m)'));
   cmd.addOption(new Option('--worker-timeout <duration>', 'a worker without a heartbeat for this long is lost: the run ends with a partial result (default 10s)'));
   cmd.addOption(new Option('--start-delay <duration>', 'the start is broadcast this far ahead, so every worker begins together (default 3s)'));
-  cmd.addOption(new Option('--store-results', 'keep the finished run directory on NATS (bucket infermeter-results-<run id>; infermeter k8s fetch brings it back); a coordinator restarted after the end reports the run and exits with its code instead of waiting for workers'));
+  cmd.addOption(new Option('--store-results', 'keep the finished run (or sweep) directory on NATS (bucket infermeter-results-<run id>; infermeter k8s fetch brings it back); a coordinator restarted after the end reports it and exits with its code instead of waiting for workers'));
 }
 
 export function registerWorkerOptions(cmd: Command): void {

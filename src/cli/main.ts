@@ -16,8 +16,11 @@ import { registerHistoryCommands } from './history-cli.js';
 import { registerSweepOptions, STAGE_FLAGS, SWEEP_STAGE_DEFAULTS } from './sweep-flags.js';
 
 const SWEEP_HELP = `
-Each stage runs the same workload and seed; only the load changes. Per stage: --num-prompts
-and/or --duration (whichever ends first), --stage-warmup. Examples:
+Each stage runs the same workload and seed; only the load changes. Each stage sends fresh prompts
+(its own salt, the same lengths), so a server's prefix cache cannot serve it from an earlier
+stage's; its prefix-cache hit rate is shown and a stage far from the others is flagged (a
+shared-prefix workload, or --prompt-salt "", keeps the prompts of every stage the same).
+Per stage: --num-prompts and/or --duration (whichever ends first), --stage-warmup. Examples:
   infermeter sim sweep --hardware h100 --model llama-3.1-8b --auto 8
   infermeter sweep --base-url http://localhost:8000 --request-rates 1,2,4,8,16,inf --num-prompts 300
   infermeter sweep --concurrencies 1,4,16,64,256 --num-prompts 500 --stage-warmup 20
@@ -25,7 +28,9 @@ and/or --duration (whichever ends first), --stage-warmup. Examples:
 
 Results: <result-dir>/<timestamp>-sweep/ with records.jsonl (each record's "stage") and
 sweep.json (docs/sweep-schema.md). Exit 5 when a stage is invalid (--allow-invalid accepts it), else
-exit 3 when a stage's SLO failed (--search: when no load met them).`;
+exit 3 when a stage's SLO failed (--search: when no load met them and held in its confirmation run).
+Against a server (sweep, not sim sweep), the client's capacity check runs before the first stage,
+as for run, on the most demanding stage of a list (--no-capacity-check skips it).`;
 import { listenForStopSignals, STOPPING_REQUESTS } from './signals.js';
 import { registerK8sCommand } from './k8s-command.js';
 import { coordinatorFlags, registerCoordinatorOptions, registerWorkerOptions, workerFlags } from './distributed-flags.js';

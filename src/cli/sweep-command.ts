@@ -2,7 +2,6 @@
  * `infermeter sweep` / `infermeter sim sweep`: the stage plan from the flags → the sweep session
  * (src/session/sweep.ts) → one curve on the console, and the exit code.
  */
-import { exitCodeFor } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
 import { parseCommandOptions, SweepStageFlagsSchema } from '../config/command-options.js';
 import { renderSweep } from '../report/sweep-summary.js';
@@ -11,7 +10,7 @@ import { formatLoad, parseConcurrencyList, parseRateList } from '../sweep/stages
 import { stageJudgedBySlos, type SweepResult } from '../sweep/sweep-result.js';
 import { runGates } from '../analysis/gates.js';
 import { writeGates } from './write-gates.js';
-import { sweepSession } from '../session/sweep.js';
+import { sweepExitCode, sweepSession } from '../session/sweep.js';
 import { diskFaultExit } from './print-run.js';
 import { sessionContext } from './session-context.js';
 import type { CliIo } from './io.js';
@@ -44,7 +43,6 @@ export function sweepPlan(opts: Record<string, unknown>, spec: RunSpec): SweepPl
 }
 
 export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>, io: CliIo, driver: 'http' | 'virtual', distributed: CoordinatorFlags | null = null): Promise<number> {
-  if (distributed?.storeResults) throw new UserError('--store-results: runs only; keep a distributed sweep\'s directory on a volume (k8s manifest --results-pvc)');
   const plan = sweepPlan(opts, spec);
   const out = await sweepSession(spec, plan, { driver, distributed }, sessionContext(io, spec.output.progress));
   if (!out.started) return signalExitCode(io.signal);
@@ -65,17 +63,6 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
   return diskFaultExit(code, out.diskFault, io, redactor);
 }
 
-/** The sweep's exit code (errors/exit-codes.ts): a stop signal, an invalid stage (5 unless --allow-invalid), a failed gate (3). */
-export function sweepExitCode(result: SweepResult, gated: boolean, signal: AbortSignal | undefined): number {
-  const invalid = (result.invalid_stages ?? []).length > 0;
-  const gatesPass = result.search ? result.search.found !== null : !result.stages.some((s) => stageJudgedBySlos(s) && s.slos_pass === false);
-  return exitCodeFor({
-    stoppedBy: result.sweep.interrupted && signal?.aborted ? { reason: signal.reason } : null,
-    valid: !invalid,
-    allowInvalid: result.allow_invalid === true,
-    gatesPass: gated ? gatesPass : null,
-  });
-}
 
 /** One line naming the invalid stages and why (the first stage's first reason); null when every stage is valid. */
 export function invalidStagesLine(result: SweepResult): string | null {

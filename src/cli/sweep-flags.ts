@@ -21,7 +21,7 @@ export function registerSweepOptions(cmd: Command): Command {
     .addOption(new Option('--request-rates <list>', 'stages at these open-loop rates, increasing: 1,2,4,8,16,inf'))
     .addOption(new Option('--concurrencies <list>', 'stages at these closed-loop concurrencies, increasing: 1,4,16,64,256'))
     .addOption(new Option('--auto <n>', 'a synchronous baseline (concurrency 1), a max-throughput probe (rate inf), then N rates evenly spaced between their throughputs'))
-    .addOption(new Option('--search [kind]', 'find the highest load meeting every --slo: rate (default) or concurrency'))
+    .addOption(new Option('--search [kind]', 'find the highest load meeting every --slo: rate (default) or concurrency; the answer is run once more to confirm it (a failed confirmation steps down)'))
     .addOption(new Option('--precision <share>', 'search: stop when the bracket is this narrow, relative to its lower end (default 5%)'))
     .addOption(new Option('--search-start <load>', 'search: first load probed (default 1)'))
     .addOption(new Option('--search-max <load>', 'search: highest load probed (default 1024 req/s or 1024 concurrent)'));

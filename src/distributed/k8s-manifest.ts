@@ -219,7 +219,7 @@ export function coordinatorFailurePolicy(): K8sObject {
 
 function coordinatorJob(o: ManifestOptions): K8sObject {
   const results = o.resultsPvc ? { name: 'results', persistentVolumeClaim: { claimName: o.resultsPvc } } : { name: 'results', emptyDir: {} };
-  const args = [o.sweep ? 'sweep' : 'run', '--config', `${SPEC_DIR}/${SPEC_FILE}`, ...secretArgs(o), ...(o.sweep ?? []), '--distributed', natsUrlOf(o), '--workers-expected', String(o.workers), '--run-id', o.name, '--result-dir', RESULTS_DIR, '--progress', 'lines', ...(o.sweep ? [] : ['--store-results'])];
+  const args = [o.sweep ? 'sweep' : 'run', '--config', `${SPEC_DIR}/${SPEC_FILE}`, ...secretArgs(o), ...(o.sweep ?? []), '--distributed', natsUrlOf(o), '--workers-expected', String(o.workers), '--run-id', o.name, '--result-dir', RESULTS_DIR, '--progress', 'lines', '--store-results'];
   const env = secretEnv(o);
   return {
     apiVersion: 'batch/v1',

@@ -30,6 +30,12 @@ export interface PlanOption {
   rate_per_replica_rps: number | null;
   plan: CapacityPlan | null;
   max_concurrency: number | null;
+  /**
+   * What kind of measurement `max_concurrency` is, in words: the simulator's closed-loop search,
+   * or the passing stage of saved runs it was seen in (a closed loop's users, or an open loop's
+   * peak in flight). Absent in plans written before it: read as the closed-loop search.
+   */
+  max_concurrency_source?: string | null;
   max_input_len: number | null;
   max_output_len: number | null;
   /** How each figure was found (lines). */
@@ -48,6 +54,9 @@ export interface PlanReport {
   /** Wall-clock seconds the plan took. */
   elapsed_s: number;
 }
+
+/** The simulator's concurrency: a closed-loop search whose every probe was judged by the SLOs. */
+export const CLOSED_LOOP_SEARCH = 'closed loop, SLOs met';
 
 const fmtX = (x: number, unit: string): string => (unit === 'req/s' ? `${x >= 10 ? x.toFixed(1) : x.toFixed(2)}` : String(Math.round(x)));
 
@@ -77,7 +86,7 @@ export function renderPlanText(r: PlanReport): string {
     for (const m of o.method) out.push(m);
     for (const [what, s] of Object.entries(o.searches)) out.push(`  ${what}: ${searchLine(s)}`);
     if (o.plan) out.push(...o.plan.lines);
-    if (o.max_concurrency !== null) out.push(`max concurrency per replica  = ${o.max_concurrency} requests in flight (closed loop, SLOs met)`);
+    if (o.max_concurrency !== null) out.push(`max concurrency per replica  = ${o.max_concurrency} requests in flight (${o.max_concurrency_source ?? CLOSED_LOOP_SEARCH})`);
     if (o.max_input_len !== null) out.push(`longest input                = ${o.max_input_len} tokens${o.plan ? ` at ${o.plan.load_per_replica_rps.toFixed(2)} req/s per replica` : ''}`);
     if (o.max_output_len !== null) out.push(`longest output               = ${o.max_output_len} tokens${o.plan ? ` at ${o.plan.load_per_replica_rps.toFixed(2)} req/s per replica` : ''}`);
   }

@@ -5,6 +5,7 @@
  */
 import { formatLoad } from '../sweep/stages.js';
 import type { StageResult, SweepResult } from '../sweep/sweep-result.js';
+import { PREFIX_HIT_MARGIN, prefixCacheLines } from '../sweep/prefix-cache.js';
 
 type Stage = SweepResult['stages'][number];
 
@@ -37,14 +38,25 @@ export function renderSweep(r: SweepResult, title: string): string {
   const out = [`== ${title} ==`];
   const byIndex = new Map(r.stages.map((s) => [s.index, s]));
   const a = r.analysis;
-  const marks = (i: number): string =>
-    [a.saturation?.index === i ? 'saturation' : null, a.knee?.index === i ? 'knee' : null, a.degradation?.index === i ? 'degraded' : null, r.search?.found !== undefined && r.search.found !== null && r.search.probes.some((p) => p.stage === i && p.load === r.search!.found) ? 'found' : null]
+  const flagged = new Set((r.prefix_cache?.flagged ?? []).map((f) => f.stage));
+  const marks = (i: number): string => {
+    const c = r.search?.confirmations?.find((x) => x.stage === i);
+    return [
+      a.saturation?.index === i ? 'saturation' : null,
+      a.knee?.index === i ? 'knee' : null,
+      a.degradation?.index === i ? 'degraded' : null,
+      r.search?.found !== undefined && r.search.found !== null && r.search.probes.some((p) => p.stage === i && p.load === r.search!.found) ? 'found' : null,
+      c ? (c.pass ? 'confirmed' : 'confirmation FAILED') : null,
+      flagged.has(i) ? 'prefix cache differs' : null,
+    ]
       .filter((x) => x !== null)
       .join(', ');
+  };
   const hasGoodput = r.stages.some((s) => s.metrics.goodput !== null);
   const hasSlos = r.stages.some((s) => s.slos_pass !== null);
   const hasQuality = r.stages.some((s) => s.quality);
-  const header = ['#', 'load', 'TTFT p50', 'p95', 'p99', 'TPOT p50', 'p95', 'p99', 'out tok/s', ...(hasGoodput ? ['goodput'] : []), ...(hasQuality ? ['accuracy'] : []), 'errors', ...(hasSlos ? ['SLOs'] : []), ''];
+  const hasPrefix = r.stages.some((s) => s.prefix_cache);
+  const header = ['#', 'load', 'TTFT p50', 'p95', 'p99', 'TPOT p50', 'p95', 'p99', 'out tok/s', ...(hasGoodput ? ['goodput'] : []), ...(hasQuality ? ['accuracy'] : []), 'errors', ...(hasPrefix ? ['prefix hit'] : []), ...(hasSlos ? ['SLOs'] : []), ''];
   const rows = a.order.map((i) => {
     const s = byIndex.get(i)!;
     const m = s.metrics;
@@ -64,12 +76,15 @@ export function renderSweep(r: SweepResult, title: string): string {
       ...(hasGoodput ? [m.goodput ? `${fmt(m.goodput.request_per_s, 2)} req/s` : '—'] : []),
       ...(hasQuality ? [s.quality?.accuracy.value === null || s.quality?.accuracy.value === undefined ? '—' : pct(s.quality.accuracy.value)] : []),
       pct(m.requests.error_rate),
+      ...(hasPrefix ? [s.prefix_cache?.hit_rate === null || s.prefix_cache?.hit_rate === undefined ? '—' : `${(s.prefix_cache.hit_rate * 100).toFixed(1)}%${flagged.has(i) ? '!' : ''}`] : []),
       ...(hasSlos ? [s.slos_pass === null ? '—' : s.stopped_early ? 'FAIL*' : s.slos_pass ? 'pass' : 'FAIL'] : []),
       marks(i) ? `← ${marks(i)}` : '',
     ];
   });
   out.push('', 'Latencies in ms (TTFT, TPOT); rows in ascending load.', table(header, rows));
   if (r.stages.some((s) => s.stopped_early)) out.push('FAIL*: stopped early, its SLOs could no longer be met.');
+  if (hasPrefix) out.push(prefixNote(r));
+  out.push(...prefixCacheLines(r.prefix_cache, (i) => loadOf(byIndex.get(i)!)));
   const server = serverTable(a.order.map((i) => byIndex.get(i)!));
   if (server) out.push('', 'Server side per stage (mean over the stage; peak in parentheses):', server);
   out.push('');
@@ -89,8 +104,17 @@ export function renderSweep(r: SweepResult, title: string): string {
     out.push(s.found === null ? `Search: no ${s.kind} met the SLOs (${s.reason})` : `Search: highest ${s.kind} meeting every SLO: ${s.found}${unit}`);
     out.push(`  bracket [${s.bracket[0] ?? '—'}, ${s.bracket[1] ?? '—'}]${unit}; ${s.reason}`);
     for (const p of s.probes) out.push(`  ${p.pass ? 'pass' : 'FAIL'}  ${String(p.load).padStart(8)}${unit}  (stage ${p.stage + 1})  ${p.why}`);
+    for (const c of s.confirmations ?? []) out.push(`  ${c.pass ? 'pass' : 'FAIL'}  ${String(c.load).padStart(8)}${unit}  (stage ${c.stage + 1}, confirmation with fresh prompts)  ${c.why}`);
+    if (s.bracketed !== undefined && s.bracketed !== null && s.found !== s.bracketed) out.push(`  The bracketing found ${s.bracketed}${unit}, which did not hold when run again: ${s.found === null ? 'no load is confirmed' : `stepped down to ${s.found}${unit}`}.`);
   }
   return out.join('\n');
+}
+
+/** Where the prefix-hit column comes from, and what it guards against. */
+function prefixNote(r: SweepResult): string {
+  const simulated = r.stages.some((s) => s.prefix_cache?.source === 'simulator');
+  const from = simulated ? "the simulated engine's prefix cache" : "the server's prefix-cache counters (/metrics)";
+  return `prefix hit: prompt tokens served from ${from} over the stage; ! marks a stage more than ${Number(((r.prefix_cache?.margin ?? PREFIX_HIT_MARGIN) * 100).toFixed(1))} points from the other stages' median.`;
 }
 
 /** The server's queue, batch and KV cache per stage, when any stage was observed (HTTP sweeps). */

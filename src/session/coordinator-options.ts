@@ -1,3 +1,5 @@
+import { redactUrl } from '../util/redact.js';
+
 /** How a distributed run or sweep is coordinated (`--distributed URL --workers-expected N`, docs/distributed.md). */
 export interface CoordinatorFlags {
   natsUrl: string;
@@ -11,4 +13,9 @@ export interface CoordinatorFlags {
   startDelayMs: number;
   /** Keep the finished run directory on NATS (distributed/results-store.ts); a restarted coordinator then reports the finished run. */
   storeResults: boolean;
+}
+
+/** How to bring a stored run or sweep directory back. */
+export function fetchHint(flags: CoordinatorFlags): string {
+  return `infermeter k8s fetch ${flags.runId} --nats-url ${redactUrl(flags.natsUrl)} --out DIR`;
 }

@@ -18,7 +18,7 @@ import { closeRecords, RecordsWriter } from '../store/records-file.js';
 import { createRunDir, makeDirs, openRunDir, type RunDir } from '../store/run-dir.js';
 import type { Redactor} from '../util/redact.js';
 import { redactSecrets, redactUrl } from '../util/redact.js';
-import type { CoordinatorFlags } from './coordinator-options.js';
+import { fetchHint, type CoordinatorFlags } from './coordinator-options.js';
 import { distributedHashes } from './distributed-spec.js';
 import { ledgerClient, ledgerHealth, nodesSection, originAt } from './distributed-figures.js';
 import { completeRun, runExitCode } from './finish-run.js';
@@ -220,9 +220,6 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
   return { started: true, ...done, redactor: c.redactor, ...(diskFault ? { diskFault } : {}) };
 }
 
-function fetchHint(flags: CoordinatorFlags): string {
-  return `infermeter k8s fetch ${flags.runId} --nats-url ${redactUrl(flags.natsUrl)} --out DIR`;
-}
 
 /** result.json's client.distributed: each worker's host, clock offset, share and health. */
 function distributedSection(c: Collecting, ledger: RunLedger): Record<string, unknown> {

@@ -8,6 +8,8 @@
  * workers left, so their request sets stay whole.
  */
 import { partialResultReason } from '../analysis/run-validity.js';
+import { finishedRun, storeRunDir, type FinishedRun } from '../distributed/results-store.js';
+import type { SweepResult } from '../sweep/sweep-result.js';
 import { UserError } from '../errors/user-error.js';
 import { Coordinator, type JoinedNode } from '../distributed/coordinator.js';
 import { NatsLink } from '../distributed/nats-link.js';
@@ -15,7 +17,7 @@ import type { RunState, TargetInfo } from '../distributed/protocol.js';
 import type { RequestRecord } from '../record/record.js';
 import type { RunStage } from '../sweep/run-sweep.js';
 import { redactUrl } from '../util/redact.js';
-import type { CoordinatorFlags } from './coordinator-options.js';
+import { fetchHint, type CoordinatorFlags } from './coordinator-options.js';
 import { ledgerClient, ledgerHealth, nodesSection, originAt } from './distributed-figures.js';
 import { distributedHashes, stageLoadMessage } from './distributed-spec.js';
 import type { SessionContext } from './context.js';
@@ -25,6 +27,7 @@ import { planRun } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
 import { earlyStop, stageResult, stageSpec, type StageSink } from './sweep-stages.js';
+import { scrapedPrefixCache } from '../sweep/prefix-cache.js';
 
 export class DistributedSweep {
   /** Workers sharing the next stage: all at first, less those lost. */
@@ -148,6 +151,7 @@ export class DistributedSweep {
       return {
         ...result,
         server: observed?.observation ?? null,
+        prefix_cache: scrapedPrefixCache(observed?.observation),
         distributed: { workers: nodes.length, start_at: new Date(startAt).toISOString(), threads: sums.workers, preconnected: sums.preconnected, stale_socket_retries: sums.stale_socket_retries, nodes: nodesSection(ledger, this.joined.length > 0 ? this.joined : joined) },
       };
     };
@@ -158,14 +162,44 @@ export class DistributedSweep {
     return { run_id: this.flags.runId, nats_url: redactUrl(this.flags.natsUrl), workers: this.flags.workers, nodes: this.joined.map((j) => ({ node: j.node, host: j.host, threads: j.threads })) };
   }
 
-  /** Tells the workers the sweep is over, drops the stream and disconnects. */
-  async close(): Promise<void> {
+  /** Tells the workers the sweep is over and drops the stream; `keepLink` stays connected for `storeResults`, then `disconnect`. */
+  async close(keepLink = false): Promise<void> {
+    let ok = false;
     try {
       await this.coord.end();
       this.coord.close();
       await this.link.deleteStream();
+      ok = true;
     } finally {
-      await this.link.close();
+      if (!(ok && keepLink)) await this.link.close();
+    }
+  }
+
+  /**
+   * --store-results: the sweep directory (sweep.json, records, report) in the run id's object
+   * store bucket, then the finished note with the sweep's exit code (results-store.ts), as a
+   * distributed run stores its run directory.
+   */
+  async storeResults(dir: string | null, result: SweepResult, exitCode: number): Promise<void> {
+    const stored = await storeRunDir(this.link, this.flags.runId, dir, result, exitCode);
+    this.log(`results stored on NATS (${stored.files} files, ${stored.bytes} bytes): ${fetchHint(this.flags)}`);
+  }
+
+  async disconnect(): Promise<void> {
+    await this.link.close();
+  }
+
+  /**
+   * --store-results: the finished note of this run id, if a coordinator stored the sweep already
+   * (this one is a retried pod: its workers are gone); null otherwise.
+   */
+  static async finished(flags: CoordinatorFlags): Promise<FinishedRun | null> {
+    if (!flags.storeResults) return null;
+    const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter sweep coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs });
+    try {
+      return await finishedRun(link, flags.runId);
+    } finally {
+      await link.close();
     }
   }
 }

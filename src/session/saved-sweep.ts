@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
 import { readRecordsFile } from '../store/records-file.js';
-import { SWEEP_SCHEMA, type StageResult, type SweepResult } from '../sweep/sweep-result.js';
+import { READABLE_SWEEP_SCHEMAS, SWEEP_SCHEMA, type StageResult, type SweepResult } from '../sweep/sweep-result.js';
 import { formatLoad, type StageLoadJson } from '../sweep/stages.js';
 
 export interface SavedStage {
@@ -37,7 +37,7 @@ export function readSweep(dir: string, flag: string, warn?: (line: string) => vo
   } catch {
     throw new UserError(`${flag} ${dir}: sweep.json is not valid JSON`);
   }
-  if (result.schema !== SWEEP_SCHEMA) throw new UserError(`${flag} ${dir}: sweep.json has schema ${JSON.stringify(result.schema ?? null)}, expected ${SWEEP_SCHEMA}`);
+  if (!READABLE_SWEEP_SCHEMAS.includes(result.schema)) throw new UserError(`${flag} ${dir}: sweep.json has schema ${JSON.stringify(result.schema ?? null)}, expected ${SWEEP_SCHEMA}`);
   if (!existsSync(join(dir, 'records.jsonl'))) throw new UserError(`${flag} ${dir}: no records.jsonl in this sweep directory`);
   const records = readRecordsFile(join(dir, 'records.jsonl'), warn ? { warn } : {}).records;
   const stages = result.stages.map((s): SavedStage => {

@@ -8,7 +8,8 @@ import { UserError } from '../errors/user-error.js';
 import { phaseOf } from '../load/phases.js';
 import { sendTimes } from '../load/send-times.js';
 import { userWindow } from '../load/ramp.js';
-import { runVirtual, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
+import { runVirtual, virtualEngine, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
+import type { Engine } from '../sim/engine/engine.js';
 import type { RequestRecord } from '../record/record.js';
 import { closeRecords, RecordsWriter } from '../store/records-file.js';
 import { recordToJsonLineParts } from '../record/jsonl.js';
@@ -42,6 +43,26 @@ export interface RecordStream {
   timeline?: StepTimeline;
 }
 
+/** What a run shares with the runs before it on one simulated server (a sweep's stages). */
+export interface SimulatedServer {
+  /** The engine, idle between runs: its prefix cache carries over (sim/virtual.ts `reuse`); null: make one here and keep it for the next run. */
+  engine?: Engine | null;
+  /**
+   * Whose prompts these are: two runs with the same identity send the same synthetic prompts
+   * (the same draws under the same salt), two with different ones share none, as a prompt salt
+   * does over HTTP. Shared-prefix ids are kept equal within a run. Absent: prompts carry no
+   * identity beyond their prefix ids.
+   */
+  promptIdentity?: string | null;
+}
+
+/** 32-bit FNV-1a of a string. */
+function fnv32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
 /**
  * Runs the spec's load and workload through the simulated engine in virtual time: records with
  * the workload's labels and each request's phase. Shared by `sim run` and `sim sweep`. With
@@ -55,6 +76,7 @@ export function simulate(
   model: string,
   live: { step: NonNullable<VirtualOptions['onStep']>; finish: () => void } = { step: () => {}, finish: () => {} },
   stream: RecordStream | null = null,
+  server: SimulatedServer = {},
 ): { records: RequestRecord[]; stats: VirtualStats } {
   const load = spec.load;
   const { workload, totalRequests, phases } = plan;
@@ -69,6 +91,10 @@ export function simulate(
   // A kind that generates nothing (embeddings) costs the engine a prefill: one token's request,
   // whose record then keeps only its latency (no first token, no chunks) and its inputs.
   const generates = resolveEndpointKind(spec.target.endpoint_type, spec.target.endpoint).generates;
+  const identity = server.promptIdentity;
+  const key = identity === undefined ? null : fnv32(identity ?? '');
+  // XOR with one constant keeps equal ids equal within the run and makes them another run's strangers.
+  const prefixIds = (ids: number[]): number[] => (key === null || key === fnv32('') ? ids : ids.map((id) => (id ^ key) >>> 0));
   function* requests(): Generator<VirtualRequest> {
     const times = sendTimes(load, workload.timed);
     const limit = totalRequests ?? MAX_VIRTUAL_REQUESTS;
@@ -84,7 +110,9 @@ export function simulate(
         scheduled_ms: closed ? 0 : at,
         prompt_tokens: item.prompt_tokens ?? 0,
         max_tokens: generates ? (item.max_tokens ?? 128) : 1,
-        ...(item.prefix_hash_ids ? { prefix_hash_ids: item.prefix_hash_ids } : {}),
+        ...(item.prefix_hash_ids ? { prefix_hash_ids: prefixIds(item.prefix_hash_ids) } : {}),
+        // A lengths-only synthetic prompt is draw i of the workload: its identity is (prompts' identity, i).
+        ...(!item.prefix_hash_ids && key !== null && item.prompt === '' ? { content_key: (Math.imul(i + 1, 0x9e3779b1) ^ key) >>> 0 } : {}),
       };
     }
   }
@@ -117,6 +145,7 @@ export function simulate(
       // A trace's timestamps may come in any order: only a schedule is read as it goes.
       ...(stream ? { inOrder: !workload.timed, expectedRequests: totalRequests, onRecord: (rec: RequestRecord) => (label(rec), stream.onRecord(rec)) } : {}),
       ...(stream?.timeline ? { timeline: stream.timeline } : {}),
+      ...(server.engine !== undefined ? { reuse: (server.engine ??= virtualEngine({ hardware: spec.sim.hardware, model, engine: simEngine(spec.sim, model) })) } : {}),
     });
     live.finish();
   } catch (err) {

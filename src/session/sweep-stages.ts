@@ -20,7 +20,8 @@ import { healthOf, loadThreads, poolDriver } from './drive-load.js';
 import { planRun, type RunPlan } from './run-plan.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
-import { simulate } from './simulate.js';
+import { simulate, type SimulatedServer } from './simulate.js';
+import { scrapedPrefixCache, simulatedPrefixCache } from '../sweep/prefix-cache.js';
 import type { SessionContext } from './context.js';
 import { measureLoad } from './measure.js';
 
@@ -190,20 +191,36 @@ export function httpStages(spec: RunSpec, target: OpenTarget, ctx: SessionContex
       interrupted: ctx.signal?.aborted === true,
       wallMs: performance.now() - t0,
     });
-    return { ...result, server: observed?.observation ?? null };
+    const server = observed?.observation ?? null;
+    return { ...result, server, prefix_cache: scrapedPrefixCache(server) };
   };
 }
 
-/** Stages in virtual time through the simulated engine (no early stop: a stage takes milliseconds). */
+/**
+ * The identity of a virtual sweep's prompts: the salt a sweep against a server would have. Virtual
+ * time sends no text and picks no random salt, so the stages' prompts are told apart by this
+ * fixed name and their stage index (stagePromptSalt): the same rule, deterministic.
+ */
+const VIRTUAL_SWEEP_SALT = 'virtual';
+
+/**
+ * Stages in virtual time through one simulated engine (no early stop: a stage takes
+ * milliseconds). The engine stays between stages, as a server does, so its prefix cache keeps
+ * what earlier stages left there: a stage sending an earlier stage's prompts again (a shared-prefix
+ * workload; `--prompt-salt ""`) is served from it, one with fresh prompts is not.
+ */
 export function virtualStages(spec: RunSpec, model: string, sink: StageSink, log: (line: string) => void): RunStage {
+  const server: SimulatedServer = { engine: null };
   return async (load, role, index) => {
     const s = stageSpec(spec, load, index);
     const t0 = performance.now();
-    const out = simulate(s, await planRun(s, log, { lengthsOnly: true }), model);
+    server.promptIdentity = stagePromptSalt({ ...spec.workload, prompt_salt: spec.workload.prompt_salt ?? VIRTUAL_SWEEP_SALT }, index);
+    const out = simulate(s, await planRun(s, log, { lengthsOnly: true }), model, undefined, null, server);
     for (const r of out.records) {
       r.stage = index;
       sink.write(r);
     }
-    return stageResult(index, role, load, out.records, spec, { health: null, ignoreEos: true, tokenizer: Boolean(spec.workload.tokenizer), stoppedEarly: null, wallMs: performance.now() - t0 });
+    const result = stageResult(index, role, load, out.records, spec, { health: null, ignoreEos: true, tokenizer: Boolean(spec.workload.tokenizer), stoppedEarly: null, wallMs: performance.now() - t0 });
+    return { ...result, prefix_cache: simulatedPrefixCache(out.stats.prefix_queries, out.stats.prefix_hits) };
   };
 }

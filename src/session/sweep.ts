@@ -10,7 +10,10 @@ import { closeRecords, RecordsWriter } from '../store/records-file.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { stageDoneLine, stageLabel } from '../report/sweep-summary.js';
 import { analyzeStages, runStages, type RunStage, type SweepPlan } from '../sweep/run-sweep.js';
-import { toJsonLoad, type StageLoad } from '../sweep/stages.js';
+import { formatLoad, toJsonLoad, type StageLoad } from '../sweep/stages.js';
+import type { Workload } from '../workload/index.js';
+import { capacityGate, capacitySection, type CapacityCheck, type GateOptions } from './capacity-gate.js';
+import { checkPrefixCache } from '../sweep/prefix-cache.js';
 import { stageJudgedBySlos, SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
 import { redactSecrets, type Redactor } from '../util/redact.js';
 import { infermeterVersion } from './version.js';
@@ -19,11 +22,24 @@ import type { RunSpec } from './run-spec.js';
 import { recordInHistory } from './record-history.js';
 import { writeRunReport } from './write-report.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
-import { checkStageLimits, httpStages, virtualStages } from './sweep-stages.js';
-import type { CoordinatorFlags } from './coordinator-options.js';
+import { checkStageLimits, httpStages, stageSpec, virtualStages } from './sweep-stages.js';
+import { fetchHint, type CoordinatorFlags } from './coordinator-options.js';
 import { DistributedSweep } from './distributed-sweep.js';
 import type { SessionContext } from './context.js';
 import { runRedactor } from './run.js';
+import { exitCodeFor } from '../errors/exit-codes.js';
+
+/** The sweep's exit code (errors/exit-codes.ts): a stop signal, an invalid stage (5 unless --allow-invalid), a failed gate (3). */
+export function sweepExitCode(result: SweepResult, gated: boolean, signal: AbortSignal | undefined): number {
+  const invalid = (result.invalid_stages ?? []).length > 0;
+  const gatesPass = result.search ? result.search.found !== null : !result.stages.some((s) => stageJudgedBySlos(s) && s.slos_pass === false);
+  return exitCodeFor({
+    stoppedBy: result.sweep.interrupted && signal?.aborted ? { reason: signal.reason } : null,
+    valid: !invalid,
+    allowInvalid: result.allow_invalid === true,
+    gatesPass: gated ? gatesPass : null,
+  });
+}
 
 /** The loads a plan will surely run (for checks made before anything starts). */
 function knownLoads(plan: SweepPlan): StageLoad[] {
@@ -37,6 +53,30 @@ export interface SweepOptions {
   driver: 'http' | 'virtual';
   /** sweep --distributed: the stages are shared by NATS workers. */
   distributed?: CoordinatorFlags | null;
+  /** The capacity check's self-test and machine (a test gives fixed figures; capacity-gate.ts). */
+  capacity?: GateOptions;
+}
+
+/**
+ * The capacity check of a sweep (capacity-gate.ts, as `run` has it), once before anything is
+ * sent, on the stage that asks most of the client: a list's highest finite rate (or its highest
+ * concurrency). It may choose --workers for every stage, and refuses a sweep whose top stage this
+ * machine cannot drive. An --auto sweep's rates and a --search's probes are chosen as it goes:
+ * said, not checked — each stage's validity verdict tells whether the client kept up.
+ */
+async function sweepCapacityGate(spec: RunSpec, plan: SweepPlan, workload: Workload, log: (line: string) => void, o: GateOptions | undefined): Promise<CapacityCheck | null> {
+  if (plan.mode !== 'list') {
+    if (spec.validity.capacity_check) log(`capacity check: not made before the sweep — ${plan.mode === 'auto' ? "--auto's rates come from its probe" : "--search's probes are chosen as it goes"}; each stage's validity verdict says whether this client kept up`);
+    return null;
+  }
+  const finite = plan.loads.filter((l) => l.kind === 'concurrency' || Number.isFinite(l.rate));
+  const top = finite.at(-1) ?? plan.loads.at(-1)!;
+  const stage = stageSpec(spec, top, plan.loads.indexOf(top));
+  log(`capacity check: the sweep's most demanding stage, ${formatLoad(top)}`);
+  const check = await capacityGate(stage, workload, log, o);
+  // Every stage runs on the threads the top one needs.
+  spec.load.workers = stage.load.workers;
+  return check;
 }
 
 /** A finished sweep, or one stopped before its first stage (nothing sent, nothing written). */
@@ -63,6 +103,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
 
   let target: OpenTarget | null = null;
   let cluster: DistributedSweep | null = null;
+  let storeLink: DistributedSweep | null = null;
   let dir: RunDir | null = null;
   let writer: RecordsWriter | null = null;
   try {
@@ -72,6 +113,14 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
     // A stage's records are held until its figures; the file gets every stage's (a --search's count is not known: one stage's).
     checkRunBounds(spec, first, { held: 'objects', warn: log, stages: plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : 1, freeSpace: ctx.freeSpace });
     const model = spec.target.model ?? spec.sim.model;
+    const finished = distributed ? await DistributedSweep.finished(distributed) : null;
+    if (finished && distributed) {
+      // A coordinator started again after the end (a retried pod): the workers are gone, the verdict stands.
+      log(`sweep ${distributed.runId} finished already at ${finished.finished_at} (exit ${finished.exit_code}): nothing is sent again; its results: ${fetchHint(distributed)} (a new sweep needs another --run-id)`);
+      return { started: true, result: finished.result as unknown as SweepResult, dir: null, reportPath: null, redactor, allowInvalid: spec.validity.allow_invalid };
+    }
+    // Before anything is sent (the coordinator of a distributed sweep sends nothing: its workers check their shares).
+    const capacity = driver === 'http' && !distributed && !ctx.signal?.aborted ? await sweepCapacityGate(spec, plan, first.workload, log, o.capacity) : null;
     if (driver === 'http') {
       const note = distributed && spec.target.base_url === null ? 'the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)' : null;
       target = await openTarget(spec, first.workload, apiKey, log, note, ctx.signal);
@@ -99,8 +148,11 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
     const diskFault = closeRecords(writer, dir?.path ?? null, { resultFile: 'sweep.json' });
     writer = null;
     const clusterInfo = cluster?.describe() ?? null;
-    await cluster?.close();
+    // The workers are released now; with --store-results the link stays for storing the directory once written.
+    const storing = distributed?.storeResults ? cluster : null;
+    await cluster?.close(storing !== null);
     cluster = null;
+    storeLink = storing;
     log(`sweep: ${run.stages.length} stages in ${((performance.now() - t0) / 1000).toFixed(1)} s${driver === 'virtual' ? ' (virtual time)' : ''}`);
 
     const anyFailed = run.stages.some((s) => stageJudgedBySlos(s) && s.slos_pass === false);
@@ -123,6 +175,8 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
       pass: gatesPass && (invalid.length === 0 || allowInvalid),
       invalid_stages: invalid,
       allow_invalid: allowInvalid,
+      prefix_cache: checkPrefixCache(run.stages),
+      ...(capacity ? { capacity_check: capacitySection(capacity) } : {}),
     };
     if (diskFault) return { started: true, result: redactor.scrubDeep(result), dir: null, reportPath: null, redactor, allowInvalid, diskFault };
     dir?.writeJson('sweep.json', redactor.scrubDeep(result));
@@ -131,10 +185,13 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
       if (spec.output.report !== false) reportPath = await writeRunReport(dir.path);
       await recordInHistory(spec.output.result_dir, dir, log);
     }
-    return { started: true, result: redactor.scrubDeep(result), dir, reportPath, redactor, allowInvalid };
+    const scrubbed = redactor.scrubDeep(result);
+    await storeLink?.storeResults(dir?.path ?? null, scrubbed, sweepExitCode(scrubbed, spec.slos.length > 0, undefined));
+    return { started: true, result: scrubbed, dir, reportPath, redactor, allowInvalid };
   } finally {
     writer?.close();
     await cluster?.close().catch(() => {});
+    await storeLink?.disconnect().catch(() => {});
     await target?.close();
   }
 }

@@ -26,6 +26,12 @@ export interface VirtualRequest {
   max_tokens: number;
   /** Ids of shared prefix blocks, in order: equal leading ids = equal leading KV blocks. */
   prefix_hash_ids?: number[];
+  /**
+   * Without prefix_hash_ids: the identity of the whole prompt (equal keys = equal prompts, e.g.
+   * the same synthetic draw under the same salt), so a prompt sent again — in a later stage of a
+   * sweep on the same `engine` — can be served from the prefix cache. Absent: shares nothing.
+   */
+  content_key?: number;
 }
 
 export interface VirtualOptions {
@@ -68,6 +74,12 @@ export interface VirtualOptions {
   onRecord?: (rec: RequestRecord) => void;
   /** Receives every step end that stamped a token (step-timeline.ts). */
   timeline?: StepTimeline;
+  /**
+   * An engine that served earlier runs (virtualEngine; a sweep's earlier stages), idle: its KV
+   * cache — and the prompts cached in it — carries over, as a server's does between stages.
+   * Its hardware, model and config win over `hardware`, `model` and `engine`. Default: a new one.
+   */
+  reuse?: Engine;
 }
 
 export interface VirtualStats {
@@ -105,6 +117,21 @@ function chainHashes(ids: readonly number[] | undefined, maxBlocks: number): num
     out.push(h);
   }
   return out;
+}
+
+/** Block ids of a request: its prefix ids, or its whole-prompt key then the block's position (chained, the key makes every block its own). */
+function blockIdsOf(q: VirtualRequest, blocks: number): number[] | undefined {
+  if (q.prefix_hash_ids || q.content_key === undefined || blocks <= 0) return q.prefix_hash_ids;
+  const ids = new Array<number>(blocks);
+  ids[0] = q.content_key;
+  for (let i = 1; i < blocks; i++) ids[i] = i;
+  return ids;
+}
+
+/** A simulated engine to run several virtual runs on in turn (VirtualOptions.reuse). */
+export function virtualEngine(opts: Pick<VirtualOptions, 'hardware' | 'model' | 'engine'>): Engine {
+  const hw = hardwareProfile(opts.hardware ?? 'h100');
+  return new Engine(hw, modelProfile(opts.model ?? 'llama-3.1-8b'), engineConfig(opts.engine, hw));
 }
 
 interface Live {
@@ -165,8 +192,10 @@ class RequestQueue {
 
 export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; stats: VirtualStats } {
   const wall0 = performance.now();
-  const hw = hardwareProfile(opts.hardware ?? 'h100');
-  const engine = new Engine(hw, modelProfile(opts.model ?? 'llama-3.1-8b'), engineConfig(opts.engine, hw));
+  const engine = opts.reuse ?? virtualEngine(opts);
+  if (engine.hasWork()) throw new Error('runVirtual: the engine to reuse is still busy');
+  // A reused engine's counters hold its earlier runs: this run's stats are what it adds.
+  const c0 = { ...engine.counters };
   // Requests pass the front end (frontend.ts) before the engine sees them; join times are non-decreasing.
   const frontend = new Frontend(engine.cfg);
   const joining: { req: EngineRequest; at: number }[] = [];
@@ -218,7 +247,7 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
     rec.prompt_tokens = q.prompt_tokens;
     rec.client_prompt_tokens = q.prompt_tokens;
     rec.requested_output_tokens = q.max_tokens;
-    const er = { id: i, prompt_tokens: q.prompt_tokens, output_tokens: q.max_tokens, block_hashes: chainHashes(q.prefix_hash_ids, Math.floor(q.prompt_tokens / bs)) };
+    const er = { id: i, prompt_tokens: q.prompt_tokens, output_tokens: q.max_tokens, block_hashes: chainHashes(blockIdsOf(q, Math.floor(q.prompt_tokens / bs)), Math.floor(q.prompt_tokens / bs)) };
     const why = engine.rejectReason(er);
     if (why !== null) {
       rejected++;
@@ -311,7 +340,8 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
       if (t === arrival) freeDuringStep = cap - inFlight;
     }
   }
-  const c = engine.counters;
+  const e = engine.counters;
+  const c = { steps: e.steps - c0.steps, preemptions: e.preemptions - c0.preemptions, prefix_queries: e.prefix_queries - c0.prefix_queries, prefix_hits: e.prefix_hits - c0.prefix_hits, generation_tokens: e.generation_tokens - c0.generation_tokens, prefill_ms: e.prefill_ms - c0.prefill_ms, decode_ms: e.decode_ms - c0.decode_ms };
   return {
     records,
     stats: {

@@ -4,7 +4,7 @@
  * time) is the caller's `RunStage`; this file only decides which load comes next.
  */
 import { CURVE_PARAMS, findDegradation, findKnee, findSaturation, type CurveParams, type CurvePoint } from '../analysis/load-curve.js';
-import { LoadSearch, type SearchOptions } from './search.js';
+import { LoadSearch, type SearchOptions, type SearchOutcome } from './search.js';
 import { autoRates, formatLoad, loadValue, type StageLoad, type StageRole } from './stages.js';
 import type { StageResult, SweepAnalysis, SweepAuto, SweepSearch } from './sweep-result.js';
 
@@ -65,17 +65,63 @@ export async function runStages(plan: SweepPlan, runStage: RunStage, hooks: Swee
 
   const search = new LoadSearch(plan.options);
   const probes: SweepSearch['probes'] = [];
+  const stageOf = (load: number): StageLoad => (plan.kind === 'rate' ? { kind: 'rate', rate: load } : { kind: 'concurrency', concurrency: load });
   for (let load = search.next(); load !== null; load = search.next()) {
-    const stageLoad: StageLoad = plan.kind === 'rate' ? { kind: 'rate', rate: load } : { kind: 'concurrency', concurrency: load };
-    const s = await run(stageLoad, 'search', null);
+    const s = await run(stageOf(load), 'search', null);
     if (s === null) break;
     const pass = s.slos_pass === true;
     search.record(load, pass);
     probes.push({ load, stage: s.index, pass, why: probeWhy(s) });
     if (interrupted) break;
   }
-  const outcome = interrupted ? { found: null, bracket: [null, null] as [null, null], reason: 'interrupted' } : search.outcome;
-  return { stages, auto: null, search: { kind: plan.kind, precision: plan.options.precision, ...outcome, probes }, interrupted };
+  const base = { kind: plan.kind, precision: plan.options.precision, probes };
+  if (interrupted) return { stages, auto: null, search: { ...base, found: null, bracket: [null, null], reason: 'interrupted', bracketed: null, confirmations: [] }, interrupted };
+  const outcome = search.outcome;
+  const confirmed = await confirm(outcome, probes, (load) => run(stageOf(load), 'confirm', null), () => interrupted);
+  return { stages, auto: null, search: { ...base, ...outcome, ...confirmed }, interrupted };
+}
+
+/** Confirmation runs a search may make before it gives up stepping down. */
+export const MAX_CONFIRMATIONS = 3;
+
+/**
+ * --search's confirmation: the bracketing's answer is run once more, as a stage of its own (so
+ * with fresh prompts), and stands only if its SLOs hold again. One that fails steps down to the
+ * next lower load that passed as a probe, which is confirmed in turn — at most MAX_CONFIRMATIONS
+ * runs. A probe can pass on luck or on what the cache held; the confirmed answer held twice.
+ */
+async function confirm(
+  outcome: SearchOutcome,
+  probes: SweepSearch['probes'],
+  runAt: (load: number) => Promise<StageResult | null>,
+  interrupted: () => boolean,
+): Promise<Pick<SweepSearch, 'found' | 'reason' | 'bracketed' | 'confirmations'>> {
+  const confirmations: SweepSearch['confirmations'] = [];
+  const bracketed = outcome.found;
+  const notes: string[] = [];
+  for (let next = bracketed; next !== null; ) {
+    const load: number = next;
+    const s = await runAt(load);
+    if (s === null || interrupted()) {
+      if (s !== null) confirmations.push({ load, stage: s.index, pass: s.slos_pass === true, why: probeWhy(s) });
+      return { found: null, bracketed, confirmations, reason: 'interrupted while confirming' };
+    }
+    const pass = s.slos_pass === true;
+    confirmations.push({ load, stage: s.index, pass, why: probeWhy(s) });
+    if (pass) {
+      const how = notes.length === 0 ? 'confirmed' : `${notes.join('; ')}; ${load} confirmed`;
+      return { found: load, bracketed, confirmations, reason: `${outcome.reason}; ${how} by a re-run with fresh prompts (stage ${s.index + 1})` };
+    }
+    const lower = probes.filter((p) => p.pass && p.load < load).reduce<number | null>((m, p) => (m === null || p.load > m ? p.load : m), null);
+    notes.push(`${load} failed its confirmation run (stage ${s.index + 1}, ${probeWhy(s)})`);
+    if (lower === null) return { found: null, bracketed, confirmations, reason: `${outcome.reason}; ${notes.join('; ')}, and no lower load passed as a probe: no load is confirmed` };
+    if (confirmations.length >= MAX_CONFIRMATIONS) {
+      return { found: null, bracketed, confirmations, reason: `${outcome.reason}; ${notes.join('; ')}; stopped after ${MAX_CONFIRMATIONS} confirmation runs without one holding (the next lower passing probe was ${lower}): no load is confirmed` };
+    }
+    notes.push(`stepped down to ${lower}`);
+    next = lower;
+  }
+  return { found: null, bracketed, confirmations, reason: outcome.reason };
 }
 
 /** Why a probe passed or failed, in one line: each SLO's value, or the early stop. */

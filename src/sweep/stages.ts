@@ -11,9 +11,10 @@ export type StageLoad = { kind: 'rate'; rate: number } | { kind: 'concurrency'; 
 /**
  * Why a stage ran: `list` (given by --request-rates / --concurrencies), `baseline`
  * (synchronous: concurrency 1), `probe` (max throughput: rate inf), `auto` (a rate between the
- * two), `search` (a probe of --search).
+ * two), `search` (a probe of --search), `confirm` (--search's re-run of its answer, or of a
+ * lower load after a failed one).
  */
-export type StageRole = 'list' | 'baseline' | 'probe' | 'auto' | 'search';
+export type StageRole = 'list' | 'baseline' | 'probe' | 'auto' | 'search' | 'confirm';
 
 /** The load as one number: req/s (Infinity for inf) or the concurrency. */
 export function loadValue(l: StageLoad): number {

@@ -7,10 +7,18 @@ import type { RunValidity } from '../analysis/run-validity.js';
 import type { ObjectiveResult, RunMetrics } from '../metrics/index.js';
 import type { QualityFigures } from '../metrics/quality.js';
 import type { ServerObservation } from '../observe/observation.js';
+import type { PrefixCacheCheck, StagePrefixCache } from './prefix-cache.js';
 import type { SearchOutcome } from './search.js';
 import type { StageLoad, StageLoadJson, StageRole } from './stages.js';
 
-export const SWEEP_SCHEMA = 'infermeter.sweep/1';
+export const SWEEP_SCHEMA = 'infermeter.sweep/2';
+
+/**
+ * Every sweep.json version this version reads. /2 (confirmed search answers, prefix-cache figures)
+ * changed the meaning of `search.found`: in /1 the highest probe that passed, in /2 the highest
+ * load whose confirmation run passed too. A /1 file reads as a search without confirmations.
+ */
+export const READABLE_SWEEP_SCHEMAS: readonly string[] = ['infermeter.sweep/1', SWEEP_SCHEMA];
 
 /**
  * Whether a stage's SLO verdict counts toward the sweep's: every stage of the curve does; `--auto`'s
@@ -43,6 +51,8 @@ export interface StageResult {
   server?: ServerObservation | null;
   /** A distributed stage (sweep --distributed): the workers that shared it, each one's share and health; absent otherwise. */
   distributed?: Record<string, unknown> | null;
+  /** The server's prefix-cache hit rate over the stage (prefix-cache.ts); null when not observed (HTTP without the series, --no-metrics); absent before schema /2. */
+  prefix_cache?: StagePrefixCache | null;
 }
 
 export interface SweepAnalysis {
@@ -66,10 +76,15 @@ export interface SweepSearch extends SearchOutcome {
   precision: number;
   /** Probes in the order run: load, stage index, pass, and why. */
   probes: Array<{ load: number; stage: number; pass: boolean; why: string }>;
+  /** The bracketing's answer, before confirmation (`found` is the confirmed one); absent in /1 files. */
+  bracketed?: number | null;
+  /** Confirmation runs in the order run (run-sweep.ts confirm): the answer, then each step down; absent in /1 files. */
+  confirmations?: Array<{ load: number; stage: number; pass: boolean; why: string }>;
 }
 
 export interface SweepResult {
-  schema: typeof SWEEP_SCHEMA;
+  /** SWEEP_SCHEMA when written; a file read back may hold an older READABLE_SWEEP_SCHEMAS version. */
+  schema: string;
   infermeter_version: string;
   sweep: {
     id: string | null;
@@ -98,4 +113,8 @@ export interface SweepResult {
   search: SweepSearch | null;
   /** Every stage's SLOs held (search: a rate was found). */
   pass: boolean;
+  /** Whether the stages' prefix-cache hit rates agree (prefix-cache.ts); null when fewer than two stages have one; absent before /2. */
+  prefix_cache?: PrefixCacheCheck | null;
+  /** The capacity check made before the first stage, on the most demanding one (as result.json's `client.capacity_check`); absent when none was made. */
+  capacity_check?: Record<string, unknown>;
 }

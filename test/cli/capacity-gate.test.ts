@@ -9,19 +9,10 @@ import { capacityGate, shareCapacityCheck } from '../../src/session/capacity-gat
 import { planRun } from '../../src/session/run-plan.js';
 import { resolveRunSpec } from '../../src/cli/resolve-spec.js';
 import { UserError } from '../../src/errors/user-error.js';
-import type { ProbeFigures } from '../../src/runner/capacity-check.js';
+import { fixedProbe } from '../helpers/capacity-probe.js';
 
 // One thread: 400 req/s of the probe's shape saturated → 200 req/s accurately.
-const figures = (o: Partial<ProbeFigures> = {}) => async (p: { concurrency: number; outputTokens: number }): Promise<ProbeFigures> => ({
-  requests_per_s: 400,
-  output_tokens_per_s: 400 * p.outputTokens,
-  dispatch_lag_p99_ms: 9,
-  idle_lag_p99_ms: 1,
-  concurrency: p.concurrency,
-  output_tokens: p.outputTokens,
-  duration_ms: 1000,
-  ...o,
-});
+const figures = fixedProbe;
 
 async function gate(flags: Record<string, unknown>, probe = figures(), cores = 4) {
   const spec = resolveRunSpec({ randomOutputLen: 32, ...flags });

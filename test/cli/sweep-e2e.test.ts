@@ -47,7 +47,7 @@ describe('sim sweep (virtual time)', () => {
   it('--auto: baseline, probe, N rates between; saturation and knee where the curve says', { timeout: 120_000 }, async () => {
     // The README's example: the default workload, 1,000 requests per stage.
     const r = await simSweep(['--auto', '6', '--hardware', 'h100', '--model', 'llama-3.1-8b'], EXIT_CODES.OK, []);
-    expect(r.schema).toBe('infermeter.sweep/1');
+    expect(r.schema).toBe('infermeter.sweep/2');
     expect(r.stages.map((s) => s.role)).toEqual(['baseline', 'probe', 'auto', 'auto', 'auto', 'auto', 'auto', 'auto']);
     const base = r.stages[0]!.metrics.throughput.request_per_s!;
     const probe = r.stages[1]!.metrics.throughput.request_per_s!;

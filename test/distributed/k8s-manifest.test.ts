@@ -139,10 +139,10 @@ describe('k8s manifest: what a cluster operator asks of the objects', () => {
     expect(coord.spec.template.spec.containers[0].args).toContain('--store-results');
   });
 
-  it('a sweep coordinator is never retried (a sweep is not resumed)', async () => {
+  it('a sweep coordinator is never retried (a sweep is not resumed); its sweep directory goes to NATS like a run\'s', async () => {
     const coord = byKind(await objsOf(['--sweep', '--request-rates 10,20']), 'Job', 'coordinator')!;
     expect(coord.spec.backoffLimit).toBe(0);
-    expect(coord.spec.template.spec.containers[0].args).not.toContain('--store-results');
+    expect(coord.spec.template.spec.containers[0].args).toContain('--store-results');
   });
 
   it('every pod: restricted security context, read-only root with /tmp scratch, resources, no API token, the one ServiceAccount', async () => {

@@ -71,7 +71,41 @@ describe('run --distributed --store-results and k8s fetch', () => {
     expect(Date.now() - t0).toBeLessThan(45_000);
   });
 
-  it('fetch: an unknown run id, an unreachable NATS, a bad id, an --out in use; --store-results on a sweep or without --distributed: one line, exit 2', async () => {
+  it('sweep --distributed --store-results: the sweep directory is fetched back as one analyze reads; a restarted coordinator reports the finished sweep', async () => {
+    const resultDir = tempDir('stored-sweep');
+    const SWEEP = ['--num-prompts', '6', '--random-input-len', '8', '--random-output-len', '4', '--seed', '3', '--sim-prefill-ms', '2', '--sim-per-token-ms', '3', '--progress', 'none', ...VERDICT];
+    const coordinatorArgs = ['sweep', '--distributed', nats.url, '--workers-expected', '1', '--run-id', 'kept-sweep', '--start-delay', '1s', '--worker-wait', '60s', '--request-rates', '20,40', ...SWEEP, '--result-dir', resultDir, '--store-results'];
+    const coordinator = spawnCli(coordinatorArgs);
+    const worker = spawnCli(['worker', '--nats', nats.url, '--run-id', 'kept-sweep', '--index', '0', '--wait', '60s', ...SWEEP, '--workers', '0']);
+    const done = await coordinator.exited;
+    expect((await worker.exited).code, worker.stderr).toBe(0);
+    expect(done.code, coordinator.stderr).toBe(3);
+    expect(coordinator.stderr).toMatch(/results stored on NATS \(\d+ files, \d+ bytes\): infermeter k8s fetch kept-sweep --nats-url nats:\/\/127\.0\.0\.1:\d+ --out DIR/);
+    const [name] = readdirSync(resultDir).filter((d) => !d.startsWith('history') && !d.startsWith('.'));
+    const original = join(resultDir, name!);
+    const files = readdirSync(original).sort();
+    expect(files).toEqual(expect.arrayContaining(['records.jsonl', 'sweep.json', 'spec.json']));
+    const before = Object.fromEntries(files.map((f) => [f, readFileSync(join(original, f))]));
+    rmSync(resultDir, { recursive: true, force: true });
+
+    const out = join(tempDir('fetched-sweep'), 'kept-sweep');
+    const fetched = await runCli(['k8s', 'fetch', 'kept-sweep', '--nats-url', nats.url, '--out', out]);
+    expect(fetched.code, fetched.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(files);
+    for (const f of files) expect(readFileSync(join(out, f)).equals(before[f]!), f).toBe(true);
+    // A sweep directory analyze re-judges stage by stage.
+    const analyzed = await runCli(['analyze', out, ...VERDICT]);
+    expect(analyzed.stdout, analyzed.stderr).toMatch(/stage/);
+
+    // A retried coordinator pod: no worker comes again; the stored verdict is its exit code.
+    const again = spawnCli(coordinatorArgs);
+    const second = await again.exited;
+    expect(second.code, again.stderr).toBe(3);
+    expect(again.stderr).toMatch(/sweep kept-sweep finished already at .+ \(exit 3\): nothing is sent again; its results: infermeter k8s fetch kept-sweep/);
+    expect(again.stderr).not.toMatch(/waiting for 1 workers/);
+  });
+
+  it('fetch: an unknown run id, an unreachable NATS, a bad id, an --out in use; --store-results without --distributed: one line, exit 2', async () => {
     const used = tempDir('used');
     writeFileSync(join(used, 'x'), 'x');
     const cases: Array<[string[], RegExp]> = [
@@ -79,7 +113,6 @@ describe('run --distributed --store-results and k8s fetch', () => {
       [['k8s', 'fetch', 'x', '--nats-url', 'nats://127.0.0.1:1', '--wait', '1s', '--out', join(tempDir('f'), 'o')], /^error: --nats-url nats:\/\/127\.0\.0\.1:1: cannot connect to NATS/],
       [['k8s', 'fetch', 'bad id', '--nats-url', nats.url, '--out', join(tempDir('f'), 'o')], /^error: run id: "bad id" must be 1–64 letters/],
       [['k8s', 'fetch', 'x', '--nats-url', 'http://nats:4222', '--out', join(tempDir('f'), 'o')], /^error: --nats-url: expected nats:\/\/HOST:PORT/],
-      [['sweep', '--distributed', nats.url, '--workers-expected', '1', '--request-rates', '5', '--num-prompts', '5', '--store-results'], /^error: --store-results: runs only; keep a distributed sweep's directory on a volume/],
       [['run', '--num-prompts', '5', '--store-results'], /^error: --store-results: only with --distributed/],
       // The run of the test above is stored; a directory with files in it is not overwritten.
       [['k8s', 'fetch', 'kept', '--nats-url', nats.url, '--out', used], /^error: --out .+: exists and is not an empty directory/],

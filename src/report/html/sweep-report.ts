@@ -15,6 +15,7 @@ import { SWEEP_LOAD_TITLES, sweepCharts, type SweepMarker, type SweepPoint } fro
 import { escapeHtml as e } from './escape.js';
 import { renderPage, type PageSection } from './page.js';
 import { htmlTable, pct } from './tables.js';
+import { prefixCacheLines, type PrefixCacheCheck, type StagePrefixCache } from '../../sweep/prefix-cache.js';
 
 type StageLoad = { kind: 'rate'; rate: number | 'inf' } | { kind: 'concurrency'; concurrency: number };
 interface Finding {
@@ -23,17 +24,18 @@ interface Finding {
   reason: string;
 }
 
-/** The part of sweep.json (`infermeter.sweep/1`) the report reads. */
+/** The part of sweep.json (`infermeter.sweep/1` and `/2`) the report reads. */
 export interface SweepDoc {
   schema: string;
   infermeter_version: string;
   sweep: { id: string | null; name: string; mode: string; driver: string; started_at: string; interrupted: boolean };
   target: { model?: unknown; base_url?: unknown; endpoint?: unknown; simulated?: unknown };
   slos: string[];
-  stages: Array<{ index: number; role: string; load: StageLoad; metrics: RunMetrics; slos?: ObjectiveResult[] | null; slos_pass: boolean | null; stopped_early: string | null; server?: ServerObservation | null }>;
+  stages: Array<{ index: number; role: string; load: StageLoad; metrics: RunMetrics; slos?: ObjectiveResult[] | null; slos_pass: boolean | null; stopped_early: string | null; server?: ServerObservation | null; prefix_cache?: StagePrefixCache | null }>;
   analysis: { order: number[]; saturation: Finding | null; knee: Finding | null; degradation: Finding | null };
-  search: { found: number | null; reason: string } | null;
+  search: { found: number | null; reason: string; bracketed?: number | null; confirmations?: Array<{ load: number; stage: number; pass: boolean; why: string }> } | null;
   pass: boolean;
+  prefix_cache?: PrefixCacheCheck | null;
 }
 
 const fmt = (v: number | null | undefined, d = 2): string => (v === null || v === undefined ? '—' : v.toFixed(d));
@@ -130,8 +132,16 @@ export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string
   const distCharts = overlaidCdfCharts(groups, 'stage', (m) => `Each stage’s ${m === 'itl_ms' ? 'gaps between chunks' : 'requests'} (measure phase, ok): the curves move right as the load rises; where one crosses a red SLO line, that stage breaks the SLO.`);
 
   const verdict = doc.slos.length
-    ? `<div class="verdict ${doc.pass ? 'ok' : 'bad'}"><strong>SLOs ${doc.pass ? 'held' : 'did not all hold'}</strong>: ${doc.slos.map((s) => e(s)).join('; ')}${doc.search ? ` — search: ${doc.search.found === null ? 'no load passed' : `highest passing load ${e(doc.search.found)}`} (${e(doc.search.reason)})` : ''}</div>`
+    ? `<div class="verdict ${doc.pass ? 'ok' : 'bad'}"><strong>SLOs ${doc.pass ? 'held' : 'did not all hold'}</strong>: ${doc.slos.map((s) => e(s)).join('; ')}${doc.search ? ` — search: ${doc.search.found === null ? 'no load passed' : `highest passing load ${e(doc.search.found)}${doc.search.confirmations?.some((c) => c.pass) ? ', confirmed by a re-run with fresh prompts' : ''}`} (${e(doc.search.reason)})` : ''}</div>`
     : '<p class="note">No SLOs were given.</p>';
+  const hasPrefix = doc.stages.some((st) => st.prefix_cache);
+  const flagged = new Set((doc.prefix_cache?.flagged ?? []).map((f) => f.stage));
+  const prefixCell = (st: SweepDoc['stages'][number]): string[] =>
+    hasPrefix ? [st.prefix_cache?.hit_rate === null || st.prefix_cache?.hit_rate === undefined ? '—' : `${pctOf(st.prefix_cache.hit_rate)}${flagged.has(st.index) ? ' (differs)' : ''}`] : [];
+  const prefixNotes = prefixCacheLines(doc.prefix_cache, (i) => loadText(byIndex.get(i)!.load));
+  const prefixHtml = hasPrefix
+    ? `<p class="note">prefix hit: prompt tokens the ${doc.sweep.driver === 'virtual' ? 'simulated engine' : 'server'} served from its prefix cache over the stage. Every stage sends fresh prompts unless the workload shares prefixes; a stage more than ${n1((doc.prefix_cache?.margin ?? 0.1) * 100)} points from the other stages' median is marked.</p>${prefixNotes.length ? `<ul>${prefixNotes.map((l) => `<li>${e(l)}</li>`).join('')}</ul>` : ''}`
+    : '';
   const stageRows = ordered.map((s) => [
     `${stageName(s.index)} (${s.role})`,
     loadText(s.load),
@@ -144,13 +154,14 @@ export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string
     fmt(s.metrics.latency.tpot_ms.p50),
     fmt(s.metrics.latency.tpot_ms.p99),
     pct(s.metrics.requests.failure_rate),
+    ...prefixCell(s),
     s.slos_pass === null ? '—' : s.slos_pass ? 'pass' : `fail${s.stopped_early ? ' (stopped early)' : ''}`,
   ]);
   const sections: PageSection[] = [
     {
       id: 'summary',
       title: 'Sweep',
-      html: `${verdict}<h3>What the curve says</h3><ul>${findingsHtml(doc, loadUnit)}</ul><h3>Stages (by offered load)</h3>${htmlTable(['Stage', 'load', 'requests', 'req/s', 'out tok/s', 'goodput req/s', 'TTFT p50 (ms)', 'TTFT p99 (ms)', 'TPOT p50 (ms)', 'TPOT p99 (ms)', 'failed', 'SLOs'], stageRows)}<h3>The server per stage</h3>${serverTable(ordered, loadText)}`,
+      html: `${verdict}<h3>What the curve says</h3><ul>${findingsHtml(doc, loadUnit)}</ul><h3>Stages (by offered load)</h3>${htmlTable(['Stage', 'load', 'requests', 'req/s', 'out tok/s', 'goodput req/s', 'TTFT p50 (ms)', 'TTFT p99 (ms)', 'TPOT p50 (ms)', 'TPOT p99 (ms)', 'failed', ...(hasPrefix ? ['prefix hit'] : []), 'SLOs'], stageRows)}${prefixHtml}<h3>The server per stage</h3>${serverTable(ordered, loadText)}`,
       charts: [],
     },
     { id: 'curves', title: 'Load curves', html: points.length ? '' : '<p class="note">No stage has a finite load of one kind to draw a curve over.</p>', charts: points.length ? sweepCharts(SWEEP_LOAD_TITLES[kind]) : [] },

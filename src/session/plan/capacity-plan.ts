@@ -13,11 +13,11 @@ import { lookupPrice, readPriceTable, type PriceTable } from '../../config/price
 import { capacityPlan } from '../../analysis/plan/capacity.js';
 import { engineConfig, hardwareProfile, modelProfile, numGpuBlocks } from '../../sim/index.js';
 import { simProfileEngineFields } from '../builtin-sim.js';
-import { ranked, type PlanOption, type PlanReport } from '../../report/plan-report.js';
+import { CLOSED_LOOP_SEARCH, ranked, type PlanOption, type PlanReport } from '../../report/plan-report.js';
 import type { RunResult } from '../../report/result-json.js';
 import { readRunBundle } from '../../store/run-bundle.js';
 import { infeasibility, searchConcurrency, searchLength, searchRate, type ProbeSettings, type SimOption } from './sim-capacity.js';
-import { runsCapacity } from './runs-capacity.js';
+import { runsCapacity, type RunsCapacity } from './runs-capacity.js';
 import { makeSloJudge } from './slo-judge.js';
 import type { SessionContext } from '../context.js';
 
@@ -78,6 +78,16 @@ function autoTp(hardware: string, model: string): number {
   return [1, 2, 4, 8].find((tp) => numGpuBlocks(hw, m, engineConfig({ tensor_parallel: tp }, hw)) > 0) ?? 1;
 }
 
+/**
+ * Where measured concurrency comes from, in words: a closed loop held that many users with the
+ * SLOs met; an open loop only had that many in flight at its peak — it never tried to hold them.
+ */
+function concurrencySource(stage: RunsCapacity['max_concurrency_stage']): string | null {
+  if (stage === null) return null;
+  if (stage.loop === 'closed') return `a closed-loop stage at ${stage.load} met the SLOs`;
+  return `the peak in flight of an open-loop stage at ${stage.load} that met the SLOs, not a closed loop held at it`;
+}
+
 /** Why a plan has no answer to give: a `from` run is invalid (exit 5 in the CLI; `allowInvalid` accepts it). */
 export type PlanOutcome = { report: PlanReport; invalid: null } | { report: null; invalid: string };
 
@@ -131,6 +141,7 @@ export async function planCapacity(opts: PlanFlags, ctx: SessionContext = {}): P
         rate_per_replica_rps: cap.rate_per_replica,
         plan: capacityPlan({ traffic_rps: traffic.rps, rate_per_replica: cap.rate_per_replica, headroom, gpus_per_replica: gpusPerReplica, gpu_hour_cost: cost, currency }),
         max_concurrency: cap.max_concurrency,
+        max_concurrency_source: concurrencySource(cap.max_concurrency_stage),
         max_input_len: cap.max_input_len,
         max_output_len: cap.max_output_len,
         method: ['Stages (highest rate below the first failing stage is sustainable; lengths and concurrency: the largest seen in passing stages):', ...stageLines],
@@ -184,6 +195,7 @@ export async function planCapacity(opts: PlanFlags, ctx: SessionContext = {}): P
           rate_per_replica_rps: rate.best,
           plan,
           max_concurrency: conc.best,
+          max_concurrency_source: CLOSED_LOOP_SEARCH,
           max_input_len: inLen.best,
           max_output_len: outLen.best,
           method: [

@@ -4,7 +4,9 @@
  *
  *   stage rate     = the open loop's offered rate (request_rate), else the measured requests/s
  *   sustainable    = the highest stage rate below the first stage that fails an SLO
- *   concurrency    = the highest peak concurrency among those passing stages
+ *   concurrency    = the highest concurrency seen among those passing stages: a closed loop's
+ *                    users, or the peak in flight of an open loop — said which, and at what load,
+ *                    since an open loop's peak is not a closed loop that held
  *   lengths        = the longest input and output seen in the passing stages (measured data
  *                    cannot extrapolate beyond what was sent)
  */
@@ -24,6 +26,10 @@ export interface StageVerdict {
   pass: boolean;
   failing: string[];
   peak_concurrency: number;
+  /** The kind of stage: a closed loop of `concurrency` users, or an open loop at a rate. */
+  loop: 'closed' | 'open';
+  /** `c=8`, `1.875 req/s`, `inf`. */
+  load: string;
   max_input_len: number;
   max_output_len: number;
   /** Why the measurement is invalid (its verdict's first reason); null when valid or not judged. */
@@ -35,6 +41,8 @@ export interface RunsCapacity {
   /** Null when even the lowest stage fails. */
   rate_per_replica: number | null;
   max_concurrency: number | null;
+  /** The passing stage the concurrency was seen in; null with max_concurrency. */
+  max_concurrency_stage: { loop: 'closed' | 'open'; load: string; path: string } | null;
   max_input_len: number | null;
   max_output_len: number | null;
 }
@@ -44,6 +52,8 @@ interface StageInput {
   records: RequestRecord[];
   /** The open loop's offered rate; null: take the measured requests/s. */
   offered: number | null;
+  loop: 'closed' | 'open';
+  load: string;
   /** The saved validity verdict of the run or stage (null when it had none). */
   validity: { valid: boolean; reasons: string[] } | null;
 }
@@ -58,6 +68,8 @@ function judgeStage(st: StageInput, judge: Judge): StageVerdict {
     pass: j.pass,
     failing: j.failing,
     peak_concurrency: m.throughput.peak_concurrency,
+    loop: st.loop,
+    load: st.load,
     max_input_len: Math.max(0, ...ok.map((r) => r.prompt_tokens ?? r.client_prompt_tokens ?? 0)),
     max_output_len: Math.max(0, ...ok.map((r) => r.output_tokens)),
     invalid: st.validity && !st.validity.valid ? (st.validity.reasons[0] ?? 'invalid') : null,
@@ -71,6 +83,8 @@ function readStages(dir: string, warn?: (line: string) => void): StageInput[] {
       path: `${dir} [stage ${s.index}: ${s.label}]`,
       records: s.records,
       offered: s.load.kind === 'rate' && typeof s.load.rate === 'number' ? s.load.rate : null,
+      loop: s.load.kind === 'concurrency' ? 'closed' : 'open',
+      load: s.label,
       validity: s.validity ?? null,
     }));
   }
@@ -81,19 +95,34 @@ function readStages(dir: string, warn?: (line: string) => void): StageInput[] {
   } catch (err) {
     throw err instanceof UserError ? new UserError(`--from ${err.message}`) : err;
   }
-  const offered = run.result.load?.request_rate;
-  return [{ path: dir, records: run.records, offered: typeof offered === 'number' && Number.isFinite(offered) && run.result.load?.mode === 'open' ? offered : null, validity: run.result.validity ?? null }];
+  const result = run.result;
+  const offered = result.load?.request_rate;
+  const closed = result.load?.mode !== 'open' && typeof result.load?.concurrency === 'number';
+  const rate = typeof offered === 'number' && Number.isFinite(offered) && result.load?.mode === 'open' ? offered : null;
+  return [
+    {
+      path: dir,
+      records: run.records,
+      offered: rate,
+      loop: closed ? 'closed' : 'open',
+      load: closed ? `c=${String(result.load!.concurrency)}` : rate !== null ? `${Number(rate.toPrecision(4))} req/s` : 'inf',
+      validity: result.validity ?? null,
+    },
+  ];
 }
 
 export function runsCapacity(dirs: readonly string[], judge: Judge, warn?: (line: string) => void): RunsCapacity {
   const stages = dirs.flatMap((d) => readStages(d, warn)).map((st) => judgeStage(st, judge)).sort((a, b) => a.rate - b.rate);
   const firstFail = stages.findIndex((s) => !s.pass);
   const passing = firstFail < 0 ? stages : stages.slice(0, firstFail);
-  if (passing.length === 0) return { stages, rate_per_replica: null, max_concurrency: null, max_input_len: null, max_output_len: null };
+  if (passing.length === 0) return { stages, rate_per_replica: null, max_concurrency: null, max_concurrency_stage: null, max_input_len: null, max_output_len: null };
+  // The largest concurrency a passing stage saw; of equals, a closed loop's (it held that many users throughout).
+  const top = passing.reduce((best, s) => (s.peak_concurrency > best.peak_concurrency || (s.peak_concurrency === best.peak_concurrency && s.loop === 'closed' && best.loop === 'open') ? s : best));
   return {
     stages,
     rate_per_replica: passing[passing.length - 1]!.rate,
-    max_concurrency: Math.max(...passing.map((s) => s.peak_concurrency)),
+    max_concurrency: top.peak_concurrency,
+    max_concurrency_stage: { loop: top.loop, load: top.load, path: top.path },
     max_input_len: Math.max(...passing.map((s) => s.max_input_len)),
     max_output_len: Math.max(...passing.map((s) => s.max_output_len)),
   };
