@@ -8,12 +8,12 @@ import { UserError } from '../errors/user-error.js';
 import { RecordsWriter } from '../store/records-file.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { stageDoneLine, stageLabel } from '../report/sweep-summary.js';
-import { analyzeStages, runStages, type RunStage, type SweepPlan } from '../sweep/run-sweep.js';
+import { analyzeStages, runStages, type RunStage, type StageSequence } from '../sweep/run-sweep.js';
 import { toJsonLoad, type StageLoad } from '../sweep/stages.js';
 import { stageJudgedBySlos, SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
 import { redactSecrets, type Redactor } from '../util/redact.js';
 import { infermeterVersion } from './version.js';
-import { describeLoad, planRun } from './run-plan.js';
+import { describeLoad, prepareRun } from './prepare-run.js';
 import type { RunSpec } from './run-spec.js';
 import { recordInHistory } from './record-history.js';
 import { writeRunReport } from './write-report.js';
@@ -25,7 +25,7 @@ import type { SessionContext } from './context.js';
 import { runRedactor } from './run.js';
 
 /** The loads a plan will surely run (for checks made before anything starts). */
-function knownLoads(plan: SweepPlan): StageLoad[] {
+function knownLoads(plan: StageSequence): StageLoad[] {
   if (plan.mode === 'list') return plan.loads;
   if (plan.mode === 'auto') return [{ kind: 'concurrency', concurrency: 1 }, { kind: 'rate', rate: Infinity }];
   return [];
@@ -43,7 +43,7 @@ export type SweepSessionOutcome =
   | { started: true; result: SweepResult; dir: RunDir | null; reportPath: string | null; redactor: Redactor; allowInvalid: boolean }
   | { started: false; redactor: Redactor };
 
-export async function sweepSession(spec: RunSpec, plan: SweepPlan, o: SweepOptions, ctx: SessionContext = {}): Promise<SweepSessionOutcome> {
+export async function sweepSession(spec: RunSpec, plan: StageSequence, o: SweepOptions, ctx: SessionContext = {}): Promise<SweepSessionOutcome> {
   const { redactor, apiKey } = runRedactor(spec, ctx);
   try {
     return await sweepWithRedactor(spec, plan, o, ctx, apiKey, redactor);
@@ -53,7 +53,7 @@ export async function sweepSession(spec: RunSpec, plan: SweepPlan, o: SweepOptio
   }
 }
 
-async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions, ctx: SessionContext, apiKey: string | null, redactor: Redactor): Promise<SweepSessionOutcome> {
+async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOptions, ctx: SessionContext, apiKey: string | null, redactor: Redactor): Promise<SweepSessionOutcome> {
   const { driver } = o;
   const distributed = o.distributed ?? null;
   const log = (line: string) => ctx.log?.(redactor.scrub(line));
@@ -67,7 +67,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
   try {
     // The workload is built once up front so that bad workload flags fail before any stage.
     if (driver === 'http') saltPrompts(spec);
-    const first = await planRun(spec, log);
+    const first = await prepareRun(spec, log);
     const model = spec.target.model ?? spec.sim.model;
     if (driver === 'http') {
       const note = distributed && spec.target.base_url === null ? 'the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)' : null;
