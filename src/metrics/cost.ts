@@ -14,7 +14,7 @@
  */
 import type { RequestRecord } from '../record/record.js';
 import type { RunMetrics } from './run-metrics.js';
-import type { Window } from './compute.js';
+import type { TimeSpan } from './compute.js';
 
 export const COST_SCHEMA = 'infermeter.cost/1';
 
@@ -92,7 +92,7 @@ const div = (a: number, b: number): number | null => (b > 0 ? a / b : null);
 const times = (a: number | null, u: number | null): number | null => (a === null || u === null ? null : a * u);
 
 /** Length of the union of [sent_ms, end_ms] intervals, clipped to the window. */
-export function busyMs(records: readonly RequestRecord[], window: Window | null): number {
+export function busyMs(records: readonly RequestRecord[], window: TimeSpan | null): number {
   if (window === null) return 0;
   const spans = records
     .map((r) => [Math.max(r.sent_ms, window.start_ms), Math.min(r.end_ms, window.end_ms)] as const)

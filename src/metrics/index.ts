@@ -8,7 +8,7 @@ export {
   measureRecords,
   measuredWindow,
 } from './compute.js';
-export type { Window } from './compute.js';
+export type { TimeSpan } from './compute.js';
 export { checkSlos, isGood, meetsSlo, sloMetricFromName } from './goodput.js';
 export type {
   MetricDef,
@@ -28,7 +28,7 @@ export type { MetricsOptions, RunMetrics, Slo, SloMetric } from './run-metrics.j
 export { emptyDistribution, percentile, REPORTED_PERCENTILES, summarize, summarizeOwned } from './stats.js';
 export type { Distribution, PercentileKey } from './stats.js';
 export { objectiveCatalog, OBJECTIVE_METRICS } from './objective-catalog.js';
-export { allObjectivesPass, compare, evaluateObjectives, objectiveValue, statisticOf } from './objectives.js';
+export { allObjectivesPass, meets, evaluateObjectives, objectiveValue, statisticOf } from './objectives.js';
 export type { ObjectiveOptions, ObjectiveResult } from './objectives.js';
 export { runTotals } from './run-totals.js';
 export { ObjectiveWatch } from './objective-watch.js';

@@ -5,9 +5,9 @@
  * objective is breached (an alert line, and exit 3 at the end).
  */
 import type { Objective } from '../config/slo.js';
-import { compare } from '../metrics/objectives.js';
+import { meets } from '../metrics/objectives.js';
 import type { SeriesId } from './engines.js';
-import { histogramQuantile, type Window } from './series.js';
+import { histogramQuantile, type ScrapeWindow } from './series.js';
 import type { HistogramValue } from './snapshot.js';
 
 /** Objective metrics (registry ids, ms) the server's histograms measure. */
@@ -20,7 +20,7 @@ export function unsupportedReason(o: Objective): string | null {
   return null;
 }
 
-function merged(windows: readonly Window[], id: SeriesId): HistogramValue | null {
+function merged(windows: readonly ScrapeWindow[], id: SeriesId): HistogramValue | null {
   let out: HistogramValue | null = null;
   for (const w of windows) {
     const v = w.values[id];
@@ -75,12 +75,12 @@ export class ServerObjective {
   ) {}
 
   /** Judges the objective over the windows ending in the last window length before `nowMs`. */
-  evaluate(windows: readonly Window[], nowMs: number): ObjectiveState {
+  evaluate(windows: readonly ScrapeWindow[], nowMs: number): ObjectiveState {
     const o = this.objective;
     const span = o.window_ms ?? this.defaultWindowMs;
     const hist = merged(windows.filter((w) => w.end_ms > nowMs - span), SERVER_SERIES[o.metric] as SeriesId);
     const value = hist ? statisticMs(o, hist) : null;
-    const held = value === null ? null : compare(value, o.op, o.threshold);
+    const held = value === null ? null : meets(value, o.op, o.threshold);
     if (held !== null) {
       this.evaluations++;
       if (held) this.passes++;
