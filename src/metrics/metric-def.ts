@@ -5,7 +5,7 @@
  */
 
 import type { RequestRecord, RequestStatus } from '../record/record.js';
-import type { SloMetric } from './run-metrics.js';
+import type { GoodputMetric as SloMetric } from '../config/slo.js';
 
 export type MetricUnit = 'ms' | 'req/s' | 'tok/s' | 'requests' | 'ratio';
 
