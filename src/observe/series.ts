@@ -42,7 +42,8 @@ export function histogramDelta(earlier: HistogramValue, later: HistogramValue): 
   };
 }
 
-function addHistogram(a: HistogramValue | null, b: HistogramValue): HistogramValue {
+/** a + b, bucket by bucket (a fresh copy of b when a is null); a histogram with other bounds than a is left out. */
+export function addHistogram(a: HistogramValue | null, b: HistogramValue): HistogramValue {
   if (a === null) return { le: [...b.le], counts: [...b.counts], sum: b.sum, count: b.count };
   if (a.le.length !== b.le.length || a.le.some((x, i) => x !== b.le[i])) return a; // incompatible bounds: keep the first
   return { le: a.le, counts: a.counts.map((c, i) => c + (b.counts[i] as number)), sum: a.sum + b.sum, count: a.count + b.count };

@@ -7,7 +7,7 @@
 import type { Objective } from '../config/slo.js';
 import { meets } from '../metrics/objectives.js';
 import type { SeriesId } from './engines.js';
-import { histogramQuantile, type ScrapeWindow } from './series.js';
+import { addHistogram, histogramQuantile, type ScrapeWindow } from './series.js';
 import type { HistogramValue } from './snapshot.js';
 
 /** Objective metrics (registry ids, ms) the server's histograms measure. */
@@ -24,14 +24,7 @@ function merged(windows: readonly ScrapeWindow[], id: SeriesId): HistogramValue 
   let out: HistogramValue | null = null;
   for (const w of windows) {
     const v = w.values[id];
-    if (v?.kind !== 'histogram') continue;
-    const h = v.hist;
-    if (out === null) out = { le: [...h.le], counts: [...h.counts], sum: h.sum, count: h.count };
-    else if (out.le.length === h.le.length && out.le.every((x, i) => x === h.le[i])) {
-      out.counts = out.counts.map((c, i) => c + (h.counts[i] as number));
-      out.sum += h.sum;
-      out.count += h.count;
-    }
+    if (v?.kind === 'histogram') out = addHistogram(out, v.hist);
   }
   return out;
 }
