@@ -126,7 +126,6 @@ export const SweepStageFlagsSchema = z.object({
   searchStart: positive(false).optional(),
   searchMax: positive(false).optional(),
 });
-export type SweepStageFlags = z.output<typeof SweepStageFlagsSchema>;
 
 /**
  * What `compare` judges with (the API's `compare` options; the CLI's flags add the outputs below).
@@ -167,4 +166,3 @@ export const CompareFlagsSchema = CompareOptionsSchema.extend({
   againstHistory: z.boolean().default(false),
   resultsDir: z.string().default('results'),
 });
-export type CompareFlags = z.output<typeof CompareFlagsSchema>;

@@ -30,7 +30,7 @@ export type { GoodputMetric as SloMetric, GoodputSlo as Slo } from '../config/sl
 export { emptyDistribution, percentile, REPORTED_PERCENTILES, summarize, summarizeOwned } from './stats.js';
 export type { Distribution, PercentileKey } from './stats.js';
 export { objectiveCatalog, OBJECTIVE_METRICS } from './objective-catalog.js';
-export { allObjectivesPass, meets, evaluateObjectives, objectiveValue, statisticOf } from './objectives.js';
+export { allObjectivesPass, meets, evaluateObjectives, statisticOf } from './objectives.js';
 export type { ObjectiveOptions, ObjectiveResult } from './objectives.js';
 export { runTotals } from './run-totals.js';
 export { ObjectiveWatch } from './objective-watch.js';
