@@ -166,3 +166,4 @@ export const CompareFlagsSchema = CompareOptionsSchema.extend({
   againstHistory: z.boolean().default(false),
   resultsDir: z.string().default('results'),
 });
+export type CompareFlags = z.output<typeof CompareFlagsSchema>;
