@@ -5,15 +5,7 @@
  */
 import type { RunMetrics } from '../metrics/run-metrics.js';
 import type { RunMetricDef } from '../metrics/metric-def.js';
-import {
-  goodput,
-  goodputOutputThroughput,
-  outputThroughput,
-  peakConcurrency,
-  peakOutputThroughput,
-  requestThroughput,
-  totalTokenThroughput,
-} from '../metrics/defs/throughput.js';
+import * as defs from '../metrics/defs/throughput.js';
 
 export interface FigureRow {
   label: string;
@@ -46,15 +38,15 @@ export function throughputRows(m: RunMetrics): FigureRow[] {
     ];
   }
   const rows: FigureRow[] = [
-    row(requestThroughput, t.request_per_s, 3),
-    row(outputThroughput, t.output_tokens_per_s, 1),
-    row(totalTokenThroughput, t.total_tokens_per_s, 1),
-    { ...row(peakOutputThroughput, t.peak_output_tokens_per_s, 0), label: `${peakOutputThroughput.label} (1 s)` },
-    row(peakConcurrency, t.peak_concurrency, 0),
+    row(defs.requestThroughput, t.request_per_s, 3),
+    row(defs.outputThroughput, t.output_tokens_per_s, 1),
+    row(defs.totalTokenThroughput, t.total_tokens_per_s, 1),
+    { ...row(defs.peakOutputThroughput, t.peak_output_tokens_per_s, 0), label: `${defs.peakOutputThroughput.label} (1 s)` },
+    row(defs.peakConcurrency, t.peak_concurrency, 0),
     { label: 'Input tokens (total)', value: String(m.tokens.input_total), unit: 'tokens' },
     { label: 'Output tokens (total)', value: String(m.tokens.output_total), unit: 'tokens' },
   ];
-  if (m.goodput) rows.push(row(goodput, m.goodput.request_per_s, 3), row(goodputOutputThroughput, m.goodput.output_tokens_per_s, 1));
+  if (m.goodput) rows.push(row(defs.goodput, m.goodput.request_per_s, 3), row(defs.goodputOutputThroughput, m.goodput.output_tokens_per_s, 1));
   return rows;
 }
 
