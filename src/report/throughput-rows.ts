@@ -29,10 +29,10 @@ export function throughputRows(m: RunMetrics): FigureRow[] {
   const b = m.batch;
   if (b) {
     return [
-      row(requestThroughput, t.request_per_s, 3),
+      row(defs.requestThroughput, t.request_per_s, 3),
       { label: 'Inputs', value: fixed(b.inputs_per_s, 1), unit: 'inputs/s' },
       { label: 'Input tokens', value: fixed(b.input_tokens_per_s, 1), unit: 'tok/s' },
-      row(peakConcurrency, t.peak_concurrency, 0),
+      row(defs.peakConcurrency, t.peak_concurrency, 0),
       { label: 'Inputs (total)', value: String(b.inputs_total), unit: 'inputs' },
       { label: 'Input tokens (total)', value: String(m.tokens.input_total), unit: 'tokens' },
     ];
