@@ -22,7 +22,7 @@ export const LAYERS = {
   sweep: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'observe'],
   sim: ['errors', 'util', 'record'],
   export: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'report', 'store'],
-  history: ['errors', 'util', 'config', 'record', 'analysis', 'store'],
+  history: ['errors', 'util', 'config', 'record', 'metrics', 'analysis', 'store'],
   dashboard: ['errors', 'util', 'config', 'record', 'store', 'report', 'history'],
   distributed: ['errors', 'util', 'config', 'record', 'runner'],
   // The library: the run pipeline once (measure.ts) and every session (run, sweep, sim run, analyze).

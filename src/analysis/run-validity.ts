@@ -6,7 +6,7 @@
 import type { RequestRecord } from '../record/record.js';
 import { summarize } from '../metrics/stats.js';
 import { checkPromptLengths, promptLengthReason } from './prompt-lengths.js';
-import { DEFAULT_LATE_THRESHOLD_MS } from '../metrics/run-metrics.js';
+import { DEFAULT_LATE_THRESHOLD_MS } from '../metrics/run-totals.js';
 
 export interface ClientHealth {
   /** Dispatcher lateness per request (when the loop reached it − when it was due), open loop only. */

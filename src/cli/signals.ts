@@ -8,7 +8,6 @@
 import { stopSignalCode } from '../errors/exit-codes.js';
 
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-export type StopSignal = (typeof STOP_SIGNALS)[number];
 
 /** The exit code of a run stopped through `signal`: its reason names the signal (a bare abort counts as Ctrl-C). */
 export function signalExitCode(signal: AbortSignal | undefined): number {

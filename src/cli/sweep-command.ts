@@ -5,7 +5,7 @@
 import { UserError } from '../errors/user-error.js';
 import { parseCommandOptions, SweepStageFlagsSchema } from '../config/command-options.js';
 import { renderSweep } from '../report/sweep-summary.js';
-import type { SweepPlan } from '../sweep/run-sweep.js';
+import type { StageSequence } from '../sweep/run-sweep.js';
 import { formatLoad, parseConcurrencyList, parseRateList } from '../sweep/stages.js';
 import { stageJudgedBySlos, type SweepResult } from '../sweep/sweep-result.js';
 import { runGates } from '../analysis/gates.js';
@@ -18,8 +18,8 @@ import type { RunSpec } from '../session/run-spec.js';
 import { signalExitCode } from './signals.js';
 import type { CoordinatorFlags } from './distributed-flags.js';
 
-/** The sweep plan from the flags; one line naming the flag when they are wrong. */
-export function sweepPlan(opts: Record<string, unknown>, spec: RunSpec): SweepPlan {
+/** How the stages are chosen, from the flags; one line naming the flag when they are wrong. */
+export function stageSequence(opts: Record<string, unknown>, spec: RunSpec): StageSequence {
   const given = ['requestRates', 'concurrencies', 'auto', 'search'].filter((k) => opts[k] !== undefined);
   const names: Record<string, string> = { requestRates: '--request-rates', concurrencies: '--concurrencies', auto: '--auto', search: '--search' };
   if (given.length === 0) throw new UserError('sweep: say which stages to run: --request-rates 1,2,4,inf, --concurrencies 1,4,16,64, --auto 8, or --search with --slo');
@@ -43,7 +43,7 @@ export function sweepPlan(opts: Record<string, unknown>, spec: RunSpec): SweepPl
 }
 
 export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>, io: CliIo, driver: 'http' | 'virtual', distributed: CoordinatorFlags | null = null): Promise<number> {
-  const plan = sweepPlan(opts, spec);
+  const plan = stageSequence(opts, spec);
   const out = await sweepSession(spec, plan, { driver, distributed }, sessionContext(io, spec.output.progress));
   if (!out.started) return signalExitCode(io.signal);
   const { result, dir, reportPath, redactor } = out;

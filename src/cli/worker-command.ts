@@ -20,7 +20,7 @@ import type { WorkerFlags } from './distributed-flags.js';
 import { distributedHashes, stageLoadOf } from '../session/distributed-spec.js';
 import type { CliIo } from './io.js';
 import { infermeterVersion } from '../session/version.js';
-import { planRun } from '../session/run-plan.js';
+import { prepareRun } from '../session/prepare-run.js';
 import { shareCapacityCheck } from '../session/capacity-gate.js';
 import { signalExitCode } from './signals.js';
 import type { RunSpec } from '../session/run-spec.js';
@@ -34,7 +34,7 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
   const node = flags.index;
   const hashes = distributedHashes(spec);
   // The same checks as the coordinator's, before joining: a bad spec fails here, not mid-run.
-  const plan = await planRun(spec, () => {});
+  const plan = await prepareRun(spec, () => {});
   const threads = spec.load.workers ?? Math.max(1, availableParallelism() - 1);
   const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter worker ${node}`, flag: '--nats', waitMs: flags.waitMs, log, ...(io.signal ? { signal: io.signal } : {}) });
   const stop = new AbortController();
@@ -103,7 +103,7 @@ async function runStage(
   s: WorkerSession,
   o: { apiKey: string | null; threads: number; log: (line: string) => void; signal: AbortSignal },
 ): Promise<{ started: boolean; published: number; interrupted: boolean }> {
-  const plan = await planRun(spec, () => {});
+  const plan = await prepareRun(spec, () => {});
   const { target } = s.joined;
   const workload = { ...spec.workload, prompt_salt: spec.workload.prompt_salt ?? target.prompt_salt };
   const jobFor = (offset: number, step: number): LoadJob => ({

@@ -126,7 +126,6 @@ export const SweepStageFlagsSchema = z.object({
   searchStart: positive(false).optional(),
   searchMax: positive(false).optional(),
 });
-export type SweepStageFlags = z.output<typeof SweepStageFlagsSchema>;
 
 /**
  * What `compare` judges with (the API's `compare` options; the CLI's flags add the outputs below).

@@ -302,5 +302,4 @@ export function buildRunSpecSchema<W extends z.ZodType, S extends z.ZodType>(wor
 
 export type TargetSpec = z.output<typeof TargetSpecSchema>;
 export type LoadSpec = z.output<typeof LoadSpecSchema>;
-export type OutputSpec = z.output<typeof OutputSpecSchema>;
 export type ValiditySpec = z.output<typeof ValiditySpecSchema>;

@@ -87,13 +87,3 @@ export function parseCountOrDuration(input: string | number): { requests: number
     throw new UnitError(`expected a request count (e.g. 20) or a duration (e.g. 30s), got "${input}"`);
   }
 }
-
-/** Formats milliseconds compactly for humans: 850ms, 12.5s, 3m20s, 1h05m. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(s < 10 ? 2 : 1)}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(Math.floor(s % 60)).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { money } from '../report/cost-summary.js';
+import { money } from '../util/money.js';
 import { formatRate, qualityFigureRows } from '../report/quality-summary.js';
 import type { RunResult } from '../report/result-json.js';
 

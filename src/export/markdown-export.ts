@@ -16,6 +16,7 @@ import { runGates } from '../analysis/gates.js';
 import { gatesMarkdown } from './ci-summary.js';
 import { markdownQuality } from './markdown-quality.js';
 import { mdTable, mdText } from './markdown-table.js';
+import { THROUGHPUT_HEAD, throughputCells } from '../report/throughput-rows.js';
 
 
 /** Charts the Markdown summary carries, in order. */
@@ -58,15 +59,7 @@ export async function markdownSummary(bundle: RunBundle, chartsDir: string): Pro
   out.push('', mdTable(['Latency (ms)', 'n', 'mean', 'p50', 'p90', 'p99', 'max'], LATENCY.map(([k, l]) => latencyRow(l, m.latency[k]))));
   out.push(
     '',
-    mdTable(
-      ['Throughput', 'value'],
-      [
-        ['Requests/s', fmt(m.throughput.request_per_s, 3)],
-        ['Output tokens/s', fmt(m.throughput.output_tokens_per_s, 1)],
-        ['Total tokens/s', fmt(m.throughput.total_tokens_per_s, 1)],
-        ['Peak concurrent requests', String(m.throughput.peak_concurrency)],
-      ],
-    ),
+    mdTable([...THROUGHPUT_HEAD], throughputCells(m).map((cells) => cells.map(mdText))),
   );
   const failures = Object.entries(m.requests.by_error_class);
   if (failures.length) out.push('', mdTable(['Failures', 'requests'], failures.map(([k, n]) => [mdText(k), String(n)])));

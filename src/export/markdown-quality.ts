@@ -4,7 +4,7 @@
  * successful tasks with their rate and cost. Same rows and wording as the console and the report.
  */
 import type { QualityFigures } from '../metrics/quality.js';
-import { money } from '../report/cost-summary.js';
+import { money } from '../util/money.js';
 import { formatRate, qualityFigureRows } from '../report/quality-summary.js';
 import { mdTable, mdText } from './markdown-table.js';
 

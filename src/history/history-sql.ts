@@ -2,7 +2,8 @@
  * `infermeter sql`: any DuckDB query over the history and the runs' own records. Views:
  * - `runs`: the history table (read-only);
  * - `records`: every records.jsonl under the results folder, one row per request, with `run_id`
- *   (the run directory's name) and derived `ttft_ms`, `e2el_ms`, `tpot_ms` columns.
+ *   (the run directory's name) and a column per request metric with a SQL form (`ttft_ms`,
+ *   `tpot_ms`, `e2el_ms`, …: metrics/sql-columns.ts), NULL outside the metric's population.
  * The query runs in a throwaway in-memory database, read-only by default: the views are defined
  * (the records read in, when the query names them) and then DuckDB's external access is switched
  * off and its configuration locked, so no statement can read or write a file, attach a database,
@@ -15,6 +16,7 @@ import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBResult
 import { UserError } from '../errors/user-error.js';
 import { foldJournal, HISTORY_FILE, OFFLINE, RUN_COLUMNS, retryOnLock, serialized } from './history-db.js';
 import type { JsonRow } from './history-query.js';
+import { requestMetricColumnsSql } from '../metrics/sql-columns.js';
 
 /** The records.jsonl columns and their SQL types (docs/records.md), fixed so the view does not depend on sampling. */
 const RECORD_COLUMNS: ReadonlyArray<readonly [string, string]> = [
@@ -47,6 +49,9 @@ const RECORD_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['reasoning_tokens', 'INTEGER'],
   // Requests with an answer check only (docs/quality.md): {kind, pass, outcome, reason}.
   ['quality', 'STRUCT(kind VARCHAR, pass BOOLEAN, outcome VARCHAR, reason VARCHAR)'],
+  // Retries (--retries) only: which attempt, and whether a later one superseded it.
+  ['attempt', 'INTEGER'],
+  ['retried', 'BOOLEAN'],
 ];
 
 /** records.jsonl files one or two levels down (a run, or a stage of a sweep). */
@@ -91,8 +96,8 @@ async function defineViews(c: DuckDBConnection, resultsDir: string, recordsAs: R
   }
   const files = recordsAs === 'empty' ? [] : recordFiles(dir);
   const cols = RECORD_COLUMNS.map(([n]) => n).join(', ');
-  const derived = `first_token_ms - sent_ms AS ttft_ms, end_ms - sent_ms AS e2el_ms,
-    CASE WHEN output_tokens > 1 AND first_token_ms IS NOT NULL THEN (end_ms - first_token_ms) / (output_tokens - 1) END AS tpot_ms`;
+  // The metric columns come from the registry's definitions, population rule included.
+  const derived = requestMetricColumnsSql();
   if (files.length === 0) {
     await c.run(`CREATE TABLE records_empty (run_id VARCHAR, ${RECORD_COLUMNS.map(([n, t]) => `${n} ${t}`).join(', ')}, filename VARCHAR)`);
     await c.run(`CREATE VIEW records AS SELECT run_id, ${cols}, ${derived} FROM records_empty`);

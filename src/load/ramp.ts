@@ -36,8 +36,6 @@ export interface Ramp {
   end_ms: number | null;
 }
 
-export const NO_RAMP: Ramp = { up_ms: 0, down_ms: 0, end_ms: null };
-
 export function hasRamp(r: Ramp | undefined): r is Ramp {
   return r !== undefined && (r.up_ms > 0 || r.down_ms > 0);
 }

@@ -25,10 +25,10 @@ import { chunkGapVisitor } from './chunk-gaps.js';
 import { LATENCY_METRICS, REASONING_METRICS } from './registry.js';
 import { answerTokens } from './defs/reasoning.js';
 import type { MetricsOptions, RunMetrics } from './run-metrics.js';
-import { DEFAULT_LATE_THRESHOLD_MS, runTotals, type Window } from './run-totals.js';
+import { DEFAULT_LATE_THRESHOLD_MS, runTotals, type TimeSpan } from './run-totals.js';
 import { summarizeOwned, type Distribution } from './stats.js';
 
-export type { Window } from './run-totals.js';
+export type { TimeSpan } from './run-totals.js';
 
 export function measureRecords(records: readonly RequestRecord[]): RequestRecord[] {
   return records.filter((r) => r.phase === 'measure');
@@ -42,7 +42,7 @@ export function measureRecords(records: readonly RequestRecord[]): RequestRecord
  * without answering would otherwise stretch the window by the grace the client chose (halving
  * the throughputs of a 30 s run with a 30 s grace) though it served nothing in it.
  */
-export function measuredWindow(measure: readonly RequestRecord[]): Window | null {
+export function measuredWindow(measure: readonly RequestRecord[]): TimeSpan | null {
   if (measure.length === 0) return null;
   let start = Infinity;
   let end = -Infinity;
@@ -107,7 +107,7 @@ function groupBy<K extends string | number>(
 /** Figures of measure-phase `measure` records over `window`. */
 export function computeOver(
   measure: readonly RequestRecord[],
-  window: Window | null,
+  window: TimeSpan | null,
   opts: MetricsOptions = {},
 ): RunMetrics {
   const slos = opts.slos ?? [];

@@ -14,7 +14,7 @@
  */
 import type { RequestRecord } from '../record/record.js';
 import type { RunMetrics } from './run-metrics.js';
-import type { Window } from './compute.js';
+import type { TimeSpan } from './compute.js';
 
 export const COST_SCHEMA = 'infermeter.cost/1';
 
@@ -89,10 +89,18 @@ export interface CostFigures {
 }
 
 const div = (a: number, b: number): number | null => (b > 0 ? a / b : null);
+
+/**
+ * Cost per 1M tokens: cost × 1e6 / tokens (null without tokens). The one formula: the cost
+ * block's `per_1m_tokens` and compare's resampled figure; a costed run's is read from its block.
+ */
+export function perMillionTokens(cost: number, tokens: number): number | null {
+  return div(cost * 1e6, tokens);
+}
 const times = (a: number | null, u: number | null): number | null => (a === null || u === null ? null : a * u);
 
 /** Length of the union of [sent_ms, end_ms] intervals, clipped to the window. */
-export function busyMs(records: readonly RequestRecord[], window: Window | null): number {
+export function busyMs(records: readonly RequestRecord[], window: TimeSpan | null): number {
   if (window === null) return 0;
   const spans = records
     .map((r) => [Math.max(r.sent_ms, window.start_ms), Math.min(r.end_ms, window.end_ms)] as const)
@@ -142,7 +150,7 @@ export function computeCost(m: RunMetrics, measure: readonly RequestRecord[], in
   const input = tokenCost(m.tokens.input_total, total * split.input_share);
   const output = tokenCost(m.tokens.output_total, total * (1 - split.input_share));
   const allTokens = m.tokens.input_total + m.tokens.output_total;
-  const per1m = div(total * 1e6, allTokens);
+  const per1m = perMillionTokens(total, allTokens);
   const window = m.start_ms !== null && m.end_ms !== null ? { start_ms: m.start_ms, end_ms: m.end_ms } : null;
   const busy = busyMs(measure, window) / 1000;
   const u = duration > 0 ? Math.min(1, busy / duration) : null;

@@ -7,7 +7,7 @@
 
 import type { RequestRecord } from '../record/record.js';
 import { SLO_METRICS } from './registry.js';
-import type { Slo } from './run-metrics.js';
+import type { GoodputSlo as Slo } from '../config/slo.js';
 
 export function meetsSlo(r: RequestRecord, slo: Slo): boolean {
   const def = SLO_METRICS[slo.metric];

@@ -5,7 +5,7 @@
  */
 
 import type { RequestRecord, RequestStatus } from '../record/record.js';
-import type { SloMetric } from './run-metrics.js';
+import type { GoodputMetric as SloMetric } from '../config/slo.js';
 
 export type MetricUnit = 'ms' | 'req/s' | 'tok/s' | 'requests' | 'ratio';
 
@@ -29,6 +29,12 @@ export interface RequestMetricDef extends MetricBase {
   value(r: RequestRecord): number | null;
   /** For SLO-able metrics: whether a request whose value is null meets an SLO on it. */
   readonly sloWhenUndefined?: 'meets' | 'fails';
+  /**
+   * `value` as a SQL expression over one row of records.jsonl (the `sql` command's `records`
+   * view, metrics/sql-columns.ts): the same float operations in the same order, NULL where
+   * `value` is null. Absent: the metric has no column there.
+   */
+  readonly sql?: string;
 }
 
 /** Several values per request (one per chunk gap), pooled across requests. */

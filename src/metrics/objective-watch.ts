@@ -22,7 +22,7 @@
 import type { GoodputSlo, Objective } from '../config/slo.js';
 import type { RequestRecord, RequestStatus } from '../record/record.js';
 import { isGood } from './goodput.js';
-import { compare } from './objectives.js';
+import { meets } from './objectives.js';
 import { METRICS } from './registry.js';
 
 const STATUS_RATES: Readonly<Record<string, (s: RequestStatus) => boolean>> = {
@@ -44,7 +44,7 @@ function trackerFor(o: Objective, goodput: readonly GoodputSlo[]): Tracker | nul
   if (o.window_ms !== null) return null;
   const def = METRICS.get(o.metric);
   if (!def) return null;
-  const violates = (v: number) => !compare(v, o.op, o.threshold);
+  const violates = (v: number) => !meets(v, o.op, o.threshold);
 
   if (def.kind === 'request' && o.statistic !== null && upper(o)) {
     const s = o.statistic;

@@ -23,7 +23,7 @@ import type { RequestRecord } from '../record/record.js';
 import { measuredWindow, measureRecords } from './compute.js';
 import type { MetricDef } from './metric-def.js';
 import { METRICS } from './registry.js';
-import { runTotals, type Window } from './run-totals.js';
+import { runTotals, type TimeSpan } from './run-totals.js';
 import { chunkGapVisitor } from './chunk-gaps.js';
 import { percentile } from './stats.js';
 import { gatherWeighted, weightedStatistic } from './weighted-values.js';
@@ -66,8 +66,8 @@ export interface ObjectiveOptions {
   goodput?: readonly GoodputSlo[];
 }
 
-/** `value op threshold`. */
-export function compare(value: number, op: Comparison, threshold: number): boolean {
+/** Whether `value op threshold` holds (an objective met by this value). */
+export function meets(value: number, op: Comparison, threshold: number): boolean {
   switch (op) {
     case '<':
       return value < threshold;
@@ -95,7 +95,7 @@ export function evaluateObjectives(
 export function objectiveValue(
   o: Objective,
   records: readonly RequestRecord[],
-  window: Window | null,
+  window: TimeSpan | null,
   goodput: readonly GoodputSlo[],
 ): number | null {
   const def = METRICS.get(o.metric);
@@ -111,7 +111,7 @@ export function objectiveValue(
   return statisticOf(valuesOf(def, records), statistic);
 }
 
-function evaluateOne(measure: readonly RequestRecord[], span: Window | null, o: Objective, goodput: readonly GoodputSlo[]): ObjectiveResult {
+function evaluateOne(measure: readonly RequestRecord[], span: TimeSpan | null, o: Objective, goodput: readonly GoodputSlo[]): ObjectiveResult {
   const value = objectiveValue(o, measure, span, goodput);
   const duration = span === null ? 0 : span.end_ms - span.start_ms;
   const wholeRun = o.window_ms === null || duration <= o.window_ms;
@@ -150,7 +150,7 @@ function evaluateOne(measure: readonly RequestRecord[], span: Window | null, o: 
   for (const w of windows) {
     if (w.value === null) continue;
     evaluated++;
-    if (compare(w.value, o.op, o.threshold)) met++;
+    if (meets(w.value, o.op, o.threshold)) met++;
     if (worst === null || (higherIsWorse ? w.value > worst.value : w.value < worst.value)) {
       worst = { index: w.index, start_ms: w.start_ms, end_ms: w.end_ms, value: w.value };
     }

@@ -7,7 +7,7 @@
  * its own share. Rule and example: docs/metrics.md §Throughput.
  */
 import type { RequestRecord } from '../record/record.js';
-import type { Window } from './run-totals.js';
+import type { TimeSpan } from './run-totals.js';
 import { ChunkTimes } from '../record/record-columns.js';
 
 const chunkTimes = new ChunkTimes();
@@ -31,7 +31,7 @@ export interface OfferedWindow {
 export const MIN_OFFERED_MS = 1000;
 
 /** Null when the offered span is shorter than MIN_OFFERED_MS or there is no window. */
-export function offeredWindow(measure: readonly RequestRecord[], window: Window | null): OfferedWindow | null {
+export function offeredWindow(measure: readonly RequestRecord[], window: TimeSpan | null): OfferedWindow | null {
   if (window === null || measure.length === 0) return null;
   let lastSend = -Infinity;
   for (const r of measure) lastSend = Math.max(lastSend, r.sent_ms);

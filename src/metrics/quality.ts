@@ -8,7 +8,7 @@
  */
 import type { RequestRecord } from '../record/record.js';
 import { isGood } from './goodput.js';
-import type { Slo } from './run-metrics.js';
+import type { GoodputSlo as Slo } from '../config/slo.js';
 
 export const QUALITY_SCHEMA = 'infermeter.quality/1';
 

@@ -5,7 +5,7 @@
  */
 
 import type { MetricDef, SloMetricDef } from './metric-def.js';
-import type { SloMetric } from './run-metrics.js';
+import type { GoodputMetric as SloMetric } from '../config/slo.js';
 import { cancelRate, errorRate, failureRate, lateRequests, timeoutRate } from './defs/errors.js';
 import { itl } from './defs/itl.js';
 import { e2el, e2elFromSchedule, scheduleLag, ttft, ttftFromSchedule } from './defs/latency.js';

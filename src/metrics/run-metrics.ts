@@ -15,17 +15,12 @@ import type { Distribution } from './stats.js';
 import type { Outage } from './defs/availability.js';
 import type { BatchFigures } from './batch-figures.js';
 
-/** Per-request SLOs (goodput): their vocabulary lives in config/slo.ts. */
-export type { GoodputMetric as SloMetric, GoodputSlo as Slo } from '../config/slo.js';
-
 export interface MetricsOptions {
   /** Per-request SLOs for goodput; goodput is null when absent or empty. */
   slos?: readonly Slo[];
   /** A request is late when sent_ms − scheduled_ms > lateThresholdMs. Default 10. */
   lateThresholdMs?: number;
 }
-
-export { DEFAULT_LATE_THRESHOLD_MS } from './run-totals.js';
 
 export interface RunMetrics {
   schema: 'infermeter.metrics/1';

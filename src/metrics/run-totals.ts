@@ -14,8 +14,8 @@ import { peak, secondBuckets } from './peaks.js';
 
 export const DEFAULT_LATE_THRESHOLD_MS = 10;
 
-/** The measured window: first sent_ms → last end_ms over the given records. */
-export interface Window {
+/** A span of run time in ms: the measured window (first sent_ms → last end_ms of the measured records) or one SLO window. */
+export interface TimeSpan {
   start_ms: number;
   end_ms: number;
 }
@@ -27,7 +27,7 @@ export interface Window {
  */
 export function runTotals(
   measure: readonly RequestRecord[],
-  window: Window | null,
+  window: TimeSpan | null,
   slos: readonly GoodputSlo[],
   lateMs: number = DEFAULT_LATE_THRESHOLD_MS,
 ): RunTotals {

@@ -16,7 +16,7 @@
  * may carry weights (a value standing for several equal values, chunk-gaps.ts): the same
  * multiset, so the same count, extremes and percentiles; the sum adds value × weight.
  */
-import { emptyDistribution, REPORTED_PERCENTILES, type Distribution } from './stats.js';
+import { emptyDistribution, interpolate, REPORTED_PERCENTILES, type Distribution } from './stats.js';
 
 interface Gathered {
   /** Values in lower buckets. */
@@ -170,10 +170,7 @@ export function summarizeBatches(visit: BatchVisitor): Distribution {
     const h = (n - 1) * (p / 100);
     const lo = Math.floor(h);
     const t = h - lo;
-    const a = byRank(lo);
-    const b = byRank(Math.min(lo + 1, n - 1));
-    const diff = b - a;
-    d[key] = t >= 0.5 ? b - diff * (1 - t) : a + diff * t;
+    d[key] = interpolate(byRank(lo), byRank(Math.min(lo + 1, n - 1)), t);
   }
   return d;
 }

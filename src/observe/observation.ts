@@ -6,7 +6,7 @@ import type { SeriesId } from './engines.js';
 import { SERIES_IDS } from './engines.js';
 import type { SourceReport } from './scraper.js';
 import type { Snapshot } from './snapshot.js';
-import { summarize, windowsOf, type SeriesSummary } from './series.js';
+import { summarizeSeries, windowsOf, type SeriesSummary } from './series.js';
 
 export const SERVER_OBSERVATION_VERSION = 1;
 
@@ -34,7 +34,7 @@ export function observationOf(
   toMs: number,
 ): ServerObservation {
   const windows = windowsOf(snapshots);
-  const series = summarize(windows, fromMs, toMs);
+  const series = summarizeSeries(windows, fromMs, toMs);
   const restarts = windows.filter((w) => w.end_ms > fromMs && w.start_ms < toMs).reduce((a, w) => a + (w.resets > 0 ? 1 : 0), 0);
   return {
     version: SERVER_OBSERVATION_VERSION,

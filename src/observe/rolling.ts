@@ -3,7 +3,7 @@
  * before it, so memory stays bounded however long a service is watched.
  */
 import type { Snapshot } from './snapshot.js';
-import { summarize, windowsOf, type SeriesSummary, type Window } from './series.js';
+import { summarizeSeries, windowsOf, type SeriesSummary, type ScrapeWindow } from './series.js';
 import type { SeriesId } from './engines.js';
 
 export class RollingSeries {
@@ -16,7 +16,7 @@ export class RollingSeries {
   }
 
   /** Windows between scrapes that end within the last `windowMs` before `nowMs`; older snapshots are dropped. */
-  windows(nowMs: number): Window[] {
+  windows(nowMs: number): ScrapeWindow[] {
     const from = nowMs - this.windowMs;
     // keep the newest snapshot at or before `from` per source: it opens the first window
     const keep: Snapshot[] = [];
@@ -32,6 +32,6 @@ export class RollingSeries {
   }
 
   summary(nowMs: number): Partial<Record<SeriesId, SeriesSummary>> {
-    return summarize(this.windows(nowMs));
+    return summarizeSeries(this.windows(nowMs));
   }
 }

@@ -42,7 +42,8 @@ export function histogramDelta(earlier: HistogramValue, later: HistogramValue): 
   };
 }
 
-function addHistogram(a: HistogramValue | null, b: HistogramValue): HistogramValue {
+/** a + b, bucket by bucket (a fresh copy of b when a is null); a histogram with other bounds than a is left out. */
+export function addHistogram(a: HistogramValue | null, b: HistogramValue): HistogramValue {
   if (a === null) return { le: [...b.le], counts: [...b.counts], sum: b.sum, count: b.count };
   if (a.le.length !== b.le.length || a.le.some((x, i) => x !== b.le[i])) return a; // incompatible bounds: keep the first
   return { le: a.le, counts: a.counts.map((c, i) => c + (b.counts[i] as number)), sum: a.sum + b.sum, count: a.count + b.count };
@@ -55,7 +56,8 @@ export type WindowValue =
   | { kind: 'ratio'; num: number; den: number; value: number | null }
   | { kind: 'histogram'; hist: HistogramValue };
 
-export interface Window {
+/** One source's values between two consecutive scrapes. */
+export interface ScrapeWindow {
   source: number;
   start_ms: number;
   end_ms: number;
@@ -86,21 +88,21 @@ function windowValue(prev: RawValue | undefined, cur: RawValue, dtS: number): { 
 }
 
 /** Windows between consecutive snapshots of each source, in time order per source. */
-export function windowsOf(snapshots: readonly Snapshot[]): Window[] {
+export function windowsOf(snapshots: readonly Snapshot[]): ScrapeWindow[] {
   const bySource = new Map<number, Snapshot[]>();
   for (const s of snapshots) {
     let list = bySource.get(s.source);
     if (!list) bySource.set(s.source, (list = []));
     list.push(s);
   }
-  const out: Window[] = [];
+  const out: ScrapeWindow[] = [];
   for (const [source, list] of bySource) {
     list.sort((a, b) => a.t_ms - b.t_ms);
     for (let i = 1; i < list.length; i++) {
       const a = list[i - 1] as Snapshot;
       const b = list[i] as Snapshot;
       const dtS = (b.t_ms - a.t_ms) / 1000;
-      const w: Window = { source, start_ms: a.t_ms, end_ms: b.t_ms, values: {}, resets: 0 };
+      const w: ScrapeWindow = { source, start_ms: a.t_ms, end_ms: b.t_ms, values: {}, resets: 0 };
       for (const id of SERIES_IDS) {
         const cur = b.values[id];
         if (!cur) continue;
@@ -141,7 +143,7 @@ function combinesByMean(id: SeriesId): boolean {
  * first, then across sources: replicas' gauges of counts and rates add, ratios average,
  * histograms merge.
  */
-export function summarize(windows: readonly Window[], fromMs = -Infinity, toMs = Infinity): Partial<Record<SeriesId, SeriesSummary>> {
+export function summarizeSeries(windows: readonly ScrapeWindow[], fromMs = -Infinity, toMs = Infinity): Partial<Record<SeriesId, SeriesSummary>> {
   const inSpan = windows.filter((w) => w.end_ms > fromMs && w.start_ms < toMs);
   const sources = [...new Set(inSpan.map((w) => w.source))];
   const out: Partial<Record<SeriesId, SeriesSummary>> = {};

@@ -5,9 +5,9 @@
  * objective is breached (an alert line, and exit 3 at the end).
  */
 import type { Objective } from '../config/slo.js';
-import { compare } from '../metrics/objectives.js';
+import { meets } from '../metrics/objectives.js';
 import type { SeriesId } from './engines.js';
-import { histogramQuantile, type Window } from './series.js';
+import { addHistogram, histogramQuantile, type ScrapeWindow } from './series.js';
 import type { HistogramValue } from './snapshot.js';
 
 /** Objective metrics (registry ids, ms) the server's histograms measure. */
@@ -20,18 +20,11 @@ export function unsupportedReason(o: Objective): string | null {
   return null;
 }
 
-function merged(windows: readonly Window[], id: SeriesId): HistogramValue | null {
+function merged(windows: readonly ScrapeWindow[], id: SeriesId): HistogramValue | null {
   let out: HistogramValue | null = null;
   for (const w of windows) {
     const v = w.values[id];
-    if (v?.kind !== 'histogram') continue;
-    const h = v.hist;
-    if (out === null) out = { le: [...h.le], counts: [...h.counts], sum: h.sum, count: h.count };
-    else if (out.le.length === h.le.length && out.le.every((x, i) => x === h.le[i])) {
-      out.counts = out.counts.map((c, i) => c + (h.counts[i] as number));
-      out.sum += h.sum;
-      out.count += h.count;
-    }
+    if (v?.kind === 'histogram') out = addHistogram(out, v.hist);
   }
   return out;
 }
@@ -75,12 +68,12 @@ export class ServerObjective {
   ) {}
 
   /** Judges the objective over the windows ending in the last window length before `nowMs`. */
-  evaluate(windows: readonly Window[], nowMs: number): ObjectiveState {
+  evaluate(windows: readonly ScrapeWindow[], nowMs: number): ObjectiveState {
     const o = this.objective;
     const span = o.window_ms ?? this.defaultWindowMs;
     const hist = merged(windows.filter((w) => w.end_ms > nowMs - span), SERVER_SERIES[o.metric] as SeriesId);
     const value = hist ? statisticMs(o, hist) : null;
-    const held = value === null ? null : compare(value, o.op, o.threshold);
+    const held = value === null ? null : meets(value, o.op, o.threshold);
     if (held !== null) {
       this.evaluations++;
       if (held) this.passes++;

@@ -11,6 +11,7 @@ import { renderCost } from './cost-summary.js';
 import type { QualityFigures } from '../metrics/quality.js';
 import { renderQuality } from './quality-summary.js';
 import { textTable } from '../util/text-table.js';
+import { THROUGHPUT_HEAD, throughputCells } from './throughput-rows.js';
 
 const fmt = (v: number | null, digits = 2): string => (v === null ? '—' : v.toFixed(digits));
 const pct = (v: number | null): string => (v === null ? '—' : `${(v * 100).toFixed(2)}%`);
@@ -110,30 +111,9 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
   }
   if (b) out.push(`No TTFT, TPOT or ITL: these requests generate no tokens (one answer per request, its latency is E2E); ${b.requests} requests carried ${b.inputs_total} inputs, batch size mean ${fmt(b.batch_size_mean, 1)}, max ${b.batch_size_max}`);
   out.push('');
-  const t = m.throughput;
   out.push(`Throughput over the measured window, ${fmt(m.duration_s, 1)} s (first send → last end):`);
   out.push(
-    table(
-      ['Throughput', 'value'],
-      b
-        ? [
-            ['Requests/s', fmt(t.request_per_s, 3)],
-            ['Inputs/s', fmt(b.inputs_per_s, 1)],
-            ['Input tokens/s', fmt(b.input_tokens_per_s, 1)],
-            ['Peak concurrent requests', String(t.peak_concurrency)],
-            ['Inputs (total)', String(b.inputs_total)],
-            ['Input tokens (total)', String(m.tokens.input_total)],
-          ]
-        : [
-        ['Requests/s', fmt(t.request_per_s, 3)],
-        ['Output tokens/s', fmt(t.output_tokens_per_s, 1)],
-        ['Total tokens/s', fmt(t.total_tokens_per_s, 1)],
-        ['Peak output tokens/s (1 s)', fmt(t.peak_output_tokens_per_s, 0)],
-        ['Peak concurrent requests', String(t.peak_concurrency)],
-        ['Input tokens (total)', String(m.tokens.input_total)],
-        ['Output tokens (total)', String(m.tokens.output_total)],
-          ],
-    ),
+    textTable([...THROUGHPUT_HEAD], throughputCells(m), { leftColumns: 2 }),
   );
   const offered = offeredLine(m);
   if (offered !== null) out.push(offered);

@@ -1,13 +1,7 @@
 /** The cost block of the console summary (figures from src/metrics/cost.ts). */
 import type { CostFigures } from '../metrics/cost.js';
+import { money } from '../util/money.js';
 
-/** Money with enough digits for sub-cent figures: 12.35, 0.0213, 0.000041. */
-export function money(v: number | null, currency: string): string {
-  if (v === null) return '—';
-  const abs = Math.abs(v);
-  const digits = abs >= 100 ? 2 : abs >= 1 ? 3 : abs >= 0.01 ? 4 : 6;
-  return `${currency === 'USD' ? '$' : `${currency} `}${v.toFixed(digits)}`;
-}
 
 export function renderCost(c: CostFigures): string {
   const m = (v: number | null) => money(v, c.currency);

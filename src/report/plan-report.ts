@@ -1,5 +1,5 @@
 /** `infermeter plan` output: the arithmetic per option, then the options ranked by monthly cost. */
-import { money } from '../analysis/plan/capacity.js';
+import { money } from '../util/money.js';
 import type { CapacityPlan } from '../analysis/plan/capacity.js';
 
 /** One search of plan's: every probe in order and the outcome (src/sweep/search.ts runs it). */
@@ -93,7 +93,7 @@ export function renderPlanText(r: PlanReport): string {
   out.push('', 'Options ranked by monthly cost:');
   const rows = ranked(r.options).map((o, i) =>
     o.feasible && o.plan
-      ? [String(i + 1), o.name, o.rate_per_replica_rps!.toFixed(2), String(o.plan.replicas), String(o.plan.gpus), o.plan.monthly_cost === null ? '—' : money(o.plan.monthly_cost, r.currency), o.max_concurrency === null ? '—' : String(o.max_concurrency), o.max_input_len === null ? '—' : String(o.max_input_len), o.max_output_len === null ? '—' : String(o.max_output_len)]
+      ? [String(i + 1), o.name, o.rate_per_replica_rps!.toFixed(2), String(o.plan.replicas), String(o.plan.gpus), o.plan.monthly_cost === null ? '—' : money(o.plan.monthly_cost, r.currency, 2), o.max_concurrency === null ? '—' : String(o.max_concurrency), o.max_input_len === null ? '—' : String(o.max_input_len), o.max_output_len === null ? '—' : String(o.max_output_len)]
       : ['-', o.name, `cannot meet the SLOs: ${o.reason}`, '', '', '', '', '', ''],
   );
   const header = ['rank', 'option', 'req/s per replica', 'replicas', 'GPUs', 'monthly cost', 'max conc.', 'max in', 'max out'];

@@ -1,7 +1,7 @@
 /** The quality block of the console summary (figures from src/metrics/quality.ts, docs/quality.md). */
 import type { QualityFigures, Rate } from '../metrics/quality.js';
 import { textTable } from '../util/text-table.js';
-import { money } from './cost-summary.js';
+import { money } from '../util/money.js';
 
 /** `87.5% [80.1–92.4%] (70/80)`: a share with its 95% interval and counts. */
 export function formatRate(r: Rate | null): string {

@@ -6,7 +6,7 @@
 import { monitorEventLoopDelay, performance as perf } from 'node:perf_hooks';
 import { loadRamp, sendTimes } from '../load/send-times.js';
 import { hasRamp } from '../load/ramp.js';
-import type { PhasePlan } from '../load/phases.js';
+import type { PhaseBounds } from '../load/phases.js';
 import type { Clock, RequestRecord } from '../record/record.js';
 import type { LoadSpec, TargetSpec } from '../config/schema.js';
 import { HttpTarget } from '../client/http-client.js';
@@ -35,7 +35,7 @@ export interface LoadJob {
   tokenScale: number;
   /** Requests of the whole run (null: by time), and the phase plan over global indices. */
   totalRequests: number | null;
-  phases: PhasePlan;
+  phases: PhaseBounds;
   shard: Shard;
   /** Print dataset warnings (only one shard should). */
   warn: boolean;

@@ -3,7 +3,7 @@
  * counters for progress, and `launch`, which sends one request and records its completion.
  * An executor only decides *when* to call launch.
  */
-import { phaseOf, type PhasePlan } from '../load/phases.js';
+import { phaseOf, type PhaseBounds } from '../load/phases.js';
 import { emptyRecord, type Clock, type RequestRecord } from '../record/record.js';
 import type { WorkItem } from '../workload/types.js';
 import { FloatBuffer } from '../util/byte-buffer.js';
@@ -51,7 +51,7 @@ export class LoopContext {
   constructor(
     readonly clock: Clock,
     readonly sender: Sender,
-    private readonly phases: PhasePlan,
+    private readonly phases: PhaseBounds,
     readonly shard: Shard,
     /** Requests of this shard before it stops (null: by time only). */
     readonly totalRequests: number | null,

@@ -4,7 +4,7 @@
  * it or on Ctrl-C. It never hides lateness: every record keeps the time the load model
  * wanted (`scheduled_ms`) and the time it was sent (`sent_ms`).
  */
-import type { PhasePlan } from '../load/phases.js';
+import type { PhaseBounds } from '../load/phases.js';
 import type { Clock, RequestRecord } from '../record/record.js';
 import type { Workload } from '../workload/types.js';
 import { runClosedLoop, type ClosedLoopPlan } from './executors/closed-loop.js';
@@ -22,7 +22,7 @@ export type LoadPlan = OpenLoopPlan | ClosedLoopPlan | SessionPlan;
 
 export interface RunnerOptions {
   plan: LoadPlan;
-  phases: PhasePlan;
+  phases: PhaseBounds;
   /** Which requests of the whole run this loop sends (worker threads); default: all. */
   shard?: Shard;
   /** Stop after this many requests of this shard (null: by time only). */

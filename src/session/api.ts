@@ -8,7 +8,7 @@ import { validateSpec } from '../config/load-spec.js';
 import { UserError } from '../errors/user-error.js';
 import type { RunResult } from '../report/result-json.js';
 import type { ProgressSnapshot } from '../runner/progress.js';
-import type { SweepPlan } from '../sweep/run-sweep.js';
+import type { StageSequence } from '../sweep/run-sweep.js';
 import type { SweepResult } from '../sweep/sweep-result.js';
 import { analyzeRun } from './analyze.js';
 import type { SessionContext } from './context.js';
@@ -92,7 +92,7 @@ export async function runRepeated(spec: RunSpecInput, repeat: number, o: Session
   return { dir: out.dir, repeats: out.file, results: out.runs.map((r) => r.result) };
 }
 
-function sweepPlanOf(stages: SweepStages): SweepPlan {
+function stageSequenceOf(stages: SweepStages): StageSequence {
   if ('request_rates' in stages) return { mode: 'list', loads: stages.request_rates.map((rate) => ({ kind: 'rate', rate })) };
   if ('concurrencies' in stages) return { mode: 'list', loads: stages.concurrencies.map((concurrency) => ({ kind: 'concurrency', concurrency })) };
   if ('auto' in stages) return { mode: 'auto', n: stages.auto };
@@ -103,7 +103,7 @@ function sweepPlanOf(stages: SweepStages): SweepPlan {
 
 /** Stage after stage at rising load; `virtual: true` runs it in virtual time (`sim sweep`). */
 export async function sweep(spec: RunSpecInput, stages: SweepStages, o: SessionOptions & { virtual?: boolean } = {}): Promise<SweepResult> {
-  const out = await sweepSession(runSpec(spec), sweepPlanOf(stages), { driver: o.virtual ? 'virtual' : 'http' }, contextOf(o));
+  const out = await sweepSession(runSpec(spec), stageSequenceOf(stages), { driver: o.virtual ? 'virtual' : 'http' }, contextOf(o));
   if (!out.started) throw new AbortedBeforeStart();
   return out.result;
 }

@@ -19,6 +19,7 @@ import { qualitySample } from '../analysis/compare/quality-delta.js';
 import type { RequestRecord } from '../record/record.js';
 import type { RunBundle } from '../store/run-bundle.js';
 import type { Slo } from '../metrics/index.js';
+import type { CostFigures } from '../metrics/cost.js';
 import { isSweepDir, readSweep } from './saved-sweep.js';
 
 /** Every side read, and the pairs to judge (baseline first in each). */
@@ -39,7 +40,8 @@ interface SideContext {
   slos: Slo[];
   /** The saved validity verdict. */
   validity: { valid?: unknown; reasons?: unknown } | null;
-  cost: { gpu_hour_cost: number; gpus: number } | null;
+  /** The run's cost block (result.json), when it was costed. */
+  cost: Pick<CostFigures, 'gpu_hour_cost' | 'gpus' | 'per_1m_tokens'> | null;
 }
 
 /** A side from its records (a run's, or one sweep stage's) and the context they ran in. */
@@ -47,8 +49,8 @@ function sideFromRecords(label: string, records: RequestRecord[], ctx: SideConte
   const metrics = computeMetrics(records, { slos: ctx.slos });
   const measure = measureRecords(records);
   const costPerS = ctx.cost ? (ctx.cost.gpu_hour_cost * ctx.cost.gpus) / 3600 : null;
-  const allTokens = metrics.tokens.input_total + metrics.tokens.output_total;
-  const costPer1m = costPerS !== null && allTokens > 0 ? ((costPerS * metrics.duration_s) / allTokens) * 1e6 : null;
+  // The point figure is the cost block's, computed from the same records when the run finished.
+  const costPer1m = ctx.cost?.per_1m_tokens ?? null;
   const ok = measure.filter((r) => r.status === 'ok');
   return {
     label,

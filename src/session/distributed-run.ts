@@ -29,7 +29,7 @@ import { runRedactor, type RunSessionOutcome } from './run.js';
 import { RunObserver } from '../observe/run-observer.js';
 import { infermeterVersion } from './version.js';
 import { recordInHistory } from './record-history.js';
-import { describeLoad, planRun } from './run-plan.js';
+import { describeLoad, prepareRun } from './prepare-run.js';
 import type { RunSpec } from './run-spec.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 
@@ -42,7 +42,7 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
   }
   // Hashed as the workers hash it: before the coordinator picks the prompt salt it hands them.
   const hash = distributedHashes(spec).spec;
-  const plan = await planRun(spec, log);
+  const plan = await prepareRun(spec, log);
   checkRunBounds(spec, plan, { held: 'objects', warn: log, freeSpace: ctx.freeSpace });
   const link = await NatsLink.open(flags.natsUrl, flags.runId, { name: `infermeter coordinator ${flags.runId}`, flag: '--distributed', waitMs: flags.workerWaitMs, log, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   let target: OpenTarget | null = null;
@@ -121,7 +121,7 @@ interface Collecting {
   link: NatsLink;
   dir: RunDir | null;
   state: RunState;
-  plan: Awaited<ReturnType<typeof planRun>>;
+  plan: Awaited<ReturnType<typeof prepareRun>>;
   redactor: Redactor;
   target: OpenTarget | null;
   resumed: boolean;

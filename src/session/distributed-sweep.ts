@@ -23,7 +23,7 @@ import { distributedHashes, stageLoadMessage } from './distributed-spec.js';
 import type { SessionContext } from './context.js';
 import { measureLoad } from './measure.js';
 import { infermeterVersion } from './version.js';
-import { planRun } from './run-plan.js';
+import { prepareRun } from './prepare-run.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
 import { earlyStop, stageResult, stageSpec, type StageSink } from './sweep-stages.js';
@@ -85,7 +85,7 @@ export class DistributedSweep {
     return async (load, role, index) => {
       if (this.active.length === 0) throw new UserError('every worker was lost: no stage can run');
       const s = stageSpec(spec, load, index);
-      const plan = await planRun(s, log);
+      const plan = await prepareRun(s, log);
       // A closed loop of c users runs on at most c workers: a worker without a user would send nothing of its share.
       const nodes = load.kind === 'concurrency' ? this.active.slice(0, Math.max(1, load.concurrency)) : [...this.active];
       const joined = await coord.stageReady({ type: 'stage', stage: index, load: stageLoadMessage(load), nodes }, flags.workerWaitMs, flags.workerTimeoutMs);

@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { ClientHealth } from '../analysis/run-validity.js';
-import type { PhasePlan } from '../load/phases.js';
+import type { PhaseBounds } from '../load/phases.js';
 import { preconnectCount, type LoadJob } from '../runner/load-job.js';
 import type { ProgressListener } from '../runner/progress.js';
 import type { RecordSink } from '../runner/run-load.js';
@@ -26,7 +26,7 @@ export interface Driven extends DriveOutcome {
 export async function driveLoad(
   spec: RunSpec,
   target: OpenTarget,
-  plan: { totalRequests: number | null; phases: PhasePlan },
+  plan: { totalRequests: number | null; phases: PhaseBounds },
   hooks: {
     onRecord: RecordSink;
     onProgress?: ProgressListener;
@@ -77,7 +77,7 @@ export async function driveLoad(
 }
 
 /** The in-process worker pool as the pipeline's driver (measure.ts). */
-export function poolDriver(spec: RunSpec, target: OpenTarget, plan: { totalRequests: number | null; phases: PhasePlan }, o: { signal?: AbortSignal; log?: (line: string) => void }): (hooks: DriveHooks) => Promise<Driven> {
+export function poolDriver(spec: RunSpec, target: OpenTarget, plan: { totalRequests: number | null; phases: PhaseBounds }, o: { signal?: AbortSignal; log?: (line: string) => void }): (hooks: DriveHooks) => Promise<Driven> {
   return (hooks) =>
     driveLoad(spec, target, plan, {
       onRecord: hooks.onRecord,

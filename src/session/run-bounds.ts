@@ -12,7 +12,7 @@ import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { UserError } from '../errors/user-error.js';
 import { freeSpace } from '../store/free-space.js';
-import type { RunPlan } from './run-plan.js';
+import type { PreparedRun } from './prepare-run.js';
 import type { RunSpec } from './run-spec.js';
 
 /** How a run holds its records until the figures: JS objects (run, sweeps) or typed columns (sim run). */
@@ -41,7 +41,7 @@ export interface RunSize {
 }
 
 /** The run's size as far as it is known before t = 0. */
-export function runSize(spec: RunSpec, plan: Pick<RunPlan, 'totalRequests' | 'workload'>): RunSize {
+export function runSize(spec: RunSpec, plan: Pick<PreparedRun, 'totalRequests' | 'workload'>): RunSize {
   const load = spec.load;
   let requests = plan.totalRequests;
   if (requests === null && load.duration_ms !== null && load.concurrency === null && Number.isFinite(load.request_rate)) {
@@ -116,7 +116,7 @@ export function checkResultsRoom(spec: RunSpec, size: RunSize, warn: (line: stri
  */
 export function checkRunBounds(
   spec: RunSpec,
-  plan: Pick<RunPlan, 'totalRequests' | 'workload'>,
+  plan: Pick<PreparedRun, 'totalRequests' | 'workload'>,
   o: { held: HeldAs; warn: (line: string) => void; stages?: number; freeSpace?: ((dir: string) => number | null) | undefined },
 ): void {
   const size = runSize(spec, plan);

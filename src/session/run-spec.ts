@@ -54,7 +54,7 @@ const TOKEN_TIMING_METRICS = new Set(['ttft_ms', 'ttft_from_schedule_ms', 'tpot_
  */
 function checkEndpointKind(spec: RunSpec, flagPaths: { has(path: string): boolean }): void {
   const t = spec.target;
-  // A plugin's kind is known once its module is loaded (planRun, run-plan.ts), which checks it then.
+  // A plugin's kind is known once its module is loaded (prepareRun, prepare-run.ts), which checks it then.
   if (isPluginPath(t.endpoint_type)) return;
   checkEndpointKindFits(spec, resolveEndpointKind(t.endpoint_type, t.endpoint), flagPaths);
 }

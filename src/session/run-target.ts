@@ -14,7 +14,7 @@ import { redactUrl } from '../util/redact.js';
 import type { Workload } from '../workload/index.js';
 import { startBuiltInSimulator } from './builtin-sim.js';
 import { ColdStartStep } from './cold-start-step.js';
-import { checkContextLength, defaultIgnoreEos, describePromptReuse } from './run-plan.js';
+import { checkContextLength, defaultIgnoreEos, describePromptReuse } from './prepare-run.js';
 import type { RunSpec } from './run-spec.js';
 
 export interface OpenTarget {

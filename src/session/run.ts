@@ -13,7 +13,7 @@ import { ProgressFile } from '../store/progress-file.js';
 import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
 import { completeRun, type CompletedRun } from './finish-run.js';
 import { recordInHistory } from './record-history.js';
-import { describeLoad, planRun } from './run-plan.js';
+import { describeLoad, prepareRun } from './prepare-run.js';
 import type { RunSpec } from './run-spec.js';
 import { resolveCostInputs } from './cost-inputs.js';
 import { capacityGate, capacitySection } from './capacity-gate.js';
@@ -68,7 +68,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
   try {
     saltPrompts(spec);
     // Everything the user could have got wrong is checked before anything starts.
-    const { workload, totalRequests, phases } = await planRun(spec, log);
+    const { workload, totalRequests, phases } = await prepareRun(spec, log);
     checkRunBounds(spec, { workload, totalRequests }, { held: 'objects', warn: log, freeSpace: ctx.freeSpace });
     const simulated = spec.target.base_url === null;
     const cost = resolveCostInputs(spec.cost, simulated ? { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware } : { gpus: null, gpuType: null });

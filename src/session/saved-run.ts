@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { RunResult } from '../report/result-json.js';
 import { unreadableResultSchema } from '../store/result-schema.js';
 import { UserError } from '../errors/user-error.js';
-import type { Slo } from '../metrics/run-metrics.js';
+import type { GoodputSlo as Slo } from '../config/slo.js';
 
 /** The fields of spec.json analyze reads (the run spec as validated, secrets removed). */
 interface SavedSpec {

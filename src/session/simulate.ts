@@ -23,7 +23,7 @@ import type { SessionContext } from './context.js';
 import { virtualProgress } from './virtual-progress.js';
 import { simEngine, simReasoning } from './builtin-sim.js';
 import { recordInHistory } from './record-history.js';
-import { describeLoad, planRun, type RunPlan } from './run-plan.js';
+import { describeLoad, prepareRun, type PreparedRun } from './prepare-run.js';
 import type { RunSpec } from './run-spec.js';
 import type { RunPlacement } from './run.js';
 import { resolveCostInputs } from './cost-inputs.js';
@@ -72,7 +72,7 @@ function fnv32(text: string): number {
  */
 export function simulate(
   spec: RunSpec,
-  plan: RunPlan,
+  plan: PreparedRun,
   model: string,
   live: { step: NonNullable<VirtualOptions['onStep']>; finish: () => void } = { step: () => {}, finish: () => {} },
   stream: RecordStream | null = null,
@@ -181,7 +181,7 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
   if (spec.target.base_url !== null) throw new UserError('--base-url: sim run drives the simulated engine in virtual time; use `infermeter run` for a server');
   const load = spec.load;
   const cost = resolveCostInputs(spec.cost, { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware });
-  const plan = await planRun(spec, log, { lengthsOnly: true });
+  const plan = await prepareRun(spec, log, { lengthsOnly: true });
   checkRunBounds(spec, plan, { held: 'columns', warn: log, freeSpace: ctx.freeSpace });
   const workload = plan.workload;
   const timed = workload.timed ?? null;

@@ -17,7 +17,7 @@ import type { RunStage } from '../sweep/run-sweep.js';
 import { stagePromptSalt, type StageLoad, type StageRole } from '../sweep/stages.js';
 import type { StageResult } from '../sweep/sweep-result.js';
 import { healthOf, loadThreads, poolDriver } from './drive-load.js';
-import { planRun, type RunPlan } from './run-plan.js';
+import { prepareRun, type PreparedRun } from './prepare-run.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
 import { simulate, type SimulatedServer } from './simulate.js';
@@ -40,7 +40,7 @@ export function stageSpec(spec: RunSpec, load: StageLoad, index: number): RunSpe
  * an open loop bounded by time the arrivals its seeded schedule puts before the end; less a
  * warm-up given as a count. null when unknown (a closed loop bounded by time only).
  */
-export function plannedMeasure(spec: RunSpec, plan: RunPlan): number | null {
+export function plannedMeasure(spec: RunSpec, plan: PreparedRun): number | null {
   const load = spec.load;
   let n = plan.totalRequests;
   if (load.duration_ms !== null && load.concurrency === null && Number.isFinite(load.request_rate)) {
@@ -136,7 +136,7 @@ export interface StageSink {
 }
 
 /** A stage's early stop: once an SLO can no longer be met, `stop` is called with why. */
-export function earlyStop(spec: RunSpec, stagePlan: RunPlan, stage: RunSpec, stop: (why: string) => void): { add(rec: RequestRecord): void; readonly reason: string | null } {
+export function earlyStop(spec: RunSpec, stagePlan: PreparedRun, stage: RunSpec, stop: (why: string) => void): { add(rec: RequestRecord): void; readonly reason: string | null } {
   const planned = plannedMeasure(stage, stagePlan);
   const watch = planned !== null && spec.slos.length > 0 ? new ObjectiveWatch(spec.slos, planned, spec.goodput) : null;
   let reason: string | null = null;
@@ -160,7 +160,7 @@ export function earlyStop(spec: RunSpec, stagePlan: RunPlan, stage: RunSpec, sto
 export function httpStages(spec: RunSpec, target: OpenTarget, ctx: SessionContext, sink: StageSink, log: (line: string) => void): RunStage {
   return async (load, role, index) => {
     const s = stageSpec(spec, load, index);
-    const plan = await planRun(s, log);
+    const plan = await prepareRun(s, log);
     const stop = new AbortController();
     const early = earlyStop(spec, plan, s, () => stop.abort());
     const signal = ctx.signal ? AbortSignal.any([ctx.signal, stop.signal]) : stop.signal;
@@ -215,7 +215,7 @@ export function virtualStages(spec: RunSpec, model: string, sink: StageSink, log
     const s = stageSpec(spec, load, index);
     const t0 = performance.now();
     server.promptIdentity = stagePromptSalt({ ...spec.workload, prompt_salt: spec.workload.prompt_salt ?? VIRTUAL_SWEEP_SALT }, index);
-    const out = simulate(s, await planRun(s, log, { lengthsOnly: true }), model, undefined, null, server);
+    const out = simulate(s, await prepareRun(s, log, { lengthsOnly: true }), model, undefined, null, server);
     for (const r of out.records) {
       r.stage = index;
       sink.write(r);

@@ -9,7 +9,7 @@ import { UserError } from '../errors/user-error.js';
 import { closeRecords, RecordsWriter } from '../store/records-file.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { stageDoneLine, stageLabel } from '../report/sweep-summary.js';
-import { analyzeStages, runStages, type RunStage, type SweepPlan } from '../sweep/run-sweep.js';
+import { analyzeStages, runStages, type RunStage, type StageSequence } from '../sweep/run-sweep.js';
 import { formatLoad, toJsonLoad, type StageLoad } from '../sweep/stages.js';
 import type { Workload } from '../workload/index.js';
 import { capacityGate, capacitySection, type CapacityCheck, type GateOptions } from './capacity-gate.js';
@@ -17,7 +17,7 @@ import { checkPrefixCache } from '../sweep/prefix-cache.js';
 import { stageJudgedBySlos, SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
 import { redactSecrets, type Redactor } from '../util/redact.js';
 import { infermeterVersion } from './version.js';
-import { describeLoad, planRun } from './run-plan.js';
+import { describeLoad, prepareRun } from './prepare-run.js';
 import type { RunSpec } from './run-spec.js';
 import { recordInHistory } from './record-history.js';
 import { writeRunReport } from './write-report.js';
@@ -42,7 +42,7 @@ export function sweepExitCode(result: SweepResult, gated: boolean, signal: Abort
 }
 
 /** The loads a plan will surely run (for checks made before anything starts). */
-function knownLoads(plan: SweepPlan): StageLoad[] {
+function knownLoads(plan: StageSequence): StageLoad[] {
   if (plan.mode === 'list') return plan.loads;
   if (plan.mode === 'auto') return [{ kind: 'concurrency', concurrency: 1 }, { kind: 'rate', rate: Infinity }];
   return [];
@@ -64,7 +64,7 @@ export interface SweepOptions {
  * machine cannot drive. An --auto sweep's rates and a --search's probes are chosen as it goes:
  * said, not checked — each stage's validity verdict tells whether the client kept up.
  */
-async function sweepCapacityGate(spec: RunSpec, plan: SweepPlan, workload: Workload, log: (line: string) => void, o: GateOptions | undefined): Promise<CapacityCheck | null> {
+async function sweepCapacityGate(spec: RunSpec, plan: StageSequence, workload: Workload, log: (line: string) => void, o: GateOptions | undefined): Promise<CapacityCheck | null> {
   if (plan.mode !== 'list') {
     if (spec.validity.capacity_check) log(`capacity check: not made before the sweep — ${plan.mode === 'auto' ? "--auto's rates come from its probe" : "--search's probes are chosen as it goes"}; each stage's validity verdict says whether this client kept up`);
     return null;
@@ -84,7 +84,7 @@ export type SweepSessionOutcome =
   | { started: true; result: SweepResult; dir: RunDir | null; reportPath: string | null; redactor: Redactor; allowInvalid: boolean; diskFault?: string }
   | { started: false; redactor: Redactor };
 
-export async function sweepSession(spec: RunSpec, plan: SweepPlan, o: SweepOptions, ctx: SessionContext = {}): Promise<SweepSessionOutcome> {
+export async function sweepSession(spec: RunSpec, plan: StageSequence, o: SweepOptions, ctx: SessionContext = {}): Promise<SweepSessionOutcome> {
   const { redactor, apiKey } = runRedactor(spec, ctx);
   try {
     return await sweepWithRedactor(spec, plan, o, ctx, apiKey, redactor);
@@ -94,7 +94,7 @@ export async function sweepSession(spec: RunSpec, plan: SweepPlan, o: SweepOptio
   }
 }
 
-async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions, ctx: SessionContext, apiKey: string | null, redactor: Redactor): Promise<SweepSessionOutcome> {
+async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOptions, ctx: SessionContext, apiKey: string | null, redactor: Redactor): Promise<SweepSessionOutcome> {
   const { driver } = o;
   const distributed = o.distributed ?? null;
   const log = (line: string) => ctx.log?.(redactor.scrub(line));
@@ -109,7 +109,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
   try {
     // The workload is built once up front so that bad workload flags fail before any stage.
     if (driver === 'http') saltPrompts(spec);
-    const first = await planRun(spec, log);
+    const first = await prepareRun(spec, log);
     // A stage's records are held until its figures; the file gets every stage's (a --search's count is not known: one stage's).
     checkRunBounds(spec, first, { held: 'objects', warn: log, stages: plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : 1, freeSpace: ctx.freeSpace });
     const model = spec.target.model ?? spec.sim.model;

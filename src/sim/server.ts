@@ -185,7 +185,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     },
     flushSpans: () => spans?.flush() ?? Promise.resolve(),
     stats: () => ctx.backend.stats(),
-    lateness: () => summarize((ctx.backend as { lateness?: LatenessStats }).lateness),
+    lateness: () => latenessSummary((ctx.backend as { lateness?: LatenessStats }).lateness),
     resetLateness: () => (ctx.backend as { lateness?: LatenessStats }).lateness?.reset(),
     close() {
       closing ??= (async () => {
@@ -200,7 +200,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
   };
 }
 
-function summarize(l: LatenessStats | undefined): LatenessSummary {
+function latenessSummary(l: LatenessStats | undefined): LatenessSummary {
   if (!l) return { count: 0, p50_ms: 0, p99_ms: 0, max_ms: 0 };
   return { count: l.count, p50_ms: l.percentile(50), p99_ms: l.percentile(99), max_ms: l.maxMs };
 }

@@ -8,7 +8,8 @@ import { LoadSearch, type SearchOptions, type SearchOutcome } from './search.js'
 import { autoRates, formatLoad, loadValue, type StageLoad, type StageRole } from './stages.js';
 import type { StageResult, SweepAnalysis, SweepAuto, SweepSearch } from './sweep-result.js';
 
-export type SweepPlan =
+/** How a sweep chooses its stages: a list of loads, an auto sweep of n stages, or a search. */
+export type StageSequence =
   | { mode: 'list'; loads: StageLoad[] }
   | { mode: 'auto'; n: number }
   | { mode: 'search'; kind: 'rate' | 'concurrency'; options: SearchOptions };
@@ -30,7 +31,7 @@ export interface SweepRun {
   interrupted: boolean;
 }
 
-export async function runStages(plan: SweepPlan, runStage: RunStage, hooks: SweepHooks = {}): Promise<SweepRun> {
+export async function runStages(plan: StageSequence, runStage: RunStage, hooks: SweepHooks = {}): Promise<SweepRun> {
   const stages: StageResult[] = [];
   let interrupted = false;
   const run = async (load: StageLoad, role: StageRole, total: number | null): Promise<StageResult | null> => {

@@ -46,13 +46,21 @@ export class LoadSearch {
 
   /** The next load to probe, or null when the search is over (see `outcome`). */
   next(): number | null {
-    for (;;) {
+    // A load already probed is answered from `seen`. Each such answer that changes anything moves
+    // lo up or hi down to a recorded load, so there are at most seen.size of them before a new
+    // load or the end. A candidate that lands on a probed load without moving the bracket (a
+    // rounding onto lo or hi) would repeat for ever: past that bound it is an internal error.
+    const limit = this.seen.size + 1;
+    for (let step = 0; step < limit; step++) {
       const load = this.candidate();
       if (load === null) return null;
       const known = this.seen.get(load);
       if (known === undefined) return load;
       this.record(load, known);
     }
+    throw new Error(
+      `LoadSearch.next(): the bracket [${this.lo}, ${this.hi}] stopped moving after ${limit} steps over loads already probed (next candidate ${this.candidate()}; options ${JSON.stringify(this.opts)})`,
+    );
   }
 
   /** Records a probe's outcome. */

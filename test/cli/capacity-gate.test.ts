@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { capacityGate, shareCapacityCheck } from '../../src/session/capacity-gate.js';
-import { planRun } from '../../src/session/run-plan.js';
+import { prepareRun } from '../../src/session/prepare-run.js';
 import { resolveRunSpec } from '../../src/cli/resolve-spec.js';
 import { UserError } from '../../src/errors/user-error.js';
 import { fixedProbe } from '../helpers/capacity-probe.js';
@@ -17,7 +17,7 @@ const figures = fixedProbe;
 async function gate(flags: Record<string, unknown>, probe = figures(), cores = 4) {
   const spec = resolveRunSpec({ randomOutputLen: 32, ...flags });
   const lines: string[] = [];
-  const { workload } = await planRun(spec, () => {}, { lengthsOnly: true });
+  const { workload } = await prepareRun(spec, () => {}, { lengthsOnly: true });
   const check = await capacityGate(spec, workload, (l) => lines.push(l), { probe, env: {}, cores });
   return { spec, check, lines };
 }
@@ -58,7 +58,7 @@ describe('the capacity gate', () => {
 
   it('skipped with --no-capacity-check, INFERMETER_CAPACITY_CHECK=off, or a trace replay; a closed loop is checked but never refused', async () => {
     const spec = resolveRunSpec({ baseUrl: 'http://127.0.0.1:9', requestRate: '100000', numPrompts: 10, capacityCheck: false });
-    const { workload } = await planRun(spec, () => {}, { lengthsOnly: true });
+    const { workload } = await prepareRun(spec, () => {}, { lengthsOnly: true });
     expect(await capacityGate(spec, workload, () => {}, { probe: figures(), env: {} })).toBeNull();
     const on = resolveRunSpec({ baseUrl: 'http://127.0.0.1:9', requestRate: '100000', numPrompts: 10 });
     expect(await capacityGate(on, workload, () => {}, { probe: figures(), env: { INFERMETER_CAPACITY_CHECK: 'off' } })).toBeNull();
@@ -70,7 +70,7 @@ describe('the capacity gate', () => {
 
   it('a distributed worker checks its share (1/N of the plan) on its own threads, and says, never refuses', async () => {
     const spec = resolveRunSpec({ baseUrl: 'http://127.0.0.1:9', requestRate: '1200', numPrompts: 100, randomOutputLen: 32 });
-    const { workload } = await planRun(spec, () => {}, { lengthsOnly: true });
+    const { workload } = await prepareRun(spec, () => {}, { lengthsOnly: true });
     const lines: string[] = [];
     // 1200 req/s over 4 workers: 300 each; 2 threads of 200 carry 400.
     const fits = await shareCapacityCheck(spec, workload, { index: 1, count: 4 }, 2, (l) => lines.push(l), { probe: figures(), env: {}, cores: 4 });

@@ -27,6 +27,16 @@ beforeAll(async () => {
 });
 
 describe('infermeter compare', () => {
+  it("reads a costed run's cost per 1M tokens from its result's cost block", async () => {
+    const json = JSON.parse((await runCli(['compare', a, b, '--json'])).stdout) as { pairs: Array<{ figures: Array<{ figure: { id: string }; a: number | null; b: number | null }> }> };
+    const cost = json.pairs[0]!.figures.find((f) => f.figure.id === 'cost_per_1m_tokens')!;
+    const block = (dir: string) => (JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { cost: { per_1m_tokens: number } }).cost.per_1m_tokens;
+    // --gpu-hour-cost 2 on 1 GPU: the block's figure is the one compare shows, bit for bit.
+    expect(cost.a).toBe(block(a));
+    expect(cost.b).toBe(block(b));
+    expect(cost.a).toBeGreaterThan(0);
+  });
+
   it('two runs of the same configuration with different seeds: same load shape, no significant change', async () => {
     const out = await runCli(['compare', a, b, '--fail-on-regression', '5%']);
     expect(out.code, out.stderr).toBe(0);

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arrivalTimes } from '../../src/load/arrivals.js';
-import { phaseOf, phasePlanProblem, type PhasePlan } from '../../src/load/phases.js';
+import { phaseOf, phaseBoundsProblem, type PhaseBounds } from '../../src/load/phases.js';
 import { rampedTime, rampedTimes, rampedWork, rampProblem, userWindow, type Ramp } from '../../src/load/ramp.js';
 
 /** λ(t)/λ, the ramped rate as a share of the target, straight from its definition. */
@@ -151,7 +151,7 @@ describe('ramp: closed-loop users', () => {
 
 describe('ramp: phases and problems', () => {
   it('ramp_up, warm-up after it, measure, cool-down before the ramp-down, ramp_down', () => {
-    const plan: PhasePlan = {
+    const plan: PhaseBounds = {
       warmup: { duration_ms: 1000 },
       cooldown: { duration_ms: 500 },
       totalRequests: null,
@@ -174,10 +174,10 @@ describe('ramp: phases and problems', () => {
     expect(rampProblem({ up_ms: 1000, down_ms: 1000, end_ms: 2000 }, open)).toMatch(/leave nothing/);
     expect(rampProblem({ up_ms: 1000, down_ms: 0, end_ms: null }, { ...open, trace: true })).toMatch(/trace/);
     const base = { cooldown: { requests: 0 }, totalRequests: 100, durationMs: null };
-    expect(phasePlanProblem({ ...base, warmup: { requests: 5 }, ramp: { up_ms: 1000, down_ms: 0, end_ms: null } })).toMatch(/as a duration/);
-    expect(phasePlanProblem({ ...base, warmup: { requests: 0 }, ramp: { up_ms: 1000, down_ms: 0, end_ms: null } })).toBeNull();
+    expect(phaseBoundsProblem({ ...base, warmup: { requests: 5 }, ramp: { up_ms: 1000, down_ms: 0, end_ms: null } })).toMatch(/as a duration/);
+    expect(phaseBoundsProblem({ ...base, warmup: { requests: 0 }, ramp: { up_ms: 1000, down_ms: 0, end_ms: null } })).toBeNull();
     expect(
-      phasePlanProblem({ warmup: { duration_ms: 3000 }, cooldown: { requests: 0 }, totalRequests: null, durationMs: 10_000, ramp: { up_ms: 4000, down_ms: 3000, end_ms: 10_000 } }),
+      phaseBoundsProblem({ warmup: { duration_ms: 3000 }, cooldown: { requests: 0 }, totalRequests: null, durationMs: 10_000, ramp: { up_ms: 4000, down_ms: 3000, end_ms: 10_000 } }),
     ).toMatch(/leave nothing/);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeMetrics } from '../../src/metrics/compute.js';
 import { checkSlos, isGood, meetsSlo, sloMetricFromName } from '../../src/metrics/goodput.js';
-import type { Slo } from '../../src/metrics/run-metrics.js';
+import type { GoodputSlo as Slo } from '../../src/config/slo.js';
 import { rec } from './make-record.js';
 
 // Same requests as the worked example (compute.test.ts), window 1000 → 2500 ms = 1.5 s.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DCGM, LLAMACPP, SGLANG, TGI, VLLM, detectEngines } from '../../src/observe/engines.js';
 import { parseExposition } from '../../src/observe/exposition.js';
-import { histogramQuantile, summarize, windowsOf } from '../../src/observe/series.js';
+import { histogramQuantile, summarizeSeries, windowsOf } from '../../src/observe/series.js';
 import { snapshotOf, type Snapshot } from '../../src/observe/snapshot.js';
 
 /** A vLLM scrape with the given cumulative values (names as vLLM documents them). */
@@ -101,7 +101,7 @@ describe('windows: rates, ratios and histogram percentiles', () => {
     // window 2's TTFT: 6 new observations, 0 ≤ 0.1 s, 4 in (0.1, 1], 2 above
     const h = w[1]?.values.ttft_s;
     expect(h?.kind === 'histogram' && h.hist.counts).toEqual([0, 4, 6]);
-    const sum = summarize(w);
+    const sum = summarizeSeries(w);
     // (700 − 100) tokens in 4 s: 150 tokens/s, 600 in all
     expect(sum.generation_tokens_per_s).toEqual({ mean: 150, total: 600 });
     // gauges at the later scrape of each window: (4 + 2) / 2 = 3, peak 4
@@ -125,14 +125,14 @@ describe('windows: rates, ratios and histogram percentiles', () => {
     expect(w[0]?.resets).toBeGreaterThan(0);
     expect(w[1]?.resets).toBe(0);
     // after the reset the window counts 40 from zero, then 60: 100 tokens in 2 s
-    expect(summarize(w).generation_tokens_per_s).toEqual({ mean: 50, total: 100 });
-    expect(summarize(w).ttft_s?.count).toBe(2);
+    expect(summarizeSeries(w).generation_tokens_per_s).toEqual({ mean: 50, total: 100 });
+    expect(summarizeSeries(w).ttft_s?.count).toBe(2);
   });
 
   it('replicas: counts and rates add across sources, ratios average', () => {
     const a = [snap(vllm({ running: 2, waiting: 0, kv: 0.2, gen: 0, hits: 0, queries: 0, ttft: [0, 0, 0] }), 0, 0), snap(vllm({ running: 2, waiting: 0, kv: 0.2, gen: 100, hits: 0, queries: 0, ttft: [0, 0, 0] }), 1000, 0)];
     const b = [snap(vllm({ running: 6, waiting: 0, kv: 0.6, gen: 0, hits: 0, queries: 0, ttft: [0, 0, 0] }), 0, 1), snap(vllm({ running: 6, waiting: 0, kv: 0.6, gen: 300, hits: 0, queries: 0, ttft: [0, 0, 0] }), 1000, 1)];
-    const sum = summarize(windowsOf([...a, ...b]));
+    const sum = summarizeSeries(windowsOf([...a, ...b]));
     expect(sum.running?.mean).toBe(8);
     expect(sum.kv_usage?.mean).toBeCloseTo(0.4, 12);
     expect(sum.generation_tokens_per_s?.mean).toBe(400);
@@ -141,6 +141,6 @@ describe('windows: rates, ratios and histogram percentiles', () => {
   it('summarizes only the windows that overlap the measured span', () => {
     const s = [0, 1000, 2000, 3000].map((t, i) => snap(vllm({ running: i, waiting: 0, kv: 0, gen: i * 10, hits: 0, queries: 0, ttft: [0, 0, 0] }), t));
     // windows (0,1], (1,2], (2,3]; span [1500, 1800] overlaps only (1,2]
-    expect(summarize(windowsOf(s), 1500, 1800).running).toEqual({ mean: 2, max: 2 });
+    expect(summarizeSeries(windowsOf(s), 1500, 1800).running).toEqual({ mean: 2, max: 2 });
   });
 });

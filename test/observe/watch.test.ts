@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseObjective } from '../../src/config/slo.js';
 import { objectiveCatalog } from '../../src/metrics/objective-catalog.js';
 import { ServerObjective, unsupportedReason } from '../../src/observe/server-objectives.js';
-import type { Window } from '../../src/observe/series.js';
+import type { ScrapeWindow } from '../../src/observe/series.js';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import { runCli } from '../helpers/cli.js';
 
 const objective = (t: string) => parseObjective(t, objectiveCatalog());
 /** A window whose TTFT histogram holds `fast` observations ≤ 0.1 s and `slow` in (0.1, 1]. */
-const win = (end: number, fast: number, slow: number): Window => ({
+const win = (end: number, fast: number, slow: number): ScrapeWindow => ({
   source: 0,
   start_ms: end - 1000,
   end_ms: end,

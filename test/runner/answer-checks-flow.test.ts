@@ -9,9 +9,9 @@ import { HttpTarget } from '../../src/client/http-client.js';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import { runLoad, type AnswerCheck, type LoadPlan } from '../../src/runner/run-load.js';
 import type { Session, Workload, WorkItem } from '../../src/workload/types.js';
-import type { PhasePlan } from '../../src/load/phases.js';
+import type { PhaseBounds } from '../../src/load/phases.js';
 
-const PHASES: PhasePlan = { warmup: { requests: 0 }, cooldown: { requests: 0 }, totalRequests: null, durationMs: null };
+const PHASES: PhaseBounds = { warmup: { requests: 0 }, cooldown: { requests: 0 }, totalRequests: null, durationMs: null };
 
 /** Every third item carries an exact check naming its index. */
 function checkedWorkload(): Workload {

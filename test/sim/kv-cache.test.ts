@@ -53,3 +53,31 @@ describe('KvCache', () => {
     expect(kv.numFree).toBe(3);
   });
 });
+
+describe('KvCache corruption fails fast', () => {
+  /** The private free count, to construct a corrupted state no caller can reach. */
+  const freeCount = (kv: KvCache) => kv as unknown as { free: number };
+
+  it('throws on a free count below the free queue, instead of refusing every allocation for ever', () => {
+    const kv = new KvCache(4, 16, true);
+    freeCount(kv).free = 2; // 4 blocks in the queue, none held
+    // Before the check this returned false (2 < 3 needed), so the engine never admitted the request.
+    expect(() => kv.allocate(owner(), 48, [], 0)).toThrow(/KvCache: free list corrupted — allocate: free 2 \+ held 0 ≠ 4 blocks/);
+  });
+
+  it('throws on a free count above the free queue, instead of handing out a sentinel', () => {
+    const kv = new KvCache(2, 16, false);
+    expect(kv.allocate(owner(), 32, [], 0)).toBe(true); // both blocks held
+    freeCount(kv).free = 1;
+    expect(() => kv.allocate(owner(), 16, [], 0)).toThrow(/allocate: the free queue is empty while the free count is 1/);
+  });
+
+  it('throws when a block is released twice', () => {
+    const kv = new KvCache(4, 16, true);
+    const a = owner();
+    kv.allocate(a, 32, [], 0);
+    const copy = { blocks: [...a.blocks], hashed: 0 };
+    kv.release(a);
+    expect(() => kv.release(copy)).toThrow(/release: block \d is already free \(released twice\)/);
+  });
+});

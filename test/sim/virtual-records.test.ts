@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildResult, type FinishInput } from '../../src/session/finish-run.js';
 import { resolveRunSpec } from '../../src/cli/resolve-spec.js';
-import { planRun } from '../../src/session/run-plan.js';
+import { prepareRun } from '../../src/session/prepare-run.js';
 import { simulate } from '../../src/session/simulate.js';
 import type { RequestRecord } from '../../src/record/record.js';
 import { runDistributions } from '../../src/report/data/distributions.js';
@@ -36,10 +36,10 @@ function plain(r: RequestRecord): Record<string, unknown> {
 async function bothPaths(args: Record<string, unknown>) {
   const spec = resolveRunSpec({ noSave: true, ...args }, { simulatorOnly: true });
   const model = spec.target.model ?? spec.sim.model;
-  const inMemory = simulate(spec, await planRun(spec, () => {}, { lengthsOnly: true }), model).records;
+  const inMemory = simulate(spec, await prepareRun(spec, () => {}, { lengthsOnly: true }), model).records;
   const timeline = new StepTimeline();
   const store = new VirtualRecords(timeline);
-  const streamed = simulate(spec, await planRun(spec, () => {}, { lengthsOnly: true }), model, undefined, { onRecord: (r) => store.add(r), timeline });
+  const streamed = simulate(spec, await prepareRun(spec, () => {}, { lengthsOnly: true }), model, undefined, { onRecord: (r) => store.add(r), timeline });
   expect(streamed.records).toEqual([]);
   return { spec, model, inMemory, views: store.records(), store };
 }
@@ -122,7 +122,7 @@ describe('VirtualRecords: long virtual runs held in columns', () => {
     const timeline = new StepTimeline();
     const store = new VirtualRecords(timeline);
     let stretched = 0;
-    simulate(spec, await planRun(spec, () => {}, { lengthsOnly: true }), spec.sim.model, undefined, {
+    simulate(spec, await prepareRun(spec, () => {}, { lengthsOnly: true }), spec.sim.model, undefined, {
       timeline,
       onRecord: (r) => {
         const first = store.add(r);

@@ -62,3 +62,14 @@ describe('LoadSearch', () => {
     expect(s.next()).toBe(6); // 4 and 8 were not asked again
   });
 });
+
+describe('LoadSearch guard', () => {
+  it('fails fast, naming the bracket, when a candidate lands on a probed load without moving the bracket', () => {
+    // Integer loads with min 0.5: 1 fails → hi = 1; the next candidate round(max(1/2, 0.5)) = 1
+    // is the failed load again, which leaves hi at 1 — before the guard this looped for ever.
+    const s = new LoadSearch({ start: 1, precision: 0.05, min: 0.5, max: 8, integer: true });
+    expect(s.next()).toBe(1);
+    s.record(1, false);
+    expect(() => s.next()).toThrow(/LoadSearch\.next\(\): the bracket \[null, 1\] stopped moving after 2 steps .*next candidate 1/);
+  });
+});

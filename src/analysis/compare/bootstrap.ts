@@ -15,6 +15,7 @@
 import type { RequestRecord } from '../../record/record.js';
 import type { Rng } from '../../util/rng.js';
 import { isGood, SLO_METRICS, type PooledMetricDef, type RequestMetricDef, type Slo } from '../../metrics/index.js';
+import { perMillionTokens } from '../../metrics/cost.js';
 
 const ttft = SLO_METRICS.ttft_ms as RequestMetricDef;
 const tpot = SLO_METRICS.tpot_ms as RequestMetricDef;
@@ -284,6 +285,6 @@ export function resampleFigures(s: RunSample, rng: Rng, scratch: Scratch, goodpu
   const total = rate(s.buckets.total);
   out.total_token_throughput = total;
   out.goodput = goodput ? rate(s.buckets.good) : null;
-  out.cost_per_1m_tokens = s.cost_per_s !== null && total !== null && total > 0 ? (s.cost_per_s / total) * 1e6 : null;
+  out.cost_per_1m_tokens = s.cost_per_s !== null && d > 0 ? perMillionTokens(s.cost_per_s * d, sum(s.buckets.total)) : null;
   return out;
 }

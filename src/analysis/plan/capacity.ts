@@ -9,6 +9,8 @@
  *   monthly cost       = GPUs × price per GPU-hour × 730 h   (730 = 8,760 h a year / 12)
  */
 
+import { money } from '../../util/money.js';
+
 export const HOURS_PER_MONTH = 730;
 
 export interface CapacityInput {
@@ -35,10 +37,8 @@ export interface CapacityPlan {
 
 const n2 = (x: number): string => (Number.isInteger(x) ? String(x) : x.toFixed(x >= 100 ? 1 : x >= 10 ? 2 : 3));
 
-export function money(x: number, currency: string): string {
-  const s = x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  return currency === 'USD' ? `$${s}` : `${s} ${currency}`;
-}
+/** Plan's money: cents (util/money.ts places the currency). */
+const cents = (x: number, currency: string): string => money(x, currency, 2);
 
 export function capacityPlan(c: CapacityInput): CapacityPlan {
   if (!(c.rate_per_replica > 0)) throw new RangeError('rate_per_replica must be > 0');
@@ -57,6 +57,6 @@ export function capacityPlan(c: CapacityInput): CapacityPlan {
     `GPUs                         = ${replicas} replicas × ${c.gpus_per_replica} GPU${c.gpus_per_replica > 1 ? 's' : ''} per replica = ${gpus}`,
     `load per replica             = ${n2(c.traffic_rps)} / ${replicas} = ${n2(load)} req/s`,
   ];
-  if (monthly !== null) lines.push(`monthly cost                 = ${gpus} GPUs × ${money(c.gpu_hour_cost!, c.currency)}/GPU-hour × ${HOURS_PER_MONTH} h = ${money(monthly, c.currency)}`);
+  if (monthly !== null) lines.push(`monthly cost                 = ${gpus} GPUs × ${cents(c.gpu_hour_cost!, c.currency)}/GPU-hour × ${HOURS_PER_MONTH} h = ${cents(monthly, c.currency)}`);
   return { usable_per_replica_rps: usable, replicas, gpus, load_per_replica_rps: load, monthly_cost: monthly, lines };
 }

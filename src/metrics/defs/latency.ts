@@ -13,6 +13,7 @@ export const ttft = {
   unit: 'ms',
   over: 'ok',
   formula: 'first_token_ms − sent_ms',
+  sql: 'first_token_ms - sent_ms',
   value: (r) => (r.first_token_ms === null ? null : r.first_token_ms - r.sent_ms),
   sloWhenUndefined: 'fails',
 } as const satisfies RequestMetricDef;
@@ -28,6 +29,7 @@ export const ttftFromSchedule = {
   unit: 'ms',
   over: 'ok',
   formula: 'first_token_ms − scheduled_ms',
+  sql: 'first_token_ms - scheduled_ms',
   value: (r) => (r.first_token_ms === null ? null : r.first_token_ms - r.scheduled_ms),
   sloWhenUndefined: 'fails',
 } as const satisfies RequestMetricDef;
@@ -40,6 +42,7 @@ export const e2el = {
   unit: 'ms',
   over: 'ok',
   formula: 'end_ms − sent_ms',
+  sql: 'end_ms - sent_ms',
   value: (r) => r.end_ms - r.sent_ms,
   sloWhenUndefined: 'fails',
 } as const satisfies RequestMetricDef;
@@ -52,6 +55,7 @@ export const e2elFromSchedule = {
   unit: 'ms',
   over: 'ok',
   formula: 'end_ms − scheduled_ms',
+  sql: 'end_ms - scheduled_ms',
   value: (r) => r.end_ms - r.scheduled_ms,
   sloWhenUndefined: 'fails',
 } as const satisfies RequestMetricDef;
@@ -67,5 +71,6 @@ export const scheduleLag = {
   unit: 'ms',
   over: 'all',
   formula: 'sent_ms − scheduled_ms',
+  sql: 'sent_ms - scheduled_ms',
   value: (r) => r.sent_ms - r.scheduled_ms,
 } as const satisfies RequestMetricDef;

@@ -1,7 +1,9 @@
 /**
- * Run-level throughputs. Duration = measure phase, first sent_ms → last end_ms of any
- * status (failed requests' time stays in); numerators count ok requests only. Every
- * figure is null when the duration is 0.
+ * Run-level throughputs. Duration = the measured window (compute.ts measuredWindow): first
+ * measure-phase sent_ms → the later of the last end_ms of a request that ended by itself (ok,
+ * error, timeout: failed requests' time stays in) and the last sent_ms — a cancelled request
+ * counts until its send, not its cancellation. Numerators count ok requests only. Every figure
+ * is null when the duration is 0.
  */
 
 import { ratio, type RunMetricDef } from '../metric-def.js';

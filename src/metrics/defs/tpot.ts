@@ -15,6 +15,7 @@ export const tpot = {
   unit: 'ms',
   over: 'ok',
   formula: '(E2EL − TTFT) / (output_tokens − 1), for output_tokens > 1',
+  sql: 'CASE WHEN output_tokens > 1 AND first_token_ms IS NOT NULL THEN ((end_ms - sent_ms) - (first_token_ms - sent_ms)) / (output_tokens - 1) END',
   value: (r) => {
     if (r.output_tokens <= 1 || r.first_token_ms === null) return null;
     const e2el = r.end_ms - r.sent_ms;

@@ -7,7 +7,7 @@
  * Panels without data have no rows, so they are not drawn.
  */
 import type { SeriesId } from '../../observe/engines.js';
-import { windowsOf, type Window } from '../../observe/series.js';
+import { windowsOf, type ScrapeWindow } from '../../observe/series.js';
 import type { Snapshot } from '../../observe/snapshot.js';
 import type { SloRule } from './slo-rules.js';
 import type { SeriesPoint } from './time-series.js';
@@ -45,7 +45,7 @@ const SERVER_PANELS: PanelDef[] = [
 const r3 = (v: number): number => Math.round(v * 1000) / 1000;
 
 /** One window's number for a series: gauge/rate/ratio value, or a histogram's mean observation. */
-function valueOf(w: Window, id: SeriesId): { num: number; den: number } | null {
+function valueOf(w: ScrapeWindow, id: SeriesId): { num: number; den: number } | null {
   const v = w.values[id];
   if (!v) return null;
   if (v.kind === 'histogram') return v.hist.count > 0 ? { num: v.hist.sum, den: v.hist.count } : null;

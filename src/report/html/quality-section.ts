@@ -4,7 +4,7 @@
  */
 import type { QualityFigures, Rate } from '../../metrics/quality.js';
 import type { RequestRecord } from '../../record/record.js';
-import { money } from '../cost-summary.js';
+import { money } from '../../util/money.js';
 import { formatRate, qualityFigureRows } from '../quality-summary.js';
 import { escapeHtml as e } from './escape.js';
 import { htmlTable } from './tables.js';

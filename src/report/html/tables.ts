@@ -6,6 +6,7 @@ import type { Distribution, RunMetrics } from '../../metrics/index.js';
 import type { RequestRecord } from '../../record/record.js';
 import { escapeHtml as e } from './escape.js';
 import { REASONING_ROWS } from '../console-summary.js';
+import { THROUGHPUT_HEAD, throughputCells } from '../throughput-rows.js';
 
 const fmt = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined ? '—' : v.toFixed(digits));
 export const pct = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : `${(v * 100).toFixed(2)}%`);
@@ -40,20 +41,7 @@ export function latencyTable(m: RunMetrics): string {
 }
 
 export function throughputTable(m: RunMetrics): string {
-  const t = m.throughput;
-  const rows: string[][] = [
-    ['Requests/s', fmt(t.request_per_s, 3)],
-    ['Output tokens/s', fmt(t.output_tokens_per_s, 1)],
-    ['Total tokens/s', fmt(t.total_tokens_per_s, 1)],
-    ['Peak output tokens/s (1 s)', fmt(t.peak_output_tokens_per_s, 0)],
-    ['Peak concurrent requests', String(t.peak_concurrency)],
-    ['Input tokens (total)', String(m.tokens.input_total)],
-    ['Output tokens (total)', String(m.tokens.output_total)],
-  ];
-  if (m.goodput) {
-    rows.push(['Goodput requests/s', fmt(m.goodput.request_per_s, 3)], ['Goodput output tokens/s', fmt(m.goodput.output_tokens_per_s, 1)]);
-  }
-  return htmlTable(['Throughput', 'value'], rows);
+  return htmlTable([...THROUGHPUT_HEAD], throughputCells(m));
 }
 
 export function requestsTable(m: RunMetrics): string {

@@ -9,6 +9,7 @@ import type { EngineConfig } from '../engine/config.js';
 import type { HardwareProfile } from '../engine/hardware.js';
 import type { ModelProfile } from '../engine/models.js';
 import { replay, type CalibrationRun, type Replayed } from './fit.js';
+import { percentile } from '../../util/percentile.js';
 
 export const VALIDATE_FIGURES = ['ttft_mean', 'ttft_p90', 'tpot_mean', 'tpot_p90', 'e2e_mean', 'output_throughput'] as const;
 export type ValidateFigure = (typeof VALIDATE_FIGURES)[number];
@@ -39,16 +40,12 @@ export interface ValidationSummary {
 }
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-/** Linear-interpolated percentile (numpy's default), p in [0, 100]. */
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const k = ((s.length - 1) * p) / 100;
-  const lo = Math.floor(k);
-  const hi = Math.ceil(k);
-  return s[lo]! + (s[hi]! - s[lo]!) * (k - lo);
+/** numpy's linear percentile of unsorted values, p in [0, 100]. */
+function percentileOf(xs: number[], p: number): number {
+  return percentile([...xs].sort((a, b) => a - b), p);
 }
 function median(xs: number[]): number {
-  return percentile(xs, 50);
+  return percentileOf(xs, 50);
 }
 
 /** The six figures of one run, measured and simulated, over the requests both have. */
@@ -81,11 +78,11 @@ export function compareRun(run: CalibrationRun, sim: Replayed): FigureComparison
   };
   if (mT.length > 0) {
     add('ttft_mean', mean(mT), mean(sT));
-    add('ttft_p90', percentile(mT, 90), percentile(sT, 90));
+    add('ttft_p90', percentileOf(mT, 90), percentileOf(sT, 90));
   }
   if (mP.length > 0) {
     add('tpot_mean', mean(mP), mean(sP));
-    add('tpot_p90', percentile(mP, 90), percentile(sP, 90));
+    add('tpot_p90', percentileOf(mP, 90), percentileOf(sP, 90));
   }
   if (mE.length > 0) {
     add('e2e_mean', mean(mE), mean(sE));

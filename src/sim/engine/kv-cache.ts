@@ -10,6 +10,11 @@
  *
  * A request's blocks are freed in reverse order, so its last blocks (least likely shared) are
  * evicted first.
+ *
+ * Invariant, checked after every allocate and release: free + held = N, where held counts the
+ * blocks with ref > 0. A corrupted free list (a count off by one, a block freed twice) would
+ * otherwise show as an engine that never admits a request again — a virtual run that never
+ * ends — so it throws at once instead. prev[b] = −1 marks a block outside the free queue.
  */
 export interface BlockOwner {
   /** Block ids in order; block i holds tokens [i·B, (i+1)·B). */
@@ -27,6 +32,8 @@ export class KvCache {
   private readonly head: number;
   private readonly tail: number;
   private free = 0;
+  /** Blocks with ref > 0. */
+  private held = 0;
 
   constructor(
     readonly numBlocks: number,
@@ -35,7 +42,7 @@ export class KvCache {
   ) {
     this.ref = new Int32Array(numBlocks);
     this.hash = new Float64Array(numBlocks).fill(-1);
-    this.prev = new Int32Array(numBlocks + 2);
+    this.prev = new Int32Array(numBlocks + 2).fill(-1);
     this.next = new Int32Array(numBlocks + 2);
     this.head = numBlocks;
     this.tail = numBlocks + 1;
@@ -78,17 +85,25 @@ export class KvCache {
       const b = this.byHash.get(hashes[i] as number) as number;
       if (this.ref[b] === 0) cachedFromFree++;
     }
-    if (need + cachedFromFree > this.free) return false;
+    if (need + cachedFromFree > this.free) {
+      this.checkCounts('allocate');
+      return false;
+    }
     for (let i = 0; i < useCached; i++) {
       const b = this.byHash.get(hashes[i] as number) as number;
-      if (this.ref[b] === 0) this.unlink(b);
+      if (this.ref[b] === 0) {
+        this.unlink(b);
+        this.held++;
+      }
       this.ref[b] = (this.ref[b] as number) + 1;
       owner.blocks.push(b);
     }
     if (useCached > 0) owner.hashed = useCached;
     for (let i = 0; i < need; i++) {
       const b = this.next[this.head] as number;
+      if (b === this.tail) this.corrupt(`allocate: the free queue is empty while the free count is ${this.free}`);
       this.unlink(b);
+      this.held++;
       const h = this.hash[b] as number;
       if (h >= 0) {
         if (this.byHash.get(h) === b) this.byHash.delete(h);
@@ -97,6 +112,7 @@ export class KvCache {
       this.ref[b] = 1;
       owner.blocks.push(b);
     }
+    this.checkCounts('allocate');
     return true;
   }
 
@@ -121,17 +137,29 @@ export class KvCache {
     for (let i = bl.length - 1; i >= 0; i--) {
       const b = bl[i] as number;
       const r = (this.ref[b] as number) - 1;
+      if (r < 0) this.corrupt(`release: block ${b} is already free (released twice)`);
       this.ref[b] = r;
       if (r === 0) {
+        this.held--;
         if (this.hash[b] === -1 || !this.prefixCaching) this.pushHead(b);
         else this.pushTail(b);
       }
     }
     bl.length = 0;
     owner.hashed = 0;
+    this.checkCounts('release');
+  }
+
+  private checkCounts(where: string): void {
+    if (this.free + this.held !== this.numBlocks) this.corrupt(`${where}: free ${this.free} + held ${this.held} ≠ ${this.numBlocks} blocks`);
+  }
+
+  private corrupt(what: string): never {
+    throw new Error(`KvCache: free list corrupted — ${what}`);
   }
 
   private pushTail(b: number): void {
+    if (this.prev[b] !== -1) this.corrupt(`block ${b} is already in the free queue`);
     const t = this.prev[this.tail] as number;
     this.next[t] = b;
     this.prev[b] = t;
@@ -142,6 +170,7 @@ export class KvCache {
 
   /** Blocks without a hash have nothing worth keeping: reuse them first. */
   private pushHead(b: number): void {
+    if (this.prev[b] !== -1) this.corrupt(`block ${b} is already in the free queue`);
     const n = this.next[this.head] as number;
     this.next[this.head] = b;
     this.prev[b] = this.head;
@@ -155,6 +184,7 @@ export class KvCache {
     const n = this.next[b] as number;
     this.next[p] = n;
     this.prev[n] = p;
+    this.prev[b] = -1;
     this.free--;
   }
 }

@@ -5,7 +5,7 @@
  */
 import { UserError } from '../errors/user-error.js';
 import { resolveArrivalKind } from '../load/arrivals.js';
-import { phasePlanProblem, type PhasePlan } from '../load/phases.js';
+import { phaseBoundsProblem, type PhaseBounds } from '../load/phases.js';
 import { hasRamp, rampProblem } from '../load/ramp.js';
 import { loadRamp } from '../load/send-times.js';
 import type { LoadSpec } from '../config/schema.js';
@@ -14,18 +14,18 @@ import { createWorkload, type Workload, type WorkloadSpec } from '../workload/in
 import { checkEndpointKindFits, type RunSpec } from './run-spec.js';
 import { bigDatasetBytes, mib, secondsSince } from './slow-steps.js';
 
-export interface RunPlan {
+export interface PreparedRun {
   workload: Workload;
   /** Requests of the whole run (a trace bounds it); null when the run stops by time. */
   totalRequests: number | null;
-  phases: PhasePlan;
+  phases: PhaseBounds;
 }
 
 /**
  * Builds the workload and checks the phases, so every user error surfaces before anything starts.
  * `lengthsOnly`: virtual time, which needs token counts, not prompt text (WorkloadOptions).
  */
-export async function planRun(spec: RunSpec, warn: (line: string) => void, opts: { lengthsOnly?: boolean } = {}): Promise<RunPlan> {
+export async function prepareRun(spec: RunSpec, warn: (line: string) => void, opts: { lengthsOnly?: boolean } = {}): Promise<PreparedRun> {
   const load = spec.load;
   const plugin = await loadEndpointPlugin(spec.target.endpoint_type);
   if (plugin) checkEndpointKindFits(spec, plugin);
@@ -45,8 +45,8 @@ export async function planRun(spec: RunSpec, warn: (line: string) => void, opts:
   if (workload.skipped > 0) warn(`workload: skipped ${workload.skipped} malformed dataset entries`);
   const totalRequests = workload.timed ? Math.min(load.num_prompts ?? Infinity, workload.timed.length) : load.num_prompts;
   const ramp = loadRamp(load);
-  const phases: PhasePlan = { warmup: load.warmup, cooldown: load.cooldown, totalRequests, durationMs: load.duration_ms, ...(hasRamp(ramp) ? { ramp } : {}) };
-  const problem = rampProblem(ramp, { rate: load.request_rate, closed: load.concurrency !== null, trace: workload.timed !== undefined }) ?? phasePlanProblem(phases);
+  const phases: PhaseBounds = { warmup: load.warmup, cooldown: load.cooldown, totalRequests, durationMs: load.duration_ms, ...(hasRamp(ramp) ? { ramp } : {}) };
+  const problem = rampProblem(ramp, { rate: load.request_rate, closed: load.concurrency !== null, trace: workload.timed !== undefined }) ?? phaseBoundsProblem(phases);
   if (problem) throw new UserError(problem);
   return { workload, totalRequests, phases };
 }
