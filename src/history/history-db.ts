@@ -17,11 +17,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { hasJournal, PENDING_DIR } from './history-journal.js';
+import { HISTORY_FILE, hasJournal, PENDING_DIR } from './history-journal.js';
 import { UserError } from '../errors/user-error.js';
 import type { HistoryRow } from './history-row.js';
 
-export const HISTORY_FILE = 'history.duckdb';
+export { HISTORY_FILE };
 /** Journal rows the table refused, kept for a person to look at (docs/history.md). */
 export const REJECTED_DIR = '.history-rejected';
 /** The history format; bump on any breaking change of the tables below (docs/history.md). */

@@ -9,6 +9,13 @@ import { join } from 'node:path';
 import type { HistoryRow } from './history-row.js';
 
 export const PENDING_DIR = '.history-pending';
+/** The history's database file (history-db.ts), named here so a reader can look for it without loading DuckDB. */
+export const HISTORY_FILE = 'history.duckdb';
+
+/** Whether the results folder has a history to read: its database, or rows waiting in the journal. */
+export function hasHistory(resultsDir: string): boolean {
+  return existsSync(join(resultsDir, HISTORY_FILE)) || hasJournal(resultsDir);
+}
 
 /** Whether rows wait in the journal. */
 export function hasJournal(resultsDir: string): boolean {
