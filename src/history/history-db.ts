@@ -157,12 +157,14 @@ export interface OpenOptions {
   /** 'write' creates the file and folds in pending rows; 'read' opens it read-only (an empty in-memory history when missing). */
   mode: 'read' | 'write';
   lockWaitMs?: number;
+  /** false: a reader that never writes — the journal is not folded in, an older file not upgraded, a corrupt one not rebuilt (a run's report, which must not write the history). */
+  fold?: boolean;
 }
 
 /** Opens the history of `resultsDir` (the journal folded in first), runs `fn` on a connection and closes it again. */
 export function withHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
   return serialized(async () => {
-    if (opts.mode === 'read' && hasJournal(resultsDir)) {
+    if (opts.mode === 'read' && opts.fold !== false && hasJournal(resultsDir)) {
       try {
         await openHistory(resultsDir, { ...opts, mode: 'write' }, async () => undefined, true);
       } catch (err) {
@@ -172,7 +174,7 @@ export function withHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: Du
         warn(`the journal (${PENDING_DIR}/) could not be folded in, so runs waiting there are not shown: ${oneLine(err)}`);
       }
     }
-    return openHistory(resultsDir, opts, fn, true);
+    return openHistory(resultsDir, opts, fn, opts.fold !== false);
   });
 }
 

@@ -4,7 +4,7 @@
  * the dataset differ. One real sweep (virtual time) in the history; the runs are its own spec
  * with one setting changed.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findMatchingSweep } from '../../src/history/sweep-match.js';
@@ -53,6 +53,20 @@ describe('the sweep of a run', () => {
     const dataset = simRun(5, { workload: { ...(spec.workload as Obj), dataset_name: 'sharegpt', dataset_path: 'sharegpt.json' } });
     expect(await findMatchingSweep(results, dataset.result, dataset.spec)).toBeNull();
   });
+
+  it('read from the journal (a sweep that just finished) and, once folded in, from history.duckdb: the same sweep', async () => {
+    const run = simRun(5);
+    expect(existsSync(join(results, 'history.duckdb'))).toBe(false);
+    const fromJournal = await findMatchingSweep(results, run.result, run.spec);
+    // Reading for a report never writes the history: the journal is still there, no database made.
+    expect(existsSync(join(results, 'history.duckdb'))).toBe(false);
+    const list = await runCli(['history', '--results-dir', results, '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(existsSync(join(results, 'history.duckdb'))).toBe(true);
+    const fromFile = await findMatchingSweep(results, run.result, run.spec);
+    expect(fromFile?.stages).toEqual(fromJournal?.stages);
+    expect(fromFile?.sweep).toBe(sweep.sweep.id);
+  }, 60_000);
 
   it('a results folder without a history: nothing is opened, no sweep', async () => {
     const run = simRun(5);
