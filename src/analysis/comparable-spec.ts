@@ -122,3 +122,14 @@ export function loadSettings(resultLoad: Obj, specLoad: Obj | null): Obj {
 export function workloadSettings(workload: unknown): Obj | null {
   return workload && typeof workload === 'object' && !Array.isArray(workload) ? without(workload as Obj, WORKLOAD_DRAWS) : null;
 }
+
+/**
+ * The setup of a spec: its settings without the load (target, workload, simulator) — what a single
+ * run and a sweep must share for the run to sit on the sweep's load curve, the load being what a
+ * sweep varies. `model` is the model served: a spec may leave it to the target or the simulator
+ * (a sim run's spec.json says null where a sim sweep's names it).
+ */
+export function setupSpec(spec: unknown, ctx: SpecContext, model: string | null): Omit<ComparableSpec, 'load'> {
+  const { driver, target, workload, sim } = comparableSpec(spec, ctx);
+  return { driver, target: { ...target, model }, workload, sim };
+}

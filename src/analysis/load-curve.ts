@@ -122,3 +122,31 @@ export function findDegradation(points: readonly CurvePoint[], params: CurvePara
   }
   return null;
 }
+
+/** One stage of a sweep as a single run's report reads it (history/sweep-match.ts finds the sweep). */
+export interface SweepStagePoint {
+  stage: number;
+  kind: 'rate' | 'concurrency';
+  load: number;
+  ttft_p99_ms: number | null;
+  e2el_p99_ms: number | null;
+}
+
+/** The sweep a single run sits on: same target and workload, the load varied. */
+export interface SweepContext {
+  /** The sweep's directory, id (or name) and start. */
+  dir: string;
+  sweep: string;
+  started_at: string;
+  /** Stages with a finite load, in stage order. */
+  stages: SweepStagePoint[];
+  /** The loads of the sweep analysis's knee and saturation point, when it found them. */
+  knee: number | null;
+  saturation: number | null;
+}
+
+/** A curve's x axis is one kind of load: the kind most stages have (an auto sweep's baseline and probe are of the other). */
+export function curveKind(kinds: ReadonlyArray<'rate' | 'concurrency'>): 'rate' | 'concurrency' {
+  const rates = kinds.filter((k) => k === 'rate').length;
+  return rates >= kinds.length - rates ? 'rate' : 'concurrency';
+}

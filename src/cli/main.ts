@@ -177,7 +177,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .description('write the self-contained HTML report of a run directory (charts, verdicts, spec; opens offline)')
     .argument('<run>', 'run directory (with result.json and records.jsonl)')
     .addOption(new Option('--out <file>', 'where to write it (default RUN/report.html)'))
-    .addHelpText('after', '\nA run writes RUN/report.html by itself unless given --no-report. See docs/report.md.')
+    .addHelpText('after', '\nA run writes RUN/report.html by itself unless given --no-report. When the history of the run\'s results folder holds a sweep of the same target and workload, the first screen also draws the run on that sweep\'s load curve. See docs/report.md.')
     .action(async (dir: string, opts: { out?: string }) => setExit(await (await import('./report-command.js')).reportCommand(dir, opts, io)));
 
   program

@@ -17,11 +17,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
-import { hasJournal, PENDING_DIR } from './history-journal.js';
+import { HISTORY_FILE, hasJournal, PENDING_DIR } from './history-journal.js';
 import { UserError } from '../errors/user-error.js';
 import type { HistoryRow } from './history-row.js';
 
-export const HISTORY_FILE = 'history.duckdb';
+export { HISTORY_FILE };
 /** Journal rows the table refused, kept for a person to look at (docs/history.md). */
 export const REJECTED_DIR = '.history-rejected';
 /** The history format; bump on any breaking change of the tables below (docs/history.md). */
@@ -157,6 +157,8 @@ export interface OpenOptions {
   /** 'write' creates the file and folds in pending rows; 'read' opens it read-only (an empty in-memory history when missing). */
   mode: 'read' | 'write';
   lockWaitMs?: number;
+  /** false: a reader that never writes — the journal is not folded in, an older file not upgraded, a corrupt one not rebuilt (a run's report, which must not write the history). */
+  fold?: boolean;
 }
 
 /** Runs a read on a connection of a process-long reader (history-pool.ts), by results folder. */
@@ -182,7 +184,7 @@ export function withHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: Du
 /** withHistory with an instance of its own, whatever is shared. */
 export function withOwnHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
   return serialized(async () => {
-    if (opts.mode === 'read' && hasJournal(resultsDir)) {
+    if (opts.mode === 'read' && opts.fold !== false && hasJournal(resultsDir)) {
       try {
         await openHistory(resultsDir, { ...opts, mode: 'write' }, async () => undefined, true);
       } catch (err) {
@@ -192,7 +194,7 @@ export function withOwnHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c:
         warn(`the journal (${PENDING_DIR}/) could not be folded in, so runs waiting there are not shown: ${oneLine(err)}`);
       }
     }
-    return openHistory(resultsDir, opts, fn, true);
+    return openHistory(resultsDir, opts, fn, opts.fold !== false);
   });
 }
 

@@ -157,9 +157,12 @@ function qualityColumns(result: Obj): Pick<
  * none): read back from its directory, or held in memory by the run that just finished.
  */
 export function rowOfRun(resultsDir: string, runDir: string, result: Obj, spec: unknown): HistoryRow {
-  // An old or hand-made run without spec.json still gets a row; its hash then covers only the result's load.
-  const settings = spec ?? { load: result.load, workload: result.workload, target: { endpoint: obj(result.target).endpoint, model: obj(result.target).model } };
-  return rowFromResult(resultsDir, runDir, result, settings);
+  return rowFromResult(resultsDir, runDir, result, runSpec(result, spec));
+}
+
+/** The run's spec.json content, or (an old or hand-made run without one) what its result says: its hash then covers only the result's load. */
+export function runSpec(result: Obj, spec: unknown): unknown {
+  return spec ?? { load: result.load, workload: result.workload, target: { endpoint: obj(result.target).endpoint, model: obj(result.target).model } };
 }
 
 /** Builds the row of the run in `runDir` (a folder under `resultsDir`). Throws when result.json is missing, unreadable or of a schema this build does not read. */
@@ -173,6 +176,15 @@ export function isSweepDir(dir: string): boolean {
   return existsSync(join(dir, 'sweep.json')) && !existsSync(join(dir, 'result.json'));
 }
 
+/** The sweep's spec.json, or (an old or hand-made sweep without one) what its sweep.json `sweep` says of the settings. */
+export function sweepSpec(sweepDir: string, sweep: Obj): unknown {
+  try {
+    return readJson(join(sweepDir, 'spec.json'));
+  } catch {
+    return { load: sweep.load, workload: sweep.workload, target: { endpoint: obj(sweep.target).endpoint, model: obj(sweep.target).model } };
+  }
+}
+
 /**
  * One row per stage of the sweep in `sweepDir`, kind `sweep`, run_id `<sweep id>.stage<i>`. Each
  * stage reads as a run at its own load: its metrics, validity and SLO verdicts, and a spec hash
@@ -180,12 +192,7 @@ export function isSweepDir(dir: string): boolean {
  */
 export function rowsFromSweepDir(resultsDir: string, sweepDir: string): HistoryRow[] {
   const sweep = obj(readJson(join(sweepDir, 'sweep.json')));
-  let spec: unknown = null;
-  try {
-    spec = readJson(join(sweepDir, 'spec.json'));
-  } catch {
-    spec = { load: sweep.load, workload: sweep.workload, target: { endpoint: obj(sweep.target).endpoint, model: obj(sweep.target).model } };
-  }
+  const spec = sweepSpec(sweepDir, sweep);
   const info = obj(sweep.sweep);
   const id = str(info.id) ?? basename(sweepDir);
   const stages = Array.isArray(sweep.stages) ? sweep.stages.map(obj) : [];

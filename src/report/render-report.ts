@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SweepContext } from '../analysis/load-curve.js';
 import { UserError } from '../errors/user-error.js';
 import type { Snapshot } from '../observe/snapshot.js';
 import type { RequestRecord } from '../record/record.js';
@@ -23,6 +24,8 @@ export interface ReportOptions {
   generator?: string;
   /** Where a warning about repaired records goes (store/records-check.ts). */
   warn?: (line: string) => void;
+  /** A sweep of the run's target and workload, drawn on the first screen (session/sweep-context.ts finds it in the history). */
+  sweepContext?: SweepContext | null;
 }
 
 /** server-metrics.jsonl: one snapshot per line; a line that does not parse is skipped (a run cut short mid-write). */
@@ -89,5 +92,5 @@ export async function renderReport(dir: string, opts: ReportOptions = {}): Promi
     return buildSweepReport(doc, spec, opts.generator ?? `infermeter ${doc.infermeter_version}`, records);
   }
   const bundle = loadRunBundle(dir, opts.records, opts.result, opts.warn);
-  return buildRunReport(bundle, opts.generator ?? `infermeter ${bundle.result.infermeter_version}`);
+  return buildRunReport(bundle, opts.generator ?? `infermeter ${bundle.result.infermeter_version}`, opts.sweepContext);
 }

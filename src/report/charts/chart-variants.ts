@@ -14,7 +14,7 @@ import { distributionCharts } from './distribution-charts.js';
 import { seriesCharts } from './series-charts.js';
 import { timelineChart } from './timeline-chart.js';
 import { overlaidCdfChart } from './overlay-charts.js';
-import { SWEEP_LOAD_TITLES, sweepCharts } from './sweep-charts.js';
+import { SWEEP_LOAD_TITLES, sweepCharts, sweepContextChart } from './sweep-charts.js';
 
 export function chartVariants(): Chart[] {
   const dists: MetricDistribution[] = [];
@@ -27,7 +27,7 @@ export function chartVariants(): Chart[] {
     ...seriesCharts(series),
     breakdownChart('tasks', '', []).chart,
     breakdownChart('turns', '', []).chart,
-    ...Object.values(SWEEP_LOAD_TITLES).flatMap((t) => sweepCharts(t)),
+    ...Object.values(SWEEP_LOAD_TITLES).flatMap((t) => [...sweepCharts(t), sweepContextChart(t)]),
     timelineChart(true),
     ...DISTRIBUTION_METRICS.flatMap((m) => (['log', 'linear'] as const).flatMap((scale) => (['stage', 'run'] as const).map((legend) => overlaidCdfChart(m, scale, legend, '')))),
   ];

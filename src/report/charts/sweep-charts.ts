@@ -3,7 +3,7 @@
  * stage, with the saturation point and the knee marked as vertical rules (from sweep.json's
  * `analysis`, docs/sweep-schema.md).
  */
-import { baseSpec, SLO_RULES, sloRuleLayers, type Chart } from './chart.js';
+import { baseSpec, SLO_RULES, sloRuleLayers, type Chart, type LayerItem } from './chart.js';
 
 export interface SweepPoint {
   load: number;
@@ -24,13 +24,14 @@ export interface SweepMarker {
   label: string;
 }
 
-function curve(id: string, title: string, caption: string, loadTitle: string, fields: Array<[keyof SweepPoint, string]>, yTitle: string, log: boolean, sloMetrics: string[]): Chart {
+/** `extra`: layers drawn over the curve, reading the datasets `extraData` (a single run's own point). */
+function curve(id: string, title: string, caption: string, loadTitle: string, fields: Array<[keyof SweepPoint, string]>, yTitle: string, log: boolean, sloMetrics: string[], extra: { layers: LayerItem[]; data: string[] } = { layers: [], data: [] }): Chart {
   const labels = `{${fields.map(([f, l]) => `${JSON.stringify(f)}: ${JSON.stringify(l)}`).join(', ')}}`;
   return {
     id,
     title,
     caption,
-    datasets: ['sweep_points', 'sweep_markers', SLO_RULES],
+    datasets: ['sweep_points', 'sweep_markers', SLO_RULES, ...extra.data],
     spec: {
       ...baseSpec(),
       layer: [
@@ -60,6 +61,7 @@ function curve(id: string, title: string, caption: string, loadTitle: string, fi
           encoding: { x: { field: 'load', type: 'quantitative' }, text: { field: 'label' } },
         },
         ...sloRuleLayers(sloMetrics, 'y'),
+        ...extra.layers,
       ],
     },
   };
@@ -76,4 +78,30 @@ export function sweepCharts(loadTitle: string): Chart[] {
     curve('sweep-throughput', 'Load → throughput and goodput', `Completed requests/s and goodput (requests/s meeting every per-request SLO) of each stage. ${marks}`, loadTitle, [['request_per_s', 'requests/s'], ['goodput_request_per_s', 'goodput req/s']], 'requests/s', false, ['request_throughput', 'goodput']),
     curve('sweep-tokens', 'Load → output tokens/s', `Output tokens/s of each stage. ${marks}`, loadTitle, [['output_tokens_per_s', 'output tokens/s']], 'tokens/s', false, ['output_throughput']),
   ];
+}
+
+/** A single run's own point on a sweep's curve: rows {load, value, figure} (report/html/sweep-context.ts). */
+export const SWEEP_RUN_POINT = 'sweep_run_point';
+
+/**
+ * The first screen's small curve: a sweep of the run's target and workload, TTFT and E2E latency
+ * p99 per stage, with the run's own figures as black diamonds at its offered load.
+ */
+export function sweepContextChart(loadTitle: string): Chart {
+  const runPoint: LayerItem = {
+    data: { name: SWEEP_RUN_POINT },
+    mark: { type: 'point', shape: 'diamond', size: 150, filled: true, color: '#111', stroke: '#fff', strokeWidth: 1, opacity: 1, tooltip: true },
+    encoding: { x: { field: 'load', type: 'quantitative' }, y: { field: 'value', type: 'quantitative' } },
+  } as LayerItem;
+  return curve(
+    'overview-sweep',
+    'This run on the sweep’s load curve',
+    'TTFT and E2E latency p99 of each stage of a sweep of the same target and workload (log scale); black diamonds: this run’s own p99s at its load. Grey dashed lines: the sweep’s saturation point and knee; red: SLO thresholds.',
+    loadTitle,
+    [['ttft_p99', 'TTFT p99'], ['e2el_p99', 'E2EL p99']],
+    'ms',
+    true,
+    ['ttft_ms', 'e2el_ms'],
+    { layers: [runPoint], data: [SWEEP_RUN_POINT] },
+  );
 }

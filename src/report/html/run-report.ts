@@ -22,6 +22,8 @@ import { renderCost } from '../cost-summary.js';
 import { renderColdStart, renderServerSummary } from '../server-summary.js';
 import type { ObjectiveUnit } from '../../config/slo.js';
 import { overviewHtml } from './overview.js';
+import type { SweepContext } from '../../analysis/load-curve.js';
+import { sweepContextView } from './sweep-context.js';
 import { formatInUnit, plural } from '../units.js';
 import { qualitySectionHtml } from './quality-section.js';
 import { failureExamples, groupTable, htmlTable, latencyTable, pct, requestsTable, sampleOutputs, throughputTable } from './tables.js';
@@ -91,7 +93,8 @@ function failureCountNote(records: readonly RequestRecord[], measured: number): 
   return `<p class="note">${e(plural(all, 'failed request'))} over every phase (warmup, measure, cooldown); the summary’s ${e(measured)} are the measured phase’s only.</p>`;
 }
 
-export function buildRunReport(bundle: RunBundle, generator: string): Promise<string> {
+/** `sweep`: a sweep of the run's target and workload (history/sweep-match.ts), drawn on the first screen with the run on it. */
+export function buildRunReport(bundle: RunBundle, generator: string, sweep?: SweepContext | null): Promise<string> {
   const { result, records } = bundle;
   const slos = result.metrics.goodput?.slos ?? [];
   const dists = runDistributions(records);
@@ -103,8 +106,11 @@ export function buildRunReport(bundle: RunBundle, generator: string): Promise<st
   const allSeries = seriesCharts(series);
   const pick = (...ids: string[]) => allSeries.filter((c) => ids.includes(c.id));
 
+  const onSweep = sweepContextView(sweep, result);
+  if (onSweep) Object.assign(datasets, onSweep.datasets);
+
   const sections: PageSection[] = [
-    { id: 'overview', title: 'At a glance', html: overviewHtml(result), charts: [] },
+    { id: 'overview', title: 'At a glance', html: overviewHtml(result) + (onSweep?.html ?? ''), charts: onSweep?.charts ?? [] },
     {
       id: 'summary',
       title: 'Summary',

@@ -3,6 +3,7 @@
  * table, the load curves with the saturation point and the knee, the SLO verdict of each
  * stage. Read through the file's documented shape, so only the fields used here are typed.
  */
+import { curveKind } from '../../analysis/load-curve.js';
 import type { ObjectiveResult, RunMetrics } from '../../metrics/index.js';
 import type { ServerObservation } from '../../observe/observation.js';
 import type { RequestRecord } from '../../record/record.js';
@@ -92,9 +93,7 @@ function serverTable(stages: SweepDoc['stages'], loadText: (l: StageLoad) => str
 export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string, records: readonly RequestRecord[] = []): Promise<string> {
   const byIndex = new Map(doc.stages.map((s) => [s.index, s]));
   const ordered = (doc.analysis?.order ?? doc.stages.map((s) => s.index)).map((i) => byIndex.get(i)).filter((s) => s !== undefined);
-  // The curve's x axis is one kind of load: the kind most stages have (an auto sweep's baseline and probe are of the other).
-  const rates = ordered.filter((s) => s.load.kind === 'rate').length;
-  const kind = rates >= ordered.length - rates ? 'rate' : 'concurrency';
+  const kind = curveKind(ordered.map((s) => s.load.kind));
   const points: SweepPoint[] = [];
   for (const s of ordered) {
     const x = s.load.kind === kind ? loadValue(s.load) : null;
