@@ -8,6 +8,7 @@ import { judgeRun } from '../analysis/verdict.js';
 import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from '../metrics/index.js';
 import type { RequestRecord } from '../record/record.js';
 import type { ServerObservation } from '../observe/observation.js';
+import type { RunEnvironment } from '../analysis/environment.js';
 import type { ColdStartFigures } from '../report/result-json.js';
 import type { RunResult } from '../report/result-json.js';
 import { RESULT_SCHEMA } from '../store/result-schema.js';
@@ -74,6 +75,8 @@ export interface FinishInput {
   incomplete?: readonly IncompleteWorker[];
   /** How GPU time splits between input and output tokens; absent: the request-time rule. */
   costSplit?: CostSplit | null;
+  /** The run's environment fingerprint (session/environment-capture.ts); null when not captured. */
+  environment?: RunEnvironment | null;
 }
 
 export function buildResult(input: FinishInput): RunResult {
@@ -126,6 +129,7 @@ export function buildResult(input: FinishInput): RunResult {
     server: input.server ?? null,
     cold_start: input.coldStart ?? null,
     quality,
+    environment: input.environment ?? null,
   };
 }
 
