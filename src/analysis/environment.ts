@@ -95,14 +95,24 @@ export function fingerprintObject(env: RunEnvironment): Record<string, Fingerpri
   return Object.fromEntries(flattenEnvironment(env).map((f) => [f.field, f.value]));
 }
 
-/** Whether `name` is a field name (or `engine_settings.<key>`) or a group, as `--vary` and `--where` take them. */
-export function isFingerprintName(name: string): boolean {
-  return name in FIELD_GROUPS || (SERVER_FIELDS as readonly string[]).includes(name) || (CLIENT_FIELDS as readonly string[]).includes(name) || /^engine_settings\.[A-Za-z0-9_.-]+$/.test(name);
+/** Whether `name` is one field: a field name or `engine_settings.<key>` (what `history --where` takes). */
+export function isFingerprintField(name: string): boolean {
+  return ((SERVER_FIELDS as readonly string[]).includes(name) && name !== 'engine_settings') || (CLIENT_FIELDS as readonly string[]).includes(name) || /^engine_settings\.[A-Za-z0-9_.-]+$/.test(name);
 }
 
-/** Every name, for an error message. */
+/** Whether `name` is a field, a group, or `engine_settings` (all its keys): what `compare --vary` takes. */
+export function isFingerprintName(name: string): boolean {
+  return name in FIELD_GROUPS || name === 'engine_settings' || isFingerprintField(name);
+}
+
+/** Every field name (engine settings as `engine_settings.<key>`), for an error message. */
+export function fingerprintFieldNames(): string {
+  return [...SERVER_FIELDS.map((f) => (f === 'engine_settings' ? 'engine_settings.<key>' : f)), ...CLIENT_FIELDS].join(', ');
+}
+
+/** Every name `--vary` takes: the groups, then the fields. */
 export function fingerprintNames(): string {
-  return [...Object.keys(FIELD_GROUPS), ...SERVER_FIELDS.map((f) => (f === 'engine_settings' ? 'engine_settings.<key>' : f)), ...CLIENT_FIELDS].join(', ');
+  return `${Object.keys(FIELD_GROUPS).join(', ')}, ${fingerprintFieldNames()}`;
 }
 
 type Obj = Record<string, unknown>;
