@@ -14,7 +14,7 @@ import { parseExposition } from '../observe/exposition.js';
 import { findNvidiaSmi, sampleNvidiaSmiIdentity } from '../observe/nvidia-smi.js';
 import { metricsUrls, nvidiaSmiWanted } from '../observe/run-observer.js';
 import { getText } from '../util/http-get.js';
-import { redactUrl, redactUrlsIn } from '../util/redact.js';
+import { redactSecrets, redactUrl } from '../util/redact.js';
 import { clientFingerprint } from './client-host.js';
 import { identityExposition, modelsBody, simIdentity, type TimingOptions } from '../sim/index.js';
 import { envOf, type SessionContext } from './context.js';
@@ -124,21 +124,22 @@ export function serverFingerprintOf(answers: ServerAnswers, model: string | null
     if (gpu.driver === null) unknown.gpu_driver = 'the GPU series carry no DCGM_FI_DRIVER_VERSION label';
     if (gpu.memory_mib === null) unknown.gpu_memory_mib = 'no framebuffer series (DCGM_FI_DEV_FB_TOTAL, or _FB_USED and _FB_FREE)';
   }
-  const text = (s: string | null): string | null => (s === null ? null : redactUrlsIn(s));
+  // A server's own words: URLs in them lose credentials, and so do settings under credential-like names.
+  const server: ServerFingerprint = redactSecrets({
+    model_id: m?.id ?? null,
+    model_root: m?.root ?? null,
+    max_model_len: m?.max_model_len ?? null,
+    owned_by: m?.owned_by ?? null,
+    engine,
+    engine_version: version,
+    engine_settings: settings,
+    gpu_model: gpu?.model ?? null,
+    gpu_count: gpu?.count ?? null,
+    gpu_driver: gpu?.driver ?? null,
+    gpu_memory_mib: gpu?.memory_mib ?? null,
+  });
   return {
-    server: {
-      model_id: text(m?.id ?? null),
-      model_root: text(m?.root ?? null),
-      max_model_len: m?.max_model_len ?? null,
-      owned_by: text(m?.owned_by ?? null),
-      engine,
-      engine_version: text(version),
-      engine_settings: settings === null ? null : Object.fromEntries(Object.entries(settings).map(([k, s]) => [k, redactUrlsIn(s)])),
-      gpu_model: gpu?.model ?? null,
-      gpu_count: gpu?.count ?? null,
-      gpu_driver: gpu?.driver ?? null,
-      gpu_memory_mib: gpu?.memory_mib ?? null,
-    },
+    server,
     unknown,
     sources,
   };
