@@ -64,6 +64,16 @@ describe('environment capture against a vLLM-like server', () => {
     expect(env.client.cpu_cores).toBe(availableParallelism());
   });
 
+  it("URLs in the server's words lose their credentials", async () => {
+    const leaky = await startFakeVllm({ root: 'https://user:pw@hub.example/llama?token=hf_fake_secret_4410' });
+    try {
+      const env = await captureEnvironment({ baseUrl: leaky.url, model: null, observe: observe(), headers: {}, insecureTls: false });
+      expect(env.server.model_root).toBe('https://[redacted]@hub.example/llama?token=[redacted]');
+    } finally {
+      await leaky.close();
+    }
+  });
+
   it('a probe that gets no answer leaves its field null with the reason, and the rest is still read', async () => {
     const hung = await startFakeVllm({ hangVersion: true });
     try {
