@@ -11,6 +11,9 @@ import { FIELD_GROUPS, OUTCOME_SETTINGS, fingerprintNames, flattenEnvironment, i
 
 export type FieldStatus = 'same' | 'differs' | 'unknown';
 
+/** The note of a difference declared under test. */
+export const VARIED_NOTE = 'under test: --vary';
+
 export interface FieldComparison {
   field: string;
   side: FingerprintSide;
@@ -27,7 +30,7 @@ export interface EnvironmentComparison {
   fields: FieldComparison[];
   /** The fields that block, in table order. */
   blocking: string[];
-  /** Said when a side carries no fingerprint (a result written before infermeter.result/3); then nothing blocks. */
+  /** Said when a side carries no fingerprint (a vLLM file, a sweep stage, a result written before infermeter.result/3); then nothing blocks. */
   missing: string | null;
   /** The names declared under test, as given. */
   vary: string[];
@@ -50,8 +53,8 @@ const NOT_STATED = null;
 
 export function compareEnvironments(a: RunEnvironment | null, b: RunEnvironment | null, vary: readonly string[] = []): EnvironmentComparison {
   if (!a || !b) {
-    const which = !a && !b ? 'neither run carries' : !a ? 'the baseline carries no' : 'B carries no';
-    return { fields: [], blocking: [], missing: `${which} environment fingerprint (results written before infermeter.result/3); the environments were not compared`, vary: [...vary] };
+    const which = !a && !b ? 'neither side carries an' : !a ? 'A carries no' : 'B carries no';
+    return { fields: [], blocking: [], missing: `${which} environment fingerprint (a vLLM result file, a sweep stage, or a result written before infermeter.result/3), so the environments were not compared`, vary: [...vary] };
   }
   const fa = flattenEnvironment(a);
   const fb = flattenEnvironment(b);
@@ -79,7 +82,7 @@ export function compareEnvironments(a: RunEnvironment | null, b: RunEnvironment 
     } else if (status === 'differs') {
       if (side === 'client') note = 'client host: shown, never blocks';
       else if (setting && OUTCOME_SETTINGS.has(field.slice('engine_settings.'.length))) note = 'found by the engine, not set: shown, never blocks';
-      else if (covered(field, vary)) note = 'under test (--vary)';
+      else if (covered(field, vary)) note = VARIED_NOTE;
       else blocks = true;
     }
     return { field, side, a: va, b: vb, status, blocks, note };
@@ -97,9 +100,9 @@ function settingsInsertAt(names: string[], field: string): number {
 
 const shown = (v: FingerprintValue): string => (v === null ? '(not stated)' : typeof v === 'string' ? JSON.stringify(v) : String(v));
 
-/** The one line compare prints (exit 2) when the environments forbid a verdict. */
-export function refusalLine(c: EnvironmentComparison, pair: string): string {
+/** The one line compare prints (exit 2) when the environments of A and B forbid a verdict. */
+export function refusalLine(c: EnvironmentComparison, a: string, b: string): string {
   const rows = c.fields.filter((f) => f.blocks);
   const what = rows.map((f) => `${f.field} (${shown(f.a)} vs ${shown(f.b)})`).join(', ');
-  return `compare: ${pair}: the server differs in ${what}, which is not declared under test; no verdict. Declare it with --vary ${rows.map((f) => f.field).join(',')} (or a group: gpu, engine, model), or judge anyway with --force`;
+  return `the server differs between ${a} and ${b} in ${what}, which is not declared under test: no verdict. Declare it with --vary ${rows.map((f) => f.field).join(',')} (or a group: gpu, engine, model), or judge anyway with --force`;
 }

@@ -4,7 +4,7 @@
  * lays them out. The console shows the identity rows and every row that is not the same; the
  * HTML page shows every row.
  */
-import type { EnvironmentComparison, FieldComparison } from '../analysis/environment-diff.js';
+import { VARIED_NOTE, type EnvironmentComparison, type FieldComparison } from '../analysis/environment-diff.js';
 import type { FingerprintValue } from '../analysis/environment.js';
 
 /** Shown on the console even when the same: what was measured, in five rows. */
@@ -34,10 +34,10 @@ export function environmentSummary(c: EnvironmentComparison, forced: boolean): s
   if (server.length === 0) parts.push('the server side is the same');
   else {
     const blocking = server.filter((f) => f.blocks).map((f) => f.field);
-    const varied = server.filter((f) => f.note === 'under test (--vary)').map((f) => f.field);
-    const found = server.filter((f) => !f.blocks && f.note !== 'under test (--vary)').map((f) => f.field);
+    const varied = server.filter((f) => f.note === VARIED_NOTE).map((f) => f.field);
+    const found = server.filter((f) => !f.blocks && f.note !== VARIED_NOTE).map((f) => f.field);
     if (blocking.length) parts.push(`the server DIFFERS in ${blocking.join(', ')}${forced ? ' (judged anyway: --force)' : ''}`);
-    if (varied.length) parts.push(`under test (--vary): ${varied.join(', ')}`);
+    if (varied.length) parts.push(`declared under test (--vary): ${varied.join(', ')}`);
     if (found.length) parts.push(`found by the engine, not set: ${found.join(', ')}`);
   }
   if (client.length) parts.push(`the client host differs in ${client.map((f) => f.field).join(', ')} (never blocks)`);

@@ -20,6 +20,7 @@ import type { RequestRecord } from '../record/record.js';
 import type { RunBundle } from '../store/run-bundle.js';
 import type { Slo } from '../metrics/index.js';
 import { isSweepDir, readSweep } from './saved-sweep.js';
+import { environmentOf, type RunEnvironment } from '../analysis/environment.js';
 
 /** Every side read, and the pairs to judge (baseline first in each). */
 export interface CompareInputs {
@@ -40,6 +41,8 @@ interface SideContext {
   /** The saved validity verdict. */
   validity: { valid?: unknown; reasons?: unknown } | null;
   cost: { gpu_hour_cost: number; gpus: number } | null;
+  /** result.json's environment fingerprint; null for sweep stages and results without one. */
+  environment: RunEnvironment | null;
 }
 
 /** A side from its records (a run's, or one sweep stage's) and the context they ran in. */
@@ -67,6 +70,7 @@ function sideFromRecords(label: string, records: RequestRecord[], ctx: SideConte
     invalid: invalidReason(ctx.validity),
     // Request i got the workload's i-th prompt: the same workload and seed mean the same prompts.
     prompts: ctx.workload && ctx.load ? JSON.stringify({ workload: ctx.workload, seed: ctx.load.seed ?? null }) : null,
+    environment: ctx.environment,
   };
 }
 
@@ -94,6 +98,7 @@ export function runSide(run: RunBundle<Partial<RunResult>>): CompareSide {
     slos: result.metrics?.goodput?.slos ?? [],
     validity: result.validity ?? null,
     cost: result.cost ?? null,
+    environment: environmentOf(result),
   });
 }
 
@@ -113,6 +118,7 @@ function sweepSides(dir: string, warn: (line: string) => void): Map<string, Comp
         slos: stage?.metrics?.goodput?.slos ?? [],
         validity: stage?.validity ?? null,
         cost: null,
+        environment: null,
       }),
     );
   }

@@ -34,12 +34,12 @@ describe('compareEnvironments', () => {
     const c = compareEnvironments(a, b);
     expect(c.blocking).toEqual(['gpu_model']);
     expect(statusOf(c, 'engine_settings.num_gpu_blocks')).toMatchObject({ status: 'differs', blocks: false, note: 'found by the engine, not set: shown, never blocks' });
-    expect(refusalLine(c, 'A vs B')).toBe(
-      'compare: A vs B: the server differs in gpu_model ("NVIDIA H100 80GB HBM3" vs "NVIDIA A100-SXM4-80GB"), which is not declared under test; no verdict. Declare it with --vary gpu_model (or a group: gpu, engine, model), or judge anyway with --force',
+    expect(refusalLine(c, 'runs/a', 'runs/b')).toBe(
+      'the server differs between runs/a and runs/b in gpu_model ("NVIDIA H100 80GB HBM3" vs "NVIDIA A100-SXM4-80GB"), which is not declared under test: no verdict. Declare it with --vary gpu_model (or a group: gpu, engine, model), or judge anyway with --force',
     );
     const varied = compareEnvironments(a, b, ['gpu']);
     expect(varied.blocking).toEqual([]);
-    expect(statusOf(varied, 'gpu_model')).toMatchObject({ status: 'differs', blocks: false, note: 'under test (--vary)' });
+    expect(statusOf(varied, 'gpu_model')).toMatchObject({ status: 'differs', blocks: false, note: 'under test: --vary' });
   });
 
   it('engine upgrade: version and a changed setting block; --vary engine_version leaves the setting blocking, --vary engine covers both', () => {
@@ -82,7 +82,7 @@ describe('compareEnvironments', () => {
   it('a run without a fingerprint (an older result): nothing compared, nothing blocks, and it says so', () => {
     const c = compareEnvironments(null, env());
     expect(c).toMatchObject({ fields: [], blocking: [] });
-    expect(c.missing).toMatch(/^the baseline carries no environment fingerprint/);
+    expect(c.missing).toMatch(/^A carries no environment fingerprint \(a vLLM result file, a sweep stage, or a result written before infermeter.result\/3\)/);
   });
 });
 
