@@ -30,7 +30,7 @@ export interface EnvironmentComparison {
   fields: FieldComparison[];
   /** The fields that block, in table order. */
   blocking: string[];
-  /** Said when a side carries no fingerprint (a vLLM file, a sweep stage, a result written before infermeter.result/3); then nothing blocks. */
+  /** Said when a side carries no fingerprint (a vLLM file, a result or sweep written before fingerprints); then nothing blocks. */
   missing: string | null;
   /** The names declared under test, as given. */
   vary: string[];
@@ -54,7 +54,7 @@ const NOT_STATED = null;
 export function compareEnvironments(a: RunEnvironment | null, b: RunEnvironment | null, vary: readonly string[] = []): EnvironmentComparison {
   if (!a || !b) {
     const which = !a && !b ? 'neither side carries an' : !a ? 'A carries no' : 'B carries no';
-    return { fields: [], blocking: [], missing: `${which} environment fingerprint (a vLLM result file, a sweep stage, or a result written before infermeter.result/3), so the environments were not compared`, vary: [...vary] };
+    return { fields: [], blocking: [], missing: `${which} environment fingerprint (a vLLM result file, or a result or sweep written before fingerprints), so the environments were not compared`, vary: [...vary] };
   }
   const fa = flattenEnvironment(a);
   const fb = flattenEnvironment(b);

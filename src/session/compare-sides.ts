@@ -41,7 +41,7 @@ interface SideContext {
   /** The saved validity verdict. */
   validity: { valid?: unknown; reasons?: unknown } | null;
   cost: { gpu_hour_cost: number; gpus: number } | null;
-  /** result.json's environment fingerprint; null for sweep stages and results without one. */
+  /** The run's (or its sweep's) environment fingerprint; null for results written without one. */
   environment: RunEnvironment | null;
 }
 
@@ -118,7 +118,7 @@ function sweepSides(dir: string, warn: (line: string) => void): Map<string, Comp
         slos: stage?.metrics?.goodput?.slos ?? [],
         validity: stage?.validity ?? null,
         cost: null,
-        environment: null,
+        environment: environmentOf(sweep.result),
       }),
     );
   }

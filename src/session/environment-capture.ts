@@ -20,6 +20,7 @@ import { identityExposition, modelsBody, simIdentity, type TimingOptions } from 
 import { envOf, type SessionContext } from './context.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
+import { simEngine } from './builtin-sim.js';
 
 /** Each probe's bound: metadata answers in milliseconds; a server that takes longer leaves the field unknown. */
 export const PROBE_TIMEOUT_MS = 2000;
@@ -218,6 +219,11 @@ export async function simulatedEnvironment(timing: TimingOptions, preset: string
   const server = serverFingerprintOf(answers, model);
   const host = await clientFingerprint(PROBE_TIMEOUT_MS);
   return { version: ENVIRONMENT_VERSION, server: server.server, client: host.client, unknown: { ...server.unknown, ...host.unknown }, sources: server.sources };
+}
+
+/** The fingerprint of `sim run` / `sim sweep` for a spec: the engine timing they drive in virtual time. */
+export function virtualEnvironment(spec: RunSpec, model: string): Promise<RunEnvironment> {
+  return simulatedEnvironment({ kind: 'engine', hardware: spec.sim.hardware, model, engine: simEngine(spec.sim, model) }, spec.sim.engine_preset, model, spec.sim.max_model_len);
 }
 
 /** The fingerprint of the target a run (or a sweep) opened: the one call every HTTP session makes before its load. */

@@ -18,7 +18,7 @@ import { VirtualRecords } from '../sim/virtual-records.js';
 import { redactSecrets } from '../util/redact.js';
 import type { WorkItem } from '../workload/index.js';
 import { completeRun, type CompletedRun } from './finish-run.js';
-import { simulatedEnvironment } from './environment-capture.js';
+import { virtualEnvironment } from './environment-capture.js';
 import type { SessionContext } from './context.js';
 import { virtualProgress } from './virtual-progress.js';
 import { simEngine, simReasoning } from './builtin-sim.js';
@@ -217,7 +217,7 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
   const interrupted = ctx.signal?.aborted === true;
   if (interrupted) log('interrupted: the simulation is reported as far as it ran');
 
-  const environment = await simulatedEnvironment({ kind: 'engine', hardware: spec.sim.hardware, model, engine: simEngine(spec.sim, model) }, spec.sim.engine_preset, model, spec.sim.max_model_len);
+  const environment = await virtualEnvironment(spec, model);
   const done = await completeRun({
     spec,
     dir,

@@ -19,6 +19,7 @@ import type { RunSpec } from './run-spec.js';
 import { recordInHistory } from './record-history.js';
 import { writeRunReport } from './write-report.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
+import { captureTargetEnvironment, virtualEnvironment } from './environment-capture.js';
 import { checkStageLimits, httpStages, virtualStages } from './sweep-stages.js';
 import type { CoordinatorFlags } from './coordinator-options.js';
 import { DistributedSweep } from './distributed-sweep.js';
@@ -81,6 +82,10 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
       }
       if (distributed) cluster = await DistributedSweep.open(spec, distributed, target, ctx, log);
     }
+    // What every stage will measure: the target's fingerprint, or the simulator's own in virtual time.
+    const environment = target
+      ? await captureTargetEnvironment(spec, target, ctx)
+      : await virtualEnvironment(spec, model);
     const startedAt = new Date();
     if (spec.output.save) {
       dir = createRunDir(spec.output.result_dir, spec.name === 'run' ? 'sweep' : spec.name, startedAt);
@@ -123,6 +128,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: SweepPlan, o: SweepOptions
       pass: gatesPass && (invalid.length === 0 || allowInvalid),
       invalid_stages: invalid,
       allow_invalid: allowInvalid,
+      environment,
     };
     if (diskFault) return { started: true, result: redactor.scrubDeep(result), dir: null, reportPath: null, redactor, allowInvalid, diskFault };
     dir?.writeJson('sweep.json', redactor.scrubDeep(result));

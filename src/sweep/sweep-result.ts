@@ -2,6 +2,7 @@
  * sweep.json: the versioned result of a sweep (docs/sweep-schema.md). Bump SWEEP_SCHEMA on
  * any breaking change to its shape.
  */
+import type { RunEnvironment } from '../analysis/environment.js';
 import type { CurveFinding, CurveParams } from '../analysis/load-curve.js';
 import type { RunValidity } from '../analysis/run-validity.js';
 import type { ObjectiveResult, RunMetrics } from '../metrics/index.js';
@@ -98,4 +99,6 @@ export interface SweepResult {
   search: SweepSearch | null;
   /** Every stage's SLOs held (search: a rate was found). */
   pass: boolean;
+  /** What every stage measured (result-schema.md §environment), captured once before the first stage; absent in sweeps written before it. */
+  environment?: RunEnvironment | null;
 }

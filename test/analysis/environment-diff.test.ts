@@ -82,7 +82,7 @@ describe('compareEnvironments', () => {
   it('a run without a fingerprint (an older result): nothing compared, nothing blocks, and it says so', () => {
     const c = compareEnvironments(null, env());
     expect(c).toMatchObject({ fields: [], blocking: [] });
-    expect(c.missing).toMatch(/^A carries no environment fingerprint \(a vLLM result file, a sweep stage, or a result written before infermeter.result\/3\)/);
+    expect(c.missing).toMatch(/^A carries no environment fingerprint \(a vLLM result file, or a result or sweep written before fingerprints\)/);
   });
 });
 

@@ -114,6 +114,6 @@ describe('compare two engine versions over HTTP', () => {
     writeFileSync(path, JSON.stringify(r));
     const out = await runCli(['compare', dirOf(root, 'old'), b, '--resamples', '100', '--allow-invalid']);
     expect(out.code).toBe(0);
-    expect(out.stdout).toContain('Environment: B carries no environment fingerprint (a vLLM result file, a sweep stage, or a result written before infermeter.result/3), so the environments were not compared.');
+    expect(out.stdout).toContain('Environment: B carries no environment fingerprint (a vLLM result file, or a result or sweep written before fingerprints), so the environments were not compared.');
   });
 });

@@ -4,7 +4,10 @@
  * parser a real server is read with, so it records the same server fields as `run` against the
  * built-in simulator over HTTP.
  */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
 import type { RunResult } from '../../src/report/result-json.js';
 import { HARDWARE, modelProfile } from '../../src/sim/index.js';
 import { infermeterVersion } from '../../src/session/version.js';
@@ -42,5 +45,24 @@ describe('the simulator in the environment fingerprint', () => {
     const h = (JSON.parse(http.stdout) as RunResult).environment!;
     expect(h.server).toEqual(v.server);
     expect(h.sources).toContain('infermeter_sim:engine_info');
+  });
+
+  it('sim sweep records it once in sweep.json; every stage of the history carries it, and compare of two sweeps on other GPUs refuses', async () => {
+    const results = tempDir('fingerprint-sweep');
+    const common = ['sim', 'sweep', '--request-rates', '2,4', '--num-prompts', '10', '--random-input-len', '64', '--random-output-len', '4', '--result-dir', results, '--no-report'];
+    for (const hw of ['a100', 'h100']) expect((await runCli([...common, '--hardware', hw, '--name', hw])).code).toBe(0);
+    const dirOf = (n: string) => join(results, readdirSync(results).find((d) => d.endsWith(`-${n}`))!);
+    const sweep = JSON.parse(readFileSync(join(dirOf('a100'), 'sweep.json'), 'utf8')) as { environment: RunResult['environment'] };
+    const run = (JSON.parse((await runCli(['sim', 'run', ...FLAGS.slice(0, 2), '--num-prompts', '8', '--no-save', '--json', '--progress', 'none'])).stdout) as RunResult).environment!;
+    expect(sweep.environment!.server).toEqual({ ...run.server });
+    const rows = JSON.parse((await runCli(['history', '--results-dir', results, '--where', 'gpu_model=NVIDIA A100 SXM 80GB (simulated)', '--json'])).stdout) as Array<{ kind: string; gpu_model: string }>;
+    expect(rows.map((r) => [r.kind, r.gpu_model])).toEqual([
+      ['sweep', 'NVIDIA A100 SXM 80GB (simulated)'],
+      ['sweep', 'NVIDIA A100 SXM 80GB (simulated)'],
+    ]);
+    const refused = await runCli(['compare', dirOf('a100'), dirOf('h100'), '--resamples', '50']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/\[stage 0: 2 req\/s\] .* in gpu_model /);
+    expect((await runCli(['compare', dirOf('a100'), dirOf('h100'), '--resamples', '50', '--vary', 'gpu'])).code).toBe(0);
   });
 });
