@@ -211,6 +211,7 @@ export function rowsFromSweepDir(resultsDir: string, sweepDir: string): HistoryR
       metrics: stage.metrics,
       validity: stage.validity,
       slos: stage.slos,
+      environment: sweep.environment,
     };
     const stageSpec = { ...obj(spec), load: { ...obj(obj(spec).load), stage: load } };
     return rowFromResult(resultsDir, sweepDir, asResult, stageSpec);
