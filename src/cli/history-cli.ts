@@ -24,6 +24,7 @@ export function registerHistoryCommands(program: Command, io: CliIo, setExit: (c
     .addOption(new Option('--model <name>', 'only runs of a model (substring, case-insensitive)'))
     .addOption(new Option('--since <when>', 'only runs started since: 30m, 12h, 7d, 2w, or a date (2026-11-01)'))
     .addOption(new Option('--spec <hash>', 'only runs of one spec (a spec hash or its prefix)'))
+    .addOption(new Option('--where <field=value>', 'only runs whose environment fingerprint has this value, e.g. engine_version=0.6.3, gpu_model="NVIDIA H100 80GB HBM3", engine_settings.block_size=16 (repeatable; all must hold)').argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]))
     .addOption(new Option('--limit <n>', 'at most n runs (default 20 in the table, all with --json)'))
     .addOption(new Option('--json', 'print the rows as JSON'))
     .addOption(new Option('--reindex', 'first (re)index every run directory under the results folder'))

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
 import { reindex } from '../history/history-index.js';
-import { listRuns, parseSince, type JsonRow } from '../history/history-query.js';
+import { listRuns, parseSince, parseWhere, type JsonRow } from '../history/history-query.js';
 import { runSql } from '../history/history-sql.js';
 import { trend, trendMetric, type TrendMetric } from '../history/trend.js';
 import { trendBand, type BandJudgement } from '../history/history-band.js';
@@ -19,6 +19,8 @@ export interface HistoryOpts {
   since?: string;
   limit?: string;
   spec?: string;
+  /** --where FIELD=VALUE, repeatable: fingerprint conditions. */
+  where?: string[];
   json?: boolean;
   reindex?: boolean;
 }
@@ -44,6 +46,7 @@ export async function historyCommand(opts: HistoryOpts, io: CliIo): Promise<numb
     since: opts.since ? parseSince(opts.since) : null,
     limit: positiveInt('--limit', opts.limit) ?? (opts.json ? null : 20),
     spec: opts.spec ?? null,
+    where: parseWhere(opts.where ?? []),
   });
   if (opts.json) {
     io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);

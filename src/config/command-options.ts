@@ -138,6 +138,8 @@ export const CompareOptionsSchema = z.object({
   confidence: shareIn((v) => v > 0 && v < 1, '(0%, 100%), e.g. 95%').default(0.95),
   minEffect: shareIn((v) => v >= 0, '[0%, ∞), e.g. 2%').default(0.02),
   force: z.boolean().default(false),
+  /** `--vary engine_version,gpu` (repeatable): fingerprint fields under test, checked by the session (analysis/environment-diff.ts parseVary). */
+  vary: z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v])).default([]),
   allowInvalid: z.boolean().default(false),
   failOnRegression: shareIn((v) => v >= 0, '[0%, ∞), e.g. 5%').nullable().default(null),
   failOnQualityDrop: shareIn((v) => v >= 0, '[0%, ∞) of accuracy points, e.g. 1%').nullable().default(null),

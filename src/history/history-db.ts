@@ -84,6 +84,12 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [keyof HistoryRow, string]> = [
   ['successful_per_s', 'DOUBLE'],
   ['cost_per_success', 'DOUBLE'],
   ['quality', 'JSON'],
+  // Added within infermeter.history/1 (environment fingerprint, docs/result-schema.md §environment).
+  ['engine', 'VARCHAR'],
+  ['engine_version', 'VARCHAR'],
+  ['gpu_model', 'VARCHAR'],
+  ['gpu_count', 'INTEGER'],
+  ['fingerprint', 'JSON'],
 ];
 
 export const DDL = [
@@ -289,7 +295,8 @@ function bindValue(row: HistoryRow, col: keyof HistoryRow): DuckDBValue {
   const v = row[col];
   // Lists go in as JSON text: an empty JS array has no element type to bind.
   if (Array.isArray(v)) return JSON.stringify(v);
-  return v as DuckDBValue;
+  // A journal row written before a column was added lacks it: NULL, as for the rows already in the table.
+  return (v ?? null) as DuckDBValue;
 }
 
 /** Rows per INSERT: one statement per row cost 30–46 ms of CPU each inside DuckDB (docs/performance.md). */

@@ -2,6 +2,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { UserError } from '../errors/user-error.js';
 import { withHistory } from './history-db.js';
+import { fingerprintFieldNames, isFingerprintField } from '../analysis/environment.js';
 
 export interface RunFilter {
   model?: string | null;
@@ -11,6 +12,29 @@ export interface RunFilter {
   spec?: string | null;
   kind?: 'run' | 'sweep' | null;
   limit?: number | null;
+  /** Only runs whose environment fingerprint has these values (`--where engine_version=0.6.3`); all must hold. */
+  where?: readonly FingerprintCondition[];
+}
+
+export interface FingerprintCondition {
+  field: string;
+  value: string;
+}
+
+/**
+ * `--where FIELD=VALUE` (repeatable): a fingerprint field (analysis/environment.ts: engine,
+ * engine_version, gpu_model, engine_settings.block_size, …) and the value it must have, compared
+ * as text, exactly. A group name (gpu) is not one field, so it is refused here (`engine` is the field).
+ */
+export function parseWhere(values: readonly string[]): FingerprintCondition[] {
+  return values.map((text) => {
+    const eq = text.indexOf('=');
+    const field = eq > 0 ? text.slice(0, eq).trim() : '';
+    if (eq <= 0 || !isFingerprintField(field)) {
+      throw new UserError(`--where ${text}: give FIELD=VALUE with a fingerprint field (${fingerprintFieldNames()})`);
+    }
+    return { field, value: text.slice(eq + 1).trim() };
+  });
 }
 
 /** `--since`: a duration back from now (`30m`, `12h`, `7d`, `2w`) or a date/time (`2026-11-01`, ISO 8601). */
@@ -37,7 +61,7 @@ export async function queryRows(c: DuckDBConnection, sql: string, params: unknow
   });
 }
 
-const INTEGER_COLUMNS = new Set(['concurrency', 'max_concurrency', 'num_prompts', 'requests', 'ok', 'failed']);
+const INTEGER_COLUMNS = new Set(['concurrency', 'max_concurrency', 'num_prompts', 'requests', 'ok', 'failed', 'gpu_count']);
 function isIntegerColumn(name: string): boolean {
   return INTEGER_COLUMNS.has(name) || name === 'count' || name === 'n';
 }
@@ -48,7 +72,7 @@ export const LIST_COLUMNS = `run_id, kind, dir, name, strftime(started_at, '%Y-%
   request_throughput, output_throughput, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, itl_p50_ms, itl_p99_ms,
   e2el_p50_ms, e2el_p99_ms, goodput_request_per_s, goodput_attained, valid, validity_reasons, slo_pass,
   accuracy, accuracy_ci_low, accuracy_ci_high, hallucination_rate, format_compliance, code_pass_rate, citation_correctness,
-  refusal_rate, over_refusal_rate, successful_per_s, cost_per_success`;
+  refusal_rate, over_refusal_rate, successful_per_s, cost_per_success, engine, engine_version, gpu_model, gpu_count`;
 
 /** Runs, newest first. */
 export function listRuns(resultsDir: string, f: RunFilter = {}): Promise<JsonRow[]> {
@@ -69,6 +93,11 @@ export function listRuns(resultsDir: string, f: RunFilter = {}): Promise<JsonRow
   if (f.kind) {
     where.push(`kind = ?`);
     params.push(f.kind);
+  }
+  for (const w of f.where ?? []) {
+    // The field name goes in as a bound JSON path (quoted: engine_settings keys hold dots), never into the SQL text.
+    where.push(`json_extract_string(fingerprint, ?) = ?`);
+    params.push(`$."${w.field}"`, w.value);
   }
   const sql = `SELECT ${LIST_COLUMNS} FROM runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY runs.started_at DESC, run_id DESC ${f.limit ? `LIMIT ${Math.floor(f.limit)}` : ''}`;
   return withHistory(resultsDir, { mode: 'read' }, (c) => queryRows(c, sql, params));

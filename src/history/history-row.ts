@@ -8,6 +8,7 @@ import { basename, join, relative } from 'node:path';
 import { redactUrl } from '../util/redact.js';
 import { specHash } from '../analysis/comparable-spec.js';
 import { readRunBundle } from '../store/run-bundle.js';
+import { environmentOf, fingerprintObject } from '../analysis/environment.js';
 
 /** A run's row; numbers that are undefined for the run are null, never NaN. */
 export interface HistoryRow {
@@ -69,6 +70,13 @@ export interface HistoryRow {
   cost_per_success: number | null;
   /** result.json's whole `quality` object as JSON text. */
   quality: string | null;
+  // The environment fingerprint (result.json `environment`, docs/result-schema.md); NULL for results without one.
+  engine: string | null;
+  engine_version: string | null;
+  gpu_model: string | null;
+  gpu_count: number | null;
+  /** Every fingerprint field, flattened (field → value, analysis/environment.ts), as JSON text: what `history --where` reads. */
+  fingerprint: string | null;
 }
 
 type Obj = Record<string, unknown>;
@@ -210,6 +218,7 @@ export function rowsFromSweepDir(resultsDir: string, sweepDir: string): HistoryR
       metrics: stage.metrics,
       validity: stage.validity,
       slos: stage.slos,
+      environment: sweep.environment,
     };
     const stageSpec = { ...obj(spec), load: { ...obj(obj(spec).load), stage: load } };
     return rowFromResult(resultsDir, sweepDir, asResult, stageSpec);
@@ -280,5 +289,13 @@ function rowFromResult(resultsDir: string, runDir: string, result: Obj, spec: un
     result_schema: schema,
     infermeter_version: str(result.infermeter_version),
     ...qualityColumns(result),
+    ...environmentColumns(result),
   };
+}
+
+/** The fingerprint columns from result.json `environment` (all NULL without one). */
+function environmentColumns(result: Obj): Pick<HistoryRow, 'engine' | 'engine_version' | 'gpu_model' | 'gpu_count' | 'fingerprint'> {
+  const env = environmentOf(result);
+  if (!env) return { engine: null, engine_version: null, gpu_model: null, gpu_count: null, fingerprint: null };
+  return { engine: env.server.engine, engine_version: env.server.engine_version, gpu_model: env.server.gpu_model, gpu_count: env.server.gpu_count, fingerprint: JSON.stringify(fingerprintObject(env)) };
 }

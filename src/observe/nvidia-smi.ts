@@ -49,3 +49,30 @@ export function sampleNvidiaSmi(bin: string, timeoutMs = 5000): Promise<string> 
     });
   });
 }
+
+/** The GPUs' identity (name, driver, framebuffer size, UUID), queried once per run for its environment fingerprint. */
+export const NVIDIA_SMI_IDENTITY_QUERY = 'index,name,driver_version,memory.total,uuid';
+
+const label = (v: string): string => v.replace(/["\\\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
+
+/** CSV rows `index, name, driver, memory MiB, uuid` → DCGM-named text (DCGM_FI_DEV_FB_TOTAL with the exporter's labels). */
+export function nvidiaSmiIdentityToExposition(csv: string): string {
+  let out = '';
+  for (const line of csv.split('\n')) {
+    const cols = line.split(',').map((c) => c.trim());
+    if (cols.length < 5 || !/^\d+$/.test(cols[0] as string)) continue;
+    const [gpu, name, driver, mem, uuid] = cols as [string, string, string, string, string];
+    const labels = `gpu="${gpu}",UUID="${label(uuid)}",modelName="${label(name)}",DCGM_FI_DRIVER_VERSION="${label(driver)}"`;
+    out += `DCGM_FI_DEV_FB_TOTAL{${labels}} ${mem !== '' && Number.isFinite(Number(mem)) ? Number(mem) : 'NaN'}\n`;
+  }
+  return out;
+}
+
+export function sampleNvidiaSmiIdentity(bin: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(bin, [`--query-gpu=${NVIDIA_SMI_IDENTITY_QUERY}`, '--format=csv,noheader,nounits'], { timeout: timeoutMs }, (err, stdout) => {
+      if (err) reject(err);
+      else resolve(nvidiaSmiIdentityToExposition(stdout));
+    });
+  });
+}

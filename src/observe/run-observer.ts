@@ -32,12 +32,21 @@ export interface Observed {
 
 const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 
+/** The Prometheus endpoints of a run: --metrics-url (default: /metrics on the target's origin), then --dcgm-url. */
+export function metricsUrls(spec: ObserveSpec, baseUrl: string): { engine: string[]; dcgm: string[] } {
+  return { engine: spec.metrics_urls.length > 0 ? spec.metrics_urls : [new URL('/metrics', new URL(baseUrl).origin).toString()], dcgm: spec.dcgm_urls };
+}
+
+/** nvidia-smi reports this host's GPUs: read when asked (--nvidia-smi), or by default when the target is on this host. */
+export function nvidiaSmiWanted(spec: ObserveSpec, baseUrl: string): boolean {
+  return spec.nvidia_smi === true || (spec.nvidia_smi === null && LOOPBACK.test(new URL(baseUrl).hostname));
+}
+
 export function scrapeTargets(spec: ObserveSpec, baseUrl: string, envPath?: string): ScrapeTarget[] {
-  const metrics = spec.metrics_urls.length > 0 ? spec.metrics_urls : [new URL('/metrics', new URL(baseUrl).origin).toString()];
-  const out: ScrapeTarget[] = [...metrics.map((url) => ({ url })), ...spec.dcgm_urls.map((url) => ({ url, engines: [DCGM] }))];
-  // nvidia-smi reports this host's GPUs: used when asked, or by default when the target is on this host.
+  const urls = metricsUrls(spec, baseUrl);
+  const out: ScrapeTarget[] = [...urls.engine.map((url) => ({ url })), ...urls.dcgm.map((url) => ({ url, engines: [DCGM] }))];
   const smi = spec.nvidia_smi === false ? null : findNvidiaSmi(envPath);
-  const wanted = spec.nvidia_smi === true || (spec.nvidia_smi === null && LOOPBACK.test(new URL(baseUrl).hostname));
+  const wanted = nvidiaSmiWanted(spec, baseUrl);
   if (wanted && smi) out.push({ url: 'nvidia-smi', engines: [DCGM], exec: () => sampleNvidiaSmi(smi) });
   else if (spec.nvidia_smi === true) out.push({ url: 'nvidia-smi', engines: [DCGM], exec: () => Promise.reject(new Error('nvidia-smi is not on PATH')) });
   return out;

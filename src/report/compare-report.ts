@@ -2,6 +2,7 @@
 import type { FigureComparison, PairComparison } from '../analysis/compare/compare.js';
 import type { ShapeItem } from '../analysis/compare/load-shape.js';
 import { compareHeadline, levelPct, qualityLines } from './compare-quality.js';
+import { environmentRows, environmentSummary } from './environment-table.js';
 
 function table(header: string[], rows: string[][], left = false): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -91,6 +92,8 @@ export function renderCompareText(pairs: readonly PairComparison[]): string {
     out.push('');
     out.push(p.shapes_differ ? 'Load shape: DIFFERS (items marked DIFFERS above).' : 'Load shape: the same (configuration differences are what is being compared).');
     out.push('');
+    if (!p.environment.missing) out.push(table(['Environment', 'A', 'B', ''], environmentRows(p.environment, false).map(([f, a, b, st]) => [f!, clip(a!), clip(b!), st!]), true), '');
+    out.push(environmentSummary(p.environment, p.judged), '');
     out.push(table(['Figure', 'A', 'B', 'change', 'interval', 'detectable', 'verdict'], p.figures.map(figureCells)));
     const judged = p.figures.filter((f) => f.ci !== null).length;
     if (p.method) out.push('', methodLine(p, judged));
@@ -116,6 +119,12 @@ export function renderCompareMarkdown(pairs: readonly PairComparison[]): string 
     const differing = p.shape.filter((i) => i.same === false);
     out.push(differing.length === 0 ? 'Load and configuration: identical.' : `Differences: ${differing.map((i) => `${md(i.what)} (${md(clip(i.a, 30))} → ${md(clip(i.b, 30))})`).join('; ')}.`);
     if (p.shapes_differ) out.push('', '**The load shapes differ.**');
+    out.push('', md(environmentSummary(p.environment, p.judged)));
+    const envRows = p.environment.fields.filter((f) => f.status !== 'same');
+    if (envRows.length > 0) {
+      out.push('', '| environment | A | B | |', '|---|---|---|---|');
+      for (const r of environmentRows(p.environment, false).filter((_, i, all) => all[i]![3] !== 'same')) out.push(`| ${r.map((c) => md(clip(c, 40))).join(' | ')} |`);
+    }
     out.push('', '| figure | A | B | change | interval | detectable | verdict |', '|---|---:|---:|---:|---|---:|---|');
     for (const f of p.figures) {
       const c = figureCells(f).map(md);

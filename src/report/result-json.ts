@@ -10,6 +10,7 @@ import type { ServerObservation } from '../observe/observation.js';
 import type { ColdStartLatency } from '../metrics/cold-start.js';
 import type { QualityFigures } from '../metrics/quality.js';
 import type { RESULT_SCHEMA } from '../store/result-schema.js';
+import type { RunEnvironment } from '../analysis/environment.js';
 
 /** --cold-start: the health wait, the first response, and the first requests against the rest. */
 export interface ColdStartFigures extends ColdStartLatency {
@@ -66,4 +67,10 @@ export interface RunResult {
   traces?: TraceFigures | null;
   /** Answer-quality figures (docs/quality.md §Figures); null when no request carried a check. Absent in results written before it. */
   quality?: QualityFigures | null;
+  /**
+   * What was measured and from where (docs/result-schema.md §environment): the server's model,
+   * engine, settings and GPUs as far as it revealed them, and the client host. Null when not
+   * captured (analyze of records without a result.json); absent before infermeter.result/3.
+   */
+  environment?: RunEnvironment | null;
 }

@@ -11,6 +11,7 @@ import { UserError } from '../errors/user-error.js';
 import { readRecordColumns } from '../store/records-reader.js';
 import { readSavedRun, savedLoad, savedTarget } from './saved-run.js';
 import { completeRun, type CompletedRun } from './finish-run.js';
+import { environmentOf } from '../analysis/environment.js';
 import { GoodputSchema, OutputSpecSchema, ValiditySpecSchema } from '../config/schema.js';
 import { validateSpec } from '../config/load-spec.js';
 import { CostSpecSchema } from '../config/prices.js';
@@ -102,6 +103,8 @@ export async function analyzeRun(path: string, input: AnalyzeInput, ctx: Session
     health: null,
     priorValidity: prior?.validity ?? null,
     client: prior?.client ?? {},
+    // Records alone cannot say what was measured: the original run's fingerprint is kept.
+    environment: environmentOf(prior),
     ignoreEos: load.ignore_eos === true,
     clientTokenizer: saved.spec?.workload?.tokenizer ? 'tokenizer' : 'estimate',
     promptOverheadTokens: calibration.overhead,

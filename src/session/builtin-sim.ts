@@ -77,6 +77,7 @@ export function builtInServerOptions(spec: RunSpec, workload: Workload, log: (li
   const reasoning = simReasoning(spec.sim);
   return {
     timing: simTiming(spec.sim, profile),
+    enginePreset: spec.sim.engine_preset,
     modelName: profile,
     seed: spec.load.seed,
     ...(spec.sim.max_model_len !== null ? { maxModelLen: spec.sim.max_model_len } : {}),

@@ -1,6 +1,7 @@
 /**
  * The `compare` session: the inputs read into sides (compare-sides.ts), invalid runs refused
- * unless allowed, each pair judged (analysis/compare/compare.ts), the gates, and what failed.
+ * unless allowed, runs of differing servers refused unless the difference is declared under test
+ * (--vary) or forced (one line, exit 2; docs/compare.md §Environment), each pair judged (analysis/compare/compare.ts), the gates, and what failed.
  * Returns objects, prints nothing: progress and warnings go to the context's log.
  */
 import { comparePair, type CompareSide, type PairComparison } from '../analysis/compare/compare.js';
@@ -11,6 +12,8 @@ import type { SessionContext } from './context.js';
 import { readCompareInputs, type CompareInputs } from './compare-sides.js';
 import { groupArgs, readGroupInputs } from './compare-groups.js';
 import { compareGroups } from '../analysis/compare/group-compare.js';
+import { compareEnvironments, parseVary, refusalLine } from '../analysis/environment-diff.js';
+import { UserError } from '../errors/user-error.js';
 
 export const COMPARE_SCHEMA = 'infermeter.compare/1';
 
@@ -57,9 +60,17 @@ export function judgeSides(inputs: CompareInputs, options: CompareRunOptions, lo
   if (invalid.length > 0 && !options.allowInvalid) {
     return { result: null, gates: validityGates(inputs.sides), invalid, regressions: [], qualityDrops: [], notes: [], exitCode: compareExitCode({ refusedInvalid: true, regressed: false }) };
   }
+  // Runs of different servers measured different things: refused before any resampling, unless what differs is declared under test.
+  const vary = parseVary(options.vary);
+  if (!options.force) {
+    for (const [a, b] of inputs.pairs) {
+      const env = compareEnvironments(a.environment ?? null, b.environment ?? null, vary);
+      if (env.blocking.length > 0) throw new UserError(refusalLine(env, a.label, b.label));
+    }
+  }
   const g = inputs.groups;
   log(g ? `compare: ${g.a.runs.length} + ${g.b.runs.length} runs, each run's noise from ${options.resamples} bootstrap resamples…` : `compare: ${options.resamples} bootstrap resamples per pair…`);
-  const pairs = g ? [compareGroups(g.a, g.b, options)] : inputs.pairs.map(([a, b]) => comparePair(a, b, options));
+  const pairs = g ? [compareGroups(g.a, g.b, { ...options, vary })] : inputs.pairs.map(([a, b]) => comparePair(a, b, { ...options, vary }));
   const gates = [...validityGates(inputs.sides), ...compareGates(pairs, { failOnQualityDrop: options.failOnQualityDrop })];
   const regressions = pairs.flatMap((p) => p.figures.filter((f) => f.regression).map((f) => `${p.b}: ${f.figure.label}`));
   const qualityDrops = pairs.filter((p) => p.quality?.regression).map((p) => `${p.b}: accuracy ${((p.quality!.delta ?? 0) * 100).toFixed(1)} pts`);

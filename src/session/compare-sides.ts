@@ -21,6 +21,7 @@ import type { RunBundle } from '../store/run-bundle.js';
 import type { Slo } from '../metrics/index.js';
 import type { CostFigures } from '../metrics/cost.js';
 import { isSweepDir, readSweep } from './saved-sweep.js';
+import { environmentOf, type RunEnvironment } from '../analysis/environment.js';
 
 /** Every side read, and the pairs to judge (baseline first in each). */
 export interface CompareInputs {
@@ -42,6 +43,8 @@ interface SideContext {
   validity: { valid?: unknown; reasons?: unknown } | null;
   /** The run's cost block (result.json), when it was costed. */
   cost: Pick<CostFigures, 'gpu_hour_cost' | 'gpus' | 'per_1m_tokens'> | null;
+  /** The run's (or its sweep's) environment fingerprint; null for results written without one. */
+  environment: RunEnvironment | null;
 }
 
 /** A side from its records (a run's, or one sweep stage's) and the context they ran in. */
@@ -69,6 +72,7 @@ function sideFromRecords(label: string, records: RequestRecord[], ctx: SideConte
     invalid: invalidReason(ctx.validity),
     // Request i got the workload's i-th prompt: the same workload and seed mean the same prompts.
     prompts: ctx.workload && ctx.load ? JSON.stringify({ workload: ctx.workload, seed: ctx.load.seed ?? null }) : null,
+    environment: ctx.environment,
   };
 }
 
@@ -96,6 +100,7 @@ export function runSide(run: RunBundle<Partial<RunResult>>): CompareSide {
     slos: result.metrics?.goodput?.slos ?? [],
     validity: result.validity ?? null,
     cost: result.cost ?? null,
+    environment: environmentOf(result),
   });
 }
 
@@ -115,6 +120,7 @@ function sweepSides(dir: string, warn: (line: string) => void): Map<string, Comp
         slos: stage?.metrics?.goodput?.slos ?? [],
         validity: stage?.validity ?? null,
         cost: null,
+        environment: environmentOf(sweep.result),
       }),
     );
   }

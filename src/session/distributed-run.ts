@@ -24,6 +24,8 @@ import { ledgerClient, ledgerHealth, nodesSection, originAt } from './distribute
 import { completeRun, runExitCode } from './finish-run.js';
 import type { RunLedger } from '../distributed/ledger.js';
 import { measureLoad } from './measure.js';
+import { captureTargetEnvironment } from './environment-capture.js';
+import type { RunEnvironment } from '../analysis/environment.js';
 import { envOf, type SessionContext } from './context.js';
 import { runRedactor, type RunSessionOutcome } from './run.js';
 import { RunObserver } from '../observe/run-observer.js';
@@ -78,7 +80,7 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
       // What the server did before the restart is not scraped again (a --prometheus-url has it all).
       const observer = await observeServer(spec, ctx, prior.target.base_url, log);
       observer?.setOrigin(originAt(prior.start_at_ms), prior.start_at_ms);
-      return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state: prior, plan, redactor, target: null, resumed: true, savedSpec }, observer);
+      return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state: prior, plan, redactor, target: null, resumed: true, savedSpec, environment: null }, observer);
     }
     // A stream without a state never started: what it holds belongs to no run.
     await link.deleteStream();
@@ -101,10 +103,12 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
       dir.writeJson('spec.json', savedSpec);
     }
     const partial: Omit<RunState, 'start_at_ms'> = { kind: 'run', spec_hash: hash, workers: flags.workers, started_at: startedAt.toISOString(), run_dir: dir?.path ?? null, target: info, describe: target.describe() as unknown as Record<string, unknown>, nodes };
+    // The coordinator's host is the client side recorded; the workers' hosts are not fingerprinted.
+    const environment = await captureTargetEnvironment(spec, target, ctx);
     const observer = await observeServer(spec, ctx, target.baseUrl, log);
     const state: RunState = { ...partial, start_at_ms: await coord.start(0, flags.startDelayMs, partial) };
     observer?.setOrigin(originAt(state.start_at_ms), state.start_at_ms);
-    return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state, plan, redactor, target, resumed: false, savedSpec }, observer);
+    return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state, plan, redactor, target, resumed: false, savedSpec, environment }, observer);
   } finally {
     coordClose?.();
     await target?.close();
@@ -127,6 +131,8 @@ interface Collecting {
   resumed: boolean;
   /** spec.json as written, for the history row. */
   savedSpec: unknown;
+  /** Captured before the start; null for a coordinator that resumed a run (it did not see the target opened). */
+  environment: RunEnvironment | null;
 }
 
 /**
@@ -206,6 +212,7 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
     incomplete: ledger.incomplete(),
     server: observed?.observation ?? null,
     coldStart: c.target?.coldStart?.result(records) ?? null,
+    environment: c.environment,
     promptOverheadTokens: c.target?.promptOverheadTokens ?? null,
     promptPerMessageTokens: c.target?.promptPerMessageTokens ?? null,
   });

@@ -9,6 +9,7 @@ import { judgeRun } from '../analysis/verdict.js';
 import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from '../metrics/index.js';
 import type { RequestRecord } from '../record/record.js';
 import type { ServerObservation } from '../observe/observation.js';
+import type { RunEnvironment } from '../analysis/environment.js';
 import type { ColdStartFigures } from '../report/result-json.js';
 import type { RunResult } from '../report/result-json.js';
 import { RESULT_SCHEMA } from '../store/result-schema.js';
@@ -77,6 +78,8 @@ export interface FinishInput {
   incomplete?: readonly IncompleteWorker[];
   /** How GPU time splits between input and output tokens; absent: the request-time rule. */
   costSplit?: CostSplit | null;
+  /** The run's environment fingerprint (session/environment-capture.ts); null when not captured. */
+  environment?: RunEnvironment | null;
 }
 
 export function buildResult(input: FinishInput): RunResult {
@@ -130,6 +133,7 @@ export function buildResult(input: FinishInput): RunResult {
     cold_start: input.coldStart ?? null,
     ...(input.traces ? { traces: input.traces } : {}),
     quality,
+    environment: input.environment ?? null,
   };
 }
 

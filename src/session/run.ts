@@ -22,6 +22,7 @@ import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 import { envOf, type SessionContext } from './context.js';
 import { measureLoad } from './measure.js';
 import { checkRunBounds } from './run-bounds.js';
+import { captureTargetEnvironment } from './environment-capture.js';
 
 /**
  * A finished run, or one stopped before its load started. `diskFault`: the results folder failed
@@ -102,6 +103,8 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     }
     const progressFile = dir ? new ProgressFile(dir.path) : null;
     const open = target;
+    // Before the load: what is about to be measured (bounded probes; a field not revealed stays null with its reason).
+    const environment = await captureTargetEnvironment(spec, target, ctx);
     const { driven, observed } = await measureLoad({
       spec,
       baseUrl,
@@ -145,6 +148,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
       server: observed?.observation ?? null,
       coldStart: target.coldStart?.result(outcome.records) ?? null,
       traces: traces?.figures ?? null,
+      environment,
     });
     if (diskFault) return { started: true, ...done, redactor, diskFault };
     await recordInHistory(spec.output.result_dir, dir, log, { result: done.result, spec: savedSpec });

@@ -19,6 +19,7 @@ import { VirtualRecords } from '../sim/virtual-records.js';
 import { redactSecrets } from '../util/redact.js';
 import type { WorkItem } from '../workload/index.js';
 import { completeRun, type CompletedRun } from './finish-run.js';
+import { virtualEnvironment } from './environment-capture.js';
 import type { SessionContext } from './context.js';
 import { virtualProgress } from './virtual-progress.js';
 import { simEngine, simReasoning } from './builtin-sim.js';
@@ -245,10 +246,12 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
   const interrupted = ctx.signal?.aborted === true;
   if (interrupted) log('interrupted: the simulation is reported as far as it ran');
 
+  const environment = await virtualEnvironment(spec, model);
   const done = await completeRun({
     spec,
     dir,
     records,
+    environment,
     run: { name: spec.name, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted, driver: 'virtual', monotonic_origin_ns: null },
     target: { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model, engine: simEngine(spec.sim, model), engine_stats: s ? { ...s } : null }, stream: true },
     load: describeLoad(load, { trace: timed !== null, numPrompts: records.length, ignoreEos: true }),

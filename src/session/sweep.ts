@@ -22,6 +22,7 @@ import type { RunSpec } from './run-spec.js';
 import { recordInHistory } from './record-history.js';
 import { writeRunReport } from './write-report.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
+import { captureTargetEnvironment, virtualEnvironment } from './environment-capture.js';
 import { checkStageLimits, httpStages, stageSpec, virtualStages } from './sweep-stages.js';
 import { fetchHint, type CoordinatorFlags } from './coordinator-options.js';
 import { DistributedSweep } from './distributed-sweep.js';
@@ -130,6 +131,10 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
       }
       if (distributed) cluster = await DistributedSweep.open(spec, distributed, target, ctx, log);
     }
+    // What every stage will measure: the target's fingerprint, or the simulator's own in virtual time.
+    const environment = target
+      ? await captureTargetEnvironment(spec, target, ctx)
+      : await virtualEnvironment(spec, model);
     const startedAt = new Date();
     if (spec.output.save) {
       dir = createRunDir(spec.output.result_dir, spec.name === 'run' ? 'sweep' : spec.name, startedAt);
@@ -177,6 +182,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
       allow_invalid: allowInvalid,
       prefix_cache: checkPrefixCache(run.stages),
       ...(capacity ? { capacity_check: capacitySection(capacity) } : {}),
+      environment,
     };
     if (diskFault) return { started: true, result: redactor.scrubDeep(result), dir: null, reportPath: null, redactor, allowInvalid, diskFault };
     dir?.writeJson('sweep.json', redactor.scrubDeep(result));

@@ -1,14 +1,2 @@
-/** This package's version (package.json), named in every result and report. */
-import { readFileSync } from 'node:fs';
-
-let version: string | null = null;
-export function infermeterVersion(): string {
-  if (version === null) {
-    try {
-      version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-    } catch {
-      version = 'unknown';
-    }
-  }
-  return version;
-}
+/** This package's version: the one reader lives in util/ (the simulator names it too). */
+export { infermeterVersion } from '../util/package-version.js';

@@ -30,3 +30,6 @@ export { calibrate, FIT_PARAMS, replay, fitError } from './calibrate/fit.js';
 export { compareRun, validateTwin, VALIDATE_FIGURES } from './calibrate/validate.js';
 export type { FigureComparison, LoadLevelValidation, ValidateFigure, ValidationSummary } from './calibrate/validate.js';
 export type { CalibrationResult, CalibrationRun, FitParam, MeasuredRequest } from './calibrate/fit.js';
+export { SIM_ENGINE, identityExposition, simIdentity } from './identity.js';
+export type { SimIdentity } from './identity.js';
+export { modelsBody } from './http/router.js';

@@ -1,6 +1,6 @@
 /**
  * The simulator's OpenAI-compatible HTTP server (real-time driver). Routes (http/router.ts):
- * GET /v1/models, GET /health, GET /metrics, POST /tokenize, POST /v1/completions, POST /v1/chat/completions.
+ * GET /v1/models, GET /version, GET /health, GET /metrics, POST /tokenize, POST /v1/completions, POST /v1/chat/completions.
  * Timing comes from a Backend: fixed delays or the engine model. Works many times per
  * process; close() destroys open sockets at once; restart() refuses connections for a while.
  */
@@ -21,6 +21,7 @@ import type { SimStream } from './http/sim-stream.js';
 import type { Dialect } from './http/wire.js';
 import type { LatenessStats } from './lateness.js';
 import { SimMetrics } from './metrics/sim-metrics.js';
+import { simIdentity } from './identity.js';
 import { estimateTokens, mulberry32 } from './text.js';
 import type { ReasoningOptions } from './reasoning.js';
 
@@ -58,6 +59,8 @@ export interface SimServerOptions {
   countTokens?: (text: string) => number;
   /** Reasoning mode: chat responses start with reasoning tokens (reasoning.ts). */
   reasoning?: ReasoningOptions;
+  /** The engine preset the timing came from (engine timing; default vllm-v1), named in the info series (identity.ts). */
+  enginePreset?: string;
   /** Context length stated in /v1/models and /tokenize; default: the engine model's, 131,072 with fixed timing. */
   maxModelLen?: number;
   /** Where the engine's overload warning goes (late-steps.ts); default: nowhere, the count is in /metrics. */
@@ -118,7 +121,7 @@ export async function startSimServer(opts: SimServerOptions = {}): Promise<SimSe
     maxModelLen: opts.maxModelLen ?? first.maxModelLen ?? FIXED_TIMING_MAX_MODEL_LEN,
     countTokens: opts.countTokens ?? estimateTokens,
     nextId: 1,
-    metrics: new SimMetrics(modelName, opts.dialect ?? 'vllm'),
+    metrics: new SimMetrics(modelName, opts.dialect ?? 'vllm', simIdentity(timing, opts.enginePreset ?? null)),
     faults: opts.faults ? new FaultInjector(opts.faults) : null,
     groundTruth: gt,
     spans,

@@ -2,9 +2,12 @@
  * Which result.json versions this build reads (docs/result-schema.md): the one it writes and the
  * older ones whose figures mean the same. Bump RESULT_SCHEMA on any breaking change to the shape.
  */
-export const RESULT_SCHEMA = 'infermeter.result/2';
-/** Schemas whose figures readers still accept: /1 differs only in a validity check's name. */
-export const READABLE_RESULT_SCHEMAS: readonly string[] = ['infermeter.result/1', RESULT_SCHEMA];
+export const RESULT_SCHEMA = 'infermeter.result/3';
+/**
+ * Schemas whose figures readers still accept: /1 differs from /2 only in a validity check's name,
+ * /2 from /3 only in lacking `environment` (read as null: not fingerprinted).
+ */
+export const READABLE_RESULT_SCHEMAS: readonly string[] = ['infermeter.result/1', 'infermeter.result/2', RESULT_SCHEMA];
 
 /**
  * Why a result.json's `schema` is not one this build reads (null when it is): a later version may

@@ -2,6 +2,7 @@
  * sweep.json: the versioned result of a sweep (docs/sweep-schema.md). Bump SWEEP_SCHEMA on
  * any breaking change to its shape.
  */
+import type { RunEnvironment } from '../analysis/environment.js';
 import type { CurveFinding, CurveParams } from '../analysis/load-curve.js';
 import type { RunValidity } from '../analysis/run-validity.js';
 import type { ObjectiveResult, RunMetrics } from '../metrics/index.js';
@@ -117,4 +118,6 @@ export interface SweepResult {
   prefix_cache?: PrefixCacheCheck | null;
   /** The capacity check made before the first stage, on the most demanding one (as result.json's `client.capacity_check`); absent when none was made. */
   capacity_check?: Record<string, unknown>;
+  /** What every stage measured (result-schema.md §environment), captured once before the first stage; absent in sweeps written before it. */
+  environment?: RunEnvironment | null;
 }

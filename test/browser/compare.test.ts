@@ -1,7 +1,7 @@
 /**
  * `compare --html` in a real browser at a phone's and a desktop's width: overlaid CDFs of the
  * two runs with the baseline's SLO rules, the delta table with intervals, the load-shape check,
- * the fingerprints when result.json carries them; offline, no console error, nothing past the
+ * the two environment fingerprints side by side; offline, no console error, nothing past the
  * viewport. Screenshots under artifacts/screenshots/.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,14 +24,12 @@ beforeAll(async () => {
     if (r.code !== 0) throw new Error(r.stderr);
   }
   dirs = ['a', 'b'].map((n) => join(root, readdirSync(root).find((d) => d.endsWith(`-${n}`))!));
-  // A fingerprint block as the compare engineer's result.json will carry it: rendered when present.
-  for (const [i, dir] of dirs.entries()) {
-    const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as Record<string, unknown>;
-    result.fingerprint = { engine: { name: 'vllm', version: i === 0 ? '0.10.1' : '0.11.0' }, gpu: { model: 'H100', count: 1 } };
-    writeFileSync(join(dir, 'result.json'), JSON.stringify(result));
-  }
+  // B as if measured on another engine version, declared under test (--vary).
+  const result = JSON.parse(readFileSync(join(dirs[1]!, 'result.json'), 'utf8')) as { environment: { server: { engine_version: string } } };
+  result.environment.server.engine_version = '0.11.0';
+  writeFileSync(join(dirs[1]!, 'result.json'), JSON.stringify(result));
   file = join(root, 'compare.html');
-  const out = await runCli(['compare', dirs[0]!, dirs[1]!, '--html', file, '--resamples', '200']);
+  const out = await runCli(['compare', dirs[0]!, dirs[1]!, '--html', file, '--resamples', '200', '--vary', 'engine_version']);
   if (out.code !== 0) throw new Error(out.stderr);
   expect(out.stderr).toContain(`compare: HTML report written to ${file}`);
   browser = await launchBrowser();
@@ -59,7 +57,8 @@ describe('compare --html in Chromium', () => {
       expect(text).toContain('What changed');
       expect(text).toMatch(/TTFT p99[^\n]*\[[+−-]?\d/); // a delta with its interval
       expect(text).toContain('Same load?');
-      expect(text).toContain('engine.version');
+      expect(text).toContain('Same environment?');
+      expect(text).toMatch(/engine_version\s+\d+\.\d+\.\d+\s+0\.11\.0\s+differs \(under test: --vary\)/);
       expect(text).toContain('DIFFERS');
       const layout = await layoutOf(o.page);
       expect(layout.scrollWidth).toBeLessThanOrEqual(width);

@@ -52,7 +52,7 @@ beforeAll(async () => {
 
 describe('compare: quality beside speed', () => {
   it('catches the planted accuracy drop of a faster run, paired over the same prompts', async () => {
-    const out = await runCli(['compare', slow, fast]);
+    const out = await runCli(['compare', slow, fast, '--vary', 'gpu']);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toMatch(/B vs A: faster — better: .*Output tokens\/s.*; biggest change: .*; closed loop: throughput is a result, judged as speed; accuracy −5\.0 pts \(significant\)/);
     expect(out.stdout).toMatch(/Accuracy: A 95\.0% \(190\/200\), B 90\.0% \(180\/200\)/);
@@ -61,7 +61,7 @@ describe('compare: quality beside speed', () => {
     // 50 of 200 answers (id % 4 = 1) differ from the second word on: "answer <id>" vs "answer <id> but longer" → word 3.
     expect(out.stdout).toMatch(/identical outputs: 150\/200 \(75\.0%\); where they differ, the first difference is at word 3 \(median\)/);
 
-    const json = JSON.parse((await runCli(['compare', slow, fast, '--json'])).stdout) as {
+    const json = JSON.parse((await runCli(['compare', slow, fast, '--vary', 'gpu', '--json'])).stdout) as {
       pairs: Array<{ quality: { method: string; delta: number; ci: [number, number]; p_value: number; verdict: string; pairs: unknown } }>;
     };
     const q = json.pairs[0]!.quality;
@@ -73,17 +73,17 @@ describe('compare: quality beside speed', () => {
   });
 
   it('--fail-on-quality-drop exits 4 on a drop beyond the threshold, 0 within it', async () => {
-    const gate = await runCli(['compare', slow, fast, '--fail-on-quality-drop', '1%']);
+    const gate = await runCli(['compare', slow, fast, '--vary', 'gpu', '--fail-on-quality-drop', '1%']);
     expect(gate.code).toBe(EXIT_CODES.REGRESSION);
     expect(gate.stderr).toMatch(/accuracy -5\.0 pts/);
     expect(gate.stdout).toMatch(/REGRESSION beyond --fail-on-quality-drop/);
-    const loose = await runCli(['compare', slow, fast, '--fail-on-quality-drop', '10%']);
+    const loose = await runCli(['compare', slow, fast, '--vary', 'gpu', '--fail-on-quality-drop', '10%']);
     expect(loose.code, loose.stderr).toBe(EXIT_CODES.OK);
     // The other way round, accuracy went up: never a regression.
-    const up = await runCli(['compare', fast, slow, '--fail-on-quality-drop', '1%']);
+    const up = await runCli(['compare', fast, slow, '--vary', 'gpu', '--fail-on-quality-drop', '1%']);
     expect(up.code, up.stderr).toBe(EXIT_CODES.OK);
     expect(up.stdout).toMatch(/B vs A: slower — worse: .*; closed loop: throughput is a result, judged as speed; accuracy \+5\.0 pts \(significant\)/);
-    const bad = await runCli(['compare', slow, fast, '--fail-on-quality-drop', 'lots']);
+    const bad = await runCli(['compare', slow, fast, '--vary', 'gpu', '--fail-on-quality-drop', 'lots']);
     expect(bad.code).toBe(EXIT_CODES.USAGE);
   });
 

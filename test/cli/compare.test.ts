@@ -110,12 +110,13 @@ describe('infermeter compare', () => {
     expect(out.stdout).toMatch(/Verdict: no significant change/);
     expect(out.stdout).toMatch(/^B vs A: no significant change in any figure; open loop below saturation \(8 req\/s offered\): throughput follows the offered rate, so it is not judged as speed$/m);
     // H100 → A100, the same spec: latencies regress; the headline names them and agrees with the table.
+    // The GPU is what is under test (--vary gpu): without it the differing server refuses a verdict.
     const slower = await simRun('dur-a100', [...DUR, '--seed', '1', '--hardware', 'a100']);
-    const hw = await runCli(['compare', d1, slower, '--fail-on-regression', '5%']);
+    const hw = await runCli(['compare', d1, slower, '--fail-on-regression', '5%', '--vary', 'gpu']);
     expect(hw.code).toBe(EXIT_CODES.REGRESSION);
     expect(hw.stdout).toMatch(/hardware/);
     expect(hw.stdout).toMatch(/Load shape: the same/);
-    const pair = (JSON.parse((await runCli(['compare', d1, slower, '--json'])).stdout) as { pairs: Array<{ headline: { speed: string; worse: string[]; better: string[]; regime: string; biggest: { figure: string; delta: number } }; figures: Array<{ figure: { label: string }; verdict: string; delta: number | null }> }> }).pairs[0]!;
+    const pair = (JSON.parse((await runCli(['compare', d1, slower, '--json', '--vary', 'gpu'])).stdout) as { pairs: Array<{ headline: { speed: string; worse: string[]; better: string[]; regime: string; biggest: { figure: string; delta: number } }; figures: Array<{ figure: { label: string }; verdict: string; delta: number | null }> }> }).pairs[0]!;
     const worse = pair.figures.filter((f) => f.verdict === 'worse').map((f) => f.figure.label);
     expect(worse.length).toBeGreaterThan(0);
     expect(pair.headline.worse).toEqual(worse);

@@ -61,7 +61,7 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
   });
 
   it('reports the sending threads’ event-loop utilization under its own name, in client and validity', () => {
-    expect(result.schema).toBe('infermeter.result/2');
+    expect(result.schema).toBe('infermeter.result/3');
     const elu = result.client['event_loop_utilization'] as number;
     expect(elu).toBeGreaterThan(0);
     expect(elu).toBeLessThanOrEqual(1);

@@ -41,7 +41,7 @@ console.log(JSON.stringify({ schema: r.schema, total: r.metrics.requests.total, 
     const out = spawnSync(process.execPath, ['use.mjs'], { cwd: project, encoding: 'utf8' });
     expect(out.status, out.stderr).toBe(0);
     expect(out.stderr).toBe('');
-    expect(JSON.parse(out.stdout)).toEqual({ schema: 'infermeter.result/2', total: 20, valid: true, sweep: 'infermeter.sweep/2', stages: 2, invalid: 5 });
+    expect(JSON.parse(out.stdout)).toEqual({ schema: 'infermeter.result/3', total: 20, valid: true, sweep: 'infermeter.sweep/2', stages: 2, invalid: 5 });
   });
 
   it('exports the sessions by name: plan() returns the plan report', () => {

@@ -16,7 +16,7 @@ describe('compare options', () => {
   const parse = (o: Record<string, unknown>) => parseCommandOptions(CompareFlagsSchema, o);
 
   it('defaults as the CLI documents them', () => {
-    expect(parse({})).toEqual({ resamples: 1000, seed: 0, confidence: 0.95, minEffect: 0.02, force: false, allowInvalid: false, failOnRegression: null, failOnQualityDrop: null, junit: null, markdown: null, html: null, json: false, againstHistory: false, resultsDir: 'results' });
+    expect(parse({})).toEqual({ resamples: 1000, seed: 0, confidence: 0.95, minEffect: 0.02, force: false, vary: [], allowInvalid: false, failOnRegression: null, failOnQualityDrop: null, junit: null, markdown: null, html: null, json: false, againstHistory: false, resultsDir: 'results' });
   });
 
   it('reads shares as before the move: 5% and 0.05 alike, and more than 100% as a threshold', () => {
@@ -37,7 +37,7 @@ describe('compare options', () => {
   });
 
   it('the API options are the judging ones: no output files', () => {
-    expect(Object.keys(CompareOptionsSchema.shape).sort()).toEqual(['allowInvalid', 'confidence', 'failOnQualityDrop', 'failOnRegression', 'force', 'minEffect', 'resamples', 'seed']);
+    expect(Object.keys(CompareOptionsSchema.shape).sort()).toEqual(['allowInvalid', 'confidence', 'failOnQualityDrop', 'failOnRegression', 'force', 'minEffect', 'resamples', 'seed', 'vary']);
   });
 });
 

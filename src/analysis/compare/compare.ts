@@ -19,6 +19,8 @@ import { KEY_FIGURES, type FigureValues, type KeyFigure } from './key-figures.js
 import { compareShapes, shapesDiffer, type ShapeItem, type ShapeSource } from './load-shape.js';
 import { compareQuality, type QualityComparison, type QualitySample } from './quality-delta.js';
 import { buildHeadline, loadRegime, type Headline } from './headline.js';
+import { compareEnvironments, type EnvironmentComparison } from '../environment-diff.js';
+import type { RunEnvironment } from '../environment.js';
 
 /** Gap scans allowed for ITL over all resamples, and the floor on its resamples. */
 const ITL_SCAN_BUDGET = 4e8;
@@ -41,6 +43,8 @@ export interface CompareSide {
   prompts?: string | null;
   /** Why the run is invalid (its validity verdict's first reason); null or absent when valid. */
   invalid?: string | null;
+  /** What the run measured (result.json `environment`); null or absent when it carries none. */
+  environment?: RunEnvironment | null;
 }
 
 export interface CompareOptions {
@@ -51,6 +55,8 @@ export interface CompareOptions {
   /** Smallest relative change that counts, e.g. 0.02. */
   minEffect: number;
   force: boolean;
+  /** Fingerprint fields and groups declared under test (`--vary`, environment-diff.ts parseVary); a server-side difference elsewhere forbids a verdict. */
+  vary?: readonly string[];
   /** --fail-on-regression as a share (0.05), or null. */
   failOnRegression: number | null;
   /** --fail-on-quality-drop: accuracy points as a share (0.01 = 1 point), or null. */
@@ -88,7 +94,9 @@ export interface PairComparison {
   b: string;
   shape: ShapeItem[];
   shapes_differ: boolean;
-  /** False when the shapes differ (without --force) or a side has no per-request data. */
+  /** The two runs' environment fingerprints side by side (environment-diff.ts). */
+  environment: EnvironmentComparison;
+  /** False when the shapes or the server environments differ (without --force) or a side has no per-request data. */
   judged: boolean;
   /** Why no verdicts were given, in one sentence; null when judged. */
   note: string | null;
@@ -152,12 +160,16 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
   const differ = shapesDiffer(shape);
   const figures = KEY_FIGURES.filter((f) => A.figures[f.id] !== undefined || B.figures[f.id] !== undefined);
   const withCi = A.sample !== null && B.sample !== null;
-  const judged = withCi && (!differ || opts.force);
+  const environment = compareEnvironments(A.environment ?? null, B.environment ?? null, opts.vary ?? []);
+  const envDiffers = environment.blocking.length > 0;
+  const judged = withCi && ((!differ && !envDiffers) || opts.force);
   const note = !withCi
     ? 'figures only, no confidence intervals and no verdicts: a vLLM result file holds no per-request data'
     : differ && !opts.force
       ? 'no verdict: the load shapes differ (listed above); --force judges the figures anyway'
-      : null;
+      : envDiffers && !opts.force
+        ? `no verdict: the server differs in ${environment.blocking.join(', ')}, not declared under test; --vary ${environment.blocking.join(',')} or --force judges the figures`
+        : null;
 
   const comparable = figures.filter((f) => deltaOf(f, A.figures[f.id], B.figures[f.id]) !== null);
   const k = Math.max(1, comparable.length);
@@ -230,6 +242,7 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
     shape,
     quality,
     shapes_differ: differ,
+    environment,
     judged,
     note,
     figures: rows,

@@ -16,6 +16,7 @@
  * (compare.ts familyLevels). Reported: relative figures as e^d − 1 (the ratio of the groups'
  * geometric means, minus one), the error rate as d (percentage points).
  */
+import { compareEnvironments } from '../environment-diff.js';
 import { createRng } from '../../util/rng.js';
 import { tQuantile } from '../student-t.js';
 import { resampleFigures, scratchFor, type RunSample } from './bootstrap.js';
@@ -183,6 +184,8 @@ export function compareGroups(A: GroupSide, B: GroupSide, opts: CompareOptions):
     a: A.label,
     b: B.label,
     shape,
+    // The first runs' fingerprints, shown (the groups' own environment check is not done yet).
+    environment: compareEnvironments(A.runs[0]?.environment ?? null, B.runs[0]?.environment ?? null, opts.vary ?? []),
     shapes_differ: differ,
     judged,
     note,

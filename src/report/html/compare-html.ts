@@ -1,7 +1,7 @@
 /**
  * `infermeter compare --html FILE`: the comparison as one self-contained page — the headline,
  * the runs' distributions overlaid (CDFs of TTFT, TPOT, ITL, E2EL), the delta table with its
- * intervals, the load-shape check, and the runs' fingerprints when result.json carries them.
+ * intervals, the load-shape check, and the two runs' environment fingerprints side by side.
  * The verdicts and texts are compare's own (analysis/compare, compare-report.ts); this page
  * only lays them out.
  */
@@ -17,7 +17,7 @@ import { overlaidCdfCharts, overlaidCdfDatasets, type OverlayGroup } from '../ch
 import type { SloRule } from '../data/slo-rules.js';
 import { compareHeadline } from '../compare-quality.js';
 import { figureCells, methodLine, shapeStatus } from '../compare-report.js';
-import { flattenFacts } from './facts.js';
+import { environmentRows, environmentSummary } from '../environment-table.js';
 import { escapeHtml as e } from './escape.js';
 import { renderPage, type PageSection } from './page.js';
 import { htmlTable } from './tables.js';
@@ -27,8 +27,6 @@ export interface CompareRun {
   path: string;
   /** The run's distributions (measure phase, ok); null for a vLLM result file (figures only). */
   dists: OverlayGroup['dists'] | null;
-  /** result.json's `fingerprint` block when it has one (what ran: versions, hardware, flags). */
-  fingerprint: unknown;
 }
 
 const letter = (i: number): string => String.fromCharCode(65 + i);
@@ -52,26 +50,14 @@ function pairHtml(p: PairComparison, idx: number, many: boolean): string {
   const judgedN = p.figures.filter((f) => f.ci !== null).length;
   return `${many ? `<h3>Pair ${idx + 1}: A = ${e(p.a)} vs. B = ${e(p.b)}</h3>` : ''}<div class="verdict ${verdictClass}" data-verdict="${verdictClass}"><strong>B vs. A: ${e(headline ?? verdict)}</strong>${headline ? `<p>${e(verdict)}</p>` : ''}</div>
 <h3>What changed</h3>${figures}${p.method ? `<p class="note">${e(methodLine(p, judgedN))}</p>` : ''}
-<h3>Same load?</h3><p>${p.shapes_differ ? '<strong>The load shapes differ</strong> (rows marked DIFFERS): the deltas compare different experiments.' : 'The load shapes are the same; configuration differences are what is being compared.'}</p>${shape}`;
-}
-
-function fingerprintHtml(runs: readonly CompareRun[]): string {
-  const withFp = runs.filter((r) => r.fingerprint && typeof r.fingerprint === 'object');
-  if (withFp.length === 0) return '';
-  const facts = runs.map((r) => new Map(flattenFacts(r.fingerprint)));
-  const keys = [...new Set(facts.flatMap((m) => [...m.keys()]))];
-  const rows = keys.map((k) => {
-    const vals = facts.map((m) => m.get(k) ?? '—');
-    return [k, ...vals, vals.every((v) => v === vals[0]) ? 'same' : 'DIFFERS'];
-  });
-  return htmlTable(['Fingerprint', ...runs.map((_, i) => letter(i)), ''], rows, { numeric: false });
+<h3>Same load?</h3><p>${p.shapes_differ ? '<strong>The load shapes differ</strong> (rows marked DIFFERS): the deltas compare different experiments.' : 'The load shapes are the same; configuration differences are what is being compared.'}</p>${shape}
+<h3>Same environment?</h3><p>${e(environmentSummary(p.environment, p.judged))}</p>${p.environment.missing ? '' : htmlTable(['Environment', 'A', 'B', 'check'], environmentRows(p.environment, true), { numeric: false })}`;
 }
 
 export function buildCompareReport(pairs: readonly PairComparison[], runs: readonly CompareRun[], rules: readonly SloRule[], generator: string): Promise<string> {
   const groups: OverlayGroup[] = runs.filter((r) => r.dists !== null).map((r) => ({ name: `${letter(runs.indexOf(r))}: ${basename(r.path.replace(/\/result\.json$/, ''))}`, dists: r.dists! }));
   const datasets: Datasets = { ...overlaidCdfDatasets(groups), [SLO_RULES]: [...rules] };
   const charts = overlaidCdfCharts(groups, 'run', (m) => `Each run’s ${m === 'itl_ms' ? 'gaps between chunks' : 'requests'} (measure phase, ok). A curve to the right is slower at that share of requests; the gap between curves at 50 % and at 99 % is the change in p50 and p99.`);
-  const fp = fingerprintHtml(runs);
   const sections: PageSection[] = [
     { id: 'verdict', title: 'At a glance', html: pairs.map((p, i) => pairHtml(p, i, pairs.length > 1)).join(''), charts: [] },
     {
@@ -80,7 +66,6 @@ export function buildCompareReport(pairs: readonly PairComparison[], runs: reado
       html: charts.length ? '' : '<p class="note">No run directory among the inputs (vLLM result files hold figures only), so no distribution is drawn.</p>',
       charts,
     },
-    ...(fp ? [{ id: 'fingerprints', title: 'Fingerprints', html: fp, charts: [] }] : []),
   ];
   const facts: Array<[string, string]> = runs.map((r, i) => [letter(i), r.path]);
   return renderPage({ title: `infermeter compare: ${runs.map((r) => r.path).join(' vs. ')}`, facts, sections, datasets, generator });
@@ -88,17 +73,16 @@ export function buildCompareReport(pairs: readonly PairComparison[], runs: reado
 
 /**
  * What the page needs of one compare input: a run directory's distributions (its records are
- * read again here: compare itself keeps only bootstrap samples) and fingerprint; a sweep
+ * read again here: compare itself keeps only bootstrap samples); a sweep
  * directory or a vLLM result file draws no distribution.
  */
 export function loadCompareRun(path: string): CompareRun & { rules: SloRule[] } {
   const dir = path.replace(/\/result\.json$/, '');
-  if (!existsSync(join(dir, 'result.json')) || !existsSync(join(dir, 'records.jsonl')) || !statSync(dir).isDirectory()) return { path, dists: null, fingerprint: null, rules: [] };
-  const { result, records } = readRunBundle<RunResult & { fingerprint?: unknown }>(dir, { records: 'required' });
+  if (!existsSync(join(dir, 'result.json')) || !existsSync(join(dir, 'records.jsonl')) || !statSync(dir).isDirectory()) return { path, dists: null, rules: [] };
+  const { result, records } = readRunBundle<RunResult>(dir, { records: 'required' });
   return {
     path,
     dists: runDistributions(records),
-    fingerprint: result.fingerprint ?? null,
     rules: sloRules(result.slos, result.metrics?.goodput?.slos ?? []),
   };
 }

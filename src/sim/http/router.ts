@@ -8,7 +8,8 @@ import { BadRequest, checkContext, parseRequest } from './request-parse.js';
 import type { ParsedRequest } from './request-parse.js';
 import { errorBody } from './wire.js';
 import { tokenizeAnswer } from './tokenize.js';
-import type { Api } from './wire.js';
+import type { Api, Dialect } from './wire.js';
+import { infermeterVersion } from '../../util/package-version.js';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -20,6 +21,14 @@ const API_PATHS: ReadonlyMap<string, Api> = new Map([
   ['/v1/responses', 'responses'],
   ['/v1/messages', 'messages'],
 ]);
+
+/** GET /v1/models' answer: one model, with the context length vLLM states (also what `sim run` fingerprints in virtual time). */
+export function modelsBody(modelName: string, maxModelLen: number | null, dialect: Dialect): string {
+  const owned = dialect === 'vllm' ? 'vllm' : 'llamacpp';
+  const model: Record<string, unknown> = { id: modelName, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: owned, root: modelName };
+  if (maxModelLen !== null) model['max_model_len'] = maxModelLen;
+  return JSON.stringify({ object: 'list', data: [model] });
+}
 
 export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResponse): void {
   if (closingSockets.has(req.socket)) {
@@ -34,11 +43,12 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
     return;
   }
   if (method === 'GET' && path === '/v1/models') {
-    const owned = ctx.dialect === 'vllm' ? 'vllm' : 'llamacpp';
-    const model: Record<string, unknown> = { id: ctx.modelName, object: 'model', created: Math.floor(Date.now() / 1000), owned_by: owned, root: ctx.modelName };
-    if (ctx.maxModelLen !== null) model['max_model_len'] = ctx.maxModelLen;
-    const data = [model];
-    sendJson(res, 200, JSON.stringify({ object: 'list', data }));
+    sendJson(res, 200, modelsBody(ctx.modelName, ctx.maxModelLen, ctx.dialect));
+    return;
+  }
+  // vLLM serves its version here; llama-server does not.
+  if (method === 'GET' && path === '/version' && ctx.dialect === 'vllm') {
+    sendJson(res, 200, JSON.stringify({ version: infermeterVersion() }));
     return;
   }
   if (method === 'GET' && path === '/metrics') {

@@ -15,13 +15,14 @@
  *   vllm:request_decode_time_seconds                histogram, seconds
  *   vllm:request_prompt_tokens, vllm:request_generation_tokens  histogram, tokens
  *   vllm:cache_config_info{block_size,num_gpu_blocks}  gauge = 1
+ *   infermeter_sim:engine_info{engine,version,…settings}  gauge = 1 (both dialects; identity.ts)
  *   infermeter_sim_late_steps_total                 counter (both timings and dialects): engine steps,
  *     or fixed timing's token passes, served over 20 ms late — the simulator, not the model, was slow
  *
  * Both dialects add process_start_time_seconds (changes on a restart) and, when the backend
  * models a GPU, NVIDIA DCGM exporter names per GPU (label gpu="0"…): DCGM_FI_DEV_GPU_UTIL (%),
  * DCGM_FI_PROF_SM_ACTIVE and DCGM_FI_PROF_DRAM_ACTIVE (ratios), DCGM_FI_DEV_FB_USED and
- * DCGM_FI_DEV_FB_FREE (MiB). Activity is the step model's busy, compute-bound and
+ * DCGM_FI_DEV_FB_FREE, DCGM_FI_DEV_FB_TOTAL (MiB), labelled with the hardware preset's name. Activity is the step model's busy, compute-bound and
  * memory-bound time since the previous scrape, as DCGM averages over its sampling period.
  *
  * In the llama.cpp dialect the names are llama-server's (no labels): llamacpp:prompt_tokens_total,
@@ -30,6 +31,7 @@
  * requests_deferred, kv_cache_usage_ratio (gauges).
  */
 import type { BackendStats, GpuActivity } from '../backend.js';
+import { identityExposition, simGpuLabels, type SimIdentity } from '../identity.js';
 import { Histogram, family, fmtLabels } from './prom.js';
 
 // Bucket bounds as in vLLM's v1/metrics/loggers.py (seconds).
@@ -68,6 +70,7 @@ export class SimMetrics {
   constructor(
     modelName: string,
     private readonly dialect: 'vllm' | 'llamacpp' = 'vllm',
+    private readonly identity: SimIdentity | null = null,
   ) {
     this.labels = fmtLabels('', { model_name: modelName, engine: '0' });
   }
@@ -118,6 +121,7 @@ export class SimMetrics {
 
   render(s: BackendStats, nowMs: number = performance.now()): string {
     let out = family('process_start_time_seconds', 'gauge', 'Start time of the process since unix epoch in seconds.', [{ labels: '', value: this.startedS }]);
+    if (this.identity) out += identityExposition(this.identity);
     if (s.gpu) out += this.renderGpu(s.gpu, nowMs);
     if (s.lateSteps !== undefined) {
       out += family('infermeter_sim_late_steps_total', 'counter', 'Engine steps (fixed timing: token passes) served over 20 ms after their simulated time: the simulator was short of CPU, not the model slow.', [{ labels: '', value: s.lateSteps }]);
@@ -136,7 +140,7 @@ export class SimMetrics {
     this.lastGpu = { atMs: nowMs, busyMs: g.busyMs, computeMs: g.computeMs, memoryMs: g.memoryMs };
     const MiB = 1024 * 1024;
     const perGpu = (value: number): { labels: string; value: number }[] =>
-      Array.from({ length: g.gpus }, (_, i) => ({ labels: fmtLabels('', { gpu: String(i), modelName: 'infermeter simulated GPU' }), value }));
+      Array.from({ length: g.gpus }, (_, i) => ({ labels: this.identity ? simGpuLabels(this.identity, i) : fmtLabels('', { gpu: String(i), modelName: 'infermeter simulated GPU' }), value }));
     let out = '';
     out += family('DCGM_FI_DEV_GPU_UTIL', 'gauge', 'GPU utilization (in %).', perGpu(Math.round(util * 100)));
     out += family('DCGM_FI_PROF_SM_ACTIVE', 'gauge', 'The ratio of cycles an SM has at least 1 warp assigned.', perGpu(sm));
