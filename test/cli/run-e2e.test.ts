@@ -80,7 +80,7 @@ describe('infermeter run (built-in simulator, fixed delays)', () => {
 
   it('prints the summary table', () => {
     expect(stdout).toMatch(/TTFT \(ms\)/);
-    expect(stdout).toMatch(/Output tokens\/s/);
+    expect(stdout).toMatch(/Output token throughput +tok\/s/);
     expect(stdout).toMatch(/Goodput/);
     // VALID on a quiet machine; a loaded one (parallel test files) may rightly say INVALID with reasons.
     expect(stdout).toMatch(/Run validity: (VALID|INVALID — [^\n]*\n {2}- client)/);

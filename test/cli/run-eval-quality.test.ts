@@ -51,7 +51,7 @@ beforeAll(async () => {
 
 describe('run --dataset-name eval against the built-in simulator', () => {
   it('prints speed and quality together', () => {
-    expect(high.stdout).toMatch(/Output tokens\/s/);
+    expect(high.stdout).toMatch(/Output token throughput +tok\/s/);
     expect(high.stdout).toMatch(/E2E latency \(ms\)/);
     expect(high.stdout).toMatch(new RegExp(`Quality: ${N} checked requests, ${N} answered`));
     expect(high.stdout).toMatch(/Accuracy \(all answered\)\s+\d+\.\d% \[\d+\.\d–\d+\.\d%\] \(\d+\/200\)/);

@@ -79,7 +79,12 @@ describe('--retries end to end', () => {
 
   it("honours the server's Retry-After", async () => {
     let calls = 0;
-    const server = await startTestServer((_req, res) => {
+    const server = await startTestServer((req, res) => {
+      // the run's environment probes (GET /v1/models, /version, …) are not generation calls
+      if (req.method !== 'POST') {
+        res.writeHead(404).end();
+        return;
+      }
       calls++;
       if (calls === 1) {
         res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });

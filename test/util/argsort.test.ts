@@ -32,7 +32,8 @@ describe('sortWithOwners (radix, owners carried)', () => {
         const values = Float64Array.from(xs);
         const owners = Int32Array.from(xs, (_, i) => i * 7);
         sortWithOwners(values, owners);
-        expect(Array.from(values)).toEqual(order.map((i) => xs[i]!));
+        // −0 sorts as 0 and comes back as +0 (sortWithOwners maps it so before taking the bits)
+        expect(Array.from(values)).toEqual(order.map((i) => (xs[i] === 0 ? 0 : xs[i]!)));
         expect(Array.from(owners)).toEqual(order.map((i) => i * 7));
       }),
       { numRuns: 500 },
