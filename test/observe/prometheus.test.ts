@@ -3,42 +3,15 @@
  * installs) scraping the simulated engine on 127.0.0.1. The run waits for a scrape past its
  * end, so the counters' deltas are again exactly the tokens the records count.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import type { RunResult } from '../../src/report/result-json.js';
+import { freePort, prometheusBinary, until } from '../helpers/prometheus.js';
 import { expectCompleted, runCli } from '../helpers/cli.js';
-
-function prometheusBinary(): string {
-  try {
-    return execFileSync('sh', ['-c', 'command -v prometheus'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('prometheus is not installed: `npm run test:setup` installs it (scripts/test-services.sh; `npm test` runs it first)');
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null>, maxMs = 60_000): Promise<T> {
-  const deadline = Date.now() + maxMs;
-  for (;;) {
-    const v = await probe().catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('server series from a Prometheus server', () => {
   let sim: SimServer;

@@ -3,7 +3,7 @@
  * installs) during a run against the simulated engine on 127.0.0.1: the scraped series are the
  * documented names, and no scraped count exceeds what the run's result says it did.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,34 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimServer, type SimServer } from '../../src/sim/index.js';
 import type { RunResult } from '../../src/report/result-json.js';
+import { freePort, prometheusBinary, until } from '../helpers/prometheus.js';
 import { runCli } from '../helpers/cli.js';
-
-function prometheusBinary(): string {
-  try {
-    return execFileSync('sh', ['-c', 'command -v prometheus'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('prometheus is not installed: `npm run test:setup` installs it (scripts/test-services.sh; `npm test` runs it first)');
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function until<T>(what: string, probe: () => Promise<T | null>, maxMs = 60_000): Promise<T> {
-  const deadline = Date.now() + maxMs;
-  for (;;) {
-    const v = await probe().catch(() => null);
-    if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('--metrics-port scraped by Prometheus', () => {
   let sim: SimServer;
