@@ -54,7 +54,7 @@ export const BLOCKS: ReadmeBlock[] = [
     hidden: ['--no-save', '--progress', 'none'],
     deterministic: false,
     showCommand: false,
-    ranges: [{ from: /^== infermeter run/, to: /^Output tokens\/s/ }, { from: /^Run validity:/, to: /^Run validity:/ }],
+    ranges: [{ from: /^== infermeter run/, to: /^Output token throughput/ }, { from: /^Run validity:/, to: /^Run validity:/ }],
   },
   {
     id: 'server-side',
