@@ -59,7 +59,8 @@ describe('the kind of a name or a path', () => {
     expect(endpointKindForPath('/openai/v1/embeddings/').name).toBe('embeddings');
     expect(endpointKindForPath('/v1/responses').name).toBe('responses');
     expect(endpointKindForPath('/v1/messages').name).toBe('anthropic');
-    expect(endpointKindForPath('/generate').name).toBe('completions');
+    expect(endpointKindForPath('/generate').name).toBe('sglang');
+    expect(endpointKindForPath('/v1/generate-something').name).toBe('completions');
   });
 
   it("our names and vLLM's --backend names; an unknown one is one UserError line", () => {

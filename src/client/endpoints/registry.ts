@@ -11,8 +11,9 @@ import { chatKind, completionsKind } from './openai.js';
 import { embeddingsKind } from './embeddings.js';
 import { responsesKind } from './responses.js';
 import { anthropicKind } from './anthropic.js';
+import { sglangCumulativeKind, sglangIncrementalKind, tgiKind, TRITON_PATH, tritonCumulativeKind, tritonDeltaKind } from './native.js';
 
-const BUILT_IN: readonly EndpointKind[] = [completionsKind, chatKind, embeddingsKind, responsesKind, anthropicKind];
+const BUILT_IN: readonly EndpointKind[] = [completionsKind, chatKind, embeddingsKind, responsesKind, anthropicKind, tgiKind, sglangCumulativeKind, sglangIncrementalKind, tritonDeltaKind, tritonCumulativeKind];
 
 /** vLLM `bench serve --backend` names (vllm/benchmarks/lib/endpoint_request_func.py) for the kinds we have. */
 export const VLLM_BACKEND_NAMES: Readonly<Record<string, string>> = {
@@ -44,9 +45,12 @@ export function endpointKindNamed(name: string): EndpointKind {
 /**
  * The kind whose default path (without its `/v1`) `path` ends with, the longest such path first
  * (`/chat/completions` before `/completions`); completions when none does (vLLM's default too).
+ * Triton's paths name a model (`/v2/models/NAME/generate_stream`): triton; `/generate` is SGLang's
+ * (TGI's unary /generate needs `--endpoint-type tgi`).
  */
 export function endpointKindForPath(path: string): EndpointKind {
   const p = path.replace(/\/+$/, '');
+  if (TRITON_PATH.test(p)) return tritonDeltaKind;
   const bySuffix = [...kinds.values()].sort((a, b) => b.path.length - a.path.length);
   return bySuffix.find((k) => p.endsWith(k.path.replace(/^\/v1/, ''))) ?? completionsKind;
 }

@@ -15,6 +15,7 @@ import { SimStream } from './sim-stream.js';
 import type { StreamFaultPlan } from './sim-stream.js';
 import { ChunkFormat, errorBody, type StreamWire } from './wire.js';
 import { MessagesWire, ResponsesWire } from './event-wire.js';
+import { SglangWire, TgiWire, TritonWire } from './native-wire.js';
 
 function sendJson(res: ServerResponse, status: number, body: string, extra?: Record<string, string>): void {
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...extra });
@@ -95,7 +96,7 @@ function begin(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, id: nu
       traceparent: ctx.spans ? headerText(res.req?.headers.traceparent) : null,
       faults: streamFault,
       // An answer is all answer: no reasoning tokens before it.
-      reasoningTokens: p.api !== 'completions' && !words ? reasoningTokensOf(ctx.reasoning, natural) : 0,
+      reasoningTokens: (p.api === 'chat' || p.api === 'responses' || p.api === 'messages') && !words ? reasoningTokensOf(ctx.reasoning, natural) : 0,
       ...(words ? { words } : {}),
     },
     ctx.backend,
@@ -122,6 +123,12 @@ function wireFor(ctx: ServerContext, p: ParsedRequest, id: number): StreamWire {
       return new ResponsesWire(`resp_sim${id}`, created, ctx.modelName);
     case 'messages':
       return new MessagesWire(`msg_sim${id}`, ctx.modelName, p.promptTokens);
+    case 'tgi':
+      return new TgiWire(p.promptTokens);
+    case 'sglang':
+      return new SglangWire(`sim${id}`, p.promptTokens);
+    case 'triton':
+      return new TritonWire(ctx.modelName);
     case 'chat':
       return new ChunkFormat(ctx.dialect, 'chat', `chatcmpl-sim${id}`, created, ctx.modelName, ctx.reasoning?.field);
     default:

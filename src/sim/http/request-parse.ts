@@ -152,7 +152,35 @@ const REQUEST_MODELS: Readonly<Record<Api, string>> = {
   embeddings: 'EmbeddingRequest',
   responses: 'ResponsesRequest',
   messages: 'AnthropicMessagesRequest',
+  tgi: 'GenerateRequest',
+  sglang: 'GenerateReqInput',
+  triton: 'generate_request',
 };
+
+/** The native APIs' prompt field and output bound: TGI `inputs` + `parameters.max_new_tokens`, SGLang `text` + `sampling_params`, Triton `text_input` + `max_tokens`. */
+const NATIVE_FIELDS = {
+  tgi: { prompt: 'inputs', params: 'parameters', max: 'max_new_tokens' },
+  sglang: { prompt: 'text', params: 'sampling_params', max: 'max_new_tokens' },
+  triton: { prompt: 'text_input', params: null, max: 'max_tokens' },
+} as const;
+
+/**
+ * The native APIs' bodies read into the fields the OpenAI ones give: stream (TGI's and Triton's
+ * generate_stream paths always stream), max tokens, ignore_eos (SGLang's sampling_params), the prompt.
+ */
+function nativeBody(api: 'tgi' | 'sglang' | 'triton', body: Record<string, unknown>, streamPath: boolean): Record<string, unknown> {
+  const f = NATIVE_FIELDS[api];
+  const params = f.params === null ? body : body[f.params];
+  if (params !== undefined && params !== null && !isObject(params)) throw new BadRequest(`${f.params}: must be an object`);
+  const p = params ?? {};
+  if (typeof body[f.prompt] !== 'string') throw new BadRequest(`${f.prompt}: must be a string`);
+  return {
+    prompt: body[f.prompt],
+    stream: api === 'sglang' ? (body['stream'] ?? false) : streamPath,
+    max_tokens: p[f.max] ?? null,
+    ignore_eos: api === 'sglang' ? (p['ignore_eos'] ?? false) : false,
+  };
+}
 
 /** Anthropic's top-level `system` (a string or text blocks) as a first system message. */
 function withSystem(system: unknown, messages: unknown): unknown {
@@ -181,13 +209,18 @@ function embeddingInputs(input: unknown, count: TokenCounter): { inputs: number;
 /** Counts the tokens of a text; the default is the ⌈chars / 4⌉ estimate of text.ts. */
 export type TokenCounter = (text: string) => number;
 
-export function parseRequest(api: Api, raw: string, blockSize: number, count: TokenCounter = estimateTokens): ParsedRequest {
+/** `streamPath`: the request came to a path that always streams (TGI's and Triton's generate_stream). */
+export function parseRequest(pathApi: Api, raw: string, blockSize: number, count: TokenCounter = estimateTokens, streamPath = false): ParsedRequest {
   let body: unknown;
   try {
     body = JSON.parse(raw);
   } catch {
     throw new BadRequest('request body is not valid JSON');
   }
+  if (!isObject(body)) throw new BadRequest('request body must be a JSON object');
+  // /generate is SGLang's and TGI's unary one: a TGI body (`inputs`, no `text`) is TGI's.
+  const api: Api = pathApi === 'sglang' && 'inputs' in body && !('text' in body) ? 'tgi' : pathApi;
+  if (api === 'tgi' || api === 'sglang' || api === 'triton') body = nativeBody(api, body, streamPath);
   if (!isObject(body)) throw new BadRequest('request body must be a JSON object');
   const model = body['model'];
   if (model !== undefined && model !== null && typeof model !== 'string') throw new BadRequest('model must be a string');

@@ -20,7 +20,13 @@ const API_PATHS: ReadonlyMap<string, Api> = new Map([
   ['/v1/embeddings', 'embeddings'],
   ['/v1/responses', 'responses'],
   ['/v1/messages', 'messages'],
+  ['/generate_stream', 'tgi'],
+  // SGLang's, and TGI's unary one: told apart by the body (parseRequest).
+  ['/generate', 'sglang'],
 ]);
+
+/** Triton's generate extension: the model (and a version) in the path; any model name is served. */
+const TRITON_PATH = /^\/v2\/models\/[^/]+(?:\/versions\/[^/]+)?\/generate(_stream)?$/;
 
 /** GET /v1/models' answer: one model, with the context length vLLM states (also what `sim run` fingerprints in virtual time). */
 export function modelsBody(modelName: string, maxModelLen: number | null, dialect: Dialect): string {
@@ -69,7 +75,10 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
     });
     return;
   }
-  const api: Api | null = API_PATHS.get(path) ?? null;
+  const triton = TRITON_PATH.exec(path);
+  const api: Api | null = triton !== null ? 'triton' : (API_PATHS.get(path) ?? null);
+  // TGI's and Triton's generate_stream always stream, whatever the body says.
+  const streamPath = path.endsWith('/generate_stream');
   if (api === null) {
     sendJson(res, 404, JSON.stringify({ detail: 'Not Found' }));
     return;
@@ -86,7 +95,7 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
     }
     let parsed: ParsedRequest;
     try {
-      parsed = parseRequest(api, raw, ctx.blockSize, ctx.countTokens);
+      parsed = parseRequest(api, raw, ctx.blockSize, ctx.countTokens, streamPath);
       if (parsed.model !== null && parsed.model !== ctx.modelName) {
         throw new BadRequest(`The model \`${parsed.model}\` does not exist.`, 404, 'NotFoundError', 'model_not_found');
       }

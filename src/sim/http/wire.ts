@@ -16,8 +16,8 @@
 import type { ReasoningField } from '../reasoning.js';
 
 export type Dialect = 'vllm' | 'llamacpp';
-/** The APIs the simulator serves: the two OpenAI generation APIs, embeddings, Responses and Anthropic Messages. */
-export type Api = 'completions' | 'chat' | 'embeddings' | 'responses' | 'messages';
+/** The APIs the simulator serves: the two OpenAI generation APIs, embeddings, Responses, Anthropic Messages and the engines' native APIs (TGI, SGLang, Triton). */
+export type Api = 'completions' | 'chat' | 'embeddings' | 'responses' | 'messages' | 'tgi' | 'sglang' | 'triton';
 /** The generation APIs, whose answers are streamed token by token. */
 export type GenerationApi = Exclude<Api, 'embeddings'>;
 
