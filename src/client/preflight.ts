@@ -51,8 +51,10 @@ interface ModelInfo {
  * A 404 or 405 from the endpoint while /v1/models answered: the server is there, the path is not
  * one it serves, so the message names --endpoint (the path is the likelier mistake than the server).
  */
-function endpointHint(status: number | null, path: string): string {
+function endpointHint(status: number | null, path: string, kind: string): string {
   if (status !== 404 && status !== 405) return '';
+  // Another API than OpenAI's (an engine's native one, rerank…): the likelier mistake is the kind.
+  if (kind !== 'completions' && kind !== 'chat') return `; the server does not serve the ${kind} API at --endpoint ${path}: check --endpoint-type (the API the server speaks) and --endpoint`;
   const other = /chat\/completions$/.test(path) ? '/v1/completions' : '/v1/chat/completions';
   return `; the server does not serve --endpoint ${path}: check --endpoint (e.g. ${other}) and --base-url`;
 }
@@ -143,7 +145,7 @@ export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: stri
           rec.error_class === 'disconnect' ||
           (rec.error_class === 'connect' && !/ECONNREFUSED/.test(message)) ||
           (rec.http_status !== null && rec.http_status !== 200 && transientStatus(rec.http_status));
-        return { ok: false, seen: rec.http_status !== null && rec.http_status !== 200 ? `HTTP ${rec.http_status}` : (rec.error_class ?? rec.status), transient, retryAfterMs: rec.retry_after_ms ?? null, error: () => new UserError(`pre-flight request to ${where} failed: ${message}${endpointHint(rec.http_status, cfg.path)}`) };
+        return { ok: false, seen: rec.http_status !== null && rec.http_status !== 200 ? `HTTP ${rec.http_status}` : (rec.error_class ?? rec.status), transient, retryAfterMs: rec.retry_after_ms ?? null, error: () => new UserError(`pre-flight request to ${where} failed: ${message}${endpointHint(rec.http_status, cfg.path, kind.name)}`) };
       },
       o.retry,
       o.sleep,
