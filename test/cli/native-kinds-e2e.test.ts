@@ -1,0 +1,40 @@
+/**
+ * The native engine kinds end to end through the CLI: `run` against the built-in simulator over
+ * HTTP (its TGI, SGLang and Triton routes) and `sim run` in virtual time. Assertions use the
+ * simulator's counts, never wall-clock thresholds.
+ */
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runSaved } from '../helpers/cli.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const http = ['run', '--sim-prefill-ms', '3', '--sim-per-token-ms', '1', '--request-rate', '50', '--num-prompts', '12', '--random-input-len', '32', '--random-output-len', '5', '--workers', '1'];
+
+describe.each([
+  ['tgi', '/generate_stream', 'usage'],
+  ['sglang', '/generate', 'usage'],
+  ['triton', '/v2/models/ensemble/generate_stream', 'chunks'],
+] as const)('%s', (kind, path, source) => {
+  it('over HTTP: its own path, one chunk per token, TTFT and TPOT in the summary', async () => {
+    const { recs, stdout } = await runSaved([...http, '--endpoint-type', kind], dirs);
+    expect(stdout).toContain(`(${path})`);
+    expect(stdout).toMatch(/^TTFT/m);
+    expect(recs).toHaveLength(12);
+    for (const r of recs) {
+      expect([r.status, r.token_source]).toEqual(['ok', source]);
+      // TGI and Triton send no ignore_eos: the simulated EOS may end an answer before 5 tokens.
+      expect(r.output_tokens).toBeLessThanOrEqual(5);
+      expect(r.chunk_ms.length).toBe(r.output_tokens);
+    }
+  });
+
+  it('in virtual time: the same records', async () => {
+    const { recs } = await runSaved(['sim', 'run', '--endpoint-type', kind, '--request-rate', '20', '--num-prompts', '10', '--random-input-len', '64', '--random-output-len', '4'], dirs);
+    expect(recs).toHaveLength(10);
+    for (const r of recs) expect([r.status, r.chunk_ms.length]).toEqual(['ok', r.output_tokens]);
+  });
+});
