@@ -47,12 +47,16 @@ export interface TargetConfig {
   countTokens?: ((text: string) => number) | undefined;
   /** Skip TLS certificate verification (--insecure). */
   insecureTls?: boolean;
+  /** Told once, in one line, the first time a request cannot be built (a plugin's buildBody threw). */
+  warn?: (line: string) => void;
 }
 
 export interface PreparedRequest {
   item: WorkItem;
   /** The serialized JSON body. */
   body: Buffer;
+  /** Why no body could be built (a plugin's buildBody threw): the request fails as `plugin_error`, unsent. */
+  buildError?: string;
 }
 
 const MAX_ERROR_BODY = 8192;
@@ -78,6 +82,7 @@ export class HttpTarget {
   /** Scrubs the run's secrets from error messages (servers echo a refused key in 401 bodies). */
   private readonly redactor: Redactor;
   private cancelled = false;
+  private warnedBuild = false;
   private readonly traceIds = new TraceIdSource();
 
   constructor(readonly config: TargetConfig, private clock: Clock) {
@@ -141,16 +146,27 @@ export class HttpTarget {
    * write (the open loop prepares the next request while it waits for its due time).
    */
   prepare(item: WorkItem): PreparedRequest {
-    const body = Buffer.from(
-      JSON.stringify(
-        this.kind.buildBody(item, {
-          model: this.config.model,
-          stream: this.streaming,
-          ignoreEos: this.config.ignoreEos,
-          extraBody: this.config.extraBody,
-        }),
-      ),
-    );
+    let body: Buffer;
+    try {
+      body = Buffer.from(
+        JSON.stringify(
+          this.kind.buildBody(item, {
+            model: this.config.model,
+            stream: this.streaming,
+            ignoreEos: this.config.ignoreEos,
+            extraBody: this.config.extraBody,
+          }),
+        ),
+      );
+    } catch (err) {
+      // Only a plugin's builder can throw (or build what JSON cannot hold): that request fails, the run goes on.
+      const buildError = `the plugin's buildBody threw: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`;
+      if (!this.warnedBuild) {
+        this.warnedBuild = true;
+        this.config.warn?.(`--endpoint-type ${this.kind.name}: ${buildError}; such requests are recorded as failed (plugin_error), the run goes on`);
+      }
+      return { item, body: Buffer.alloc(0), buildError };
+    }
     return { item, body };
   }
 
@@ -169,6 +185,11 @@ export class HttpTarget {
     const traceLines = traceHeaderLines(ids);
     // A checked request's answer is evaluated (docs/quality.md), so its text is kept whatever --keep-text says.
     const keep = this.config.keepText || item.check !== undefined;
+    if (prepared.buildError !== undefined) {
+      rec.sent_ms = rec.end_ms = this.clock();
+      fail(rec, 'error', 'plugin_error', prepared.buildError);
+      return Promise.resolve(rec);
+    }
     return new Promise((resolve) =>
       this.attempt(rec, body, traceLines, 0, keep, (r) => {
         // Only failures carry a message; a server's error body may echo the key it refused.

@@ -25,6 +25,7 @@ export type RequestStatus = 'ok' | 'error' | 'timeout' | 'cancelled';
  * - server_error_event: the server sent an error object inside a 200 stream
  * - empty_response: completed, but no output content at all
  * - timeout: per-request timeout hit; cancelled: aborted by the end of the run
+ * - plugin_error: a plugin kind's buildBody threw, so the request was never sent
  */
 export const ERROR_CLASSES = [
   'http_429',
@@ -39,6 +40,8 @@ export const ERROR_CLASSES = [
   'empty_response',
   'timeout',
   'cancelled',
+  // Appended: the typed columns store a class by its index here.
+  'plugin_error',
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 

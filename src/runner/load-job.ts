@@ -13,6 +13,7 @@ import { HttpTarget } from '../client/http-client.js';
 import { targetConfig } from '../client/target-config.js';
 import { loadEndpointPlugin, workloadShapeOf } from '../client/endpoints/registry.js';
 import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
+import { defaultWarn } from '../workload/datasets/entries.js';
 import type { ProgressListener } from './progress.js';
 import { BusyPoll } from './busy-poll.js';
 import { calibrateSpin } from '../util/spin.js';
@@ -110,7 +111,8 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
   // The client exists before t = 0 so its connections can be opened first; it is put on the
   // run's clock when the run starts.
   const target = new HttpTarget(
-    { ...targetConfig(job.target, { baseUrl: job.baseUrl, apiKey: job.apiKey, ignoreEos: job.ignoreEos, keepText, countTokens }), model: job.model },
+    // A plugin whose buildBody throws is told in every thread that meets it (once per thread).
+    { ...targetConfig(job.target, { baseUrl: job.baseUrl, apiKey: job.apiKey, ignoreEos: job.ignoreEos, keepText, countTokens }), model: job.model, warn: defaultWarn },
     () => 0,
   );
   const preconnected = await target.preconnect(shardShare(shard, preconnectCount(load, job.totalRequests)));

@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readRecordsFile } from '../../src/store/records-file.js';
 import { expectCompleted, runCli } from '../helpers/cli.js';
 import { sseHeaders, startTestServer, type TestServer } from '../helpers/servers.js';
@@ -69,6 +69,40 @@ describe('an endpoint kind from a plugin', () => {
     expect(out.code).toBe(2);
     expect(out.stderr.trim().split('\n')).toHaveLength(1);
     expect(out.stderr).toMatch(/cannot load the plugin: Cannot find module/);
+  });
+
+  it('a buildBody that throws during the load fails those requests (plugin_error), one warning line, the run goes on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'infermeter-plugin-'));
+    dirs.push(dir);
+    // The load thread's warning reaches the process's stderr (as dataset warnings do).
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    let out: Awaited<ReturnType<typeof runCli>>;
+    try {
+      out = await runCli(args('throwing-body.mjs', dir));
+    } finally {
+      spy.mockRestore();
+    }
+    // A third of the requests failed: the run completes, its verdict INVALID (exit 5).
+    expect(out.code).toBe(5);
+    expect(out.stdout).toContain('plugin_error');
+    const warnings = written.join('').split('\n').filter((l) => l.startsWith('warning: '));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^warning: --endpoint-type throws-sometimes: the plugin's buildBody threw: no body for call \d+; such requests are recorded as failed \(plugin_error\), the run goes on$/);
+    const runDir = join(dir, readdirSync(dir).filter((d) => !d.startsWith('.'))[0]!);
+    const recs = readRecordsFile(join(runDir, 'records.jsonl')).records;
+    expect(recs).toHaveLength(6);
+    // Every third call of the load thread: two of six consecutive requests, never sent.
+    const failed = recs.filter((r) => r.error_class === 'plugin_error');
+    expect(failed).toHaveLength(2);
+    for (const r of failed) {
+      expect([r.status, r.http_status, r.output_tokens]).toEqual(['error', null, 0]);
+      expect(r.error_message).toMatch(/^the plugin's buildBody threw: no body for call \d+$/);
+    }
+    expect(recs.filter((r) => r.status === 'ok')).toHaveLength(4);
   });
 
   it('a scanner that throws costs its request, classified; the probe says so before the load', async () => {
