@@ -21,8 +21,8 @@ export interface FlagDef {
 
 export const TARGET_FLAGS: FlagDef[] = [
   { flag: '--base-url <url>', path: ['target', 'base_url'], kind: 'string', help: 'server root, e.g. http://localhost:8000 (a trailing /v1 is accepted; default: start the built-in simulated engine)' },
-  { flag: '--endpoint <path>', path: ['target', 'endpoint'], kind: 'string', help: "API path (default: the --endpoint-type's, else /v1/completions): /v1/completions, /v1/chat/completions, /v1/embeddings, /v1/responses, /v1/messages" },
-  { flag: '--endpoint-type <kind>', path: ['target', 'endpoint_type'], kind: 'string', help: "the API the endpoint speaks: completions, chat, embeddings, responses, anthropic (docs/endpoints.md); default: the one --endpoint names" },
+  { flag: '--endpoint <path>', path: ['target', 'endpoint'], kind: 'string', help: "API path (default: the --endpoint-type's, else /v1/completions): /v1/completions, /v1/chat/completions, /v1/embeddings, /v1/responses, /v1/messages, /generate_stream (TGI), /generate (SGLang), /v2/models/NAME/generate_stream (Triton)" },
+  { flag: '--endpoint-type <kind>', path: ['target', 'endpoint_type'], kind: 'string', help: "the API the endpoint speaks: completions, chat, embeddings, responses, anthropic, tgi, sglang, sglang-incremental, triton, triton-cumulative (docs/endpoints.md); default: the one --endpoint names" },
   { flag: '--backend <name>', path: ['target', 'endpoint_type'], kind: 'string', help: "--endpoint-type in vLLM bench serve's words: openai, openai-chat, openai-embeddings (our names work too)" },
   { flag: '--model <name>', path: ['target', 'model'], kind: 'string', help: 'model id (default: first from /v1/models); without --base-url, the simulated model profile' },
   { flag: '--api-key-env <var>', path: ['target', 'api_key_env'], kind: 'string', help: 'environment variable holding the API key (default OPENAI_API_KEY); the key is never written anywhere' },

@@ -67,7 +67,7 @@ export const TargetSpecSchema = z
       .string()
       .min(1)
       .optional()
-      .describe("The API the endpoint speaks (docs/endpoints.md): completions, chat, embeddings, responses, anthropic, a plugin's kind, or vLLM's --backend names (openai, openai-chat, openai-embeddings). Absent: the one the path names."),
+      .describe("The API the endpoint speaks (docs/endpoints.md): completions, chat, embeddings, responses, anthropic, tgi, sglang, sglang-incremental, triton, triton-cumulative, a plugin's kind, or vLLM's --backend names (openai, openai-chat, openai-embeddings). Absent: the one the path names."),
     model: z.string().min(1).nullable().default(null).describe('Model id; null takes the first from /v1/models.'),
     api_key_env: z.string().default('OPENAI_API_KEY').describe('Environment variable holding the API key (the key itself is never stored).'),
     stream: z.boolean().default(true),

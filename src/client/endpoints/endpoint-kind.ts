@@ -1,6 +1,6 @@
 /**
  * What an endpoint kind is: the one interface every API infermeter measures implements — the
- * built-in kinds (completions, chat, embeddings, responses, anthropic) and a plugin's
+ * built-in kinds (completions, chat, embeddings, responses, anthropic, the native tgi, sglang, triton) and a plugin's
  * (docs/plugins.md). A kind says how a workload item becomes a request body, how the answer
  * (a stream, or one JSON body) becomes the record's fields, and which figures apply.
  *
