@@ -44,7 +44,7 @@ export const LOAD_FLAGS: FlagDef[] = [
   { flag: '--arrival <kind>', path: ['load', 'arrival'], kind: 'string', help: 'inter-arrival distribution: poisson|gamma|constant' },
   { flag: '--max-concurrency <n>', path: ['load', 'max_concurrency'], kind: 'int', help: 'open loop: cap on requests in flight; held requests count as late' },
   { flag: '--concurrency <n>', path: ['load', 'concurrency'], kind: 'int', help: 'closed loop: keep exactly N requests in flight' },
-  { flag: '--batch-size <n>', path: ['load', 'batch_size'], kind: 'int', help: 'embeddings: inputs per request (default 1), consecutive workload items' },
+  { flag: '--batch-size <n>', path: ['load', 'batch_size'], kind: 'int', help: 'embeddings, rerank, score: inputs (rerank/score: documents) per request (default 1), consecutive workload items' },
   { flag: '--num-prompts <n>', path: ['load', 'num_prompts'], kind: 'int', help: 'requests to send (default 1000 unless --duration)' },
   { flag: '--duration <duration>', path: ['load', 'duration_ms'], kind: 'string', help: 'stop sending after this long, e.g. 60s, 5m (bare number: seconds)' },
   { flag: '--ramp-up <duration>', path: ['load', 'ramp_up_ms'], kind: 'string', help: 'the rate or concurrency rises linearly from zero to its target over this long, e.g. 60s (excluded from figures)' },

@@ -426,7 +426,7 @@ export class HttpTarget {
     rec.prompt_tokens = served ?? rec.client_prompt_tokens;
     rec.token_source = 'none';
     const sent = rec.inputs ?? 1;
-    if (parsed.inputs !== sent) fail(rec, 'error', 'empty_response', `${parsed.inputs ?? 0} embeddings for ${sent} input${sent === 1 ? '' : 's'}`);
+    if (parsed.inputs !== sent) fail(rec, 'error', 'empty_response', `${parsed.inputs ?? 0} ${this.kind.name === 'embeddings' ? 'embeddings' : 'scores'} for ${sent} input${sent === 1 ? '' : 's'}`);
   }
 
   /** Fills the token counts; returns the usage that was believed (null: none, or rejected). */

@@ -64,7 +64,7 @@ export function checkEndpointKindFits(spec: RunSpec, kind: EndpointKind, flagPat
   const t = spec.target;
   if (t.endpoint_type !== undefined && !flagPaths.has('target.endpoint') && t.endpoint === DEFAULT_ENDPOINT) t.endpoint = kind.path;
   const batch = spec.load.batch_size ?? 1;
-  if (batch > 1 && kind.generates) throw new UserError(`--batch-size ${batch}: only embeddings requests carry a batch of inputs; the ${kind.name} endpoint takes one prompt per request`);
+  if (batch > 1 && kind.generates) throw new UserError(`--batch-size ${batch}: only embeddings, rerank and score requests carry a batch of inputs; the ${kind.name} endpoint takes one prompt per request`);
   if (kind.generates) return;
   const noTokens = `${kind.name} requests generate no tokens, so they have no TTFT, TPOT or ITL; bound e2el (the request's latency) instead`;
   const o = spec.slos.find((x) => TOKEN_TIMING_METRICS.has(x.metric));

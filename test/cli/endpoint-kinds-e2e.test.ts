@@ -53,10 +53,10 @@ describe('embeddings', () => {
       expect(out.stderr).toMatch(/embeddings requests generate no tokens, so they have no TTFT, TPOT or ITL; bound e2el/);
     }
     const batch = await runCli([...http, '--batch-size', '8']);
-    expect([batch.code, batch.stderr.trim()]).toEqual([2, 'error: --batch-size 8: only embeddings requests carry a batch of inputs; the completions endpoint takes one prompt per request']);
-    const unknown = await runCli([...http, '--endpoint-type', 'rerank']);
+    expect([batch.code, batch.stderr.trim()]).toEqual([2, 'error: --batch-size 8: only embeddings, rerank and score requests carry a batch of inputs; the completions endpoint takes one prompt per request']);
+    const unknown = await runCli([...http, '--endpoint-type', 'colbert']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^error: --endpoint-type rerank: unknown endpoint kind/);
+    expect(unknown.stderr).toMatch(/^error: --endpoint-type colbert: unknown endpoint kind/);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runSaved } from '../helpers/cli.js';
+import { runCli, runSaved } from '../helpers/cli.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -36,5 +36,27 @@ describe.each([
     const { recs } = await runSaved(['sim', 'run', '--endpoint-type', kind, '--request-rate', '20', '--num-prompts', '10', '--random-input-len', '64', '--random-output-len', '4'], dirs);
     expect(recs).toHaveLength(10);
     for (const r of recs) expect([r.status, r.chunk_ms.length]).toEqual(['ok', r.output_tokens]);
+  });
+});
+
+describe.each([
+  ['rerank', '/v1/rerank'],
+  ['score', '/score'],
+] as const)('%s', (kind, path) => {
+  it('over HTTP: batches of 4 documents, latency only; the summary says there is no TTFT/TPOT; a TTFT SLO is refused', async () => {
+    const { recs, stdout } = await runSaved([...http, '--endpoint-type', kind, '--batch-size', '4'], dirs);
+    expect(stdout).toContain(`(${path})`);
+    expect(recs).toHaveLength(12);
+    for (const r of recs) expect([r.status, r.inputs, r.first_token_ms, r.chunk_ms.length, r.output_tokens]).toEqual(['ok', 4, null, 0, 0]);
+    expect(stdout).toContain('No TTFT, TPOT or ITL: these requests generate no tokens (one answer per request, its latency is E2E); 12 requests carried 48 inputs, batch size mean 4.0, max 4');
+    expect(stdout).toMatch(/^Inputs +inputs\/s +\d/m);
+    const slo = await runCli([...http, '--endpoint-type', kind, '--slo', 'p95(ttft) < 1s']);
+    expect([slo.code, slo.stderr.trim()]).toEqual([2, `error: --slo "p95(ttft) < 1s": ${kind} requests generate no tokens, so they have no TTFT, TPOT or ITL; bound e2el (the request's latency) instead`]);
+  });
+
+  it('in virtual time: the same records', async () => {
+    const { recs } = await runSaved(['sim', 'run', '--endpoint-type', kind, '--batch-size', '2', '--request-rate', '20', '--num-prompts', '10', '--random-input-len', '64'], dirs);
+    expect(recs).toHaveLength(10);
+    for (const r of recs) expect([r.status, r.inputs, r.first_token_ms, r.chunk_ms.length]).toEqual(['ok', 2, null, 0]);
   });
 });

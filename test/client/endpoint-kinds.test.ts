@@ -68,8 +68,8 @@ describe('the kind of a name or a path', () => {
     expect(endpointKindNamed('openai-embeddings')).toBe(embeddingsKind);
     expect(resolveEndpointKind('anthropic', '/v1/completions')).toBe(anthropicKind);
     expect(resolveEndpointKind(null, '/v1/messages')).toBe(anthropicKind);
-    expect(() => endpointKindNamed('rerank')).toThrow(UserError);
-    expect(() => endpointKindNamed('rerank')).toThrow(/^--endpoint-type rerank: unknown endpoint kind; use one of completions, chat, embeddings, responses, anthropic/);
+    expect(() => endpointKindNamed('colbert')).toThrow(UserError);
+    expect(() => endpointKindNamed('colbert')).toThrow(/^--endpoint-type colbert: unknown endpoint kind; use one of completions, chat, embeddings, responses, anthropic/);
   });
 });
 

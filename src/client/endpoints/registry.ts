@@ -11,9 +11,10 @@ import { chatKind, completionsKind } from './openai.js';
 import { embeddingsKind } from './embeddings.js';
 import { responsesKind } from './responses.js';
 import { anthropicKind } from './anthropic.js';
+import { rerankKind, scoreKind } from './rerank.js';
 import { sglangCumulativeKind, sglangIncrementalKind, tgiKind, TRITON_PATH, tritonCumulativeKind, tritonDeltaKind } from './native.js';
 
-const BUILT_IN: readonly EndpointKind[] = [completionsKind, chatKind, embeddingsKind, responsesKind, anthropicKind, tgiKind, sglangCumulativeKind, sglangIncrementalKind, tritonDeltaKind, tritonCumulativeKind];
+const BUILT_IN: readonly EndpointKind[] = [completionsKind, chatKind, embeddingsKind, responsesKind, anthropicKind, tgiKind, sglangCumulativeKind, sglangIncrementalKind, tritonDeltaKind, tritonCumulativeKind, rerankKind, scoreKind];
 
 /** vLLM `bench serve --backend` names (vllm/benchmarks/lib/endpoint_request_func.py) for the kinds we have. */
 export const VLLM_BACKEND_NAMES: Readonly<Record<string, string>> = {

@@ -29,6 +29,28 @@ export function embeddingsBody(id: number, created: number, model: string, input
   return `{"id":"embd-sim${id}","object":"list","created":${created},"model":${JSON.stringify(model)},"data":[${data.join(',')}],"usage":{"prompt_tokens":${promptTokens},"total_tokens":${promptTokens},"completion_tokens":0}}`;
 }
 
+/** A score per document in (0, 1), drawn from the request and document numbers: well-formed, not meaningful. */
+function scoreOf(id: number, i: number): string {
+  const x = Math.imul((id * 7919 + i * 104729 + 1) >>> 0, 0x5bd1e995) >>> 0;
+  return (0.001 + (x / 0xffffffff) * 0.998).toFixed(6);
+}
+
+/** vLLM's RerankResponse: one result per document (top_n 0: all), best first. */
+export function rerankBody(id: number, model: string, inputs: number, promptTokens: number): string {
+  const results: Array<{ i: number; s: string }> = [];
+  for (let i = 0; i < inputs; i++) results.push({ i, s: scoreOf(id, i) });
+  results.sort((a, b) => Number(b.s) - Number(a.s) || a.i - b.i);
+  const r = results.map(({ i, s }) => `{"index":${i},"document":{"text":null},"relevance_score":${s}}`).join(',');
+  return `{"id":"rerank-sim${id}","model":${JSON.stringify(model)},"usage":{"prompt_tokens":${promptTokens},"total_tokens":${promptTokens}},"results":[${r}]}`;
+}
+
+/** vLLM's ScoreResponse: one score per document, in order. */
+export function scoreBody(id: number, created: number, model: string, inputs: number, promptTokens: number): string {
+  const data: string[] = [];
+  for (let i = 0; i < inputs; i++) data.push(`{"index":${i},"object":"score","score":${scoreOf(id, i)}}`);
+  return `{"id":"score-sim${id}","object":"list","created":${created},"model":${JSON.stringify(model)},"data":[${data.join(',')}],"usage":{"prompt_tokens":${promptTokens},"total_tokens":${promptTokens},"completion_tokens":0}}`;
+}
+
 export function startEmbeddings(ctx: ServerContext, p: ParsedRequest, res: ServerResponse, arrivalMs: number): void {
   const id = ctx.nextId++;
   const gen: GenRequest = { id, arrivalMs, promptTokens: p.promptTokens, outputTokens: 1, blockHashes: p.blockHashes };
@@ -54,7 +76,9 @@ export function startEmbeddings(ctx: ServerContext, p: ParsedRequest, res: Serve
       if (done) return;
       done = true;
       ctx.metrics.onRequestEnd('stop', arrivalMs, admitMs, firstMs, at, 0, p.promptTokens);
-      const body = embeddingsBody(id, Math.floor(Date.now() / 1000), ctx.modelName, p.inputs, p.promptTokens);
+      const created = Math.floor(Date.now() / 1000);
+      const body =
+        p.api === 'rerank' ? rerankBody(id, ctx.modelName, p.inputs, p.promptTokens) : p.api === 'score' ? scoreBody(id, created, ctx.modelName, p.inputs, p.promptTokens) : embeddingsBody(id, created, ctx.modelName, p.inputs, p.promptTokens);
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
       res.end(body);
     },

@@ -155,7 +155,23 @@ const REQUEST_MODELS: Readonly<Record<Api, string>> = {
   tgi: 'GenerateRequest',
   sglang: 'GenerateReqInput',
   triton: 'generate_request',
+  rerank: 'RerankRequest',
+  score: 'ScoreRequest',
 };
+
+/**
+ * Rerank (`query`, `documents`) and score (`text_1`, `text_2`): each document is scored with the
+ * query, so each costs the query's tokens and its own (a cross-encoder reads the pair).
+ */
+function scoredPairs(api: 'rerank' | 'score', body: Record<string, unknown>, count: TokenCounter): { inputs: number; tokens: number } {
+  const [qf, df] = api === 'rerank' ? ['query', 'documents'] : ['text_1', 'text_2'];
+  const q = body[qf];
+  if (typeof q !== 'string') throw new BadRequest(`${qf}: must be a string`);
+  const d = typeof body[df] === 'string' ? [body[df]] : body[df];
+  if (!Array.isArray(d) || d.length === 0 || !d.every((x) => typeof x === 'string')) throw new BadRequest(`${df}: must be a non-empty list of strings`);
+  const qt = count(q);
+  return { inputs: d.length, tokens: (d as string[]).reduce((n, t) => n + qt + count(t), 0) };
+}
 
 /** The native APIs' prompt field and output bound: TGI `inputs` + `parameters.max_new_tokens`, SGLang `text` + `sampling_params`, Triton `text_input` + `max_tokens`. */
 const NATIVE_FIELDS = {
@@ -225,7 +241,8 @@ export function parseRequest(pathApi: Api, raw: string, blockSize: number, count
   const model = body['model'];
   if (model !== undefined && model !== null && typeof model !== 'string') throw new BadRequest('model must be a string');
   const requestModel = REQUEST_MODELS[api];
-  const stream = api !== 'embeddings' && boolField(body, 'stream', requestModel);
+  const pooling = api === 'embeddings' || api === 'rerank' || api === 'score';
+  const stream = !pooling && boolField(body, 'stream', requestModel);
   const ignoreEos = boolField(body, 'ignore_eos', requestModel);
   const so = body['stream_options'];
   // The Responses and Messages APIs always report usage at the end of a stream.
@@ -252,8 +269,8 @@ export function parseRequest(pathApi: Api, raw: string, blockSize: number, count
       promptTokens += count(c) + CHAT_TOKENS_PER_MESSAGE;
     }
     hashes = blockHashes(text, blockSize);
-  } else if (api === 'embeddings') {
-    const e = embeddingInputs(body['input'], count);
+  } else if (pooling) {
+    const e = api === 'embeddings' ? embeddingInputs(body['input'], count) : scoredPairs(api, body, count);
     promptTokens = e.tokens;
     inputs = e.inputs;
     // Pooling runs the whole prompt every time: nothing to reuse from a prefix cache.

@@ -23,6 +23,11 @@ const API_PATHS: ReadonlyMap<string, Api> = new Map([
   ['/generate_stream', 'tgi'],
   // SGLang's, and TGI's unary one: told apart by the body (parseRequest).
   ['/generate', 'sglang'],
+  ['/v1/rerank', 'rerank'],
+  ['/rerank', 'rerank'],
+  ['/v2/rerank', 'rerank'],
+  ['/score', 'score'],
+  ['/v1/score', 'score'],
 ]);
 
 /** Triton's generate extension: the model (and a version) in the path; any model name is served. */
@@ -106,7 +111,7 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
       return;
     }
     try {
-      if (parsed.api === 'embeddings') startEmbeddings(ctx, parsed, res, arrivalMs);
+      if (parsed.api === 'embeddings' || parsed.api === 'rerank' || parsed.api === 'score') startEmbeddings(ctx, parsed, res, arrivalMs);
       else startGeneration(ctx, parsed, res, arrivalMs);
     } catch (e) {
       // A bug must cost one request, never the server (and every other stream on it).

@@ -17,9 +17,11 @@ import type { ReasoningField } from '../reasoning.js';
 
 export type Dialect = 'vllm' | 'llamacpp';
 /** The APIs the simulator serves: the two OpenAI generation APIs, embeddings, Responses, Anthropic Messages and the engines' native APIs (TGI, SGLang, Triton). */
-export type Api = 'completions' | 'chat' | 'embeddings' | 'responses' | 'messages' | 'tgi' | 'sglang' | 'triton';
+export type Api = 'completions' | 'chat' | 'embeddings' | 'responses' | 'messages' | 'tgi' | 'sglang' | 'triton' | 'rerank' | 'score';
+/** The pooling APIs: one prefill, one JSON answer, nothing generated. */
+export type PoolingApi = 'embeddings' | 'rerank' | 'score';
 /** The generation APIs, whose answers are streamed token by token. */
-export type GenerationApi = Exclude<Api, 'embeddings'>;
+export type GenerationApi = Exclude<Api, PoolingApi>;
 
 /**
  * A generation API's wire format, one instance per response: what SimStream writes around the
