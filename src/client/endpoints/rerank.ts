@@ -13,7 +13,7 @@
  *   answered `{"id","object":"list","created","model","data":[{"index","object":"score","score"}…],"usage"}`.
  *
  * The query is the first document's first QUERY_WORDS words (a query that matches one of the
- * documents, as a retrieval query does). Wire format: vllm/entrypoints/pooling/score/protocol.py
+ * documents, as a retrieval query does). Wire format: vllm/entrypoints/openai/protocol.py (newer: pooling/score/protocol.py)
  * (RerankRequest, RerankResponse, ScoreRequest, ScoreResponse) and serving_score.py.
  */
 import { bearerAuth, type EndpointKind, type UnaryAnswer } from './endpoint-kind.js';
