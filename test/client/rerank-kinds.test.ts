@@ -73,8 +73,11 @@ describe('rerank and score over HTTP', () => {
       const rec = await sendOne(target(sim.url, { path, endpointType: kind }));
       expect(rec.error_message).toBeNull();
       expect([rec.status, rec.inputs, rec.first_token_ms, rec.chunk_ms.length, rec.output_tokens, rec.token_source]).toEqual(['ok', 3, null, 0, 0, 'none']);
-      // The simulator counts the query once per document (a cross-encoder reads each pair).
-      expect(rec.prompt_tokens).toBeGreaterThan(rec.client_prompt_tokens!);
+      // The simulator counts the query once per document (a cross-encoder reads each pair): its
+      // count of the documents plus three queries, as its embeddings endpoint counts them.
+      const d = await sendOne(target(sim.url, { path: '/v1/embeddings', endpointType: 'embeddings' }));
+      const q = await sendOne(target(sim.url, { path: '/v1/embeddings', endpointType: 'embeddings' }), item({ inputs: Array(3).fill(queryOf(item())) }));
+      expect(rec.prompt_tokens).toBe(d.prompt_tokens! + q.prompt_tokens!);
       expect(rec.end_ms - rec.sent_ms).toBeGreaterThanOrEqual(20);
     });
   }
