@@ -55,6 +55,6 @@ export async function analyzeCommand(given: string | undefined, opts: Record<str
   if (existsSync(path) && statSync(path).isDirectory() && isSweepDir(path)) return analyzeSavedSweep(path, opts, io);
   // The same schema as a run spec's, so --goodput and the vLLM JSON flags read as they do for `run`.
   const flags = specFromFlags(opts, [...LOAD_FLAGS.filter((f) => f.path[0] === 'goodput' || f.path[0] === 'slos'), ...VLLM_JSON_FLAGS, ...COST_FLAGS, ...VALIDITY_FLAGS]);
-  const done = await analyzeRun(path, { spec: flags.spec, flagPaths: flags.flagPaths, vllmJson: typeof opts.vllmJson === 'string' ? opts.vllmJson : null }, { env: io.env, log: (line) => io.stderr.write(`${line}\n`) });
+  const done = await analyzeRun(path, { spec: flags.spec, flagPaths: flags.flagPaths, vllmJson: typeof opts.vllmJson === 'string' ? opts.vllmJson : null, spansFile: typeof opts.spans === 'string' ? opts.spans : null }, { env: io.env, log: (line) => io.stderr.write(`${line}\n`) });
   return printRun(done, io, { json: opts.json === true, junit: typeof opts.junit === 'string' ? opts.junit : null });
 }

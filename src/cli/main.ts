@@ -145,6 +145,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--slo <objective...>', `SLOs to judge the run by (exit 3 if one fails), e.g. 'p95(ttft) < 1.5s' (default: the run's own)`))
     .addOption(new Option('--vllm-json <file>', 'also write the figures under vllm bench serve --save-result keys'))
     .addOption(new Option('--junit <file>', 'also write the gates (validity, each --slo) as JUnit XML, one testcase per gate'))
+    .addOption(new Option('--spans <file>', "join these spans (an OpenTelemetry Collector file exporter's OTLP/JSON lines) to the records instead of the run's own spans.jsonl"))
     .addOption(new Option('--json', 'print the result JSON instead of the summary table'));
   registerFlags(analyze, VLLM_JSON_FLAGS);
   registerFlags(analyze, COST_FLAGS);
@@ -253,7 +254,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   sweep.optionsGroup('Workload:');
   registerWorkloadOptions(sweep);
   sweep.optionsGroup('Server metrics, per stage (docs/observe.md):');
-  registerFlags(sweep, OBSERVE_FLAGS.filter((f) => !f.flag.startsWith('--cold-start') && !f.flag.startsWith('--otlp')));
+  registerFlags(sweep, OBSERVE_FLAGS.filter((f) => !f.flag.startsWith('--cold-start') && !f.flag.startsWith('--otlp') && f.flag !== '--spans <file>'));
   sweep.optionsGroup('Built-in simulator (no --base-url):');
   registerFlags(sweep, SIM_FLAGS);
   sweep.optionsGroup('Output:');

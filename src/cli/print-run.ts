@@ -4,6 +4,7 @@
  * `sim run`, `run --distributed` and `analyze`.
  */
 import { tracesLine } from '../observe/otlp/trace-join.js';
+import { slowestLine } from '../report/traces-summary.js';
 import { renderSummary } from '../report/console-summary.js';
 import { renderColdStart, renderServerSummary } from '../report/server-summary.js';
 import { runExitCode, type CompletedRun } from '../session/finish-run.js';
@@ -29,7 +30,10 @@ export function printRun(done: CompletedRun, io: CliIo, o: { json: boolean; reda
     const summary = renderSummary(result.metrics, { title, validity: result.validity, slos: result.slos, exitCode: code, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost, quality: result.quality ?? null, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) });
     io.stdout.write(`${redactor.scrub(summary)}\n`);
     if (result.cold_start) io.stdout.write(`\n${renderColdStart(result.cold_start)}\n`);
-    if (result.traces) io.stdout.write(`\n${tracesLine(result.traces)}\n`);
+    if (result.traces) {
+      const headline = slowestLine(result.traces);
+      io.stdout.write(`\n${headline ? `${headline}\n` : ''}${tracesLine(result.traces)}\n`);
+    }
     if (result.server) {
       const server = renderServerSummary(result.server, result.metrics.latency.ttft_ms.mean ?? null);
       io.stdout.write(`\n${redactor.scrub(server)}\n`);

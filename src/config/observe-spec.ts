@@ -67,6 +67,12 @@ export const ObserveSpecSchema = z
       .nullable()
       .default(null)
       .describe('Receive OTLP/HTTP trace spans on this [HOST:]PORT during the run and join them to the records by trace id (docs/observe.md §Traces).'),
+    spans_file: z
+      .string()
+      .min(1)
+      .nullable()
+      .default(null)
+      .describe("Also read the run's spans from this OpenTelemetry Collector file-exporter output (OTLP/JSON lines) after the load, for servers that cannot reach the client (docs/observe.md §With an OpenTelemetry Collector)."),
     otlp_wait_ms: intervalMs.default(6000).describe('--otlp-receiver: after the load, wait up to this long for the spans of its requests (engines export in batches; vLLM every 5 s).'),
     cold_start: z.boolean().default(false).describe('Measure a cold start: wait for the server to answer its health endpoint, then the first response, then compare the first requests with the rest.'),
     cold_start_timeout_ms: intervalMs.default(600_000).describe('--cold-start: give up when the server is not healthy within this long (default 10m).'),

@@ -17,6 +17,7 @@ import { gatesMarkdown } from './ci-summary.js';
 import { markdownQuality } from './markdown-quality.js';
 import { mdTable, mdText } from './markdown-table.js';
 import { THROUGHPUT_HEAD, throughputCells } from '../report/throughput-rows.js';
+import { slowestLine } from '../report/traces-summary.js';
 
 
 /** Charts the Markdown summary carries, in order. */
@@ -66,6 +67,9 @@ export async function markdownSummary(bundle: RunBundle, chartsDir: string): Pro
   if (result.by_task) {
     out.push('', mdTable(['Task', 'requests', 'TTFT p50', 'TTFT p99', 'TPOT p50', 'TPOT p99'], Object.entries(result.by_task).map(([t, g]) => [mdText(t), String(g.requests.total), fmt(g.latency.ttft_ms.p50), fmt(g.latency.ttft_ms.p99), fmt(g.latency.tpot_ms.p50), fmt(g.latency.tpot_ms.p99)])));
   }
+
+  const slowest = result.traces ? slowestLine(result.traces) : null;
+  if (slowest) out.push('', `**Traces** (${result.traces!.matched} of ${result.traces!.requests} requests matched to a server span): ${mdText(slowest)}.`);
 
   if (result.quality) out.push('', markdownQuality(result.quality, result.cost?.currency ?? null));
 

@@ -7,6 +7,9 @@ import { plainRecord } from './record-columns.js';
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
+/** A time as records.jsonl keeps it (1 µs resolution): a figure computed from it is the same live and from the saved run. */
+export const atRecordResolution = round3;
+
 /** Stands for chunk_ms in the stringified record until the chunks' text replaces it. */
 const SLOT = '\u0000chunk_ms\u0000';
 const SLOT_JSON = JSON.stringify(SLOT);

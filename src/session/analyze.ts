@@ -20,6 +20,8 @@ import type { CostInputs, CostSplit } from '../metrics/cost.js';
 import { SloListSchema } from './run-spec.js';
 import { checkObjectivesUsable } from '../config/slo-check.js';
 import type { SessionContext } from './context.js';
+import { readSpansFile, SPANS_FILE } from '../store/spans-file.js';
+import { runTraceIds, traceFigures } from './collect-traces.js';
 
 /** records.jsonl from this size up gets progress lines (a few seconds of reading and computing). */
 const ANALYZE_PROGRESS_BYTES = 16 * 2 ** 20;
@@ -33,6 +35,8 @@ export interface AnalyzeInput {
   flagPaths?: Map<string, string>;
   /** Also write the vLLM-compatible JSON here. */
   vllmJson?: string | null;
+  /** Join these spans (OTLP/JSON lines) instead of the run's spans.jsonl. */
+  spansFile?: string | null;
 }
 
 /** A saved run directory or records.jsonl, re-judged. @throws UserError for a path that holds no run. */
@@ -47,6 +51,7 @@ export async function analyzeRun(path: string, input: AnalyzeInput, ctx: Session
   const slow = size >= ANALYZE_PROGRESS_BYTES;
   const t0 = performance.now();
   if (slow) log(`analyze: reading ${recordsPath} (${(size / 2 ** 20).toFixed(0)} MiB)…`);
+  if (input.spansFile && !existsSync(input.spansFile)) throw new UserError(`--spans ${input.spansFile}: no such file`);
   const { records, truncatedTail } = readRecordColumns(recordsPath, { warn: log });
   if (slow) log(`analyze: ${records.length.toLocaleString('en-US')} records read in ${seconds(t0)}; computing figures…`);
   if (truncatedTail) log(`note: ${recordsPath}: last line was incomplete (killed run?) and was skipped`);
@@ -85,6 +90,13 @@ export async function analyzeRun(path: string, input: AnalyzeInput, ctx: Session
   const now = new Date().toISOString();
   // The served-vs-asked prompt-length check allows what the server adds to each prompt, as the run's pre-flight measured it.
   const calibration = savedPromptCalibration(prior?.client);
+  // The run's spans joined again (or a collector's file): the same join as the live run's.
+  const spansPath = input.spansFile ?? join(isDir ? path : join(recordsPath, '..'), SPANS_FILE);
+  let traces = prior?.traces ?? null;
+  if (existsSync(spansPath)) {
+    const read = readSpansFile(spansPath, { keep: runTraceIds(records), warn: log });
+    traces = traceFigures(records, read.spans, { refused: read.malformed, dropped: read.dropped });
+  }
   const done = await completeRun({
     spec: { goodput: slos, slos: objectives, validity: given.validity, output: { ...output, json: false, vllm_json: input.vllmJson ?? null } },
     dir: null,
@@ -112,6 +124,7 @@ export async function analyzeRun(path: string, input: AnalyzeInput, ctx: Session
     cost,
     costSplit: priorCost?.split.method === 'simulator_step_time' ? priorCost.split : simulatorSplit(sim),
     tokenizerId: saved.spec?.workload?.tokenizer ?? null,
+    traces,
   });
   if (slow) log(`analyze: done in ${seconds(t0)}`);
   return done;

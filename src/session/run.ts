@@ -6,6 +6,7 @@
  */
 import { startOtlpReceiver, type OtlpReceiver } from '../observe/otlp/otlp-receiver.js';
 import { collectTraces } from './collect-traces.js';
+import { SPANS_FILE, spansFileLines } from '../store/spans-file.js';
 import { UserError } from '../errors/user-error.js';
 import { closeRecords, RecordsWriter } from '../store/records-file.js';
 import { createRunDir, createRunDirAt, type RunDir } from '../store/run-dir.js';
@@ -125,8 +126,9 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     writer = null;
     if (outcome.interrupted) log('interrupted: in-flight requests cancelled; reporting what was measured');
     if (observed && dir && !diskFault) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
-    const traces = receiver ? await collectTraces(receiver, target, outcome.records, spec.observe.otlp_wait_ms, log) : null;
-    if (traces && dir && !diskFault) dir.writeJsonLines('spans.jsonl', traces.spans);
+    const spansFile = spec.observe.spans_file;
+    const traces = receiver || spansFile ? await collectTraces({ receiver, spansFile }, target, outcome.records, spec.observe.otlp_wait_ms, log) : null;
+    if (traces && dir && !diskFault) dir.writeJsonLines(SPANS_FILE, spansFileLines(traces.spans));
 
     const done = await completeRun({
       spec,

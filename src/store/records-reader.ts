@@ -25,13 +25,16 @@ export interface ReadOptions {
 
 const errnoCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
 
-/** Reads the file's lines as bytes (LineSplitter) and gives each to onLine; the unterminated last line, if any, is returned. */
-function forEachLine(path: string, onLine: (line: Buffer, lineNo: number) => void, opts: ReadOptions): { tail: string | null; tailLineNo: number } {
+/**
+ * Reads the file's lines as bytes (LineSplitter) and gives each to onLine; the unterminated last
+ * line, if any, is returned. `what` names the file's content in a read error ("records").
+ */
+export function forEachLine(path: string, onLine: (line: Buffer, lineNo: number) => void, opts: Pick<ReadOptions, 'chunkBytes'>, what = 'records'): { tail: string | null; tailLineNo: number } {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch (err) {
-    throw new UserError(`${path}: cannot read records (${errnoCode(err)})`);
+    throw new UserError(`${path}: cannot read ${what} (${errnoCode(err)})`);
   }
   const splitter = new LineSplitter(onLine);
   const buf = Buffer.allocUnsafe(opts.chunkBytes ?? READ_BYTES);
@@ -41,7 +44,7 @@ function forEachLine(path: string, onLine: (line: Buffer, lineNo: number) => voi
       try {
         got = readSync(fd, buf, 0, buf.length, null);
       } catch (err) {
-        throw new UserError(`${path}: cannot read records (${errnoCode(err)})`);
+        throw new UserError(`${path}: cannot read ${what} (${errnoCode(err)})`);
       }
       if (got === 0) break;
       splitter.push(got === buf.length ? buf : buf.subarray(0, got));

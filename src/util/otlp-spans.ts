@@ -3,7 +3,8 @@
  * is decoded and encoded by protobufjs from the official OpenTelemetry protocol definitions
  * (proto/, copied unchanged from opentelemetry-proto); OTLP/JSON (`application/json`) is read by
  * its documented mapping: trace and span ids as hex strings, 64-bit integers as decimal strings,
- * attribute values as `{stringValue | intValue | doubleValue | boolValue}`.
+ * attribute values as `{stringValue | intValue | doubleValue | boolValue}`. Ids in base64 (the
+ * plain protobuf-JSON mapping some exporters write) and 64-bit integers as JSON numbers are read too.
  *
  * Only what the join needs is kept: ids, name, start and end (Unix ns, as decimal strings, since
  * they exceed 2^53), and the scalar attributes. Anything that does not fit is a PayloadError.
@@ -53,6 +54,9 @@ function scalar(v: Record<string, unknown> | null | undefined): string | number 
   return null;
 }
 
+/** A 64-bit time as a decimal string: a JSON number (already rounded past 2^53 by the parser) is written out whole. */
+const unixNs = (v: unknown): string => (typeof v === 'number' && Number.isFinite(v) ? BigInt(Math.round(v)).toString() : String(v ?? '0'));
+
 interface SpanLike {
   traceId?: unknown;
   spanId?: unknown;
@@ -83,8 +87,8 @@ function spansOf(request: unknown, id: (v: unknown) => string): ReceivedSpan[] {
           span_id: id(s.spanId),
           parent_span_id: parent === '' ? null : parent,
           name: typeof s.name === 'string' ? s.name : '',
-          start_unix_ns: String(s.startTimeUnixNano ?? '0'),
-          end_unix_ns: String(s.endTimeUnixNano ?? '0'),
+          start_unix_ns: unixNs(s.startTimeUnixNano),
+          end_unix_ns: unixNs(s.endTimeUnixNano),
           attributes,
         });
       }
@@ -115,7 +119,49 @@ export function decodeTraceJson(text: string): ReceivedSpan[] {
     throw new PayloadError('not valid JSON');
   }
   if (typeof obj !== 'object' || obj === null) throw new PayloadError('not an OTLP/JSON trace request object');
-  return spansOf(obj, (v) => (typeof v === 'string' ? v.toLowerCase() : ''));
+  return spansOf(obj, jsonId);
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/** An OTLP/JSON id: hex as the OTLP spec says, or base64 (16 bytes for a trace id, 8 for a span id) as plain protobuf-JSON has it. */
+function jsonId(v: unknown): string {
+  if (typeof v !== 'string') return '';
+  if (/^[0-9a-fA-F]*$/.test(v) && (v.length === 32 || v.length === 16 || v.length === 0)) return v.toLowerCase();
+  if ((v.length === 24 || v.length === 12) && BASE64.test(v)) return Buffer.from(v, 'base64').toString('hex');
+  return v.toLowerCase();
+}
+
+const jsonValue = (v: string | number | boolean): Record<string, unknown> =>
+  typeof v === 'string' ? { stringValue: v } : typeof v === 'boolean' ? { boolValue: v } : Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
+
+/**
+ * Spans as one ExportTraceServiceRequest in OTLP/JSON (hex ids, 64-bit integers as decimal
+ * strings): the object the OpenTelemetry Collector's file exporter writes one of per line.
+ */
+export function encodeTraceJson(spans: readonly ReceivedSpan[], resource: Record<string, string>): Record<string, unknown> {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: Object.entries(resource).map(([key, v]) => ({ key, value: { stringValue: v } })) },
+        scopeSpans: [
+          {
+            scope: { name: 'infermeter' },
+            spans: spans.map((s) => ({
+              traceId: s.trace_id,
+              spanId: s.span_id,
+              ...(s.parent_span_id ? { parentSpanId: s.parent_span_id } : {}),
+              name: s.name,
+              kind: 2,
+              startTimeUnixNano: s.start_unix_ns,
+              endTimeUnixNano: s.end_unix_ns,
+              attributes: Object.entries(s.attributes).map(([key, v]) => ({ key, value: jsonValue(v) })),
+            })),
+          },
+        ],
+      },
+    ],
+  };
 }
 
 const attrValue = (v: string | number | boolean): Record<string, unknown> =>
