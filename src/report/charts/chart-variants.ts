@@ -13,6 +13,7 @@ import type { Chart } from './chart.js';
 import { distributionCharts } from './distribution-charts.js';
 import { seriesCharts } from './series-charts.js';
 import { timelineChart } from './timeline-chart.js';
+import { traceCharts } from './trace-charts.js';
 import { overlaidCdfChart } from './overlay-charts.js';
 import { SWEEP_LOAD_TITLES, sweepCharts, sweepContextChart } from './sweep-charts.js';
 
@@ -29,6 +30,7 @@ export function chartVariants(): Chart[] {
     breakdownChart('turns', '', []).chart,
     ...Object.values(SWEEP_LOAD_TITLES).flatMap((t) => [...sweepCharts(t), sweepContextChart(t)]),
     timelineChart(true),
+    ...traceCharts(),
     ...DISTRIBUTION_METRICS.flatMap((m) => (['log', 'linear'] as const).flatMap((scale) => (['stage', 'run'] as const).map((legend) => overlaidCdfChart(m, scale, legend, '')))),
   ];
 }

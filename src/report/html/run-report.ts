@@ -17,6 +17,8 @@ import { seriesCharts, seriesDatasets } from '../charts/series-charts.js';
 import { runDistributions } from '../data/distributions.js';
 import { runSeries } from '../data/time-series.js';
 import { escapeHtml as e } from './escape.js';
+import { traceCharts, traceDatasets } from '../charts/trace-charts.js';
+import { tracesSectionHtml } from '../traces-summary.js';
 import { renderPage, type PageSection } from './page.js';
 import { renderCost } from '../cost-summary.js';
 import { renderColdStart, renderServerSummary } from '../server-summary.js';
@@ -93,6 +95,16 @@ function failureCountNote(records: readonly RequestRecord[], measured: number): 
   return `<p class="note">${e(plural(all, 'failed request'))} over every phase (warmup, measure, cooldown); the summary’s ${e(measured)} are the measured phase’s only.</p>`;
 }
 
+/** The server's spans joined to the records (--otlp-receiver, --spans): where the slowest requests spent their time. */
+function tracesSection(result: RunResult, datasets: Datasets): PageSection[] {
+  const t = result.traces;
+  if (!t || t.matched === 0) return [];
+  // A result.json of traces/1 has neither list: the table alone.
+  const charts = traceCharts().filter((c) => (c.id === 'trace-slowest' ? (t.slowest_requests?.length ?? 0) > 0 : (t.over_time?.points.length ?? 0) > 0));
+  if (charts.length) Object.assign(datasets, traceDatasets({ slowest_requests: t.slowest_requests ?? [], over_time: t.over_time ?? null }));
+  return [{ id: 'traces', title: 'Where the time went (server spans)', html: tracesSectionHtml(t, (h, rows) => htmlTable(h, rows), e), charts }];
+}
+
 /** `sweep`: a sweep of the run's target and workload (history/sweep-match.ts), drawn on the first screen with the run on it. */
 export function buildRunReport(bundle: RunBundle, generator: string, sweep?: SweepContext | null): Promise<string> {
   const { result, records } = bundle;
@@ -125,6 +137,7 @@ export function buildRunReport(bundle: RunBundle, generator: string, sweep?: Swe
       html: '',
       charts: [timelineChart(snapshots.length > 0)],
     },
+    ...tracesSection(result, datasets),
     { id: 'distributions', title: 'Latency distributions', html: '', charts: distributionCharts(dists) },
     { id: 'over-time', title: 'Over the run', html: '', charts: pick('ts-requests', 'ts-tokens', 'ts-inflight', 'ts-ttft', 'ts-tpot', 'ts-errors') },
     { id: 'schedule', title: 'Arrival schedule vs. actual sends', html: '', charts: pick('ts-schedule', 'ts-lag') },
