@@ -4,9 +4,15 @@
  * to good and malformed payloads, and a run against the simulated engine over real HTTP whose
  * per-request breakdown equals the engine's own ground truth.
  */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp-dir.js';
 import { decodeTraceJson, decodeTraceProtobuf, encodeTraceProtobuf, PayloadError, type ReceivedSpan } from '../../src/util/otlp-spans.js';
 import { joinTraces, tracesLine } from '../../src/observe/otlp/trace-join.js';
+import { slowestLine } from '../../src/report/traces-summary.js';
+import { overTimeRows, slowestRows } from '../../src/report/charts/trace-charts.js';
 import { startOtlpReceiver } from '../../src/observe/otlp/otlp-receiver.js';
 import { startSimServer } from '../../src/sim/index.js';
 import { percentile } from '../../src/metrics/stats.js';
@@ -14,6 +20,7 @@ import type { RunResult } from '../../src/report/result-json.js';
 import { runCli } from '../helpers/cli.js';
 import { rec } from '../metrics/make-record.js';
 
+const FIXTURE = fileURLToPath(new URL('../fixtures/otlp/collector-file-exporter.jsonl', import.meta.url));
 const T1 = '0af7651916cd43dd8448eb211c80319c';
 const T2 = '1af7651916cd43dd8448eb211c80319c';
 const T3 = '2af7651916cd43dd8448eb211c80319c';
@@ -86,6 +93,66 @@ describe('joinTraces (hand-computed)', () => {
   });
 });
 
+describe('joinTraces: the slowest requests one by one, and the components over the run (hand-computed)', () => {
+  // Sent at 0, 1000.0004 and 1500 ms (the second's times at records.jsonl's 1 µs: 1000.0004 → 1000);
+  // client TTFT 100, 300 and 200 ms; one more ok request without a trace id.
+  const A = 'a0000000000000000000000000000000';
+  const B = 'b0000000000000000000000000000000';
+  const C = 'c0000000000000000000000000000000';
+  const records = [
+    rec({ sent_ms: 0, chunks: [100, 150], trace_id: A }),
+    rec({ sent_ms: 1000.0004, chunks: [1300.0004, 1320], trace_id: B }),
+    rec({ sent_ms: 1500, chunks: [1700, 1760], trace_id: C }),
+    rec({ sent_ms: 1600, chunks: [1650] }),
+  ];
+  const timing = (q: number, p: number, ttft: number, d: number) => ({ 'gen_ai.latency.time_in_queue': q, 'gen_ai.latency.time_in_model_prefill': p, 'gen_ai.latency.time_to_first_token': ttft, 'gen_ai.latency.time_in_model_decode': d });
+  const spans = [span(A, timing(0.01, 0.05, 0.07, 0.04)), span(B, timing(0.2, 0.06, 0.26, 0.02)), span(C, timing(0.1, 0.05, 0.15, 0.06))];
+  // Two 1-second windows: A in the first, B and C in the second.
+  const windows = { width_s: 1, count: 2, of: (t: number) => Math.min(1, Math.max(0, Math.floor(t / 1000))) };
+
+  it('lists the matched requests slowest first, split, and averages each window', () => {
+    const { figures } = joinTraces(records, spans, { windows, spansDropped: 3 });
+    expect(figures.schema).toBe('infermeter.traces/2');
+    expect(figures.unmatched).toEqual({ no_span: 0, no_timings: 0, no_trace_id: 1 });
+    // 3 spans joined + 3 dropped by the file reader: received 6, all 3 dropped unmatched
+    expect(figures).toMatchObject({ spans_received: 6, spans_unmatched: 3, matched: 3 });
+    const r = figures.slowest_requests;
+    expect(r.map((q) => q.id)).toEqual([records[1]!.id, records[2]!.id, records[0]!.id]);
+    expect(r[0]!.sent_ms).toBe(1000);
+    expect(r[0]!.client_ttft_ms).toBe(300);
+    expect(r[0]!.queue_ms).toBeCloseTo(200, 9);
+    expect(r[0]!.network_client_ms).toBeCloseTo(40, 9);
+    // A: server TTFT 70 > queue 10 + prefill 50 (10 ms of other server time), network 30
+    expect(r[2]).toMatchObject({ client_ttft_ms: 100 });
+    expect(r[2]!.server_ttft_ms).toBeCloseTo(70, 9);
+    expect(r[2]!.network_client_ms).toBeCloseTo(30, 9);
+    const [w0, w1] = figures.over_time!.points;
+    expect(figures.over_time!.window_s).toBe(1);
+    expect(w0).toMatchObject({ t: 0, requests: 1 });
+    expect(w0!.queue_ms).toBeCloseTo(10, 9);
+    expect(w1).toMatchObject({ t: 1, requests: 2 });
+    // B and C: queue (200 + 100) / 2, prefill (60 + 50) / 2, decode (20 + 60) / 2
+    expect(w1!.queue_ms).toBeCloseTo(150, 9);
+    expect(w1!.prefill_ms).toBeCloseTo(55, 9);
+    expect(w1!.decode_ms).toBeCloseTo(40, 9);
+    expect(tracesLine(figures)).toContain('1 request sent without a trace id');
+    expect(slowestLine(figures)).toBe('p99 TTFT requests spent 67% queued (the slowest 1 of 3 by TTFT, mean 300.0 ms; 20% prefill, 13% network+client)');
+  });
+
+  it("the report's rows: one per drawn segment, other server time where the span's TTFT exceeds queue + prefill", () => {
+    const { figures } = joinTraces(records, spans, { windows });
+    const rows = slowestRows(figures);
+    // B: queue, prefill, network, decode (no other time); C: the same; A: queue, prefill, other 10, network, decode
+    expect(rows.map((x) => `${x.order}:${x.segment}`)).toEqual([
+      '0:queue', '0:prefill', '0:network + client', '0:decode',
+      '1:queue', '1:prefill', '1:network + client', '1:decode',
+      '2:queue', '2:prefill', '2:other server', '2:network + client', '2:decode',
+    ]);
+    expect(rows.find((x) => x.order === 2 && x.segment === 'other server')!.ms).toBe(10);
+    expect(overTimeRows(figures).map((x) => `${x.t}:${x.series}`)).toEqual(['0:queue', '0:prefill', '0:decode', '1:queue', '1:prefill', '1:decode']);
+  });
+});
+
 describe('the receiver', () => {
   it('answers protobuf and JSON as a collector does; a malformed payload is a 400 and one warning', async () => {
     const warnings: string[] = [];
@@ -110,19 +177,20 @@ describe('the receiver', () => {
 });
 
 describe('run --otlp-receiver against the simulated engine', () => {
-  it("matches every request to its span; the breakdown is the engine's ground truth", async () => {
+  it("matches every request to its span; the breakdown is the engine's ground truth; analyze of the saved run gives the same figures exactly", async () => {
     const probe = (await startOtlpReceiver({ host: '127.0.0.1', port: 0 }, () => {}))!;
     const port = Number(new URL(probe.url).port);
     await probe.close();
     const sim = await startSimServer({ timing: { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b' }, collectGroundTruth: true, otlpTracesEndpoint: `http://127.0.0.1:${port}/v1/traces` });
+    const results = tempDir('otlp-run');
     try {
       const out = await runCli([
         'run', '--base-url', sim.url, '--no-preflight', '--model', 'sim-llama-3.1-8b', '--ignore-eos', '--num-prompts', '40', '--request-rate', '40',
-        '--random-input-len', '256', '--random-output-len', '8', '--otlp-receiver', `127.0.0.1:${port}`, '--no-save', '--json', '--progress', 'none', '--allow-invalid', '--no-metrics',
+        '--random-input-len', '256', '--random-output-len', '8', '--otlp-receiver', `127.0.0.1:${port}`, '--result-dir', results, '--json', '--progress', 'none', '--allow-invalid', '--no-metrics',
       ]);
       expect([0, 5]).toContain(out.code);
       const t = (JSON.parse(out.stdout) as RunResult).traces!;
-      expect(t).toMatchObject({ requests: 40, matched: 40, unmatched: { no_span: 0, no_timings: 0 }, payloads_refused: 0 });
+      expect(t).toMatchObject({ requests: 40, matched: 40, unmatched: { no_span: 0, no_timings: 0, no_trace_id: 0 }, payloads_refused: 0 });
       const truth = sim.groundTruth.filter((g) => g.completed);
       expect(truth).toHaveLength(40);
       const sorted = (xs: number[]) => Float64Array.from(xs).sort();
@@ -134,8 +202,36 @@ describe('run --otlp-receiver against the simulated engine', () => {
       }
       // the client cannot see its first token before the server produced it
       expect(t.components.network_client_ms.p50!).toBeGreaterThanOrEqual(0);
+      // the 20 slowest, one by one: each one's queue is one of the engine's own queue times
+      expect(t.slowest_requests).toHaveLength(20);
+      for (const q of t.slowest_requests) expect(Math.min(...queue.map((g) => Math.abs(g - q.queue_ms!)))).toBeLessThan(1e-6);
+      expect(t.over_time!.points.reduce((a, p) => a + p.requests, 0)).toBe(40);
+
+      // analyze re-joins the saved spans.jsonl with records.jsonl: the same figures, to the last digit
+      const dir = join(results, readdirSync(results).find((d) => !d.startsWith('.') && d !== 'history.duckdb' && !d.endsWith('.jsonl'))!);
+      expect(readFileSync(join(dir, 'spans.jsonl'), 'utf8').split('\n')[0]).toMatch(/^\{"resourceSpans":\[\{"resource":\{"attributes":\[\{"key":"infermeter.schema"/);
+      const again = await runCli(['analyze', dir, '--json']);
+      expect([0, 5]).toContain(again.code);
+      expect((JSON.parse(again.stdout) as RunResult).traces).toEqual(t);
+      // the summary's headline, in the console and the Markdown
+      const text = await runCli(['analyze', dir]);
+      expect(text.stdout).toContain(`p99 TTFT requests spent ${Math.round(t.slowest!.queue_share! * 100)}% queued (the slowest 1 of 40 by TTFT`);
+      const md = await runCli(['export', dir, '--format', 'markdown', '--out-dir', join(results, 'md')]);
+      expect(md.code, md.stderr).toBe(0);
+      const mdFile = readdirSync(join(results, 'md')).find((f) => f.endsWith('.md'))!;
+      expect(readFileSync(join(results, 'md', mdFile), 'utf8')).toContain('**Traces** (40 of 40 requests matched to a server span): p99 TTFT requests spent');
+
+      // --spans FILE: a collector's file with the same spans, another service's and a cut line
+      const collector = join(results, 'collector.jsonl');
+      writeFileSync(collector, `${readFileSync(join(dir, 'spans.jsonl'), 'utf8')}${readFileSync(FIXTURE, 'utf8')}`);
+      const fromFile = (JSON.parse((await runCli(['analyze', dir, '--spans', collector, '--json'])).stdout) as RunResult).traces!;
+      expect(fromFile).toEqual({ ...t, spans_received: t.spans_received + 3, spans_unmatched: t.spans_unmatched + 3, payloads_refused: 2 });
+      const missing = await runCli(['analyze', dir, '--spans', join(results, 'absent.jsonl')]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+      expect(missing.stderr).toContain('absent.jsonl: no such file');
     } finally {
       await sim.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
