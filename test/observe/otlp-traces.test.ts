@@ -210,6 +210,11 @@ describe('run --otlp-receiver against the simulated engine', () => {
       // analyze re-joins the saved spans.jsonl with records.jsonl: the same figures, to the last digit
       const dir = join(results, readdirSync(results).find((d) => !d.startsWith('.') && d !== 'history.duckdb' && !d.endsWith('.jsonl'))!);
       expect(readFileSync(join(dir, 'spans.jsonl'), 'utf8').split('\n')[0]).toMatch(/^\{"resourceSpans":\[\{"resource":\{"attributes":\[\{"key":"infermeter.schema"/);
+      // (result.json's own traces block removed first: what analyze prints is its own join)
+      const saved = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as Record<string, unknown>;
+      expect(saved.traces).toEqual(t);
+      delete saved.traces;
+      writeFileSync(join(dir, 'result.json'), JSON.stringify(saved));
       const again = await runCli(['analyze', dir, '--json']);
       expect([0, 5]).toContain(again.code);
       expect((JSON.parse(again.stdout) as RunResult).traces).toEqual(t);
