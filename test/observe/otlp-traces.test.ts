@@ -4,12 +4,14 @@
  * to good and malformed payloads, and a run against the simulated engine over real HTTP whose
  * per-request breakdown equals the engine's own ground truth.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
-import { decodeTraceJson, decodeTraceProtobuf, encodeTraceProtobuf, PayloadError, type ReceivedSpan } from '../../src/util/otlp-spans.js';
+import { decodeTraceJson, decodeTraceProtobuf, encodeTraceJson, encodeTraceProtobuf, PayloadError, type ReceivedSpan } from '../../src/util/otlp-spans.js';
 import { joinTraces, tracesLine } from '../../src/observe/otlp/trace-join.js';
 import { slowestLine } from '../../src/report/traces-summary.js';
 import { overTimeRows, slowestRows } from '../../src/report/charts/trace-charts.js';
@@ -211,13 +213,15 @@ describe('run --otlp-receiver against the simulated engine', () => {
       const dir = join(results, readdirSync(results).find((d) => !d.startsWith('.') && d !== 'history.duckdb' && !d.endsWith('.jsonl'))!);
       expect(readFileSync(join(dir, 'spans.jsonl'), 'utf8').split('\n')[0]).toMatch(/^\{"resourceSpans":\[\{"resource":\{"attributes":\[\{"key":"infermeter.schema"/);
       // (result.json's own traces block removed first: what analyze prints is its own join)
-      const saved = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as Record<string, unknown>;
+      const resultText = readFileSync(join(dir, 'result.json'), 'utf8');
+      const saved = JSON.parse(resultText) as Record<string, unknown>;
       expect(saved.traces).toEqual(t);
       delete saved.traces;
       writeFileSync(join(dir, 'result.json'), JSON.stringify(saved));
       const again = await runCli(['analyze', dir, '--json']);
       expect([0, 5]).toContain(again.code);
       expect((JSON.parse(again.stdout) as RunResult).traces).toEqual(t);
+      writeFileSync(join(dir, 'result.json'), resultText);
       // the summary's headline, in the console and the Markdown
       const text = await runCli(['analyze', dir]);
       expect(text.stdout).toContain(`p99 TTFT requests spent ${Math.round(t.slowest!.queue_share! * 100)}% queued (the slowest 1 of 40 by TTFT`);
@@ -237,6 +241,48 @@ describe('run --otlp-receiver against the simulated engine', () => {
       expect(missing.stderr).toContain('absent.jsonl: no such file');
     } finally {
       await sim.close();
+    }
+  }, 120_000);
+});
+
+describe('run --spans FILE: the spans a collector wrote with its file exporter', () => {
+  it('joins the requests from the file alone, with no receiver of its own; analyze --spans joins all once the collector flushed', async () => {
+    // A stand-in collector: OTLP/HTTP protobuf in, one OTLP/JSON line per export request out (the file exporter).
+    const results = tempDir('otlp-collector');
+    const file = join(results, 'collector-spans.jsonl');
+    writeFileSync(file, '');
+    const collector = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', () => {
+        appendFileSync(file, `${JSON.stringify(encodeTraceJson(decodeTraceProtobuf(Buffer.concat(parts)), { 'service.name': 'vllm' }))}\n`);
+        res.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    const port = (collector.address() as AddressInfo).port;
+    const sim = await startSimServer({ timing: { kind: 'engine', hardware: 'h100', model: 'llama-3.1-8b' }, otlpTracesEndpoint: `http://127.0.0.1:${port}/v1/traces` });
+    let closed = false;
+    try {
+      const out = await runCli([
+        'run', '--base-url', sim.url, '--no-preflight', '--model', 'sim-llama-3.1-8b', '--ignore-eos', '--num-prompts', '30', '--request-rate', '40',
+        '--random-input-len', '128', '--random-output-len', '4', '--spans', file, '--result-dir', results, '--json', '--progress', 'none', '--allow-invalid', '--no-metrics',
+      ]);
+      expect([0, 5]).toContain(out.code);
+      // The server exports every 200 ms: the file may not hold the last batch yet when the run reads it.
+      const t = (JSON.parse(out.stdout) as RunResult).traces!;
+      expect(t).toMatchObject({ requests: 30, unmatched: { no_trace_id: 0, no_timings: 0 }, payloads_refused: 0 });
+      expect(t.matched + t.unmatched.no_span).toBe(30);
+      expect(t.matched).toBeGreaterThan(0);
+      // Once the server has flushed its exporter (closing it does), analyze --spans joins every request.
+      await sim.close();
+      closed = true;
+      const dir = join(results, readdirSync(results).find((d) => /^\d{8}-/.test(d))!);
+      const later = (JSON.parse((await runCli(['analyze', dir, '--spans', file, '--json'])).stdout) as RunResult).traces!;
+      expect(later).toMatchObject({ requests: 30, matched: 30, unmatched: { no_span: 0, no_timings: 0, no_trace_id: 0 }, spans_unmatched: 0, payloads_refused: 0 });
+    } finally {
+      if (!closed) await sim.close();
+      collector.close();
     }
   }, 120_000);
 });
