@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp-dir.js';
+import { collectTraces } from '../../src/session/collect-traces.js';
+import { spansFileLines } from '../../src/store/spans-file.js';
 import { decodeTraceJson, decodeTraceProtobuf, encodeTraceJson, encodeTraceProtobuf, PayloadError, type ReceivedSpan } from '../../src/util/otlp-spans.js';
 import { joinTraces, tracesLine } from '../../src/observe/otlp/trace-join.js';
 import { slowestLine } from '../../src/report/traces-summary.js';
@@ -152,6 +154,32 @@ describe('joinTraces: the slowest requests one by one, and the components over t
     ]);
     expect(rows.find((x) => x.order === 2 && x.segment === 'other server')!.ms).toBe(10);
     expect(overTimeRows(figures).map((x) => `${x.t}:${x.series}`)).toEqual(['0:queue', '0:prefill', '0:decode', '1:queue', '1:prefill', '1:decode']);
+  });
+});
+
+describe('collectTraces: the receiver and a collector file together', () => {
+  const records = [rec({ sent_ms: 0, chunks: [100, 150], trace_id: T1 }), rec({ sent_ms: 10, chunks: [310, 320], trace_id: T2 })];
+  const timings = { 'gen_ai.latency.time_in_queue': 0.01, 'gen_ai.latency.time_to_first_token': 0.06 };
+  const receiver = (got: ReceivedSpan[]) => ({ url: '', spans: () => got, malformed: 1, waitFor: async () => {}, close: async () => {} });
+
+  it('a span both delivered is counted once; the file’s other traces are counted, not kept', async () => {
+    const both = span(T1, timings);
+    const file = join(tempDir('collect-traces'), 'collector.jsonl');
+    writeFileSync(file, `${JSON.stringify(spansFileLines([both, { ...span(T2, timings), span_id: 'c7ad6b7169203331' }, span(T3, timings)])[0])}\n`);
+    const log: string[] = [];
+    const { figures, spans } = await collectTraces({ receiver: receiver([both]), spansFile: file }, { flushSpans: async () => {} }, records, 0, (l) => log.push(l));
+    expect(spans.map((s) => s.trace_id)).toEqual([T1, T2]);
+    expect(figures).toMatchObject({ spans_received: 3, matched: 2, spans_unmatched: 1, payloads_refused: 1 });
+    // T2's span came only in the file: the receiver waited for it first
+    expect(log).toEqual(["waiting up to 0 s for the server's last spans (--otlp-wait)"]);
+  });
+
+  it('a --spans file not there (yet) is one line and the join goes on without it', async () => {
+    const log: string[] = [];
+    const missing = join(tempDir('collect-traces'), 'later.jsonl');
+    const { figures } = await collectTraces({ receiver: null, spansFile: missing }, { flushSpans: async () => {} }, records, 0, (l) => log.push(l));
+    expect(figures).toMatchObject({ requests: 2, matched: 0, unmatched: { no_span: 2 } });
+    expect(log).toEqual([`--spans ${missing}: no such file (yet?); the run's traces are joined without it (\`infermeter analyze RUN --spans ${missing}\` joins it later)`]);
   });
 });
 
