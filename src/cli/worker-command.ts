@@ -26,6 +26,8 @@ import { signalExitCode } from './signals.js';
 import type { RunSpec } from '../session/run-spec.js';
 import { answerEvaluation, finishAnswerChecks } from '../session/answer-checks.js';
 import { stageSpec } from '../session/sweep-stages.js';
+import { clientFingerprint } from '../session/client-host.js';
+import { PROBE_TIMEOUT_MS } from '../session/environment-capture.js';
 
 export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;
@@ -42,8 +44,11 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
   io.signal?.addEventListener('abort', onSignal);
   let session: WorkerSession | null = null;
   try {
+    // This machine, as result.json records the client host (bounded; never fails the worker).
+    const host = await clientFingerprint(PROBE_TIMEOUT_MS).then((f) => ({ ...f.client }), () => null);
     session = await WorkerSession.join(link, {
       node,
+      client: host,
       specHash: hashes.spec,
       stageHash: hashes.stage,
       version: infermeterVersion(),

@@ -8,6 +8,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { arch, availableParallelism, hostname, release, type } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildResult } from '../../src/session/finish-run.js';
 import type { RequestRecord } from '../../src/record/record.js';
@@ -99,6 +100,14 @@ describe('distributed run over NATS', () => {
       expect(Number.isFinite(n.clock_offset_ms)).toBe(true);
       expect(n.clock_rtt_ms).toBeGreaterThanOrEqual(0);
     }
+    // Each worker's machine is in the environment beside the coordinator's (all this one here), as a run records its client host.
+    const env = d.result.environment!;
+    const thisHost = { cpu_cores: availableParallelism(), os: `${type()} ${release()} ${arch()}`, node_version: process.version, infermeter_version: s.result.environment!.client.infermeter_version };
+    expect(env.client).toMatchObject(thisHost);
+    expect(env.workers!.map((w) => [w.node, w.host])).toEqual([0, 1, 2].map((i) => [i, hostname()]));
+    for (const w of env.workers!) expect(w.client).toEqual(s.result.environment!.client);
+    // A run on one machine has no workers' list.
+    expect(s.result.environment!.workers).toBeUndefined();
   });
 
   it('the prompts the server receives from 3 workers are the single-process run’s prompts', async () => {
