@@ -37,10 +37,25 @@ export interface ClientFingerprint {
   git_commit: string | null;
 }
 
+/** One worker of a distributed run: the machine that sent its share. */
+export interface WorkerHost {
+  node: number;
+  /** Its hostname, as it said at join. */
+  host: string | null;
+  /** Null when the worker could not read it (or ran a version that did not send it). */
+  client: ClientFingerprint | null;
+}
+
 export interface RunEnvironment {
   version: typeof ENVIRONMENT_VERSION;
   server: ServerFingerprint;
+  /** The host that measured the run: in a distributed run the coordinator's (it sends nothing; `workers` sent the load). */
   client: ClientFingerprint;
+  /**
+   * A distributed run's workers, by node: each machine that sent load (absent in a run on one
+   * machine). Shown, never compared: compare and the history's fingerprint read `client`.
+   */
+  workers?: WorkerHost[];
   /** Why a null field is null, by field name (a field that is known has no entry). */
   unknown: Record<string, string>;
   /** What was read: `GET /v1/models`, `vllm:cache_config_info`, `nvidia-smi`, … */

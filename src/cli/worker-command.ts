@@ -26,6 +26,10 @@ import { signalExitCode } from './signals.js';
 import type { RunSpec } from '../session/run-spec.js';
 import { answerEvaluation, finishAnswerChecks } from '../session/answer-checks.js';
 import { stageSpec } from '../session/sweep-stages.js';
+import { clientFingerprint } from '../session/client-host.js';
+import { startClientMetricsServer, type ClientMetricsServer } from '../session/client-metrics-server.js';
+import type { ClientMetrics } from '../session/client-metrics.js';
+import { PROBE_TIMEOUT_MS } from '../session/environment-capture.js';
 
 export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;
@@ -41,9 +45,17 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
   const onSignal = () => stop.abort();
   io.signal?.addEventListener('abort', onSignal);
   let session: WorkerSession | null = null;
+  let served: ClientMetricsServer | null = null;
   try {
+    // --metrics-port: this worker's own client metrics, for as long as it is connected (every stage of a sweep on one page).
+    served = spec.observe.metrics_port ? await startClientMetricsServer(spec.observe.metrics_port, log) : null;
+    if (served) log(`worker ${node}: client metrics at ${served.url}`);
+    const metrics = served?.metrics ?? null;
+    // This machine, as result.json records the client host (bounded; never fails the worker).
+    const host = await clientFingerprint(PROBE_TIMEOUT_MS).then((f) => ({ ...f.client }), () => null);
     session = await WorkerSession.join(link, {
       node,
+      client: host,
       specHash: hashes.spec,
       stageHash: hashes.stage,
       version: infermeterVersion(),
@@ -62,7 +74,7 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
       log(`worker ${node} of ${workers} joined run ${flags.runId}: ${nodeRequestCount({ index: node, count: workers }, plan.totalRequests) ?? 'a timed share of the'} requests to ${s.joined.target.model}`);
       // Before its ready report: can this machine drive its share? (Said, not refused: the run is in its barrier.)
       await shareCapacityCheck(spec, plan.workload, { index: node, count: workers }, threads, log);
-      const stage = await runStage(spec, { index: node, count: workers }, 0, s, { apiKey, threads, log, signal: stop.signal });
+      const stage = await runStage(spec, { index: node, count: workers }, 0, s, { apiKey, threads, log, signal: stop.signal, metrics });
       if (!stage.started) throw new UserError(`worker ${node}: the run was stopped before it started: ${s.aborted ?? 'interrupted'}`);
       log(`worker ${node}: done, ${stage.published} records streamed to the coordinator${stage.interrupted ? ' (interrupted)' : ''}`);
       return io.signal?.aborted ? signalExitCode(io.signal) : EXIT_CODES.OK;
@@ -81,7 +93,7 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
       }
       const staged = stageSpec(spec, stageLoadOf(announced.load), k);
       const share = { index: slot, count: announced.nodes.length };
-      const stage = await runStage(staged, share, k, s, { apiKey, threads, log, signal: stop.signal });
+      const stage = await runStage(staged, share, k, s, { apiKey, threads, log, signal: stop.signal, metrics });
       if (!stage.started || s.aborted !== null) break;
       log(`worker ${node}: stage ${k + 1} done, ${stage.published} records streamed to the coordinator`);
     }
@@ -91,6 +103,7 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
   } finally {
     io.signal?.removeEventListener('abort', onSignal);
     session?.close();
+    await served?.close();
     await link.close();
   }
 }
@@ -101,7 +114,7 @@ async function runStage(
   share: Node,
   stage: number,
   s: WorkerSession,
-  o: { apiKey: string | null; threads: number; log: (line: string) => void; signal: AbortSignal },
+  o: { apiKey: string | null; threads: number; log: (line: string) => void; signal: AbortSignal; metrics: ClientMetrics | null },
 ): Promise<{ started: boolean; published: number; interrupted: boolean }> {
   const plan = await prepareRun(spec, () => {});
   const { target } = s.joined;
@@ -133,9 +146,13 @@ async function runStage(
   const outcome = await runPool(jobFor, threads, {
     onRecord: (rec, check) => {
       rec.stage = stage;
+      o.metrics?.record(rec);
       checks.accept(rec, check);
     },
-    onProgress: (p) => s.progress(p),
+    onProgress: (p) => {
+      o.metrics?.progress(p);
+      s.progress(p);
+    },
     signal: AbortSignal.any([o.signal, stageStop.signal]),
     startAt: async () => {
       const origin = await s.readyAndWaitForStart(stage);

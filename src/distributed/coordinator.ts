@@ -17,6 +17,7 @@ import {
   type Control,
   type Hello,
   type HelloReply,
+  type WorkerHostFingerprint,
   type Ready,
   type RunState,
   type ControlQuery,
@@ -43,6 +44,8 @@ export interface JoinedNode {
   host: string;
   threads: number;
   clock: Ready['clock'];
+  /** Its client host fingerprint (Hello.client); absent in a state written before protocol 4. */
+  client?: WorkerHostFingerprint | null;
 }
 
 const fmtMs = (ms: number) => `${ms >= 0 ? '+' : ''}${ms.toFixed(2)} ms`;
@@ -116,7 +119,7 @@ export class Coordinator {
         const stage = r.stage ?? 0;
         const byNode = this.ready.get(stage) ?? new Map<number, JoinedNode>();
         this.ready.set(stage, byNode);
-        byNode.set(r.node, { node: r.node, host: h.host, threads: h.threads, clock: r.clock });
+        byNode.set(r.node, { node: r.node, host: h.host, threads: h.threads, clock: r.clock, client: h.client ?? null });
         log(`worker ${r.node} ready${sweep ? ` for stage ${stage + 1}` : ''}: clock offset ${fmtMs(r.clock.offset_ms)} (round trip ${r.clock.rtt_ms.toFixed(2)} ms)`);
         return { ok: true };
       }),

@@ -69,6 +69,18 @@ export const DEFAULT_TTL_SECONDS = 86_400;
 export const DEADLINE_MARGIN_SECONDS = 15 * 60;
 
 /**
+ * Where the coordinator and every worker serve their client metrics (`--metrics-port`, the
+ * OpenTelemetry Prometheus exporter's conventional port; names in docs/observe.md): a named
+ * containerPort `metrics`, and the `prometheus.io/*` pod annotations that annotation-based scrape
+ * configs read. A PodMonitor (Prometheus Operator) is the operator's choice: it selects the pods
+ * by the app.kubernetes.io/* labels and the port name (docs/distributed.md §Kubernetes).
+ */
+export const METRICS_PORT = 9464;
+const metricsArgs = ['--metrics-port', String(METRICS_PORT)];
+const metricsPort = { name: 'metrics', containerPort: METRICS_PORT, protocol: 'TCP' };
+const scrapeAnnotations = { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(METRICS_PORT), 'prometheus.io/path': '/metrics' };
+
+/**
  * Exit codes that are verdicts (src/errors/exit-codes.ts): running the pod again cannot change
  * them, so they end the Job at once.
  */
@@ -219,7 +231,7 @@ export function coordinatorFailurePolicy(): K8sObject {
 
 function coordinatorJob(o: ManifestOptions): K8sObject {
   const results = o.resultsPvc ? { name: 'results', persistentVolumeClaim: { claimName: o.resultsPvc } } : { name: 'results', emptyDir: {} };
-  const args = [o.sweep ? 'sweep' : 'run', '--config', `${SPEC_DIR}/${SPEC_FILE}`, ...secretArgs(o), ...(o.sweep ?? []), '--distributed', natsUrlOf(o), '--workers-expected', String(o.workers), '--run-id', o.name, '--result-dir', RESULTS_DIR, '--progress', 'lines', '--store-results'];
+  const args = [o.sweep ? 'sweep' : 'run', '--config', `${SPEC_DIR}/${SPEC_FILE}`, ...secretArgs(o), ...(o.sweep ?? []), '--distributed', natsUrlOf(o), '--workers-expected', String(o.workers), '--run-id', o.name, '--result-dir', RESULTS_DIR, '--progress', 'lines', '--store-results', ...metricsArgs];
   const env = secretEnv(o);
   return {
     apiVersion: 'batch/v1',
@@ -234,13 +246,14 @@ function coordinatorJob(o: ManifestOptions): K8sObject {
       activeDeadlineSeconds: o.activeDeadlineSeconds,
       ttlSecondsAfterFinished: o.ttlSecondsAfterFinished,
       template: {
-        metadata: { labels: labels(o, 'coordinator') },
+        metadata: { labels: labels(o, 'coordinator'), annotations: scrapeAnnotations },
         spec: podSpec(
           o,
           {
             name: 'coordinator',
             image: o.image,
             args,
+            ports: [metricsPort],
             ...(env.length > 0 ? { env } : {}),
             volumeMounts: [specMount, { name: 'results', mountPath: RESULTS_DIR }],
             resources: resources(o.coordinatorCpu, o.coordinatorMemory),
@@ -271,13 +284,14 @@ function workerJob(o: ManifestOptions): K8sObject {
       activeDeadlineSeconds: o.activeDeadlineSeconds,
       ttlSecondsAfterFinished: o.ttlSecondsAfterFinished,
       template: {
-        metadata: { labels: labels(o, 'worker') },
+        metadata: { labels: labels(o, 'worker'), annotations: scrapeAnnotations },
         spec: podSpec(
           o,
           {
             name: 'worker',
             image: o.image,
-            args: ['worker', '--nats', natsUrlOf(o), '--run-id', o.name, '--config', `${SPEC_DIR}/${SPEC_FILE}`, ...secretArgs(o)],
+            args: ['worker', '--nats', natsUrlOf(o), '--run-id', o.name, '--config', `${SPEC_DIR}/${SPEC_FILE}`, ...secretArgs(o), ...metricsArgs],
+            ports: [metricsPort],
             env: [
               {
                 name: 'JOB_COMPLETION_INDEX',

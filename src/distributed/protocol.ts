@@ -12,7 +12,7 @@ import { UserError } from '../errors/user-error.js';
 import type { RequestRecord } from '../record/record.js';
 
 /** Bumped when a message changes shape: coordinator and workers must agree. */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -78,7 +78,15 @@ export interface Hello {
   version: string;
   host: string;
   threads: number;
+  /**
+   * The worker's client host as result.json records it (analysis/environment.ts ClientFingerprint:
+   * CPU, cores, OS, Node, infermeter version, git commit); null when it could not be read (protocol 4).
+   */
+  client: WorkerHostFingerprint | null;
 }
+
+/** A ClientFingerprint as it travels: flat fields, kept opaque here (the session layer owns its shape). */
+export type WorkerHostFingerprint = Record<string, string | number | null>;
 
 /** What every worker needs from the coordinator to send the same requests to the same server. */
 export interface TargetInfo {
@@ -202,7 +210,7 @@ export interface RunState {
   target: TargetInfo;
   /** result.json's target section. */
   describe: Record<string, unknown>;
-  nodes: Array<{ node: number; host: string; threads: number; clock: ClockEstimate }>;
+  nodes: Array<{ node: number; host: string; threads: number; clock: ClockEstimate; client?: WorkerHostFingerprint | null }>;
 }
 
 /** Dispatch-lag values per lag message: well under NATS's default 1 MiB payload. */

@@ -11,7 +11,7 @@ import type { ProgressSnapshot } from '../runner/progress.js';
 import { hrtimeNowNs } from '../runner/run-clock.js';
 import { epochNowMs, estimateOffset, type ClockSample } from './clock-offset.js';
 import type { NatsLink } from './nats-link.js';
-import { encodeJson, encodeText, LAG_CHUNK, PROTOCOL_VERSION, recordKey, type Beat, type ClockEstimate, type Control, type Done, type ControlQuery, type ControlReply, type Hello, type HelloReply, type Ready, type TargetInfo } from './protocol.js';
+import { encodeJson, encodeText, LAG_CHUNK, PROTOCOL_VERSION, recordKey, type Beat, type ClockEstimate, type Control, type Done, type ControlQuery, type ControlReply, type Hello, type HelloReply, type Ready, type TargetInfo, type WorkerHostFingerprint } from './protocol.js';
 import { StreamPublisher } from './stream-publisher.js';
 
 const CLOCK_SAMPLES = 9;
@@ -97,9 +97,9 @@ export class WorkerSession {
   }
 
   /** Says hello until a coordinator answers (within `waitMs`); a refusal is a UserError with its reason. */
-  static async join(link: NatsLink, o: { node: number; specHash: string; stageHash: string; version: string; threads: number; waitMs: number; log: (line: string) => void; onAbort: (reason: string) => void }): Promise<WorkerSession> {
+  static async join(link: NatsLink, o: { node: number; specHash: string; stageHash: string; version: string; threads: number; client?: WorkerHostFingerprint | null; waitMs: number; log: (line: string) => void; onAbort: (reason: string) => void }): Promise<WorkerSession> {
     const deadline = Date.now() + o.waitMs;
-    const hello: Hello = { protocol: PROTOCOL_VERSION, node: o.node, spec_hash: o.specHash, stage_hash: o.stageHash, version: o.version, host: hostname(), threads: o.threads };
+    const hello: Hello = { protocol: PROTOCOL_VERSION, node: o.node, spec_hash: o.specHash, stage_hash: o.stageHash, version: o.version, host: hostname(), threads: o.threads, client: o.client ?? null };
     const session = new WorkerSession(link, o.node, o.onAbort, o.waitMs);
     let said = false;
     try {

@@ -19,8 +19,14 @@ export interface ProbeFigures {
   /** Streams in flight in the thread during the test, and tokens per request. */
   concurrency: number;
   output_tokens: number;
-  /** How long the measured part of the test lasted (ms). */
+  /** How long the measured part of the test lasted (ms): longer than asked when the machine let fewer requests than streams finish in it. */
   duration_ms: number;
+  /**
+   * The 1-minute load average per core when the test ran (runnable and waiting tasks per core;
+   * null where the OS keeps none, e.g. Windows): contention that lasts, where the idle sample is
+   * a quarter of a second.
+   */
+  load_per_core: number | null;
 }
 
 /** What the planned load asks of the client. */
@@ -38,6 +44,15 @@ export interface LoadNeed {
  */
 export const USABLE_SHARE = 0.5;
 
+/**
+ * Load average per core above which this machine is called contended: half again as many tasks
+ * want a core as there are cores, so a thread woken for a due send waits for one. Two busy
+ * processes on an otherwise idle 2-core machine are ~1 per core; the quickstarts that ended
+ * INVALID were at 6.5–10 per core (docs/distributed.md §Does one machine suffice?). A stated
+ * choice, not a fit.
+ */
+export const CONTENDED_LOAD_PER_CORE = 1.5;
+
 export interface CapacityPlan {
   /** What one thread can drive accurately (the probe's figures × USABLE_SHARE). */
   per_worker: { requests_per_s: number; output_tokens_per_s: number };
@@ -54,6 +69,12 @@ export interface CapacityPlan {
    * above the dispatch-lag limit of a valid run (an open loop at a finite rate only).
    */
   busy: boolean;
+  /**
+   * True when the machine has been crowded for the last minute (load_per_core above
+   * CONTENDED_LOAD_PER_CORE): a schedule is likely to slip later in the run even when the idle
+   * sample was quiet. Said before t = 0; it refuses nothing by itself.
+   */
+  contended: boolean;
   /** False when the plan needs more than `workers` threads can drive, or the machine is busy. */
   fits: boolean;
   /** Worker machines of max_workers threads each the plan needs (1 when it fits one machine). */
@@ -73,8 +94,10 @@ export function maxWorkers(cores: number): number {
 export function planCapacity(probe: ProbeFigures, need: LoadNeed, cores: number, givenWorkers: number | null, lagLimitMs: number): CapacityPlan {
   const per = { requests_per_s: probe.requests_per_s * USABLE_SHARE, output_tokens_per_s: probe.output_tokens_per_s * USABLE_SHARE };
   const max = maxWorkers(cores);
+  // A self-test that saw no request finish says nothing of capacity: the machine starved it (busy below).
+  const starved = probe.requests_per_s <= 0;
   let needed: number | null = null;
-  if (need.requests_per_s !== null) {
+  if (need.requests_per_s !== null && !starved) {
     const byRequests = per.requests_per_s > 0 ? need.requests_per_s / per.requests_per_s : Infinity;
     const byTokens = need.output_tokens_per_s !== null && need.output_tokens_per_s > 0 ? (per.output_tokens_per_s > 0 ? need.output_tokens_per_s / per.output_tokens_per_s : Infinity) : 0;
     needed = Math.max(1, Math.ceil(Math.max(byRequests, byTokens) - 1e-9));
@@ -82,7 +105,8 @@ export function planCapacity(probe: ProbeFigures, need: LoadNeed, cores: number,
   // --workers 0 puts the load on the main thread: one thread's worth.
   const workers = givenWorkers !== null ? givenWorkers : Math.min(needed ?? max, max);
   const threads = Math.max(1, workers);
-  const busy = need.requests_per_s !== null && probe.idle_lag_p99_ms > lagLimitMs;
+  const busy = need.requests_per_s !== null && (probe.idle_lag_p99_ms > lagLimitMs || starved);
+  const contended = need.requests_per_s !== null && probe.load_per_core !== null && probe.load_per_core > CONTENDED_LOAD_PER_CORE;
   const fits = (needed === null || needed <= threads) && !busy;
   return {
     per_worker: per,
@@ -91,6 +115,7 @@ export function planCapacity(probe: ProbeFigures, need: LoadNeed, cores: number,
     workers,
     capacity: { requests_per_s: per.requests_per_s * threads, output_tokens_per_s: per.output_tokens_per_s * threads },
     busy,
+    contended,
     fits,
     machines_needed: needed === null ? 1 : Math.max(1, Math.ceil(needed / max)),
   };
@@ -117,5 +142,16 @@ export function refusalLine(plan: CapacityPlan, need: LoadNeed, probe: ProbeFigu
   if (needed !== null && needed > Math.max(1, plan.workers)) {
     return `capacity check: the plan needs ${needed} workers and --workers ${plan.workers} can drive ~${fmt(plan.capacity.requests_per_s)} of its ${fmt(need.requests_per_s ?? 0)} req/s: give --workers ${needed}${tail}`;
   }
-  return `capacity check: this machine is too busy to keep a schedule now: with no load its event loop runs a due timer ${fmt(probe.idle_lag_p99_ms)} ms late (p99), and a valid run needs dispatch lag p99 ≤ ${lagLimitMs} ms; free some cores, or run with --distributed on idle worker machines${tail}`;
+  return `capacity check: this machine is too busy to keep a schedule now: ${busyWhy(probe, lagLimitMs)}; free some cores, or run with --distributed on idle worker machines${tail}`;
+}
+
+/** Why the machine is busy, in the test's own figures. */
+export function busyWhy(probe: ProbeFigures, lagLimitMs: number): string {
+  if (probe.requests_per_s <= 0) return `the self-test saw no request of ${probe.concurrency} streams finish in ${fmt(probe.duration_ms / 1000)} s`;
+  return `with no load its event loop runs a due timer ${fmt(probe.idle_lag_p99_ms)} ms late (p99), and a valid run needs dispatch lag p99 ≤ ${lagLimitMs} ms`;
+}
+
+/** Contention in one phrase: "load average 17.2 on 2 cores". */
+export function contentionPhrase(probe: ProbeFigures, cores: number): string {
+  return probe.load_per_core === null ? 'load average unknown' : `load average ${(probe.load_per_core * cores).toFixed(1)} on ${cores} core${cores === 1 ? '' : 's'}`;
 }

@@ -6,6 +6,7 @@
  * load thread completed and the event-loop delay it cost. The source runs in its own thread with
  * no delay between tokens, so the figure is the client's limit, not the source's.
  */
+import { availableParallelism, loadavg, platform } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { HttpTarget } from '../client/http-client.js';
@@ -20,6 +21,13 @@ export interface ProbeOptions {
   /** Measured part (ms) after a warm-up of a fifth of it; default 1000 (with the warm-up and the idle sample, ~1.5 s). */
   durationMs?: number;
 }
+
+/**
+ * The measured part grows up to this many times `durationMs` while fewer requests than streams
+ * have finished in it: on a crowded machine one round of streams can take longer than a second,
+ * and a window with no finished request would say "0 req/s" of a client that merely ran slowly.
+ */
+const MAX_STRETCH = 2;
 
 /** How long the idle event-loop delay is sampled before the load (ms). */
 const IDLE_MS = 250;
@@ -84,24 +92,30 @@ export async function probeCapacity(o: ProbeOptions): Promise<ProbeFigures> {
   const t0 = now();
   const measureFrom = t0 + warmupMs;
   const end = measureFrom + durationMs;
-  let requests = 0;
-  let tokens = 0;
+  const latest = measureFrom + durationMs * MAX_STRETCH;
+  /** ok requests finished since measureFrom: when each ended, and its tokens. */
+  const finished: Array<{ at: number; tokens: number }> = [];
+  /** When the measured window closed (the first loop turn that found it over). */
+  let closedAt: number | null = null;
+  const open = (t: number): boolean => {
+    if (closedAt !== null) return false;
+    if (t < end || (finished.length < concurrency && t < latest)) return true;
+    closedAt = t;
+    return false;
+  };
   let id = 0;
   let measuring = false;
   try {
     await target.preconnect(concurrency);
     const loop = async () => {
-      while (now() < end) {
+      while (open(now())) {
         const at = now();
         if (!measuring && at >= measureFrom) {
           measuring = true;
           lag.enable();
         }
         const rec = await target.send(emptyRecord(id++, at), prepared);
-        if (rec.status === 'ok' && at >= measureFrom && rec.end_ms <= end) {
-          requests++;
-          tokens += rec.output_tokens;
-        }
+        if (rec.status === 'ok' && rec.end_ms >= measureFrom) finished.push({ at: rec.end_ms, tokens: rec.output_tokens });
       }
     };
     await Promise.all(Array.from({ length: concurrency }, loop));
@@ -110,7 +124,12 @@ export async function probeCapacity(o: ProbeOptions): Promise<ProbeFigures> {
     target.close();
     await source.stop();
   }
-  const seconds = durationMs / 1000;
+  // Finished inside the window: started in it, or late in the warm-up (a saturated thread's rate either way).
+  const measuredMs = (closedAt ?? end) - measureFrom;
+  const counted = finished.filter((f) => f.at <= measureFrom + measuredMs);
+  const requests = counted.length;
+  const tokens = counted.reduce((sum, f) => sum + f.tokens, 0);
+  const seconds = measuredMs / 1000;
   return {
     requests_per_s: requests / seconds,
     output_tokens_per_s: tokens / seconds,
@@ -118,6 +137,7 @@ export async function probeCapacity(o: ProbeOptions): Promise<ProbeFigures> {
     idle_lag_p99_ms: idle.count > 0 ? idle.percentile(99) / 1e6 : 0,
     concurrency,
     output_tokens: outputTokens,
-    duration_ms: durationMs,
+    duration_ms: measuredMs,
+    load_per_core: platform() === 'win32' ? null : loadavg()[0]! / availableParallelism(),
   };
 }

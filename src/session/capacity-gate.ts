@@ -3,13 +3,16 @@
  * (runner/capacity-probe.ts), the plan's need against it (runner/capacity-check.ts), one line
  * saying both, --workers chosen when not given, and a refusal (exit 2) when even every core of
  * this machine cannot drive the plan — unless --allow-invalid. The quickstart (built-in
- * simulator, demo load) lowers its demo rate to what the machine carries instead of refusing.
+ * simulator, demo load) lowers its demo rate to what the machine carries instead of refusing
+ * (keeping its ~20 s), and on a machine busy or crowded now says in one line, before t = 0, that
+ * the demo will likely end INVALID and what to do instead. A crowded machine (load average per
+ * core above CONTENDED_LOAD_PER_CORE) is a warning line for any other run.
  * The figures go to result.json `client.capacity_check` (docs/result-schema.md).
  */
 import { availableParallelism } from 'node:os';
 import { DEFAULT_VALIDITY_THRESHOLDS } from '../analysis/run-validity.js';
 import { UserError } from '../errors/user-error.js';
-import { capacityLine, loadNeed, maxWorkers, planCapacity, refusalLine, type CapacityPlan, type LoadNeed, type ProbeFigures } from '../runner/capacity-check.js';
+import { busyWhy, capacityLine, contentionPhrase, CONTENDED_LOAD_PER_CORE, loadNeed, maxWorkers, planCapacity, refusalLine, type CapacityPlan, type LoadNeed, type ProbeFigures } from '../runner/capacity-check.js';
 import { probeCapacity } from '../runner/capacity-probe.js';
 import type { Workload } from '../workload/index.js';
 import { SIM_DEMO_DEFAULTS, type RunSpec } from './run-spec.js';
@@ -77,29 +80,56 @@ export async function capacityGate(spec: RunSpec, workload: Workload, log: (line
   const need = loadNeed(load, outputTokens);
   const lagLimit = DEFAULT_VALIDITY_THRESHOLDS.dispatchLagP99Ms;
   const plan = planCapacity(probe, need, cores, given, lagLimit);
-  const shape = `${outputTokens} output tokens, ${concurrency} streams per worker; event-loop delay p99 ${probe.idle_lag_p99_ms.toFixed(1)} ms idle, ${probe.dispatch_lag_p99_ms.toFixed(1)} ms saturated`;
+  const shape = `${outputTokens} output tokens, ${concurrency} streams per worker; event-loop delay p99 ${probe.idle_lag_p99_ms.toFixed(1)} ms idle, ${probe.dispatch_lag_p99_ms.toFixed(1)} ms saturated; ${contentionPhrase(probe, cores)}`;
   log(capacityLine(plan, need, shape));
   let action: string | null = null;
   if (given === null && plan.workers_needed !== null) {
     load.workers = plan.workers;
     action = `--workers ${plan.workers} chosen`;
   }
-  if (!plan.fits) {
-    if (isDemo(spec) && plan.busy) {
-      log(`quickstart: ${refusalLine(plan, need, probe, lagLimit).replace(/^capacity check: /, '').replace(/; free some cores.*$/, '')}: the demo runs, and its verdict will likely say the client fell behind`);
-      action = 'demo run on a busy machine';
-    } else if (isDemo(spec)) {
-      // The quickstart carries what the machine can, rather than ending INVALID.
-      const rate = Math.max(1, Math.floor(plan.capacity.requests_per_s));
-      log(`quickstart: this machine carries ~${rate} req/s of the demo beside the built-in simulator now; the demo runs at ${rate} req/s instead of ${load.request_rate} (give --request-rate to choose)`);
-      load.request_rate = rate;
-      action = `demo rate lowered to ${rate} req/s`;
-    } else if (spec.validity.allow_invalid) {
+  if (isDemo(spec)) {
+    action = demoAction(spec, plan, probe, cores, lagLimit, log) ?? action;
+  } else if (!plan.fits) {
+    if (spec.validity.allow_invalid) {
       log(`${refusalLine(plan, need, probe, lagLimit).replace(/ \(or --allow-invalid.*\)$/, '')}; running anyway (--allow-invalid): expect the client to fall behind`);
       action = 'beyond capacity, run anyway (--allow-invalid)';
     } else throw new UserError(refusalLine(plan, need, probe, lagLimit));
+  } else if (plan.contended) {
+    log(`capacity check: this machine is crowded (${contentionPhrase(probe, cores)}: more than ${CONTENDED_LOAD_PER_CORE} tasks per core over the last minute), so the schedule may slip once the run is under way; if the verdict says the client fell behind, free some cores or run with --distributed on idle worker machines`);
+    action = action ?? 'crowded machine, said';
   }
   return { probe, need, cores, plan, action };
+}
+
+/** The demo's requests last ~20 s at whatever rate it runs (200 prompts at 10 req/s). */
+const DEMO_SECONDS = SIM_DEMO_DEFAULTS.num_prompts / SIM_DEMO_DEFAULTS.request_rate;
+/** Fewest prompts a lowered demo sends: enough for its percentiles to mean something. */
+const DEMO_MIN_PROMPTS = 20;
+
+/**
+ * The quickstart against the plan: beyond the client → the demo's rate (and prompts, keeping its
+ * ~20 s) lowered to what the machine carries; busy or crowded → one line before t = 0 saying the
+ * demo will likely end INVALID, why, and the ways out. It never refuses: the demo shows what
+ * infermeter does, and its verdict says whether the figures are the server's.
+ */
+function demoAction(spec: RunSpec, plan: CapacityPlan, probe: ProbeFigures, cores: number, lagLimit: number, log: (line: string) => void): string | null {
+  const load = spec.load;
+  let action: string | null = null;
+  if (!plan.fits && !plan.busy) {
+    // The quickstart carries what the machine can, rather than ending INVALID.
+    const rate = Math.max(1, Math.floor(plan.capacity.requests_per_s));
+    const prompts = Math.max(DEMO_MIN_PROMPTS, Math.round(rate * DEMO_SECONDS));
+    log(`quickstart: this machine carries ~${rate} req/s of the demo beside the built-in simulator now; the demo sends ${prompts} prompts at ${rate} req/s instead of ${load.num_prompts} at ${load.request_rate} (give --request-rate to choose)`);
+    load.request_rate = rate;
+    load.num_prompts = prompts;
+    action = `demo lowered to ${prompts} prompts at ${rate} req/s`;
+  }
+  if (plan.busy || plan.contended) {
+    const why = [plan.contended || probe.load_per_core !== null ? contentionPhrase(probe, cores) : null, plan.busy ? busyWhy(probe, lagLimit) : null].filter((x) => x !== null).join('; ');
+    log(`quickstart: this machine is too ${plan.busy ? 'busy' : 'crowded'} now for a valid demo (${why}): it runs anyway and will likely end INVALID because the client falls behind its schedule; run it again when the machine is quieter, or point it at a server on another machine with --base-url`);
+    action = action === null ? `demo run on a ${plan.busy ? 'busy' : 'crowded'} machine` : `${action}, on a ${plan.busy ? 'busy' : 'crowded'} machine`;
+  }
+  return action;
 }
 
 /** result.json `client.capacity_check`. */
@@ -114,6 +144,7 @@ export function capacitySection(c: CapacityCheck): Record<string, unknown> {
     capacity: c.plan.capacity,
     need: c.need,
     busy: c.plan.busy,
+    contended: c.plan.contended,
     fits: c.plan.fits,
     machines_needed: c.plan.machines_needed,
     action: c.action,

@@ -25,7 +25,7 @@ import { completeRun, runExitCode } from './finish-run.js';
 import type { RunLedger } from '../distributed/ledger.js';
 import { measureLoad } from './measure.js';
 import { captureTargetEnvironment } from './environment-capture.js';
-import type { RunEnvironment } from '../analysis/environment.js';
+import type { ClientFingerprint, RunEnvironment, WorkerHost } from '../analysis/environment.js';
 import { envOf, type SessionContext } from './context.js';
 import { runRedactor, type RunSessionOutcome } from './run.js';
 import { RunObserver } from '../observe/run-observer.js';
@@ -103,8 +103,8 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
       dir.writeJson('spec.json', savedSpec);
     }
     const partial: Omit<RunState, 'start_at_ms'> = { kind: 'run', spec_hash: hash, workers: flags.workers, started_at: startedAt.toISOString(), run_dir: dir?.path ?? null, target: info, describe: target.describe() as unknown as Record<string, unknown>, nodes };
-    // The coordinator's host is the client side recorded; the workers' hosts are not fingerprinted.
-    const environment = await captureTargetEnvironment(spec, target, ctx);
+    // The coordinator's host is the client side; each worker's host is beside it (environment.workers).
+    const environment = withWorkerHosts(await captureTargetEnvironment(spec, target, ctx), nodes);
     const observer = await observeServer(spec, ctx, target.baseUrl, log);
     const state: RunState = { ...partial, start_at_ms: await coord.start(0, flags.startDelayMs, partial) };
     observer?.setOrigin(originAt(state.start_at_ms), state.start_at_ms);
@@ -114,6 +114,12 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
     await target?.close();
     await link.close();
   }
+}
+
+/** The environment with each joined worker's client host (Hello.client), by node. */
+export function withWorkerHosts(env: RunEnvironment, nodes: readonly JoinedNode[]): RunEnvironment {
+  const workers: WorkerHost[] = [...nodes].sort((a, b) => a.node - b.node).map((n) => ({ node: n.node, host: n.host ?? null, client: (n.client as ClientFingerprint | null | undefined) ?? null }));
+  return { ...env, workers };
 }
 
 interface Collecting {

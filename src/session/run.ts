@@ -70,7 +70,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
   try {
     saltPrompts(spec);
     // Everything the user could have got wrong is checked before anything starts.
-    const { workload, totalRequests, phases } = await prepareRun(spec, log);
+    let { workload, totalRequests, phases } = await prepareRun(spec, log);
     checkRunBounds(spec, { workload, totalRequests }, { held: 'objects', warn: log, freeSpace: ctx.freeSpace });
     const simulated = spec.target.base_url === null;
     const cost = resolveCostInputs(spec.cost, simulated ? { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware } : { gpus: null, gpuType: null });
@@ -79,6 +79,8 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     if (ctx.signal?.aborted) return notStarted();
     // Before anything is sent: can this machine drive the plan? (It may pick --workers, or lower the demo's rate.)
     const capacity = await capacityGate(spec, workload, log);
+    // The quickstart's lowered demo sends fewer prompts: planned again for its new size.
+    if (load.num_prompts !== null && totalRequests !== null && !workload.timed && load.num_prompts !== totalRequests) ({ workload, totalRequests, phases } = await prepareRun(spec, () => {}));
 
     // A trace replay keeps its own (scaled) timestamps: --request-rate does not apply to it.
     const traced = replay !== null && load.concurrency === null;

@@ -8,6 +8,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { arch, availableParallelism, hostname, release, type } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildResult } from '../../src/session/finish-run.js';
 import type { RequestRecord } from '../../src/record/record.js';
@@ -99,6 +100,42 @@ describe('distributed run over NATS', () => {
       expect(Number.isFinite(n.clock_offset_ms)).toBe(true);
       expect(n.clock_rtt_ms).toBeGreaterThanOrEqual(0);
     }
+    // Each worker's machine is in the environment beside the coordinator's (all this one here), as a run records its client host.
+    const env = d.result.environment!;
+    const thisHost = { cpu_cores: availableParallelism(), os: `${type()} ${release()} ${arch()}`, node_version: process.version, infermeter_version: s.result.environment!.client.infermeter_version };
+    expect(env.client).toMatchObject(thisHost);
+    expect(env.workers!.map((w) => [w.node, w.host])).toEqual([0, 1, 2].map((i) => [i, hostname()]));
+    for (const w of env.workers!) expect(w.client).toEqual(s.result.environment!.client);
+    // A run on one machine has no workers' list.
+    expect(s.result.environment!.workers).toBeUndefined();
+  });
+
+  it('a worker with --metrics-port serves its own client metrics while it sends its share, and closes the page when it is done', async () => {
+    // 12 requests at 6 req/s, each 6 tokens at 200 ms: the last answers stream ~1.2 s after the last send, so a scrape sees every send.
+    const load_ = ['--num-prompts', '12', '--request-rate', '6', '--random-input-len', '16', '--random-output-len', '6', '--random-range-ratio', '0', '--seed', '3', '--sim-prefill-ms', '2', '--sim-per-token-ms', '200', '--progress', 'none'];
+    const dist = tempDir('dist-metrics');
+    const coordinator = runCli(['run', '--distributed', nats.url, '--workers-expected', '1', '--run-id', 'worker-metrics', '--start-delay', '1s', ...load_, '--result-dir', dist, '--json']);
+    const [w] = workers(load_, 'worker-metrics', 1, () => ['--metrics-port', '127.0.0.1:0', '--workers', '1']);
+    await w!.waitForStderr(/client metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/);
+    const url = /client metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(w!.stderr)![1]!;
+    let ended = false;
+    void w!.exited.then(() => (ended = true));
+    // Scrape until the page shows all 12 sends (or the worker ends first, which fails below).
+    let page = '';
+    while (!ended && !/^infermeter_requests_sent 12$/m.test(page)) {
+      page = await fetch(url).then((r) => r.text(), () => page);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(page).toMatch(/^infermeter_requests_sent 12$/m);
+    expect(page).toContain('# TYPE infermeter_ttft_seconds histogram');
+    const completed = [...page.matchAll(/^infermeter_requests_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    expect(completed).toBeLessThanOrEqual(12);
+    const out = await coordinator;
+    expect((await w!.exited).code).toBe(0);
+    expectCompleted(out);
+    expect(load(runDirOf(dist)).records).toHaveLength(12);
+    // Done: the page is gone with the worker.
+    await expect(fetch(url)).rejects.toThrow();
   });
 
   it('the prompts the server receives from 3 workers are the single-process run’s prompts', async () => {

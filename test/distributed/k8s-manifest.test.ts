@@ -46,7 +46,7 @@ describe('k8s manifest', () => {
     expect(pod.restartPolicy).toBe('Never');
     const c = pod.containers[0];
     expect(c.image).toBe('reg.example/infermeter:1');
-    expect(c.args).toEqual(['worker', '--nats', 'nats://bench1-nats:4222', '--run-id', 'bench1', '--config', '/etc/infermeter/spec.yaml']);
+    expect(c.args).toEqual(['worker', '--nats', 'nats://bench1-nats:4222', '--run-id', 'bench1', '--config', '/etc/infermeter/spec.yaml', '--metrics-port', '9464']);
     expect(c.env).toContainEqual({ name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']" } } });
     expect(c.resources).toEqual({ requests: { cpu: '3', memory: '4Gi' }, limits: { cpu: '3', memory: '4Gi' } });
     expect(pod.volumes).toContainEqual({ name: 'spec', configMap: { name: 'bench1-spec' } });
@@ -190,6 +190,20 @@ describe('k8s manifest: what a cluster operator asks of the objects', () => {
     const given = byKind(await objsOf(['--active-deadline', '2h', '--ttl', '10m']), 'Job', 'worker')!;
     expect(given.spec.activeDeadlineSeconds).toBe(7200);
     expect(given.spec.ttlSecondsAfterFinished).toBe(600);
+  });
+
+  it('coordinator and workers serve their client metrics on a named port, with the prometheus.io scrape annotations on their pods', async () => {
+    const objs = await objsOf();
+    for (const component of ['coordinator', 'worker']) {
+      const template = byKind(objs, 'Job', component)!.spec.template;
+      const c = template.spec.containers[0];
+      expect(c.ports).toEqual([{ name: 'metrics', containerPort: 9464, protocol: 'TCP' }]);
+      // The port the flag serves is the port the annotation names.
+      expect((c.args as string[]).slice(-2)).toEqual(['--metrics-port', '9464']);
+      expect(template.metadata.annotations).toEqual({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9464', 'prometheus.io/path': '/metrics' });
+    }
+    // NATS is not ours to scrape: no annotations there.
+    expect(byKind(objs, 'Deployment', 'nats')!.spec.template.metadata.annotations).toBeUndefined();
   });
 
   it('secrets of the spec go into a Secret, referenced through secretKeyRef; the ConfigMap and the Jobs never hold them', async () => {

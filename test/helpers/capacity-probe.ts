@@ -9,5 +9,6 @@ export const fixedProbe = (o: Partial<ProbeFigures> = {}) => async (p: { concurr
   concurrency: p.concurrency,
   output_tokens: p.outputTokens,
   duration_ms: 1000,
+  load_per_core: 0.5,
   ...o,
 });

@@ -5,10 +5,10 @@
  * measurement itself is wall-clock: test/timing/capacity-probe.timing.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { capacityLine, loadNeed, maxWorkers, planCapacity, refusalLine, USABLE_SHARE, type ProbeFigures } from '../../src/runner/capacity-check.js';
+import { busyWhy, capacityLine, CONTENDED_LOAD_PER_CORE, contentionPhrase, loadNeed, maxWorkers, planCapacity, refusalLine, USABLE_SHARE, type ProbeFigures } from '../../src/runner/capacity-check.js';
 
 // One thread completed 400 req/s of 32 tokens saturated: it can drive 200 req/s, 6400 tokens/s accurately.
-const probe: ProbeFigures = { requests_per_s: 400, output_tokens_per_s: 12_800, dispatch_lag_p99_ms: 9, idle_lag_p99_ms: 1.5, concurrency: 8, output_tokens: 32, duration_ms: 1000 };
+const probe: ProbeFigures = { requests_per_s: 400, output_tokens_per_s: 12_800, dispatch_lag_p99_ms: 9, idle_lag_p99_ms: 1.5, concurrency: 8, output_tokens: 32, duration_ms: 1000, load_per_core: 0.5 };
 /** A valid run's dispatch-lag p99 limit (ms). */
 const LIMIT = 10;
 
@@ -34,6 +34,7 @@ describe('capacity check arithmetic', () => {
       workers: 3,
       capacity: { requests_per_s: 600, output_tokens_per_s: 19_200 },
       busy: false,
+      contended: false,
       fits: true,
       machines_needed: 1,
     });
@@ -92,8 +93,29 @@ describe('capacity check arithmetic', () => {
     expect(planCapacity(busy, loadNeed({ request_rate: Infinity, concurrency: 8 }, 32), 8, null, LIMIT)).toMatchObject({ busy: false, fits: true });
   });
 
-  it('a probe that completed nothing: every open-loop plan needs more than the machine has', () => {
-    const p = planCapacity({ ...probe, requests_per_s: 0, output_tokens_per_s: 0 }, { requests_per_s: 1, output_tokens_per_s: 32 }, 4, null, LIMIT);
-    expect(p.fits).toBe(false);
+  it('a probe that saw no request finish says nothing of capacity: the machine is busy, no worker count or machine count is made up', () => {
+    const starved = { ...probe, requests_per_s: 0, output_tokens_per_s: 0, duration_ms: 2000 };
+    const need = { requests_per_s: 1, output_tokens_per_s: 32 };
+    const p = planCapacity(starved, need, 4, null, LIMIT);
+    // Not "Infinity workers" on "Infinity worker machines".
+    expect(p).toMatchObject({ fits: false, busy: true, workers_needed: null, machines_needed: 1, workers: 3 });
+    expect(refusalLine(p, need, starved, LIMIT)).toBe(
+      'capacity check: this machine is too busy to keep a schedule now: the self-test saw no request of 8 streams finish in 2.0 s; free some cores, or run with --distributed on idle worker machines (or --allow-invalid to run anyway, --no-capacity-check to skip the check)',
+    );
+    expect(busyWhy({ ...probe, idle_lag_p99_ms: 30 }, LIMIT)).toBe('with no load its event loop runs a due timer 30.0 ms late (p99), and a valid run needs dispatch lag p99 ≤ 10 ms');
+  });
+
+  it('crowded: a load average above 1.5 per core over the last minute is said, and refuses nothing by itself', () => {
+    expect(CONTENDED_LOAD_PER_CORE).toBe(1.5);
+    const need = loadNeed({ request_rate: 10, concurrency: null }, 32);
+    // Load average 17.2 on 2 cores: 8.6 per core.
+    const crowded = { ...probe, load_per_core: 8.6 };
+    expect(planCapacity(crowded, need, 2, null, LIMIT)).toMatchObject({ contended: true, busy: false, fits: true });
+    expect(contentionPhrase(crowded, 2)).toBe('load average 17.2 on 2 cores');
+    // Exactly 1.5 per core (two busy processes and a bit on 2 cores) is not crowded; unknown (Windows) never is; a closed loop has no schedule.
+    expect(planCapacity({ ...probe, load_per_core: 1.5 }, need, 2, null, LIMIT).contended).toBe(false);
+    expect(planCapacity({ ...probe, load_per_core: null }, need, 2, null, LIMIT).contended).toBe(false);
+    expect(contentionPhrase({ ...probe, load_per_core: null }, 2)).toBe('load average unknown');
+    expect(planCapacity(crowded, loadNeed({ request_rate: Infinity, concurrency: 8 }, 32), 2, null, LIMIT).contended).toBe(false);
   });
 });
