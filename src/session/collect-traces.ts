@@ -28,5 +28,8 @@ export async function collectTraces(
   }
   const { figures } = joinTraces(records, receiver.spans());
   figures.payloads_refused = receiver.malformed;
+  // --otlp-forward: what reached the user's collector (the queue drains for a few seconds)
+  const forward = await receiver.forward?.close();
+  if (forward) figures.forward = forward;
   return { figures, spans: receiver.spans() };
 }

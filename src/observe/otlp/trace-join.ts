@@ -9,6 +9,7 @@
  * one with timings is its server span. Spans whose trace id is no request's are counted apart
  * (another client's traffic, or an earlier run's late export).
  */
+import type { ForwardFigures } from './otlp-forward.js';
 import { percentile } from '../../metrics/stats.js';
 import type { RequestRecord } from '../../record/record.js';
 import type { ReceivedSpan } from '../../util/otlp-spans.js';
@@ -38,6 +39,8 @@ export interface TraceFigures {
   spans_unmatched: number;
   /** Payloads the receiver refused as malformed (one warning each kind). */
   payloads_refused: number;
+  /** --otlp-forward: payloads forwarded, dropped and failed (otlp-forward.ts); absent without it. */
+  forward?: ForwardFigures;
   components: Record<Component, ComponentSummary>;
   /**
    * The slowest 1% of matched requests by client TTFT (at least one): their mean TTFT and the
