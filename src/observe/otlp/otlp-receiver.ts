@@ -79,16 +79,16 @@ class SpanStore {
   }
 
   receiver(protocol: 'http' | 'grpc', url: string, endpoint: string, close: () => Promise<void>): OtlpReceiver {
-    const { spans, waiters } = this;
-    const store = this;
+    const { spans, waiters, forward } = this;
+    const malformed = () => this.malformed;
     return {
       protocol,
       url,
       endpoint,
-      forward: this.forward,
+      forward,
       spans: () => spans,
       get malformed() {
-        return store.malformed;
+        return malformed();
       },
       waitFor: (done, ms) =>
         new Promise<void>((r) => {
@@ -108,7 +108,7 @@ class SpanStore {
       // a forward queue not closed by the end of the run (an error before the join) goes with the receiver
       close: async () => {
         await close();
-        await store.forward?.close(0);
+        await forward?.close(0);
       },
     };
   }
