@@ -12,6 +12,10 @@
  */
 import * as grpc from '@grpc/grpc-js';
 
+// The library never prints: grpc-js would write its own lines (e.g. "No address added…" beside the
+// receiver's one warning for a port in use). GRPC_VERBOSITY set by the user still wins.
+if (process.env.GRPC_VERBOSITY === undefined) grpc.setLogVerbosity(grpc.logVerbosity.NONE);
+
 export type OtlpSignal = 'traces' | 'metrics';
 
 export const GRPC_EXPORT_PATH: Record<OtlpSignal, string> = {
