@@ -4,6 +4,7 @@
  * `sim run`, `run --distributed` and `analyze`.
  */
 import { tracesLine } from '../observe/otlp/trace-join.js';
+import { forwardLine } from '../observe/otlp/otlp-forward.js';
 import { renderSummary } from '../report/console-summary.js';
 import { renderColdStart, renderServerSummary } from '../report/server-summary.js';
 import { runExitCode, type CompletedRun } from '../session/finish-run.js';
@@ -30,6 +31,7 @@ export function printRun(done: CompletedRun, io: CliIo, o: { json: boolean; reda
     io.stdout.write(`${redactor.scrub(summary)}\n`);
     if (result.cold_start) io.stdout.write(`\n${renderColdStart(result.cold_start)}\n`);
     if (result.traces) io.stdout.write(`\n${tracesLine(result.traces)}\n`);
+    if (result.traces?.forward) io.stdout.write(`${forwardLine(result.traces.forward)}\n`);
     if (result.server) {
       const server = renderServerSummary(result.server, result.metrics.latency.ttft_ms.mean ?? null);
       io.stdout.write(`\n${redactor.scrub(server)}\n`);

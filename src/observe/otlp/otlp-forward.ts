@@ -123,3 +123,8 @@ export class OtlpForwarder {
     return this.figures();
   }
 }
+
+/** The summary's line, e.g. "traces forwarded to http://collector:4318/v1/traces: 12 payloads (0 dropped, 0 failed)". */
+export function forwardLine(f: ForwardFigures): string {
+  return `traces forwarded to ${f.url}: ${f.payloads_forwarded} payload${f.payloads_forwarded === 1 ? '' : 's'} (${f.payloads_dropped} dropped, ${f.payloads_failed} failed)`;
+}
