@@ -74,6 +74,9 @@ describe('addresses', () => {
       expect(out.code, args.join(' ')).toBe(2);
       expect(out.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
     }
+    const sim = await runCli(['sim', 'serve', '--port', '0', '--otlp-traces-endpoint', 'tcp://c:4317']);
+    expect(sim.code).toBe(2);
+    expect(sim.stderr.trim()).toMatch(/^error: --otlp-traces-endpoint: "tcp:\/\/c:4317": scheme tcp: is not http, https, grpc or grpcs$/);
   });
 });
 
