@@ -10,11 +10,23 @@
  * examples use). gRPC goes through @grpc/grpc-js; the payload bytes are passed through unchanged,
  * so what is forwarded is exactly what was received.
  */
-import * as grpc from '@grpc/grpc-js';
+import type * as Grpc from '@grpc/grpc-js';
+import { createRequire } from 'node:module';
 
-// The library never prints: grpc-js would write its own lines (e.g. "No address added…" beside the
-// receiver's one warning for a port in use). GRPC_VERBOSITY set by the user still wins.
-if (process.env.GRPC_VERBOSITY === undefined) grpc.setLogVerbosity(grpc.logVerbosity.NONE);
+let loaded: typeof Grpc | null = null;
+
+/**
+ * @grpc/grpc-js, loaded on first use: it costs about half a second to import on a loaded machine,
+ * and every command reads the spec (which parses OTLP URLs) while few speak gRPC.
+ */
+export function grpcModule(): typeof Grpc {
+  if (loaded) return loaded;
+  loaded = createRequire(import.meta.url)('@grpc/grpc-js') as typeof Grpc;
+  // The library never prints: grpc-js would write its own lines (e.g. "No address added…" beside
+  // the receiver's one warning for a port in use). GRPC_VERBOSITY set by the user still wins.
+  if (process.env.GRPC_VERBOSITY === undefined) loaded.setLogVerbosity(loaded.logVerbosity.NONE);
+  return loaded;
+}
 
 export type OtlpSignal = 'traces' | 'metrics';
 
@@ -54,7 +66,7 @@ export function parseOtlpEndpoint(url: string, signal: OtlpSignal): OtlpEndpoint
 const identity = (b: Buffer): Buffer => b;
 
 /** The receiver's method: requests stay bytes, so it decodes (and counts what is malformed) itself. */
-export function grpcExportService(signal: OtlpSignal): grpc.ServiceDefinition {
+export function grpcExportService(signal: OtlpSignal): Grpc.ServiceDefinition {
   return {
     Export: {
       path: GRPC_EXPORT_PATH[signal],
@@ -92,6 +104,7 @@ export function otlpSender(url: string, signal: OtlpSignal): OtlpSender {
       close: () => {},
     };
   }
+  const grpc = grpcModule();
   const client = new grpc.Client(endpoint.target, endpoint.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure());
   const path = GRPC_EXPORT_PATH[signal];
   return {

@@ -13,10 +13,10 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
-import * as grpc from '@grpc/grpc-js';
+import type * as Grpc from '@grpc/grpc-js';
 import type { MetricsListen, OtlpListen } from '../../config/observe-spec.js';
 import { decodeTraceJson, decodeTraceProtobuf, PayloadError, type ReceivedSpan } from '../../util/otlp-spans.js';
-import { grpcExportService } from '../../util/otlp-transport.js';
+import { grpcExportService, grpcModule } from '../../util/otlp-transport.js';
 import type { OtlpForwarder } from './otlp-forward.js';
 
 /** Larger payloads are refused (413): a batch of spans is tens of KiB. */
@@ -155,9 +155,10 @@ function startHttp(listen: MetricsListen, store: SpanStore, warn: (line: string)
 }
 
 function startGrpc(listen: MetricsListen, store: SpanStore, warn: (line: string) => void): Promise<OtlpReceiver | null> {
+  const grpc = grpcModule();
   const server = new grpc.Server({ 'grpc.max_receive_message_length': MAX_BODY_BYTES });
   server.addService(grpcExportService('traces'), {
-    Export: (call: grpc.ServerUnaryCall<Buffer, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+    Export: (call: Grpc.ServerUnaryCall<Buffer, Buffer>, callback: Grpc.sendUnaryData<Buffer>) => {
       const bytes = new Uint8Array(call.request.buffer, call.request.byteOffset, call.request.byteLength);
       try {
         store.accept(decodeTraceProtobuf(bytes), { bytes, json: false });
