@@ -366,6 +366,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     .addOption(new Option('--dialect <name>', 'wire quirks of a real server: vllm|llamacpp').default('vllm'))
     .addOption(new Option('--seed <n>', 'seed').default('0'))
     .addOption(new Option('--ground-truth <file>', 'append server-side admit and token-emit times per request (JSONL)'))
+    .addOption(new Option('--otlp-traces-endpoint <url>', "export a span per request with its ground-truth timings, as vLLM's flag: http://host:4318/v1/traces (OTLP/HTTP protobuf) or grpc://host:4317 (OTLP/gRPC)"))
     .addOption(new Option('--tokenizer <name-or-path>', 'count prompt tokens with a real tokenizer (llama3, qwen3, cl100k_base, a tokenizer.json); default: the tokenizer-free estimate'))
     .addOption(new Option('--answers <dataset>', 'answer mode: answer the prompts of this dataset (eval, or a JSONL file with checks) with real answers at --accuracy etc. (docs/quality.md)'));
   serve.optionsGroup('Engine:');

@@ -5,6 +5,7 @@
  */
 import { tracesLine } from '../observe/otlp/trace-join.js';
 import { slowestLine } from '../report/traces-summary.js';
+import { forwardLine } from '../observe/otlp/otlp-forward.js';
 import { renderSummary } from '../report/console-summary.js';
 import { renderColdStart, renderServerSummary } from '../report/server-summary.js';
 import { runExitCode, type CompletedRun } from '../session/finish-run.js';
@@ -34,6 +35,7 @@ export function printRun(done: CompletedRun, io: CliIo, o: { json: boolean; reda
       const headline = slowestLine(result.traces);
       io.stdout.write(`\n${headline ? `${headline}\n` : ''}${tracesLine(result.traces)}\n`);
     }
+    if (result.traces?.forward) io.stdout.write(`${forwardLine(result.traces.forward)}\n`);
     if (result.server) {
       const server = renderServerSummary(result.server, result.metrics.latency.ttft_ms.mean ?? null);
       io.stdout.write(`\n${redactor.scrub(server)}\n`);

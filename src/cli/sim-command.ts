@@ -1,4 +1,5 @@
 /** `infermeter sim serve`: the simulated engine as a standalone OpenAI-compatible server. */
+import { parseOtlpEndpoint } from '../util/otlp-transport.js';
 import { UserError } from '../errors/user-error.js';
 import { serveSim } from '../sim/index.js';
 import type { FaultOptions } from '../sim/faults.js';
@@ -42,6 +43,13 @@ function faultOptions(opts: Record<string, string | undefined>, seed: number): F
 
 export async function simServeCommand(opts: Record<string, string | undefined>, io: CliIo): Promise<number> {
   const port = int('--port', opts.port)!;
+  if (opts.otlpTracesEndpoint !== undefined) {
+    try {
+      parseOtlpEndpoint(opts.otlpTracesEndpoint, 'traces');
+    } catch (err) {
+      throw new UserError(`--otlp-traces-endpoint: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   if (port > 65535) throw new UserError(`--port: expected 0–65535, got ${port}`);
   const dialect = opts.dialect;
   if (dialect !== 'vllm' && dialect !== 'llamacpp') throw new UserError(`--dialect: expected vllm or llamacpp, got "${dialect}"`);
@@ -66,6 +74,7 @@ export async function simServeCommand(opts: Record<string, string | undefined>, 
       ...(reasoning ? { reasoning } : {}),
       ...(answers ? { answers } : {}),
       ...(opts.groundTruth ? { groundTruthPath: opts.groundTruth } : {}),
+      ...(opts.otlpTracesEndpoint ? { otlpTracesEndpoint: opts.otlpTracesEndpoint } : {}),
       ...(tokenizer ? { countTokens: (text: string) => tokenizer.count(text) } : {}),
       timing: simTiming(sim, model),
       enginePreset: sim.engine_preset,

@@ -18,8 +18,7 @@ export interface ClientMetricsServer {
 }
 
 /** Null (after one warning line) when the address cannot be bound, e.g. the port is in use. */
-export function startClientMetricsServer(listen: MetricsListen, warn: (line: string) => void): Promise<ClientMetricsServer | null> {
-  const metrics = new ClientMetrics();
+export function startClientMetricsServer(listen: MetricsListen, warn: (line: string) => void, metrics = new ClientMetrics()): Promise<ClientMetricsServer | null> {
   const app = new Hono();
   app.get('/metrics', async (c) => c.body(await metrics.text(), 200, { 'Content-Type': metrics.contentType }));
   app.get('/', (c) => c.text('infermeter client metrics: /metrics\n'));

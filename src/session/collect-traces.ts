@@ -64,5 +64,9 @@ export async function collectTraces(
       dropped += read.dropped;
     }
   }
-  return { figures: traceFigures(records, spans, { refused, dropped }), spans };
+  const figures = traceFigures(records, spans, { refused, dropped });
+  // --otlp-forward: what reached the user's collector (the queue drains for a few seconds)
+  const forward = await receiver?.forward?.close();
+  if (forward) figures.forward = forward;
+  return { figures, spans };
 }

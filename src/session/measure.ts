@@ -6,6 +6,8 @@
  */
 import { measuredWindow, measureRecords } from '../metrics/index.js';
 import { RunObserver, type Observed } from '../observe/run-observer.js';
+import { ClientMetrics } from './client-metrics.js';
+import { OtlpMetricsPush } from './client-metrics-otlp.js';
 import { startClientMetricsServer } from './client-metrics-server.js';
 import type { RequestRecord } from '../record/record.js';
 import type { DisplayOptions } from '../report/progress-display.js';
@@ -61,8 +63,11 @@ export async function measureLoad<D extends DriveOutcome>(o: MeasureOptions<D>):
   const observer =
     o.observer !== undefined ? o.observer : await RunObserver.start({ spec: spec.observe, baseUrl: o.baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: envOf(o.ctx).PATH });
   // --metrics-port: the client's own live metrics, for the length of the measured load.
-  const served = spec.observe.metrics_port ? await startClientMetricsServer(spec.observe.metrics_port, log) : null;
+  const clientMetrics = spec.observe.metrics_port || spec.observe.otlp_metrics ? new ClientMetrics() : null;
+  const served = spec.observe.metrics_port ? await startClientMetricsServer(spec.observe.metrics_port, log, clientMetrics!) : null;
   if (served) log(`client metrics at ${served.url}`);
+  // --otlp-metrics: the same registry pushed as OTLP metrics every 10 s, and once more at the end.
+  const pushed = spec.observe.otlp_metrics ? new OtlpMetricsPush(clientMetrics!, spec.observe.otlp_metrics, log) : null;
   const view = await openView(o.ctx, o.view);
   // Checked requests' answers are judged on this thread, off the load's dispatch loop, before their records are written.
   const checks = answerEvaluation(o.threads, (rec) => {
@@ -74,12 +79,12 @@ export async function measureLoad<D extends DriveOutcome>(o: MeasureOptions<D>):
     driven = await o.drive({
       onRecord: (rec, check) => {
         o.onRecord?.(rec);
-        served?.metrics.record(rec);
+        clientMetrics?.record(rec);
         checks.accept(rec, check);
         view.record(rec);
       },
       onProgress: (p) => {
-        served?.metrics.progress(p);
+        clientMetrics?.progress(p);
         view.update(p);
       },
       onStart: (originNs, epochMs) => observer?.setOrigin(originNs, epochMs),
@@ -87,6 +92,7 @@ export async function measureLoad<D extends DriveOutcome>(o: MeasureOptions<D>):
   } finally {
     view.finish();
     await served?.close();
+    await pushed?.close();
   }
   await finishAnswerChecks(checks, log);
   const span = measuredWindow(measureRecords(driven.records));

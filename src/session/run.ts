@@ -5,6 +5,7 @@
  * nothing (progress through the context's callbacks).
  */
 import { startOtlpReceiver, type OtlpReceiver } from '../observe/otlp/otlp-receiver.js';
+import { OtlpForwarder } from '../observe/otlp/otlp-forward.js';
 import { collectTraces } from './collect-traces.js';
 import { SPANS_FILE, spansFileLines } from '../store/spans-file.js';
 import { UserError } from '../errors/user-error.js';
@@ -92,9 +93,10 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     const change = traced ? '--trace-time-scale, --trace-rate-scale' : '--num-prompts, --request-rate, --concurrency, --duration';
     const loadLine = `load: ${totalRequests ?? 'unbounded'} requests${load.duration_ms !== null ? ` for ${load.duration_ms / 1000} s` : ''}, ${shape} (change with ${change})`;
     // --otlp-receiver: listening before the target opens, so the built-in simulator can export to it.
-    receiver = spec.observe.otlp_receiver ? await startOtlpReceiver(spec.observe.otlp_receiver, log) : null;
-    if (receiver) log(`OTLP trace receiver at ${receiver.url}/v1/traces (point the server's OTLP traces endpoint here)`);
-    target = await openTarget(spec, workload, apiKey, log, loadLine, ctx.signal, receiver ? { otlpTracesEndpoint: `${receiver.url}/v1/traces` } : {});
+    const forward = spec.observe.otlp_forward ? new OtlpForwarder(spec.observe.otlp_forward, log) : null;
+    receiver = spec.observe.otlp_receiver ? await startOtlpReceiver(spec.observe.otlp_receiver, log, { forward }) : null;
+    if (receiver) log(`OTLP${receiver.protocol === 'grpc' ? '/gRPC' : '/HTTP'} trace receiver at ${receiver.endpoint} (point the server's OTLP traces endpoint here)${forward ? `, forwarding to ${redactUrl(spec.observe.otlp_forward!)}` : ''}`);
+    target = await openTarget(spec, workload, apiKey, log, loadLine, ctx.signal, receiver ? { otlpTracesEndpoint: receiver.endpoint } : {});
     if (target === null) return notStarted();
     const { baseUrl, model } = target;
 

@@ -53,7 +53,7 @@ export interface SimServerOptions {
   groundTruthPath?: string;
   /** Keep ground truth in memory (SimServer.groundTruth). */
   collectGroundTruth?: boolean;
-  /** Export a span per finished request to this OTLP/HTTP traces URL (…/v1/traces), as vLLM's --otlp-traces-endpoint (span-export.ts). */
+  /** Export a span per finished request to this OTLP endpoint, as vLLM's --otlp-traces-endpoint: an OTLP/HTTP traces URL (…/v1/traces) or grpc://HOST:PORT for OTLP/gRPC (span-export.ts). */
   otlpTracesEndpoint?: string;
   /** A real tokenizer's count for prompt text (also what POST /tokenize answers); default: the shared estimate (text.ts). */
   countTokens?: (text: string) => number;

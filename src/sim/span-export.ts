@@ -1,5 +1,6 @@
 /**
- * The simulated engine's request spans over OTLP/HTTP (protobuf), as vLLM's `llm_request` span
+ * The simulated engine's request spans over OTLP — OTLP/HTTP protobuf to an http(s):// traces URL,
+ * OTLP/gRPC to a grpc(s):// one (util/otlp-transport.ts) — as vLLM's `llm_request` span
  * carries them (`gen_ai.latency.*` in seconds), with the engine's own ground-truth times: queue =
  * first scheduled − arrival, prefill = first token − first scheduled, decode = last token − first
  * token, TTFT and e2e from arrival. A request's incoming W3C traceparent is continued (its trace id,
@@ -10,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { encodeTraceProtobuf, type ReceivedSpan } from '../util/otlp-spans.js';
+import { otlpSender, type OtlpSender } from '../util/otlp-transport.js';
 import type { SimStream } from './http/sim-stream.js';
 
 const EXPORT_INTERVAL_MS = 200;
@@ -50,13 +52,16 @@ export class SpanExporter {
   private readonly timer: NodeJS.Timeout;
   private inflight: Promise<void> = Promise.resolve();
   private warned = false;
+  private readonly sender: OtlpSender;
 
+  /** @throws Error when `url` is not an OTLP endpoint. */
   constructor(
-    /** The OTLP/HTTP traces URL (…/v1/traces). */
+    /** The OTLP/HTTP traces URL (…/v1/traces), or grpc://HOST:PORT for OTLP/gRPC. */
     private readonly url: string,
     private readonly serviceName: string,
     private readonly warn: (line: string) => void,
   ) {
+    this.sender = otlpSender(url, 'traces');
     this.timer = setInterval(() => void this.flush(), EXPORT_INTERVAL_MS);
     this.timer.unref();
   }
@@ -72,13 +77,8 @@ export class SpanExporter {
       this.batch = [];
       const body = encodeTraceProtobuf(spans, this.serviceName);
       this.inflight = this.inflight.then(() =>
-        fetch(this.url, { method: 'POST', headers: { 'Content-Type': 'application/x-protobuf' }, body, signal: AbortSignal.timeout(5000) }).then(
-          (res) => {
-            if (!res.ok && !this.warned) {
-              this.warned = true;
-              this.warn(`simulator: the OTLP endpoint answered ${res.status}; spans dropped`);
-            }
-          },
+        this.sender.send(body, 5000).then(
+          () => {},
           (err: unknown) => {
             if (this.warned) return;
             this.warned = true;
@@ -93,5 +93,6 @@ export class SpanExporter {
   async close(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
+    this.sender.close();
   }
 }

@@ -29,16 +29,21 @@ export class PayloadError extends Error {}
 /** proto/ at the package root, from src/util/ (tsx) and dist/util/ alike. */
 const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'proto');
 
-let requestType: protobuf.Type | null = null;
+const types = new Map<string, protobuf.Type>();
 
-function traceRequestType(): protobuf.Type {
-  if (requestType) return requestType;
+/** A message type of the vendored definitions (proto/), loaded once: `file` is the .proto that defines or imports it. */
+export function otlpProtoType(file: string, name: string): protobuf.Type {
+  let t = types.get(name);
+  if (t) return t;
   const root = new protobuf.Root();
   root.resolvePath = (_origin, target) => join(PROTO_DIR, target);
-  root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
-  requestType = root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
-  return requestType;
+  root.loadSync(file);
+  t = root.lookupType(name);
+  types.set(name, t);
+  return t;
 }
+
+const traceRequestType = (): protobuf.Type => otlpProtoType('opentelemetry/proto/collector/trace/v1/trace_service.proto', 'opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
 
 const hex = (b: unknown): string => (b instanceof Uint8Array ? Buffer.from(b).toString('hex') : '');
 

@@ -160,7 +160,7 @@ describe('joinTraces: the slowest requests one by one, and the components over t
 describe('collectTraces: the receiver and a collector file together', () => {
   const records = [rec({ sent_ms: 0, chunks: [100, 150], trace_id: T1 }), rec({ sent_ms: 10, chunks: [310, 320], trace_id: T2 })];
   const timings = { 'gen_ai.latency.time_in_queue': 0.01, 'gen_ai.latency.time_to_first_token': 0.06 };
-  const receiver = (got: ReceivedSpan[]) => ({ url: '', spans: () => got, malformed: 1, waitFor: async () => {}, close: async () => {} });
+  const receiver = (got: ReceivedSpan[]) => ({ protocol: 'http' as const, url: '', endpoint: '', forward: null, spans: () => got, malformed: 1, waitFor: async () => {}, close: async () => {} });
 
   it('a span both delivered is counted once; the file’s other traces are counted, not kept', async () => {
     const both = span(T1, timings);

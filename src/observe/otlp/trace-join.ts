@@ -12,6 +12,7 @@
  * Client times are read at records.jsonl's resolution (1 µs), so the live run and `analyze` of its
  * saved run (records.jsonl and spans.jsonl) give the same figures, to the last digit.
  */
+import type { ForwardFigures } from './otlp-forward.js';
 import { percentile } from '../../metrics/stats.js';
 import { atRecordResolution as us } from '../../record/jsonl.js';
 import type { RequestRecord } from '../../record/record.js';
@@ -47,6 +48,8 @@ export interface TraceFigures {
   spans_unmatched: number;
   /** Payloads the receiver refused as malformed (one warning each kind). */
   payloads_refused: number;
+  /** --otlp-forward: payloads forwarded, dropped and failed (otlp-forward.ts); absent without it. */
+  forward?: ForwardFigures;
   components: Record<Component, ComponentSummary>;
   /**
    * The slowest 1% of matched requests by client TTFT (at least one): their mean TTFT and the
