@@ -96,6 +96,8 @@ export function describePromptReuse(spec: RunSpec, log: (line: string) => void):
   const files = [...new Set(names.filter((n) => n === 'sharegpt' || n === 'jsonl' || n === 'hf'))];
   if (w.prompt_salt) log(`prompts: salt ${w.prompt_salt} (recorded in spec.json; --prompt-salt ${w.prompt_salt} with the same --seed replays these prompts)`);
   if (files.length > 0) log(`prompts: ${files.join(', ')} prompts are the same in every run; a server's prefix cache may still hold them from an earlier run (restart it, or turn prefix caching off, to measure cold)`);
+  const media = [...new Set(names.filter((n) => n === 'images' || n === 'audio'))];
+  if (media.length > 0) log(`prompts: the ${media.join(' and ')} files are the same in every run; a server's multimodal cache may still hold them from an earlier run`);
 }
 
 /** The `load` section of result.json. */

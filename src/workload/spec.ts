@@ -63,7 +63,7 @@ export const LengthDistSchema = z.discriminatedUnion('kind', [
 ]);
 export type LengthDist = z.infer<typeof LengthDistSchema>;
 
-export const DATASET_NAMES = ['random', 'sharegpt', 'jsonl', 'prefix', 'trace', 'hf', 'eval', 'random-mm', 'images'] as const;
+export const DATASET_NAMES = ['random', 'sharegpt', 'jsonl', 'prefix', 'trace', 'hf', 'eval', 'random-mm', 'images', 'random-audio', 'audio'] as const;
 export type DatasetName = (typeof DATASET_NAMES)[number];
 
 const baseShape = {
@@ -148,6 +148,8 @@ const baseShape = {
     .array(z.object({ height: z.number().int().min(1), width: z.number().int().min(1), num_frames: z.number().int().min(1), probability: z.number().min(0) }).strict())
     .min(1)
     .optional(),
+  /** random-audio: each clip's duration in ms (a length distribution; default 5000). */
+  audio_duration_ms: LengthDistSchema.optional(),
 };
 
 const SubWorkloadSchema = z.object(baseShape).strict();

@@ -122,3 +122,27 @@ describe('bad input: one line, exit 2, before any load', () => {
     await one(['--dataset-name', 'random-mm', '--random-mm-bucket-config', '{256: 1}'], /^error: --random-mm-bucket-config: cannot read/);
   });
 });
+
+describe('audio in chat', () => {
+  it('random-audio over HTTP: one 2 s WAV a request, 50 more served prompt tokens than the text alone; in virtual time the same', async () => {
+    const audio = ['--dataset-name', 'random-audio', '--audio-duration-ms', '2000'];
+    const { recs, json } = await run([...http, ...audio]);
+    const text = await run([...http, '--dataset-name', 'random']);
+    for (const r of recs) {
+      expect([r.status, r.audio_clips, r.audio_bytes, r.images]).toEqual(['ok', 1, 44 + 64000, undefined]);
+      expect(r.prompt_tokens! - text.recs[r.id]!.prompt_tokens!).toBe(50);
+    }
+    expect((json.metrics as { media: { audio_clips_total: number } }).media.audio_clips_total).toBe(12);
+    const sim = await run(['sim', 'run', '--endpoint-type', 'chat', '--request-rate', '20', '--num-prompts', '5', '--random-input-len', '64', ...audio]);
+    for (const r of sim.recs) expect([r.audio_clips, r.audio_bytes, r.prompt_tokens! - r.client_prompt_tokens!]).toEqual([1, 44 + 64000, 50]);
+  });
+
+  it('a folder with a file that is not audio: one line naming it, exit 2', async () => {
+    const dir = join(fixtures, 'sounds');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'clip.wav'), 'RIFF but not really');
+    const out = await runCli([...http, '--dataset-name', 'audio', '--dataset-path', dir, '--no-save']);
+    expect(out.code).toBe(2);
+    expect(out.stderr.trim()).toMatch(/^error: .*sounds\/clip\.wav: not audio \(its first bytes are not RIFF\/WAVE, MP3, FLAC or Ogg\)$/);
+  });
+});

@@ -142,3 +142,21 @@ describe('the chat body and the simulator', () => {
     expect(() => parseRequest('chat', notImage, 16)).toThrow(/Failed to load image/);
   });
 });
+
+describe('audio in chat', () => {
+  it('synthetic WAV: 16 kHz mono 16-bit, the duration asked, distinct by seed; sent as an input_audio part the simulator counts at 25 tokens a second', async () => {
+    const { synthWav, wavBytes } = await import('../../src/workload/media/audio.js');
+    const wav = synthWav(1500, 9);
+    expect([sniffAudio(wav), wavDurationS(wav), wav.length, wavBytes(1500)]).toEqual(['wav', 1.5, 44 + 48000, 44 + 48000]);
+    expect(synthWav(200, 1).equals(synthWav(200, 2))).toBe(false);
+    const item: WorkItem = { prompt: 'transcribe', messages: null, prompt_tokens: 3, max_tokens: 4, task: null, expected: null, session: null, turn: null, media: [{ type: 'audio', format: 'wav', data: wav.toString('base64'), bytes: wav.length, duration_s: 1.5 }] };
+    const body = chatKind.buildBody(item, { model: 'm', stream: false, ignoreEos: false, extraBody: {} }) as { messages: Array<{ content: Array<Record<string, unknown>> }> };
+    expect(body.messages[0]!.content[1]).toEqual({ type: 'input_audio', input_audio: { data: wav.toString('base64'), format: 'wav' } });
+    const withAudio = parseRequest('chat', JSON.stringify(body), 16).promptTokens;
+    const text = parseRequest('chat', JSON.stringify(chatKind.buildBody({ ...item, media: undefined }, { model: 'm', stream: false, ignoreEos: false, extraBody: {} })), 16).promptTokens;
+    expect(withAudio - text).toBe(38); // ⌈1.5 × 25⌉
+    expect(mediaTokens(item.media)).toBe(38);
+    const notAudio = JSON.stringify({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: Buffer.from('plain text').toString('base64'), format: 'wav' } }] }] });
+    expect(() => parseRequest('chat', notAudio, 16)).toThrow(/Failed to load audio/);
+  });
+});
