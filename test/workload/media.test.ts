@@ -160,3 +160,23 @@ describe('audio in chat', () => {
     expect(() => parseRequest('chat', notAudio, 16)).toThrow(/Failed to load audio/);
   });
 });
+
+describe('records schema 4', () => {
+  it('media fields survive records.jsonl, the typed columns and the export table; a schema-3 line reads without them', async () => {
+    const { emptyRecord } = await import('../../src/record/record.js');
+    const { recordFromJsonLine, recordToJsonLine } = await import('../../src/record/jsonl.js');
+    const { RecordColumns } = await import('../../src/record/record-columns.js');
+    const { RECORD_COLUMNS } = await import('../../src/export/record-columns.js');
+    const rec = { ...emptyRecord(3, 10), end_ms: 20, status: 'ok' as const, images: 2, image_bytes: 9000, audio_clips: 1, audio_bytes: 64044 };
+    const back = recordFromJsonLine(recordToJsonLine(rec));
+    expect([back.images, back.image_bytes, back.audio_clips, back.audio_bytes]).toEqual([2, 9000, 1, 64044]);
+    const cols = new RecordColumns();
+    cols.add(back);
+    const view = cols.view(0);
+    expect([view.images, view.image_bytes, view.audio_clips, view.audio_bytes]).toEqual([2, 9000, 1, 64044]);
+    const row = Object.fromEntries(RECORD_COLUMNS.filter((c) => /^(image|audio)/.test(c.name)).map((c) => [c.name, c.get(view)]));
+    expect(row).toEqual({ images: 2, image_bytes: 9000, audio_clips: 1, audio_bytes: 64044 });
+    const old = recordFromJsonLine(recordToJsonLine({ ...emptyRecord(4, 10), end_ms: 20 }));
+    expect([old.images, old.audio_clips]).toEqual([undefined, undefined]);
+  });
+});
