@@ -180,3 +180,14 @@ describe('records schema 4', () => {
     expect([old.images, old.audio_clips]).toEqual([undefined, undefined]);
   });
 });
+
+describe('the usage check and image requests', () => {
+  it("believes a served prompt far longer than the text when the request carried media (1280×720 images are 1,196 tokens each), not otherwise", async () => {
+    const { checkUsage } = await import('../../src/client/usage-check.js');
+    const usage = { prompt_tokens: 32 + 4 * 1196, completion_tokens: 8 };
+    expect(checkUsage(usage, 32, null, true)).toBeNull();
+    expect(checkUsage(usage, 32, null)).toMatch(/cannot belong to the prompt sent/);
+    // Shorter than the text is still impossible, media or not.
+    expect(checkUsage({ prompt_tokens: 0, completion_tokens: 8 }, 5000, null, true)).toMatch(/cannot belong/);
+  });
+});
