@@ -48,7 +48,7 @@ export const RECORD_COLUMNS: readonly Column[] = [
   // The trace join (docs/records.md): empty for records written before it.
   { name: 'trace_id', type: 'text', get: (r) => r.trace_id ?? null },
   { name: 'response_id', type: 'text', get: (r) => r.response_id ?? null },
-  // Media sent with the prompt (records schema 4): empty for text-only requests and older records.
+  // Media sent with the prompt (records schema 5): empty for text-only requests and older records.
   { name: 'images', type: 'int', get: (r) => r.images ?? null },
   { name: 'image_bytes', type: 'int', get: (r) => r.image_bytes ?? null },
   { name: 'audio_clips', type: 'int', get: (r) => r.audio_clips ?? null },

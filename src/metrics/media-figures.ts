@@ -1,5 +1,5 @@
 /**
- * Figures of requests that carried images or audio (records schema 4: `images`, `image_bytes`,
+ * Figures of requests that carried images or audio (records schema 5: `images`, `image_bytes`,
  * `audio_clips`, `audio_bytes`): how many were sent, how many bytes, and the prompt length the
  * server reported for them (`usage.prompt_tokens`, image and audio tokens included — the client
  * cannot count those; docs/endpoints.md §Images in).

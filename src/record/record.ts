@@ -117,7 +117,7 @@ export interface RequestRecord {
    */
   inputs?: number;
   /**
-   * Media sent with the prompt (records schema 4, docs/records.md): images (image_url parts) and
+   * Media sent with the prompt (records schema 5, docs/records.md): images (image_url parts) and
    * their bytes (0 for a URL the client did not read), audio clips (input_audio parts or a
    * transcription's file) and their bytes. Absent for text-only requests.
    */

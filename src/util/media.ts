@@ -142,7 +142,7 @@ export function mediaTokens(media: readonly MediaItem[] | undefined): number {
   return n;
 }
 
-/** The record's media fields (records schema 4) for an item's media: only the kinds it sent. */
+/** The record's media fields (records schema 5) for an item's media: only the kinds it sent. */
 export function mediaRecordFields(media: readonly MediaItem[] | undefined): { images?: number; image_bytes?: number; audio_clips?: number; audio_bytes?: number } {
   let images = 0;
   let imageBytes = 0;

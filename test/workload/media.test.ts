@@ -161,8 +161,8 @@ describe('audio in chat', () => {
   });
 });
 
-describe('records schema 4', () => {
-  it('media fields survive records.jsonl, the typed columns and the export table; a schema-3 line reads without them', async () => {
+describe('records schema 5', () => {
+  it('media fields survive records.jsonl, the typed columns and the export table; an older line reads without them', async () => {
     const { emptyRecord } = await import('../../src/record/record.js');
     const { recordFromJsonLine, recordToJsonLine } = await import('../../src/record/jsonl.js');
     const { RecordColumns } = await import('../../src/record/record-columns.js');
