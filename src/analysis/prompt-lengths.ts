@@ -18,7 +18,8 @@ export interface PromptLengthCheck {
 
 /**
  * Over measured ok requests whose server usage gave prompt_tokens and that are single prompts
- * (a session's later turns carry the server's own replies, which the client cannot size):
+ * (a session's later turns carry the server's own replies, which the client cannot size; nor
+ * can it size images or audio, so requests that carry them are left out):
  * Σ(served − overhead) / Σ asked. The overhead is what the server adds to a request of one
  * message (BOS, chat template), plus `perMessageTokens` for each further message of a chat
  * request (`prompt_messages`): a system + user prompt carries the template twice. Null when no
@@ -33,6 +34,8 @@ export function checkPromptLengths(records: readonly RequestRecord[], overheadTo
   for (const r of records) {
     if (r.phase !== 'measure' || r.status !== 'ok' || r.token_source !== 'usage') continue;
     if (r.prompt_tokens === null || !r.client_prompt_tokens || (r.turn ?? 0) > 0) continue;
+    // Image and audio tokens are the server's to count: such a prompt has no asked length to match.
+    if (r.images !== undefined || r.audio_clips !== undefined) continue;
     served += r.prompt_tokens - base - perMessage * Math.max(0, (r.prompt_messages ?? 1) - 1);
     asked += r.client_prompt_tokens;
     n++;

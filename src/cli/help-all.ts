@@ -35,6 +35,7 @@ export const ADVANCED_FLAGS: ReadonlySet<string> = new Set([
   '--prefix-num-groups', '--prefix-len', '--prefix-mode', '--prefix-repeat', '--prefix-repetition-num-prefixes', '--prefix-repetition-prefix-len',
   '--prefix-repetition-suffix-len', '--prefix-repetition-output-len', '--trace-format', '--trace-block-size', '--prefix-block-size',
   '--hf-subset', '--hf-split', '--hf-prompt-field', '--hf-output-len', '--system-prompt-len', '--prompt-salt',
+  '--random-mm-num-mm-items-range-ratio', '--random-mm-limit-mm-per-prompt', '--random-mm-bucket-config', '--audio-duration-ms',
   // distributed
   '--worker-timeout', '--start-delay',
 ]);

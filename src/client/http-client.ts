@@ -20,6 +20,10 @@ import { endpointUrl } from './endpoint-url.js';
 import { compressedStreamMessage, decodeBody, isEncoded } from './content-encoding.js';
 import { checkUsage } from './usage-check.js';
 import { StallWatch } from './stall-watch.js';
+import { mediaRecordFields } from '../util/media.js';
+
+/** The request carried images or audio: the server's prompt counts their tokens, the client's does not. */
+const hasMedia = (rec: RequestRecord): boolean => rec.images !== undefined || rec.audio_clips !== undefined;
 import { basicCredentials, Redactor } from '../util/redact.js';
 import { responseIdIn, TraceIdSource, traceHeaderLines } from './trace-context.js';
 
@@ -177,6 +181,7 @@ export class HttpTarget {
     rec.client_prompt_tokens = item.prompt_tokens;
     if (this.kind.input === 'messages' && item.messages && item.messages.length > 1) rec.prompt_messages = item.messages.length;
     if (!this.kind.generates) rec.inputs = item.inputs?.length ?? 1;
+    if (item.media) Object.assign(rec, mediaRecordFields(item.media));
     rec.task = item.task;
     rec.session = item.session;
     rec.turn = item.turn;
@@ -420,7 +425,7 @@ export class HttpTarget {
    * the inputs it covers must be the inputs sent.
    */
   private finishPooled(rec: RequestRecord, parsed: UnaryAnswer): void {
-    const rejected = checkUsage(parsed.usage, rec.client_prompt_tokens, rec.turn);
+    const rejected = checkUsage(parsed.usage, rec.client_prompt_tokens, rec.turn, hasMedia(rec));
     if (rejected !== null) rec.usage_rejected = rejected;
     const served = rejected === null ? (parsed.usage?.prompt_tokens ?? null) : null;
     rec.prompt_tokens = served ?? rec.client_prompt_tokens;
@@ -431,7 +436,7 @@ export class HttpTarget {
 
   /** Fills the token counts; returns the usage that was believed (null: none, or rejected). */
   private countTokens(rec: RequestRecord, given: UsageCounts | null, text: string | null, chunks: number): UsageCounts | null {
-    const rejected = checkUsage(given, rec.client_prompt_tokens, rec.turn);
+    const rejected = checkUsage(given, rec.client_prompt_tokens, rec.turn, hasMedia(rec));
     // Impossible usage is not believed: the record says why, and the counts fall back as if none came.
     if (rejected !== null) rec.usage_rejected = rejected;
     const usage = rejected === null ? given : null;

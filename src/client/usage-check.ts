@@ -15,8 +15,12 @@ import type { UsageCounts } from './stream-events.js';
 export const PROMPT_FAR_FACTOR = 10;
 const PROMPT_SLACK = 256;
 
-/** Null when the usage is believable (or absent); else one line naming the field and the value. */
-export function checkUsage(u: UsageCounts | null, clientPromptTokens: number | null, turn: number | null): string | null {
+/**
+ * Null when the usage is believable (or absent); else one line naming the field and the value.
+ * `media`: the request carried images or audio, whose tokens the client cannot count, so a served
+ * prompt longer than the text's is possible however long.
+ */
+export function checkUsage(u: UsageCounts | null, clientPromptTokens: number | null, turn: number | null, media = false): string | null {
   if (u === null) return null;
   for (const [field, v] of [
     ['completion_tokens', u.completion_tokens],
@@ -33,7 +37,7 @@ export function checkUsage(u: UsageCounts | null, clientPromptTokens: number | n
   // A session's later turns carry the server's own replies, which the client did not count.
   if (u.prompt_tokens !== null && clientPromptTokens !== null && clientPromptTokens > 0 && (turn ?? 0) === 0) {
     const p = u.prompt_tokens;
-    if (p > clientPromptTokens * PROMPT_FAR_FACTOR + PROMPT_SLACK || p < clientPromptTokens / PROMPT_FAR_FACTOR - PROMPT_SLACK) {
+    if ((!media && p > clientPromptTokens * PROMPT_FAR_FACTOR + PROMPT_SLACK) || p < clientPromptTokens / PROMPT_FAR_FACTOR - PROMPT_SLACK) {
       return `prompt_tokens ${p} cannot belong to the prompt sent (${clientPromptTokens} tokens by the client's count)`;
     }
   }

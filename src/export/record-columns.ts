@@ -48,6 +48,11 @@ export const RECORD_COLUMNS: readonly Column[] = [
   // The trace join (docs/records.md): empty for records written before it.
   { name: 'trace_id', type: 'text', get: (r) => r.trace_id ?? null },
   { name: 'response_id', type: 'text', get: (r) => r.response_id ?? null },
+  // Media sent with the prompt (records schema 5): empty for text-only requests and older records.
+  { name: 'images', type: 'int', get: (r) => r.images ?? null },
+  { name: 'image_bytes', type: 'int', get: (r) => r.image_bytes ?? null },
+  { name: 'audio_clips', type: 'int', get: (r) => r.audio_clips ?? null },
+  { name: 'audio_bytes', type: 'int', get: (r) => r.audio_bytes ?? null },
   // Per-request latencies of ok requests (null otherwise, or where undefined: TPOT of one token).
   { name: 'ttft_ms', type: 'double', get: metric('ttft_ms') },
   { name: 'ttft_from_schedule_ms', type: 'double', get: metric('ttft_from_schedule_ms') },

@@ -5,6 +5,7 @@
  */
 
 import { batchFigures } from './batch-figures.js';
+import { mediaFigures } from './media-figures.js';
 import { offeredWindow } from './offered-window.js';
 import type { ErrorClass, RequestRecord, TokenSource } from '../record/record.js';
 import { availability, findOutages } from './defs/availability.js';
@@ -182,6 +183,7 @@ export function computeOver(
     latency,
     reasoning,
     batch: batchFigures(ok, t.duration_s),
+    media: mediaFigures(ok, t.duration_s),
     goodput: hasGoodput
       ? {
           slos: slos.map((s) => ({ metric: s.metric, threshold_ms: s.threshold_ms })),

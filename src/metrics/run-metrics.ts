@@ -14,6 +14,7 @@ import type { GoodputSlo as Slo } from '../config/slo.js';
 import type { Distribution } from './stats.js';
 import type { Outage } from './defs/availability.js';
 import type { BatchFigures } from './batch-figures.js';
+import type { MediaFigures } from './media-figures.js';
 
 export interface MetricsOptions {
   /** Per-request SLOs for goodput; goodput is null when absent or empty. */
@@ -127,6 +128,11 @@ export interface RunMetrics {
    * measured ok request carried `inputs`. Absent in results from before endpoint kinds.
    */
   batch?: BatchFigures | null;
+  /**
+   * Requests that carried images or audio (metrics/media-figures.ts): null when no measured ok
+   * request did. Absent in results from before media (additive).
+   */
+  media?: MediaFigures | null;
   goodput: null | {
     slos: Slo[];
     /** ok requests meeting every SLO. */

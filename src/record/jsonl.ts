@@ -134,6 +134,8 @@ export function recordFromObject(o: Record<string, unknown>, chunks: Float64Arra
     ...(o.node != null ? { node: num(o.node, 'node') } : {}),
     ...(o.prompt_messages != null ? { prompt_messages: num(o.prompt_messages, 'prompt_messages') } : {}),
     ...(o.inputs != null ? { inputs: num(o.inputs, 'inputs') } : {}),
+    ...(o.images != null ? { images: num(o.images, 'images'), image_bytes: num(o.image_bytes ?? 0, 'image_bytes') } : {}),
+    ...(o.audio_clips != null ? { audio_clips: num(o.audio_clips, 'audio_clips'), audio_bytes: num(o.audio_bytes ?? 0, 'audio_bytes') } : {}),
     ...(typeof o.trace_id === 'string' ? { trace_id: o.trace_id } : {}),
     ...(typeof o.response_id === 'string' ? { response_id: o.response_id } : {}),
     ...qualityField(o),

@@ -55,7 +55,7 @@ const fitsInt = (v: number | null): boolean => v === null || (Number.isInteger(v
 /** Fields beyond the columns, in recordFromJsonLine's key order; error_message and output_text only when not null. */
 const EXTRA_KEYS = [
   'error_message', 'output_text', 'first_reasoning_ms', 'first_answer_ms', 'reasoning_tokens', 'attempt', 'retried', 'retry_after_ms', 'node',
-  'prompt_messages', 'inputs', 'trace_id', 'response_id', 'quality', 'events_after_done', 'usage_rejected',
+  'prompt_messages', 'inputs', 'images', 'image_bytes', 'audio_clips', 'audio_bytes', 'trace_id', 'response_id', 'quality', 'events_after_done', 'usage_rejected',
 ] as const satisfies ReadonlyArray<keyof RequestRecord>;
 
 const COLUMNS: unique symbol = Symbol('infermeter.recordColumns');
@@ -305,6 +305,10 @@ class ColumnRecord implements RequestRecord {
   get node() { return this.s.more(this.i)?.node; }
   get prompt_messages() { return this.s.more(this.i)?.prompt_messages; }
   get inputs() { return this.s.more(this.i)?.inputs; }
+  get images() { return this.s.more(this.i)?.images; }
+  get image_bytes() { return this.s.more(this.i)?.image_bytes; }
+  get audio_clips() { return this.s.more(this.i)?.audio_clips; }
+  get audio_bytes() { return this.s.more(this.i)?.audio_bytes; }
   get events_after_done() { return this.s.more(this.i)?.events_after_done; }
   get usage_rejected() { return this.s.more(this.i)?.usage_rejected; }
   get trace_id() { return this.s.more(this.i)?.trace_id; }

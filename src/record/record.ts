@@ -116,6 +116,15 @@ export interface RequestRecord {
    * many inputs the request carried (--batch-size). Absent for generation requests.
    */
   inputs?: number;
+  /**
+   * Media sent with the prompt (records schema 5, docs/records.md): images (image_url parts) and
+   * their bytes (0 for a URL the client did not read), audio clips (input_audio parts or a
+   * transcription's file) and their bytes. Absent for text-only requests.
+   */
+  images?: number;
+  image_bytes?: number;
+  audio_clips?: number;
+  audio_bytes?: number;
   /** Events the server sent after `data: [DONE]`: ignored, only counted. Absent when none. */
   events_after_done?: number;
   /** Why the server's usage was not believed (negative, fractional, a prompt length far from the one sent); the token counts then come from the tokenizer or the chunks. Absent when usage was taken or none came. */

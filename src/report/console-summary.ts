@@ -110,6 +110,7 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
     out.push(`Reasoning: ${z.requests} of ${r.ok} ok responses reasoned; ${z.reasoning_tokens_total} reasoning + ${z.answer_tokens_total} answer tokens`);
   }
   if (b) out.push(`No TTFT, TPOT or ITL: these requests generate no tokens (one answer per request, its latency is E2E); ${b.requests} requests carried ${b.inputs_total} inputs, batch size mean ${fmt(b.batch_size_mean, 1)}, max ${b.batch_size_max}`);
+  if (m.media) out.push(mediaLine(m.media));
   out.push('');
   out.push(`Throughput over the measured window, ${fmt(m.duration_s, 1)} s (first send → last end):`);
   out.push(
@@ -209,4 +210,14 @@ function verdictLines(v: RunValidity): string[] {
   for (const reason of v.reasons) out.push(`  - ${reason}`);
   for (const w of v.warnings) out.push(`  note: ${w}`);
   return out;
+}
+
+/** One line on the images and audio the requests carried (RunMetrics.media). */
+export function mediaLine(x: NonNullable<RunMetrics['media']>): string {
+  const kib = (b: number): string => (b >= 1024 * 1024 ? `${fmt(b / 1024 / 1024, 2)} MiB` : `${fmt(b / 1024, 1)} KiB`);
+  const parts: string[] = [];
+  if (x.images_total > 0) parts.push(`${x.images_total} images (${fmt(x.images_per_request, 2)} per request, ${kib(x.image_bytes_total / x.images_total)} each)`);
+  if (x.audio_clips_total > 0) parts.push(`${x.audio_clips_total} audio clips (${kib(x.audio_bytes_total / x.audio_clips_total)} each)`);
+  const served = x.prompt_tokens_mean === null ? 'the server reported no prompt length' : `served prompt ${fmt(x.prompt_tokens_mean, 1)} tokens mean (the server's count, media included)`;
+  return `Media: ${x.requests} requests carried ${parts.join(' and ')}; ${kib(x.bytes_per_request)} per request; ${served}`;
 }

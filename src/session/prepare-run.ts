@@ -9,7 +9,7 @@ import { phaseBoundsProblem, type PhaseBounds } from '../load/phases.js';
 import { hasRamp, rampProblem } from '../load/ramp.js';
 import { loadRamp } from '../load/send-times.js';
 import type { LoadSpec } from '../config/schema.js';
-import { loadEndpointPlugin, workloadShapeOf } from '../client/endpoints/registry.js';
+import { loadEndpointPlugin, resolveEndpointKind, workloadShapeOf } from '../client/endpoints/registry.js';
 import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
 import { checkEndpointKindFits, type RunSpec } from './run-spec.js';
 import { bigDatasetBytes, mib, secondsSince } from './slow-steps.js';
@@ -42,6 +42,9 @@ export async function prepareRun(spec: RunSpec, warn: (line: string) => void, op
     ...(opts.lengthsOnly ? { lengthsOnly: true } : {}),
   });
   if (big !== null) warn(`workload: read in ${secondsSince(t0)}`);
+  const kind = plugin ?? resolveEndpointKind(spec.target.endpoint_type, spec.target.endpoint);
+  const unsent = workload.media?.find((m) => !kind.media?.includes(m));
+  if (unsent) throw new UserError(`workload: ${spec.workload.dataset_name} sends ${unsent === 'image' ? 'images' : 'audio'}, which the ${kind.name} endpoint does not take; use --endpoint-type chat (/v1/chat/completions)`);
   if (workload.skipped > 0) warn(`workload: skipped ${workload.skipped} malformed dataset entries`);
   const totalRequests = workload.timed ? Math.min(load.num_prompts ?? Infinity, workload.timed.length) : load.num_prompts;
   const ramp = loadRamp(load);
@@ -93,6 +96,8 @@ export function describePromptReuse(spec: RunSpec, log: (line: string) => void):
   const files = [...new Set(names.filter((n) => n === 'sharegpt' || n === 'jsonl' || n === 'hf'))];
   if (w.prompt_salt) log(`prompts: salt ${w.prompt_salt} (recorded in spec.json; --prompt-salt ${w.prompt_salt} with the same --seed replays these prompts)`);
   if (files.length > 0) log(`prompts: ${files.join(', ')} prompts are the same in every run; a server's prefix cache may still hold them from an earlier run (restart it, or turn prefix caching off, to measure cold)`);
+  const media = [...new Set(names.filter((n) => n === 'images' || n === 'audio'))];
+  if (media.length > 0) log(`prompts: the ${media.join(' and ')} files are the same in every run; a server's multimodal cache may still hold them from an earlier run`);
 }
 
 /** The `load` section of result.json. */

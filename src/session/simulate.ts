@@ -3,6 +3,7 @@
  * simulated engine in virtual time — no HTTP, no timers — producing records in the same
  * schema, so every figure and report works on them. An hour of traffic takes seconds.
  */
+import { mediaRecordFields, mediaTokens } from '../util/media.js';
 import { resolveEndpointKind } from '../client/endpoints/registry.js';
 import { UserError } from '../errors/user-error.js';
 import { phaseOf } from '../load/phases.js';
@@ -88,7 +89,7 @@ export function simulate(
 
   // Requests are generated lazily: an hour at 20 req/s is 72,000 items. A request's labels wait
   // here until its record is final.
-  const labels = new Map<number, Pick<WorkItem, 'task' | 'session' | 'turn' | 'prompt_tokens' | 'inputs'>>();
+  const labels = new Map<number, Pick<WorkItem, 'task' | 'session' | 'turn' | 'prompt_tokens' | 'inputs' | 'media'>>();
   // A kind that generates nothing (embeddings) costs the engine a prefill: one token's request,
   // whose record then keeps only its latency (no first token, no chunks) and its inputs.
   const generates = resolveEndpointKind(spec.target.endpoint_type, spec.target.endpoint).generates;
@@ -105,11 +106,12 @@ export function simulate(
       const at = next.value;
       if (!closed && load.duration_ms !== null && at >= load.duration_ms) return;
       const item = workload.next();
-      labels.set(i, { task: item.task, session: item.session, turn: item.turn, prompt_tokens: item.prompt_tokens, ...(item.inputs ? { inputs: item.inputs } : {}) });
+      labels.set(i, { task: item.task, session: item.session, turn: item.turn, prompt_tokens: item.prompt_tokens, ...(item.inputs ? { inputs: item.inputs } : {}), ...(item.media ? { media: item.media } : {}) });
       yield {
         id: i,
         scheduled_ms: closed ? 0 : at,
-        prompt_tokens: item.prompt_tokens ?? 0,
+        // Images and audio cost prompt tokens by the simulator's rule (util/media.ts), as over HTTP.
+        prompt_tokens: (item.prompt_tokens ?? 0) + mediaTokens(item.media),
         max_tokens: generates ? (item.max_tokens ?? 128) : 1,
         ...(item.prefix_hash_ids ? { prefix_hash_ids: prefixIds(item.prefix_hash_ids) } : {}),
         // A lengths-only synthetic prompt is draw i of the workload: its identity is (prompts' identity, i).
@@ -126,6 +128,7 @@ export function simulate(
       rec.turn = item.turn;
       rec.client_prompt_tokens = item.prompt_tokens;
       if (!generates) pooledRecord(rec, item.inputs?.length ?? 1);
+      if (item.media) Object.assign(rec, mediaRecordFields(item.media));
     }
     rec.phase = phaseOf(phases, rec.id, rec.scheduled_ms);
   };

@@ -116,7 +116,7 @@ export class VirtualRecords {
   /** Whether the columns hold the record exactly: an ok answer with no text, retry or check. */
   private fitsColumns(r: RequestRecord): boolean {
     if (r.status !== 'ok' || r.error_class !== null || r.http_status !== null || r.error_message !== null || r.output_text !== null) return false;
-    if (r.attempt !== undefined || r.retried !== undefined || r.retry_after_ms !== undefined || r.quality !== undefined || r.node !== undefined || r.prompt_messages !== undefined || r.inputs !== undefined) return false;
+    if (r.attempt !== undefined || r.retried !== undefined || r.retry_after_ms !== undefined || r.quality !== undefined || r.node !== undefined || r.prompt_messages !== undefined || r.inputs !== undefined || r.images !== undefined || r.audio_clips !== undefined) return false;
     if ((r.reasoning_tokens === undefined) !== (r.first_reasoning_ms === undefined && r.first_answer_ms === undefined)) return false;
     if (r.reasoning_tokens !== undefined && (r.first_reasoning_ms === undefined || r.first_answer_ms === undefined || !isInt(r.reasoning_tokens))) return false;
     if (r.turn !== null && !isInt(r.turn)) return false;

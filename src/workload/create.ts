@@ -20,6 +20,9 @@ import type { SubWorkloadSpec, WorkloadSpec } from './spec.js';
 import type { TextMaker } from './synthetic.js';
 import { createTextMaker, lengthsOnlyMaker } from './synthetic.js';
 import { loadTokenizer } from './tokenizers/load.js';
+import { imageFolderWorkload, loadImageRefs, readImageFolder, resolveImageRef, type ImageStore } from './media/files.js';
+import { randomImagesWorkload } from './media/random-mm.js';
+import { audioFolderWorkload, randomAudioWorkload } from './media/audio.js';
 import { scaledEstimate } from './tokenizer.js';
 import type { Workload, WorkloadOptions } from './types.js';
 
@@ -34,11 +37,27 @@ export async function createSubWorkload(spec: SubWorkloadSpec, opts: WorkloadOpt
   if (spec.output_len) resolved.output_len = await resolveEmpirical(spec.output_len, `${field}.output_len`);
   const scale = opts.tokenScale ?? 1;
   const tokenizer = spec.tokenizer === null && scale !== 1 ? scaledEstimate(scale) : await loadTokenizer(spec.tokenizer, `${field}.tokenizer`);
-  const synthetic = spec.dataset_name === 'random' || spec.dataset_name === 'prefix' || spec.dataset_name === 'trace';
+  const synthetic = spec.dataset_name === 'random' || spec.dataset_name === 'prefix' || spec.dataset_name === 'trace' || spec.dataset_name === 'random-mm' || spec.dataset_name === 'images' || spec.dataset_name === 'random-audio' || spec.dataset_name === 'audio';
   const maker = opts.lengthsOnly && synthetic ? lengthsOnlyMaker(tokenizer) : createTextMaker(tokenizer, spec.prompt_salt);
   switch (spec.dataset_name) {
     case 'random':
       return randomWorkload(resolved, opts.seed, maker, opts.endpointKind);
+    case 'random-mm':
+      if (spec.session_turns) throw new UserError(`${field}.session_turns: random-mm has no sessions`);
+      return randomImagesWorkload(randomWorkload(resolved, opts.seed, maker, opts.endpointKind), resolved, opts.seed, opts.lengthsOnly === true, field);
+    case 'images': {
+      if (spec.session_turns) throw new UserError(`${field}.session_turns: the images dataset has no sessions`);
+      if (spec.dataset_path === null) throw new UserError(`${field}.dataset_path: required for --dataset-name images (a folder of images)`);
+      const folder = await readImageFolder(spec.dataset_path, `${field}.dataset_path`);
+      return imageFolderWorkload(randomWorkload(resolved, opts.seed, maker, opts.endpointKind), resolved, opts.seed, folder, opts.lengthsOnly === true);
+    }
+    case 'random-audio':
+      if (spec.session_turns) throw new UserError(`${field}.session_turns: random-audio has no sessions`);
+      return randomAudioWorkload(randomWorkload(resolved, opts.seed, maker, opts.endpointKind), resolved, opts.seed, opts.lengthsOnly === true);
+    case 'audio':
+      if (spec.session_turns) throw new UserError(`${field}.session_turns: the audio dataset has no sessions`);
+      if (spec.dataset_path === null) throw new UserError(`${field}.dataset_path: required for --dataset-name audio (a folder of audio files)`);
+      return audioFolderWorkload(randomWorkload(resolved, opts.seed, maker, opts.endpointKind), resolved, opts.seed, spec.dataset_path, `${field}.dataset_path`, opts.lengthsOnly === true);
     case 'prefix':
       if (spec.session_turns) throw new UserError(`${field}.session_turns: the prefix dataset has no sessions (use random with system_prompt_len)`);
       return prefixWorkload(resolved, opts.seed, maker, opts.numPrompts);
@@ -74,5 +93,13 @@ async function fileDataset(spec: SubWorkloadSpec, opts: WorkloadOptions, maker: 
         ? await readShareGpt(path, issues, { keepConversation: spec.session_turns !== null })
         : await readJsonl(path, issues);
   }
-  return entriesWorkload(entries, spec, opts.seed, { dataset: spec.dataset_name, path: source, maker, issues, kind: opts.endpointKind });
+  const refs = entries.flatMap((e) => (e.images ?? []).map((r, k) => ({ entry: e, k, ref: resolveImageRef(r, path) })));
+  let images: { store: ImageStore; sizeOnly: boolean } | undefined;
+  if (refs.length > 0) {
+    if (spec.session_turns) throw new UserError(`${field}.session_turns: ${path} has images, which sessions do not send`);
+    const store = await loadImageRefs(refs.map((r) => ({ ref: r.ref, where: `${path}:${r.entry.line}` })));
+    for (const r of refs) r.entry.images![r.k] = r.ref;
+    images = { store, sizeOnly: opts.lengthsOnly === true };
+  }
+  return entriesWorkload(entries, spec, opts.seed, { dataset: spec.dataset_name, path: source, maker, issues, kind: opts.endpointKind, ...(images ? { images } : {}) });
 }

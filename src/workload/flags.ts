@@ -8,13 +8,14 @@ import { Option } from 'commander';
 import { UserError } from '../errors/user-error.js';
 import type { LengthDist, WorkloadSpec } from './spec.js';
 import { DATASET_NAMES } from './spec.js';
+import { parseBucketConfig, parseMmLimit } from './media/random-mm.js';
 
-type Kind = 'string' | 'int' | 'number' | 'dist';
+type Kind = 'string' | 'int' | 'number' | 'dist' | 'mm-buckets' | 'mm-limit';
 
 /** flag → [spec field, value kind, help]. */
 export const WORKLOAD_FLAGS: ReadonlyArray<readonly [flag: string, field: keyof WorkloadSpec, kind: Kind, help: string]> = [
   ['--dataset-name <name>', 'dataset_name', 'string', `dataset: ${DATASET_NAMES.join('|')} (default random; prefix_repetition = prefix)`],
-  ['--dataset-path <path>', 'dataset_path', 'string', 'dataset file (sharegpt JSON, JSONL, trace) or HF dataset id/path'],
+  ['--dataset-path <path>', 'dataset_path', 'string', 'dataset file (sharegpt JSON, JSONL, trace), a folder of images (images) or audio files (audio), or HF dataset id/path'],
   ['--tokenizer <name-or-path>', 'tokenizer', 'string', 'tokenizer.json path/dir, llama3|qwen3|cl100k_base|o200k_base…, or HF id (online); default: estimate'],
   ['--random-input-len <n>', 'random_input_len', 'int', 'random dataset: input tokens (default 1024)'],
   ['--random-output-len <n>', 'random_output_len', 'int', 'random dataset: output tokens / max_tokens (default 128)'],
@@ -49,6 +50,11 @@ export const WORKLOAD_FLAGS: ReadonlyArray<readonly [flag: string, field: keyof 
   ['--session-turns <dist>', 'session_turns', 'dist', 'multi-turn: turns per session (distribution)'],
   ['--think-time <dist>', 'think_time_ms', 'dist', 'multi-turn: think time between turns in ms (distribution)'],
   ['--system-prompt-len <n>', 'system_prompt_len', 'int', 'chat: tokens of a system message in every request'],
+  ['--random-mm-base-items-per-request <n>', 'random_mm_base_items_per_request', 'int', 'random-mm, images: images per request (default 1)'],
+  ['--random-mm-num-mm-items-range-ratio <r>', 'random_mm_num_mm_items_range_ratio', 'number', 'random-mm: images per request uniform on [n(1-r), n(1+r)], 0 <= r <= 1 (default 0)'],
+  ['--random-mm-limit-mm-per-prompt <json>', 'random_mm_limit_mm_per_prompt', 'mm-limit', 'random-mm: most items per request by modality, e.g. \'{"image": 3, "video": 0}\''],
+  ['--random-mm-bucket-config <dict>', 'random_mm_bucket_config', 'mm-buckets', 'random-mm: image sizes, \'{(HEIGHT, WIDTH, 1): P, …}\' (default {(256, 256, 1): 0.5, (720, 1280, 1): 0.5})'],
+  ['--audio-duration-ms <dist>', 'audio_duration_ms', 'dist', 'random-audio: clip duration in ms, a distribution as --input-len (default 5000)'],
   ['--prompt-salt <s>', 'prompt_salt', 'string', 'changes the words of synthetic prompts; default: fresh per run against a server (see spec.json); "" = none, to replay a --seed exactly'],
 ];
 
@@ -81,6 +87,12 @@ export function workloadSpecFromFlags(opts: Record<string, unknown>): Partial<Wo
         break;
       case 'dist':
         out[field] = parseLengthDist(text, name);
+        break;
+      case 'mm-buckets':
+        out[field] = parseBucketConfig(text, name);
+        break;
+      case 'mm-limit':
+        out[field] = parseMmLimit(text, name);
         break;
     }
   }

@@ -63,7 +63,7 @@ export const LengthDistSchema = z.discriminatedUnion('kind', [
 ]);
 export type LengthDist = z.infer<typeof LengthDistSchema>;
 
-export const DATASET_NAMES = ['random', 'sharegpt', 'jsonl', 'prefix', 'trace', 'hf', 'eval'] as const;
+export const DATASET_NAMES = ['random', 'sharegpt', 'jsonl', 'prefix', 'trace', 'hf', 'eval', 'random-mm', 'images', 'random-audio', 'audio'] as const;
 export type DatasetName = (typeof DATASET_NAMES)[number];
 
 const baseShape = {
@@ -136,13 +136,27 @@ const baseShape = {
    * repeated run does not replay prompts a server's prefix cache still holds. null: `run`
    * against a server draws a fresh one per run and records it in spec.json; "" = none. */
   prompt_salt: z.string().nullable().default(null),
+
+  /** random-mm (vLLM's random multimodal dataset) and images (a folder): images per request n,
+   * drawn uniform on [⌊n(1−r)⌋, ⌈n(1+r)⌉] with r the range ratio, capped by the per-modality
+   * limits; image sizes drawn from buckets (height, width, frames) by probability. Optional with
+   * no default, so a text spec's hash does not change (defaults: workload/media/random-mm.ts). */
+  random_mm_base_items_per_request: z.number().int().min(0).max(255).optional(),
+  random_mm_num_mm_items_range_ratio: z.number().min(0).max(1).optional(),
+  random_mm_limit_mm_per_prompt: z.record(z.string(), z.number().int().min(0)).optional(),
+  random_mm_bucket_config: z
+    .array(z.object({ height: z.number().int().min(1), width: z.number().int().min(1), num_frames: z.number().int().min(1), probability: z.number().min(0) }).strict())
+    .min(1)
+    .optional(),
+  /** random-audio: each clip's duration in ms (a length distribution; default 5000). */
+  audio_duration_ms: LengthDistSchema.optional(),
 };
 
 const SubWorkloadSchema = z.object(baseShape).strict();
 
 type BaseShape = typeof baseShape;
 /** The same fields without defaults: a task inherits every field it does not set. */
-const inheritShape = Object.fromEntries(Object.entries(baseShape).map(([k, v]) => [k, v.unwrap().optional()])) as {
+const inheritShape = Object.fromEntries(Object.entries(baseShape).map(([k, v]) => [k, (v as { unwrap(): z.ZodTypeAny }).unwrap().optional()])) as {
   [K in keyof BaseShape]: z.ZodOptional<ReturnType<BaseShape[K]['unwrap']>>;
 };
 

@@ -3,6 +3,9 @@
  * decides how to send it; the workload only decides *what* to send.
  */
 import type { QualityCheck } from '../quality/check-types.js';
+import type { MediaItem } from '../util/media.js';
+
+export type { MediaItem };
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -39,6 +42,8 @@ export interface WorkItem {
   prefix_hash_ids?: number[];
   /** Tokens each prefix_hash_ids entry covers: `prefix_block_size` (16), the KV block size. */
   prefix_block_tokens?: number;
+  /** Images (and audio) sent with the prompt, as parts of the last user message (chat); absent for text only. */
+  media?: MediaItem[];
 }
 
 /** A trace item: sent `at_ms` milliseconds after the run start (already time/rate-scaled). */
@@ -65,6 +70,8 @@ export interface Workload {
   readonly timed?: TimedItem[];
   /** Malformed dataset lines skipped while loading. */
   readonly skipped: number;
+  /** What its items carry beside text (`image`, `audio`), so a run can refuse a kind that takes none; absent: text only. */
+  readonly media?: readonly ('image' | 'audio')[];
   /** For result.json: dataset name, path, counts, expected shared-prefix fraction, … */
   describe(): Record<string, unknown>;
   /** Re-tokenize output text when the server gives no usage. */

@@ -43,6 +43,8 @@ export interface EndpointKind {
   readonly generates: boolean;
   /** What the workload hands it: a prompt, or chat messages (the prompt as one user message when none). */
   readonly input: 'prompt' | 'messages';
+  /** What it takes beside text (chat: `image` as image_url parts, `audio` as input_audio parts); absent: text only, and a workload with images is refused. */
+  readonly media?: readonly ('image' | 'audio')[];
   /** Headers the API always wants (Anthropic's `anthropic-version`); the user's --header wins. */
   readonly headers?: Readonly<Record<string, string>>;
   /** The headers that carry the API key (`Authorization: Bearer …`, or Anthropic's `x-api-key`). */

@@ -34,13 +34,37 @@ export const completionsKind: EndpointKind = {
   parseUnary: parseCompleteResponse,
 };
 
+/**
+ * The chat messages with an item's media as parts of its last user message, after the text, as
+ * vLLM's `bench serve` sends them (openai-chat): `{type: 'image_url', image_url: {url}}` and
+ * `{type: 'input_audio', input_audio: {data, format}}`.
+ */
+export function mediaMessages(item: WorkItem): unknown[] {
+  const messages: unknown[] = [...(item.messages ?? [{ role: 'user', content: item.prompt }])];
+  const parts: unknown[] = [];
+  for (const m of item.media ?? []) {
+    if (m.type === 'image') parts.push({ type: 'image_url', image_url: { url: m.url } });
+    else parts.push({ type: 'input_audio', input_audio: { data: m.data, format: m.format } });
+  }
+  let last = messages.length - 1;
+  while (last >= 0 && (messages[last] as { role: string }).role !== 'user') last--;
+  if (last < 0) {
+    messages.push({ role: 'user', content: parts });
+    return messages;
+  }
+  const u = messages[last] as { role: string; content: string };
+  messages[last] = { role: 'user', content: [{ type: 'text', text: u.content }, ...parts] };
+  return messages;
+}
+
 export const chatKind: EndpointKind = {
   name: 'chat',
   path: '/v1/chat/completions',
   generates: true,
   input: 'messages',
+  media: ['image', 'audio'],
   authHeaders: bearerAuth,
-  buildBody: (item, opts) => generationBody({ messages: item.messages ?? [{ role: 'user', content: item.prompt }] }, item, opts),
+  buildBody: (item, opts) => generationBody({ messages: item.media ? mediaMessages(item) : (item.messages ?? [{ role: 'user', content: item.prompt }]) }, item, opts),
   newScanner,
   parseUnary: parseCompleteResponse,
 };

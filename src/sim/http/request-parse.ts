@@ -4,6 +4,7 @@
  * Validation mirrors vLLM's 400s for the fields we read; everything else is ignored.
  */
 import { CHAT_TOKENS_PER_MESSAGE, estimateTokens } from '../text.js';
+import { audioDurationS, audioTokens, imageSize, imageTokens, sniffAudio, sniffImage, UNSEEN_IMAGE_PX } from '../../util/media.js';
 import type { Api } from './wire.js';
 
 export interface ParsedRequest {
@@ -114,6 +115,49 @@ function intField(body: Record<string, unknown>, name: string): number | null {
     throw new BadRequest(`${name} must be an integer ≥ 1, got ${JSON.stringify(v)}`);
   }
   return v;
+}
+
+/** Base64 characters decoded to read an image's header: 96 Ki characters hold 72 KiB, past a JPEG's EXIF block. */
+const HEADER_B64_CHARS = 96 * 1024;
+
+/**
+ * The prompt tokens of a message's image and audio parts, by the simulator's rule (util/media.ts:
+ * ⌈w/28⌉·⌈h/28⌉ per image, 25 per second of audio), and a mark of each part's identity for the
+ * prefix-cache hashes. A data URL or audio that is not an image/audio is a 400, as vLLM answers;
+ * a remote image URL is not fetched and counts as 512×512.
+ */
+function mediaParts(content: unknown): { tokens: number; marks: string } {
+  let tokens = 0;
+  let marks = '';
+  if (!Array.isArray(content)) return { tokens, marks };
+  for (const p of content) {
+    if (!isObject(p)) continue;
+    if (p['type'] === 'image_url') {
+      const iu = p['image_url'];
+      const url = isObject(iu) ? iu['url'] : typeof iu === 'string' ? iu : undefined;
+      if (typeof url !== 'string' || url === '') throw new BadRequest('image_url.url must be a non-empty string');
+      let w = UNSEEN_IMAGE_PX;
+      let h = UNSEEN_IMAGE_PX;
+      if (url.startsWith('data:')) {
+        const comma = url.indexOf(',');
+        const head = Buffer.from(url.slice(comma + 1, comma + 1 + HEADER_B64_CHARS), 'base64');
+        if (comma < 0 || sniffImage(head) === null) throw new BadRequest('Failed to load image: the data URL is not a PNG, JPEG, GIF or WebP image');
+        const size = imageSize(head);
+        if (size) ({ width: w, height: h } = size);
+      }
+      tokens += imageTokens(w, h);
+      marks += `<image ${url.length}:${url.slice(-48)}>`;
+    } else if (p['type'] === 'input_audio') {
+      const ia = p['input_audio'];
+      const data = isObject(ia) ? ia['data'] : undefined;
+      if (typeof data !== 'string' || data === '') throw new BadRequest('input_audio.data must be a non-empty base64 string');
+      const bytes = Buffer.from(data, 'base64');
+      if (sniffAudio(bytes) === null) throw new BadRequest('Failed to load audio: input_audio.data is not WAV, MP3, FLAC or Ogg audio');
+      tokens += audioTokens(audioDurationS(bytes));
+      marks += `<audio ${data.length}:${data.slice(-48)}>`;
+    }
+  }
+  return { tokens, marks };
 }
 
 /** Message content: a string, or OpenAI's array of parts (text parts are counted). */
@@ -264,9 +308,10 @@ export function parseRequest(pathApi: Api, raw: string, blockSize: number, count
     for (const m of msgs) {
       if (!isObject(m) || typeof m['role'] !== 'string') throw new BadRequest('each message needs a role');
       const c = contentText(m['content']);
-      text += `<${m['role']}>${c}`;
+      const media = api === 'chat' ? mediaParts(m['content']) : null;
+      text += `<${m['role']}>${c}${media?.marks ?? ''}`;
       if (m['role'] === 'user') promptText = c;
-      promptTokens += count(c) + CHAT_TOKENS_PER_MESSAGE;
+      promptTokens += count(c) + CHAT_TOKENS_PER_MESSAGE + (media?.tokens ?? 0);
     }
     hashes = blockHashes(text, blockSize);
   } else if (pooling) {

@@ -11,6 +11,7 @@ import type { TextMaker } from '../synthetic.js';
 import type { AnswerSource, WorkItem, Workload } from '../types.js';
 import type { Entry, Issues } from './entries.js';
 import { EntryPool } from './pool.js';
+import type { ImageStore } from '../media/files.js';
 
 export interface DatasetInfo {
   dataset: string;
@@ -18,6 +19,8 @@ export interface DatasetInfo {
   maker: TextMaker;
   issues: Issues;
   kind: 'completions' | 'chat';
+  /** The entries' images, read and checked (media/files.ts); `sizeOnly` for a lengths-only workload. */
+  images?: { store: ImageStore; sizeOnly: boolean };
 }
 
 /** A Workload over parsed entries; throws when no entry is usable. */
@@ -54,6 +57,7 @@ export function entriesWorkload(entries: readonly Entry[], spec: SubWorkloadSpec
     const make = conversationSessions(() => pool.next(), spec, rng.fork(), info.maker, info.kind, outSample);
     return sessionWorkload(make, { skipped: info.issues.skipped, describe, countTokens });
   }
+  const img = info.images;
   return {
     skipped: info.issues.skipped,
     next(): WorkItem {
@@ -66,10 +70,12 @@ export function entriesWorkload(entries: readonly Entry[], spec: SubWorkloadSpec
         task: e.task,
         expected: e.expected,
         ...(e.check ? { check: e.check } : {}),
+        ...(e.images && img ? { media: e.images.map((r) => (img.sizeOnly ? img.store.sizeOnly(r) : img.store.item(r))) } : {}),
         session: null,
         turn: null,
       };
     },
+    ...(img ? { media: ['image'] as const } : {}),
     answerSources: () => answerSources(entries),
     describe,
     countTokens,

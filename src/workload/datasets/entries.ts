@@ -27,6 +27,8 @@ export interface Entry {
   /** A known-correct answer text, and a known-wrong one, for the simulator's answer mode. */
   reference?: string | null;
   wrong?: string | null;
+  /** Images the entry sends (JSONL `image`/`images`): paths resolved against the dataset file, or URLs (media/files.ts). */
+  images?: string[];
 }
 
 /** Collects malformed lines: each reported once as `file:line: reason`. */

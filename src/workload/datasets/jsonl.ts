@@ -4,6 +4,8 @@
  * - optional `max_tokens` (or `output_len`, `output_tokens`): requested output length;
  * - optional `expected` (or `answer`, `reference`): expected answer for quality checks;
  * - optional `task` (or `category`): task label;
+ * - optional `image` (a path or URL) or `images` (a list): images sent with the prompt (chat;
+ *   paths relative to the file, each checked by its magic bytes before the run: media/files.ts);
  * - optional `check`: the answer check (docs/quality.md); a check that cannot be evaluated stops
  *   the run with `file:line` (exit 2) instead of being skipped; `wrong`: a known-wrong answer.
  * Blank lines and lines starting with `//` are ignored; any other bad line is skipped and reported.
@@ -14,6 +16,7 @@ import type { Entry, Issues } from './entries.js';
 import { lastUserText, parseMessages } from './entries.js';
 import { entryCheck, entryReference } from './check-field.js';
 import { eachJson, readBytes } from './sharegpt.js';
+import { imageRefs } from '../media/files.js';
 
 const PROMPT_KEYS = ['prompt', 'text', 'question', 'input', 'instruction', 'problem'] as const;
 const OUTPUT_KEYS = ['max_tokens', 'output_len', 'output_tokens'] as const;
@@ -24,7 +27,10 @@ export async function readJsonl(path: string, issues: Issues): Promise<Entry[]> 
   const buf = await readBytes(path, 'workload.dataset_path');
   const out: Entry[] = [];
   eachJson(buf, path, issues, (v, line, index) => {
-    const r = objectEntry(v, line);
+    let r = objectEntry(v, line);
+    const images = typeof r === 'string' ? null : imageRefs(v as Record<string, unknown>);
+    if (typeof images === 'string') r = images;
+    else if (images !== null && typeof r !== 'string') r = { ...r, images };
     if (typeof r !== 'string') out.push(withCheck(r, v as Record<string, unknown>, `${path}:${line}`));
     else issues.skip(line, index === null ? r : `entry ${index}: ${r}`);
   });
