@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UserError } from '../errors/user-error.js';
 import type { LengthDist, WorkloadSpec } from './spec.js';
-import { DATASET_NAMES } from './spec.js';
+import { DATASET_NAMES } from './dataset-names.js';
 
 type Kind = 'string' | 'int' | 'number' | 'dist';
 
