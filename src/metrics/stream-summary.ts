@@ -170,8 +170,8 @@ export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_
         const k = slot[bucketOf(v)]!;
         if (k < 0 || !late[k]) continue;
         const w = gathered[k]!;
-        if (ws) w.values.fill(v, w.at, (w.at += ws[i]!));
-        else w.values[w.at++] = v;
+        if (ws) w.values!.fill(v, w.at, (w.at += ws[i]!));
+        else w.values![w.at++] = v;
       }
     });
     for (const w of toGather) w.values!.sort();
