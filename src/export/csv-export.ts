@@ -11,7 +11,7 @@ import { RECORD_COLUMNS } from './record-columns.js';
 /**
  * Rows per piece of recordsCsvPieces. A piece's rows and csv-stringify's strings live until it is
  * written: at 10,000 rows they outlived the young generation and export of a 100k run peaked at
- * 369 MiB; at 1,000 at 235 MiB, the same CPU (docs/performance.md §8).
+ * 360 MiB; at 1,000 at 230 MiB, the same CPU (docs/performance.md §8).
  */
 export const CSV_BATCH = 1_000;
 
