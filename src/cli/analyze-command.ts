@@ -13,13 +13,14 @@ import { GoodputSchema } from '../config/schema.js';
 import { validateSpec } from '../config/load-spec.js';
 import { COST_FLAGS, LOAD_FLAGS, specFromFlags, VALIDITY_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { SloListSchema } from '../session/run-spec.js';
-import { analyzeSweep } from './analyze-sweep.js';
 import { isSweepDir } from '../session/saved-sweep.js';
 
 /** A sweep directory: its stages re-judged (--slo, --goodput), as analyze-sweep.ts says. */
-function analyzeSavedSweep(path: string, opts: Record<string, unknown>, io: CliIo): number {
+async function analyzeSavedSweep(path: string, opts: Record<string, unknown>, io: CliIo): Promise<number> {
   const flags = specFromFlags(opts, LOAD_FLAGS.filter((f) => f.path[0] === 'goodput' || f.path[0] === 'slos'));
   const given = validateSpec(z.object({ goodput: GoodputSchema, slos: SloListSchema }), flags.spec, { flagPaths: flags.flagPaths, configPath: null });
+  // Imported here: a sweep's code (the stages, the simulator's profiles) is not needed for a run.
+  const { analyzeSweep } = await import('./analyze-sweep.js');
   return analyzeSweep(path, opts, { given: flags.spec.slos === undefined ? null : given.slos, goodput: flags.spec.goodput === undefined ? null : given.goodput! }, io);
 }
 

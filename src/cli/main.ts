@@ -32,7 +32,7 @@ exit 3 when a stage's SLO failed (--search: when no load met them and held in it
 Against a server (sweep, not sim sweep), the client's capacity check runs before the first stage,
 as for run, on the most demanding stage of a list (--no-capacity-check skips it).`;
 import { listenForStopSignals, STOPPING_REQUESTS } from './signals.js';
-import { registerK8sCommand } from './k8s-command.js';
+import { registerK8sCommand } from './k8s-cli.js';
 import { coordinatorFlags, registerCoordinatorOptions, registerWorkerOptions, workerFlags } from './distributed-flags.js';
 import { debugRequested, reportInternalError } from './internal-error.js';
 import type { resolveRunSpec } from './resolve-spec.js';

@@ -6,7 +6,7 @@
  */
 import { Option, type Command } from 'commander';
 import { UserError } from '../errors/user-error.js';
-import { setPath, type PlainObject } from '../config/load-spec.js';
+import { setPath, type PlainObject } from '../config/plain-object.js';
 
 type Kind = 'string' | 'int' | 'number' | 'bool' | 'json' | 'list' | 'headers';
 

@@ -5,15 +5,12 @@
  */
 import { describeIssue } from './zod-issue.js';
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../util/yaml.js';
 import type { z } from 'zod';
 import { UserError } from '../errors/user-error.js';
+import { isPlainObject, type PlainObject } from './plain-object.js';
 
-export type PlainObject = Record<string, unknown>;
-
-function isPlainObject(v: unknown): v is PlainObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { setPath, type PlainObject } from './plain-object.js';
 
 /** Deep merge: objects merge key by key; arrays and scalars from `over` replace. */
 export function deepMerge(base: PlainObject, over: PlainObject): PlainObject {
@@ -43,18 +40,6 @@ export function readSpecFile(path: string): PlainObject {
   if (data == null) return {};
   if (!isPlainObject(data)) throw new UserError(`--config ${path}: expected a mapping of options at the top level`);
   return data;
-}
-
-
-/** Sets `value` at `path` in a fresh nested object tree. */
-export function setPath(target: PlainObject, path: readonly string[], value: unknown): void {
-  let node = target;
-  for (let i = 0; i < path.length - 1; i++) {
-    const key = path[i]!;
-    if (!isPlainObject(node[key])) node[key] = {};
-    node = node[key] as PlainObject;
-  }
-  node[path[path.length - 1]!] = value;
 }
 
 /**

@@ -4,7 +4,7 @@
  * of the prices (docs/prices.example.yaml is a documented example; docs/cost.md).
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../util/yaml.js';
 import { z } from 'zod';
 import { UserError } from '../errors/user-error.js';
 import { issueText } from './zod-issue.js';

@@ -14,7 +14,7 @@
  */
 import { describeIssue } from './zod-issue.js';
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../util/yaml.js';
 import { z } from 'zod';
 import { UserError } from '../errors/user-error.js';
 

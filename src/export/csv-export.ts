@@ -8,8 +8,12 @@ import type { RequestRecord } from '../record/record.js';
 import type { RunResult } from '../report/result-json.js';
 import { RECORD_COLUMNS } from './record-columns.js';
 
-/** Rows per piece of recordsCsvPieces. */
-const CSV_BATCH = 10_000;
+/**
+ * Rows per piece of recordsCsvPieces. A piece's rows and csv-stringify's strings live until it is
+ * written: at 10,000 rows they outlived the young generation and export of a 100k run peaked at
+ * 360 MiB; at 1,000 at 230 MiB, the same CPU (docs/performance.md §8).
+ */
+export const CSV_BATCH = 1_000;
 
 /**
  * The records' CSV in pieces of CSV_BATCH rows, header first, for a caller that writes each

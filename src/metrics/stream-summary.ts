@@ -2,14 +2,15 @@
  * Exact summary statistics of a pooled metric without materializing its values.
  *
  * ITL pools every gap of every request: 100,000 requests × 500 tokens is 50 M doubles (400 MB)
- * if copied into one array to sort. Instead the values are visited twice from the records:
+ * if copied into one array to sort. Instead the values are visited two or three times from the records:
  *
  *   pass 1: count, sum, min, max, and a histogram of the values' top 20 order-preserving bits
  *           (2^20 buckets, 4 MiB) — enough to know which bucket holds every wanted rank;
- *   pass 2: the squared deviations (two-pass variance, as `summarize`) and the range of each
- *           wanted bucket;
- *   pass 3: the values of only those buckets whose values differ, into exact-size arrays,
- *           sorted to read the exact order statistics.
+ *   pass 2: the squared deviations (two-pass variance, as `summarize`), the range of each
+ *           wanted bucket and, for a wanted bucket of at most 2^20 values, its values;
+ *   pass 3: the values of only those larger buckets whose values differ, into exact-size arrays
+ *           (usually none: ITL is read in two passes).
+ * A wanted bucket's values are sorted to read the exact order statistics.
  *
  * Percentiles are therefore exactly those of `summarize` (same ranks, same interpolation);
  * the mean may differ from it in the last bit, since the sum is taken in visit order. A batch
@@ -39,6 +40,8 @@ export type Visitor = (emit: (value: number) => void) => void;
 export type BatchVisitor = (emit: (values: Float64Array, n: number, weights?: Float64Array | null) => void) => void;
 
 const BUCKET_BITS = 20;
+/** Values of a wanted bucket gathered already in pass 2 (8 MiB of doubles each, at most 2 × REPORTED_PERCENTILES buckets). */
+const GATHER_IN_PASS_2 = 1 << 20;
 const f64 = new Float64Array(1);
 const u32 = new Uint32Array(f64.buffer);
 // Which 32-bit half of a float64 holds the sign and exponent depends on byte order.
@@ -62,8 +65,11 @@ export function summarizeVisited(visit: Visitor): Distribution {
   );
 }
 
-/** summarizeVisited over values given in batches: the same figures, bit for bit. */
-export function summarizeBatches(visit: BatchVisitor): Distribution {
+/**
+ * summarizeVisited over values given in batches: the same figures, bit for bit. `gatherInPass2`:
+ * the largest wanted bucket gathered in pass 2 (tests set 0 to take pass 3 for every bucket).
+ */
+export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_PASS_2): Distribution {
   const hist = new Uint32Array(1 << BUCKET_BITS);
   let n = 0;
   let sum = 0;
@@ -124,7 +130,10 @@ export function summarizeBatches(visit: BatchVisitor): Distribution {
   }
 
   // pass 2: variance, and each wanted bucket's range — a bucket of equal values (e.g. the
-  // zero gaps of chunks read together) needs no gathering at all.
+  // zero gaps of chunks read together) needs no gathering at all. A wanted bucket of at most
+  // gatherInPass2 values is gathered here too (its array dropped if its values are all
+  // equal), so pass 3 runs only for a larger bucket of distinct values.
+  for (const w of gathered) if (w.count <= gatherInPass2) w.values = new Float64Array(w.count);
   let sq = 0;
   visit((xs, m, ws) => {
     for (let i = 0; i < m; i++) {
@@ -136,22 +145,33 @@ export function summarizeBatches(visit: BatchVisitor): Distribution {
         const w = gathered[k]!;
         if (v < w.min) w.min = v;
         if (v > w.max) w.max = v;
+        if (w.values) {
+          if (ws) w.values.fill(v, w.at, (w.at += ws[i]!));
+          else w.values[w.at++] = v;
+        }
       }
     }
   });
-  // pass 3 (only if some bucket has distinct values): gather them into exact-size arrays.
-  const toGather = [...wanted.values()].filter((w) => w.min !== w.max);
+  for (const w of gathered) {
+    if (w.values && w.min === w.max) w.values = null;
+    else if (w.values) w.values.sort();
+  }
+  // pass 3 (only if a bucket too large for pass 2 has distinct values): gather them into exact-size arrays.
+  const toGather = [...wanted.values()].filter((w) => w.min !== w.max && !w.values);
   if (toGather.length > 0) {
-    for (const w of toGather) w.values = new Float64Array(w.count);
+    const late = new Uint8Array(gathered.length);
+    for (const w of toGather) {
+      w.values = new Float64Array(w.count);
+      late[gathered.indexOf(w)] = 1;
+    }
     visit((xs, m, ws) => {
       for (let i = 0; i < m; i++) {
         const v = xs[i]!;
         const k = slot[bucketOf(v)]!;
-        if (k < 0) continue;
+        if (k < 0 || !late[k]) continue;
         const w = gathered[k]!;
-        if (!w.values) continue;
-        if (ws) w.values.fill(v, w.at, (w.at += ws[i]!));
-        else w.values[w.at++] = v;
+        if (ws) w.values!.fill(v, w.at, (w.at += ws[i]!));
+        else w.values![w.at++] = v;
       }
     });
     for (const w of toGather) w.values!.sort();

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import { UserError } from '../errors/user-error.js';
 import type { LengthDist, WorkloadSpec } from './spec.js';
-import { DATASET_NAMES } from './spec.js';
+import { DATASET_NAMES } from './dataset-names.js';
 import { parseBucketConfig, parseMmLimit } from './media/random-mm.js';
 
 type Kind = 'string' | 'int' | 'number' | 'dist' | 'mm-buckets' | 'mm-limit';

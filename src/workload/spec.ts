@@ -4,6 +4,7 @@
  * Every field is documented in docs/workloads.md.
  */
 import { z } from 'zod';
+import { DATASET_NAMES } from './dataset-names.js';
 
 /**
  * No length (tokens) above this is accepted: longer than any context served today, and text of
@@ -63,8 +64,7 @@ export const LengthDistSchema = z.discriminatedUnion('kind', [
 ]);
 export type LengthDist = z.infer<typeof LengthDistSchema>;
 
-export const DATASET_NAMES = ['random', 'sharegpt', 'jsonl', 'prefix', 'trace', 'hf', 'eval', 'random-mm', 'images', 'random-audio', 'audio'] as const;
-export type DatasetName = (typeof DATASET_NAMES)[number];
+export { DATASET_NAMES, type DatasetName } from './dataset-names.js';
 
 const baseShape = {
   /** Which generator or dataset (vLLM `--dataset-name`). */

@@ -5,9 +5,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { blockCounts, blockPercentiles, weightedPercentiles, withChunks } from '../../src/analysis/compare/bootstrap.js';
+import { blockCounts, blockPercentiles, buildSample, resampleFigures, scratchFor, weightedPercentiles, withChunks } from '../../src/analysis/compare/bootstrap.js';
 import { createRng } from '../../src/util/rng.js';
 import { argsortFloat64 } from '../../src/util/argsort.js';
+import { rec } from '../metrics/make-record.js';
 
 const PS = [0, 1, 50, 90, 99, 99.9, 100];
 
@@ -66,5 +67,31 @@ describe('blockPercentiles', () => {
       expect(weight.reduce((a, b) => a + b, 0)).toBe(12);
     }
     expect([...seen].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it("a resample's error rate is Σ k_i·error_i / Σ k_i of its block counts (the plain sum over requests)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 200 }), fc.nat(), (failed, seed) => {
+        const records = failed.map((f, i) => (f ? rec({ id: i, sent_ms: i, end_ms: i + 5, status: 'error', error_class: 'http_5xx' }) : rec({ id: i, sent_ms: i, chunks: [i + 10, i + 20] })));
+        const sample = buildSample(records, { start_ms: 0, end_ms: failed.length + 30 }, null, null);
+        const rng = createRng(seed);
+        const again = createRng(seed);
+        const k = new Int32Array(failed.length);
+        for (let r = 0; r < 3; r++) {
+          const got = resampleFigures(sample, rng, scratchFor(sample), false).error_rate;
+          blockCounts(again, failed.length, k);
+          // the rest of the resample's draws (its 1-second buckets), to stay in step with rng
+          for (let b = 0; b < sample.buckets.ok.length; b++) again.int(0, sample.buckets.ok.length - 1);
+          let errors = 0;
+          let drawn = 0;
+          failed.forEach((f, i) => {
+            errors += f ? k[i]! : 0;
+            drawn += k[i]!;
+          });
+          expect(got).toBe(errors / drawn);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -42,6 +42,31 @@ describe('summarizeVisited (two-pass, no pooled copy)', () => {
     );
   });
 
+  it('values gathered in pass 2, in pass 3 (a wanted bucket above the limit) or both: the exact percentiles; two visits when no bucket is too large', () => {
+    // Many distinct values in one histogram bucket (10 + i·1e-9) beside spread ones: at limit 5
+    // that bucket waits for pass 3 while the others are gathered in pass 2.
+    const value = fc.oneof(fc.double({ min: -1e3, max: 1e3, noNaN: true }), fc.integer({ min: 0, max: 40 }).map((i) => 10 + i * 1e-9));
+    fc.assert(
+      fc.property(fc.array(value, { minLength: 1, maxLength: 200 }), (xs) => {
+        const counted = (limit?: number) => {
+          let visits = 0;
+          const d = summarizeBatches((emit) => {
+            visits++;
+            emit(Float64Array.from(xs), xs.length);
+          }, limit);
+          return { d, visits };
+        };
+        const want = summarize(xs);
+        const runs = [counted(), counted(5), counted(0)];
+        for (const { d } of runs) for (const k of ['min', 'max', 'p50', 'p90', 'p95', 'p99', 'p99_9'] as const) expect(d[k] === want[k], `${k}: ${d[k]} vs ${want[k]}`).toBe(true);
+        expect(runs[1]!.d).toEqual(runs[0]!.d);
+        expect(runs[2]!.d).toEqual(runs[0]!.d);
+        expect(runs[0]!.visits).toBe(2);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('handles heavy ties and values within one histogram bucket', () => {
     const xs = Array.from({ length: 10_000 }, (_, i) => 10 + (i % 7) * 1e-9);
     expect(summarizeVisited(visit(xs))).toMatchObject({ p50: summarize(xs).p50, p99_9: summarize(xs).p99_9 });

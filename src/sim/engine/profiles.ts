@@ -3,7 +3,7 @@
  * profile from a JSON/YAML file path. A wrong name or field is a UserError naming it.
  */
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../../util/yaml.js';
 import { UserError } from '../../errors/user-error.js';
 import { HARDWARE } from './hardware.js';
 import type { HardwareProfile } from './hardware.js';
