@@ -20,7 +20,8 @@ import type { RequestRecord } from '../record/record.js';
 import type { RunBundle } from '../store/run-bundle.js';
 import type { Slo } from '../metrics/index.js';
 import type { CostFigures } from '../metrics/cost.js';
-import { isSweepDir, readSweep } from './saved-sweep.js';
+import { readSweep } from './saved-sweep.js';
+import { isSweepDir } from '../store/run-bundle.js';
 import { environmentOf, type RunEnvironment } from '../analysis/environment.js';
 
 /** Every side read, and the pairs to judge (baseline first in each). */
@@ -175,7 +176,7 @@ export function readCompareInputs(paths: readonly string[], warn: (line: string)
     const j = real.indexOf(real[i]!);
     if (j < i) throw new UserError(`compare: ${paths[i]} and ${paths[j]} are the same run; compare two different runs`);
   }
-  const sweeps = paths.map((p) => existsSync(p) && statSync(p).isDirectory() && isSweepDir(p));
+  const sweeps = paths.map((p) => isSweepDir(p));
   if (sweeps.some(Boolean) && !sweeps.every(Boolean)) throw new UserError('compare: a sweep directory compares with other sweep directories (stage by stage), not with single runs');
   if (!sweeps[0]) {
     const sides = paths.map((p) => loadSide(p, warn));

@@ -52,6 +52,20 @@ export function readRunBundle<R>(dir: string, o: RunBundleOptions = {}): RunBund
   return { dir, result: result as R, spec: readSpec(dir), records: readRunRecords(dir, o) };
 }
 
+/**
+ * The one rule for "this directory holds a sweep" (docs/sweep-schema.md): a directory with
+ * sweep.json and no result.json of its own. A run directory (result.json), a repeats directory
+ * (repeats.json and repeat-k/ runs), an empty or missing folder are not sweeps.
+ */
+export function isSweepDir(dir: string): boolean {
+  try {
+    if (!statSync(dir).isDirectory()) return false;
+  } catch {
+    return false;
+  }
+  return existsSync(join(dir, 'sweep.json')) && !existsSync(join(dir, 'result.json'));
+}
+
 /** spec.json as an object, or null when the directory has none. */
 export function readSpec(dir: string): Record<string, unknown> | null {
   const path = join(dir, 'spec.json');
