@@ -8,7 +8,7 @@ import { UserError } from '../errors/user-error.js';
 import { phaseOf } from '../load/phases.js';
 import { sendTimes } from '../load/send-times.js';
 import { userWindow } from '../load/ramp.js';
-import { runVirtual, virtualEngine, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
+import { runVirtualPaced, virtualEngine, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
 import type { Engine } from '../sim/engine/engine.js';
 import type { RequestRecord } from '../record/record.js';
 import { closeRecords, RecordsWriter } from '../store/records-file.js';
@@ -71,14 +71,14 @@ function fnv32(text: string): number {
  * requests are then read as the clock reaches them, so memory does not grow with the run's
  * length beyond what the stream keeps.
  */
-export function simulate(
+export async function simulate(
   spec: RunSpec,
   plan: PreparedRun,
   model: string,
   live: { step: NonNullable<VirtualOptions['onStep']>; finish: () => void } = { step: () => {}, finish: () => {} },
   stream: RecordStream | null = null,
   server: SimulatedServer = {},
-): { records: RequestRecord[]; stats: VirtualStats } {
+): Promise<{ records: RequestRecord[]; stats: VirtualStats }> {
   const load = spec.load;
   const { workload, totalRequests, phases } = plan;
   const closed = load.concurrency !== null;
@@ -133,7 +133,8 @@ export function simulate(
   const reasoning = simReasoning(spec.sim);
   let out;
   try {
-    out = runVirtual({
+    // Paced: the event loop gets a turn every ~50 ms of wall time, so a SIGTERM or Ctrl-C stops the run within about that.
+    out = await runVirtualPaced({
       hardware: spec.sim.hardware,
       model,
       engine: simEngine(spec.sim, model),
@@ -174,8 +175,9 @@ function pooledRecord(rec: RequestRecord, inputs: number): void {
 
 /**
  * `sim run` as a session: the spec's load through the simulated engine in virtual time, into a run
- * directory and the result object. The virtual run is one synchronous loop: a stop signal raised
- * meanwhile is seen when it ends, and the run is then reported as interrupted.
+ * directory and the result object. The virtual run yields to the event loop every ~50 ms of wall
+ * time (sim/virtual.ts runVirtualPaced), so a stop signal raised meanwhile ends it at the next
+ * step: what was simulated so far is saved and reported as interrupted.
  */
 export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: RunPlacement | null = null): Promise<CompletedRun & { diskFault?: string }> {
   const log = (line: string) => ctx.log?.(line);
@@ -215,16 +217,15 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
     if (parts && first !== null) w.writeLineParts(parts.head, timeline.chunkText(first, rec.chunk_ms.length), parts.tail);
     else w.write(rec);
   };
-  // The engine's loop is synchronous: the signal is looked at on every step, so an abort raised
-  // before the loop or from a callback stops it there (a process signal is handled by Node only
-  // once the loop returns: the run is then reported as interrupted, having run to its end).
+  // The signal is looked at on every step; a process signal is handled in the loop's pauses
+  // (every ~50 ms of wall time), so it stops the run at the step after it arrived.
   const stepping = { step: (p: Parameters<typeof live.step>[0]) => {
     if (ctx.signal?.aborted) throw new VirtualStop();
     live.step(p);
   }, finish: () => live.finish() };
   let out: { stats: VirtualStats } | null = null;
   try {
-    out = simulate(spec, plan, model, stepping, { onRecord, timeline });
+    out = await simulate(spec, plan, model, stepping, { onRecord, timeline });
   } catch (err) {
     if (!(err instanceof VirtualStop)) {
       saved.writer?.close();
