@@ -11,7 +11,7 @@ import { userWindow } from '../load/ramp.js';
 import { runVirtualPaced, virtualEngine, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
 import type { Engine } from '../sim/engine/engine.js';
 import type { RequestRecord } from '../record/record.js';
-import { closeRecords, RecordsWriter } from '../store/records-file.js';
+import { closeRecords, fileFaultCode, RecordsWriter, specFaultLine } from '../store/records-file.js';
 import { recordToJsonLineParts } from '../record/jsonl.js';
 import { createRunDir, createRunDirAt, type RunDir } from '../store/run-dir.js';
 import { StepTimeline } from '../sim/step-timeline.js';
@@ -196,14 +196,22 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
   // Records are written as they finish and held in columns (VirtualRecords), not as objects:
   // a day of virtual traffic is millions of records and hundreds of millions of chunk times.
   // The run directory is made with the first record, so a run refused at the start leaves none.
-  const saved: { dir: RunDir | null; writer: RecordsWriter | null; opened: boolean; spec: unknown } = { dir: null, writer: null, opened: false, spec: null };
+  const saved: { dir: RunDir | null; writer: RecordsWriter | null; opened: boolean; spec: unknown; specFault: { code: string; dir: string } | null } = { dir: null, writer: null, opened: false, spec: null, specFault: null };
   const open = (): void => {
     saved.opened = true;
     if (!spec.output.save) return;
     saved.dir = at ? createRunDirAt(at.path, at.id) : createRunDir(spec.output.result_dir, spec.name, startedAt);
     saved.spec = redactSecrets(spec);
-    saved.dir.writeJson('spec.json', saved.spec);
-    saved.writer = new RecordsWriter(saved.dir.recordsPath, { survive: true });
+    try {
+      saved.dir.writeJson('spec.json', saved.spec);
+      saved.writer = new RecordsWriter(saved.dir.recordsPath, { survive: true });
+    } catch (err) {
+      // A full or read-only folder: the run goes on in memory, nothing more is written there.
+      const code = fileFaultCode(err);
+      if (code === null) throw err;
+      saved.specFault = { code, dir: saved.dir.path };
+      saved.dir = null;
+    }
   };
   const timeline = new StepTimeline();
   const store = new VirtualRecords(timeline);
@@ -235,7 +243,7 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
   if (!saved.opened) open();
   const records = store.records();
   // A full or read-only folder: the figures still come from the records in memory; nothing more is written there.
-  const diskFault = closeRecords(saved.writer, saved.dir?.path ?? null, { records: records.length });
+  const diskFault = saved.specFault ? specFaultLine(saved.specFault.code, saved.specFault.dir, records.length) : closeRecords(saved.writer, saved.dir?.path ?? null, { records: records.length });
   const dir = diskFault ? null : saved.dir;
   const s = out?.stats ?? null;
   if (s) {
@@ -265,7 +273,7 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
     costSplit: s ? { method: 'simulator_step_time', input_share: s.prefill_ms + s.decode_ms > 0 ? s.prefill_ms / (s.prefill_ms + s.decode_ms) : 0.5 } : null,
     tokenizerId: spec.workload.tokenizer,
   });
-  if (diskFault) return { ...done, diskFault };
+  if (diskFault || done.diskFault) return { ...done, diskFault: diskFault ?? done.diskFault! };
   await recordInHistory(spec.output.result_dir, dir, log, { result: done.result, spec: saved.spec });
   return done;
 }
