@@ -2,7 +2,7 @@
  * `infermeter analyze RUN_DIR_OR_records.jsonl`: every figure recomputed from records alone,
  * with new SLOs if given; the original run's context is taken from result.json, else spec.json.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { UserError } from '../errors/user-error.js';
 import { analyzeRun } from '../session/analyze.js';
 import { printRun } from './print-run.js';
@@ -13,7 +13,7 @@ import { GoodputSchema } from '../config/schema.js';
 import { validateSpec } from '../config/load-spec.js';
 import { COST_FLAGS, LOAD_FLAGS, specFromFlags, VALIDITY_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
 import { SloListSchema } from '../session/run-spec.js';
-import { isSweepDir } from '../session/saved-sweep.js';
+import { isSweepDir } from '../store/run-bundle.js';
 
 /** A sweep directory: its stages re-judged (--slo, --goodput), as analyze-sweep.ts says. */
 async function analyzeSavedSweep(path: string, opts: Record<string, unknown>, io: CliIo): Promise<number> {
@@ -53,7 +53,7 @@ export async function analyzeCommand(given: string | undefined, opts: Record<str
   const path = takeBackRunPath(given, opts);
   checkObjectiveFlags(opts);
   if (typeof opts.junit === 'string') checkWritable(opts.junit, '--junit');
-  if (existsSync(path) && statSync(path).isDirectory() && isSweepDir(path)) return analyzeSavedSweep(path, opts, io);
+  if (isSweepDir(path)) return analyzeSavedSweep(path, opts, io);
   // The same schema as a run spec's, so --goodput and the vLLM JSON flags read as they do for `run`.
   const flags = specFromFlags(opts, [...LOAD_FLAGS.filter((f) => f.path[0] === 'goodput' || f.path[0] === 'slos'), ...VLLM_JSON_FLAGS, ...COST_FLAGS, ...VALIDITY_FLAGS]);
   const done = await analyzeRun(path, { spec: flags.spec, flagPaths: flags.flagPaths, vllmJson: typeof opts.vllmJson === 'string' ? opts.vllmJson : null, spansFile: typeof opts.spans === 'string' ? opts.spans : null }, { env: io.env, log: (line) => io.stderr.write(`${line}\n`) });

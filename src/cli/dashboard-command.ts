@@ -6,6 +6,7 @@ import { UserError } from '../errors/user-error.js';
 import type { CliIo } from './io.js';
 import { setHistoryWarningSink } from '../history/history-db.js';
 import { statSync } from 'node:fs';
+import { unwritableDirReason } from '../util/writable-path.js';
 
 /** A mistyped folder would serve an empty history until Ctrl-C: refused before anything listens. */
 function refuseMissingFolder(dir: string): void {
@@ -21,6 +22,9 @@ function refuseMissingFolder(dir: string): void {
 export async function dashboardCommand(opts: { resultsDir: string; port: string }, io: CliIo): Promise<number> {
   setHistoryWarningSink((line) => io.stderr.write(line));
   refuseMissingFolder(opts.resultsDir);
+  // A read-only folder is served as it is (the history read, never folded or repaired): said once, up front.
+  const readOnly = unwritableDirReason(opts.resultsDir);
+  if (readOnly) io.stderr.write(`infermeter dashboard: serving ${opts.resultsDir}/ read-only: the history journal there is not writable (${readOnly}); runs, reports and history are shown as they are\n`);
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserError(`--port ${opts.port}: give a port number (0–65535; 0 picks a free one)`);
   let dash;

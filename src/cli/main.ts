@@ -415,14 +415,14 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     const helpAll = helpAllRequested(argv);
     if (helpAll) argv = argv.map((a) => (a === '--help-all' ? '--help' : a));
     const program = buildProgram(io, (c) => (code = c), helpAll);
-    // `sim run` computes synchronously in virtual time, where no listener could run: a signal
-    // keeps its default effect there and ends it at once (it writes nothing until the end).
     program.hook('preAction', (_root, action) => {
       const underSim = action.parent?.name() === 'sim';
-      if (own && !(action.name() === 'run' && underSim)) {
+      if (own) {
         // Only run, sweep and worker send requests to a server: the others have none to cancel.
+        // `sim run`'s virtual-time loop pauses every ~50 ms of wall time, so it hears the signal too.
         const sends = !underSim && ['run', 'sweep', 'worker'].includes(action.name());
-        stopListening = listenForStopSignals(own, (line) => io.stderr.write(`\n${line}\n`), sends ? STOPPING_REQUESTS : null);
+        const doing = sends ? STOPPING_REQUESTS : underSim && action.name() === 'run' ? 'saving what was simulated' : null;
+        stopListening = listenForStopSignals(own, (line) => io.stderr.write(`\n${line}\n`), doing);
       }
     });
     if (argv.length === 0) {

@@ -1,6 +1,6 @@
 /** A run's page when it has no report.html and no renderer is wired in (tests of the dashboard alone): key figures, escaped, and its files. */
-import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
+import { readPartialRun } from '../store/run-bundle.js';
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
@@ -8,7 +8,7 @@ export function escapeHtml(s: string): string {
 
 export function fallbackReport(dir: string): string {
   const id = basename(dir);
-  const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as { metrics?: { latency?: Record<string, Record<string, number | null>> } };
+  const result = readPartialRun<{ metrics?: { latency?: Record<string, Record<string, number | null>> } }>(dir, { schema: 'ignore' }).result ?? {};
   const rows = Object.entries(result.metrics?.latency ?? {})
     .map(([k, d]) => `<tr><td>${escapeHtml(k)}</td>${['p50', 'p90', 'p99'].map((p) => `<td>${typeof d[p] === 'number' ? d[p].toFixed(2) : '—'}</td>`).join('')}</tr>`)
     .join('');

@@ -3,8 +3,7 @@
  * intervals and wording as the console and the report, formatted here so the page's script only
  * places text. Figures whose checks the run did not carry are left out.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readPartialRun } from '../store/run-bundle.js';
 import { money } from '../util/money.js';
 import { formatRate, qualityFigureRows } from '../report/quality-summary.js';
 import type { RunResult } from '../report/result-json.js';
@@ -36,12 +35,6 @@ export function qualityView(q: QualityFigures, currency: string | null): Quality
 
 /** The currency of a run's cost block (result.json), null for a sweep or an unpriced run. */
 export function runCurrency(runDir: string): string | null {
-  const path = join(runDir, 'result.json');
-  if (!existsSync(path)) return null;
-  try {
-    const r = JSON.parse(readFileSync(path, 'utf8')) as { cost?: { currency?: unknown } | null };
-    return typeof r.cost?.currency === 'string' ? r.cost.currency : null;
-  } catch {
-    return null;
-  }
+  const r = readPartialRun<{ cost?: { currency?: unknown } | null }>(runDir, { schema: 'ignore' }).result;
+  return typeof r?.cost?.currency === 'string' ? r.cost.currency : null;
 }

@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { readPartialRun } from '../store/run-bundle.js';
 import { PROGRESS_FILE } from '../store/progress-file.js';
 
 /** The files of a run the dashboard serves, and their content types. */
@@ -42,13 +43,9 @@ export function liveRuns(resultsDir: string): LiveRun[] {
   for (const id of readdirSync(resultsDir)) {
     const dir = runDirOf(resultsDir, id);
     if (!dir || existsSync(join(dir, 'result.json')) || !existsSync(join(dir, PROGRESS_FILE))) continue;
-    let model: string | null = null;
-    try {
-      const spec = JSON.parse(readFileSync(join(dir, 'spec.json'), 'utf8')) as { target?: { model?: unknown } };
-      model = typeof spec.target?.model === 'string' ? spec.target.model : null;
-    } catch {
-      // spec.json is written before the load starts; without it the run is still listed
-    }
+    // spec.json is written before the load starts; without it (or unreadable) the run is still listed
+    const target = readPartialRun(dir, { schema: 'ignore' }).spec?.target as { model?: unknown } | undefined;
+    const model = typeof target?.model === 'string' ? target.model : null;
     const lines = readFileSync(join(dir, PROGRESS_FILE), 'utf8').trimEnd().split('\n');
     let last: Record<string, unknown> | null;
     try {

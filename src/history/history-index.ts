@@ -10,7 +10,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePending } from './history-journal.js';
 import { UserError } from '../errors/user-error.js';
-import { isSweepDir, rowFromRunDir, rowOfRun, rowsFromSweepDir, type HistoryRow } from './history-row.js';
+import { isSweepDir } from '../store/run-bundle.js';
+import { rowFromRunDir, rowOfRun, rowsFromSweepDir, type HistoryRow } from './history-row.js';
 
 /** Journals the row of the run (or of each stage of the sweep) in `runDir`; returns null when done, else the one-line warning to print. */
 export async function indexRun(resultsDir: string, runDir: string): Promise<string | null> {

@@ -3,7 +3,7 @@
  * result.json alone — so any saved run can be (re)indexed, and the row says nothing the run
  * directory does not. Column meanings: docs/history.md.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { redactUrl } from '../util/redact.js';
 import { specHash } from '../analysis/comparable-spec.js';
@@ -177,11 +177,6 @@ export function runSpec(result: Obj, spec: unknown): unknown {
 export function rowFromRunDir(resultsDir: string, runDir: string): HistoryRow {
   const run = readRunBundle<Obj>(runDir, { records: 'skip' });
   return rowOfRun(resultsDir, runDir, run.result, run.spec);
-}
-
-/** The directory holds a sweep (sweep.json and no result.json, docs/sweep-schema.md). */
-export function isSweepDir(dir: string): boolean {
-  return existsSync(join(dir, 'sweep.json')) && !existsSync(join(dir, 'result.json'));
 }
 
 /** The sweep's spec.json, or (an old or hand-made sweep without one) what its sweep.json `sweep` says of the settings. */

@@ -8,7 +8,7 @@ import type { SweepContext } from '../analysis/load-curve.js';
 import { UserError } from '../errors/user-error.js';
 import type { Snapshot } from '../observe/snapshot.js';
 import type { RequestRecord } from '../record/record.js';
-import { readJsonFile, readRunBundle, readRunRecords, readSpec } from '../store/run-bundle.js';
+import { isSweepDir, readJsonFile, readRunBundle, readRunRecords, readSpec } from '../store/run-bundle.js';
 import { buildRunReport, type RunBundle } from './html/run-report.js';
 import { buildSweepReport, type SweepDoc } from './html/sweep-report.js';
 import type { RunResult } from './result-json.js';
@@ -61,11 +61,6 @@ export function loadRunBundle(dir: string, records?: readonly RequestRecord[], g
 function readServer(dir: string): Snapshot[] {
   const serverPath = join(dir, 'server-metrics.jsonl');
   return existsSync(serverPath) ? readServerSnapshots(serverPath) : [];
-}
-
-/** A sweep directory: sweep.json and no result.json of its own. */
-export function isSweepDir(dir: string): boolean {
-  return existsSync(dir) && existsSync(join(dir, 'sweep.json')) && !existsSync(join(dir, 'result.json'));
 }
 
 export interface SweepBundle {

@@ -56,7 +56,7 @@ export async function writeCompareOutputs(outcome: CompareOutcome, paths: readon
     lines.push(`compare: Markdown table written to ${files.markdown}`);
   }
   if (files.html) {
-    const runs = paths.map(loadCompareRun);
+    const runs = paths.map((p) => loadCompareRun(p, outcome.bundles?.get(p)));
     writeText(files.html, await buildCompareReport(result.pairs, runs, runs[0]!.rules, `infermeter ${infermeterVersion()}`), '--html');
     lines.push(`compare: HTML report written to ${files.html}`);
   }

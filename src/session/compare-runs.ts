@@ -38,6 +38,8 @@ export interface CompareOutcome {
   /** Why a gate that was asked for had nothing to judge, one sentence each. */
   notes: string[];
   exitCode: ExitCode;
+  /** The run directories read, by the path given (compare-sides.ts), so `--html` does not read them again. */
+  bundles?: CompareInputs['bundles'];
 }
 
 /** One validity gate per run side (vLLM files carry no verdict). */
@@ -82,7 +84,7 @@ export function judgeSides(inputs: CompareInputs, options: CompareRunOptions, lo
     notes.push('--fail-on-regression had nothing to judge for a pair without verdicts (see the note above)');
   }
   const regressed = regressions.length > 0 || qualityDrops.length > 0;
-  return { result: { schema: COMPARE_SCHEMA, pairs, gates }, gates, invalid, regressions, qualityDrops, notes: regressed ? [] : notes, exitCode: compareExitCode({ refusedInvalid: false, regressed }) };
+  return { result: { schema: COMPARE_SCHEMA, pairs, gates }, gates, invalid, regressions, qualityDrops, notes: regressed ? [] : notes, exitCode: compareExitCode({ refusedInvalid: false, regressed }), ...(inputs.bundles ? { bundles: inputs.bundles } : {}) };
 }
 
 /**

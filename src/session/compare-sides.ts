@@ -20,7 +20,8 @@ import type { RequestRecord } from '../record/record.js';
 import type { RunBundle } from '../store/run-bundle.js';
 import type { Slo } from '../metrics/index.js';
 import type { CostFigures } from '../metrics/cost.js';
-import { isSweepDir, readSweep } from './saved-sweep.js';
+import { readSweep } from './saved-sweep.js';
+import { isSweepDir } from '../store/run-bundle.js';
 import { environmentOf, type RunEnvironment } from '../analysis/environment.js';
 
 /** Every side read, and the pairs to judge (baseline first in each). */
@@ -29,6 +30,8 @@ export interface CompareInputs {
   pairs: Array<[CompareSide, CompareSide]>;
   /** Grouped compare (compare-groups.ts): the two groups judged over runs, instead of `pairs`. */
   groups?: { a: GroupSide; b: GroupSide };
+  /** Each run directory read, by the path given: read once, its records shared with `compare --html` (compare-outputs.ts). */
+  bundles?: ReadonlyMap<string, RunBundle<Partial<RunResult>>>;
 }
 
 interface SideContext {
@@ -150,14 +153,19 @@ function vllmSide(path: string, j: Record<string, unknown>): CompareSide {
   };
 }
 
-/** One input read into a side: a run directory (or its result.json) or a vLLM result file. */
-export function loadSide(path: string, warn: (line: string) => void): CompareSide {
+/** One input read into a side: a run directory (or its result.json) or a vLLM result file. `read` receives the run directory's bundle. */
+export function loadSide(path: string, warn: (line: string) => void, read: (bundle: RunBundle<Partial<RunResult>>) => void = () => {}): CompareSide {
   if (!existsSync(path)) throw new UserError(`${path}: no such run directory or file`);
-  if (statSync(path).isDirectory()) return runSide(readRunBundle(path, { records: 'required', warn }));
+  const fromDir = (dir: string): CompareSide => {
+    const bundle = readRunBundle<Partial<RunResult>>(dir, { records: 'required', warn });
+    read(bundle);
+    return runSide(bundle);
+  };
+  if (statSync(path).isDirectory()) return fromDir(path);
   const j = readJsonFile(path);
   if (j === null || typeof j !== 'object' || Array.isArray(j)) throw new UserError(`${path}: expected a JSON object`);
   const o = j as Record<string, unknown>;
-  if (typeof o.schema === 'string' && READABLE_RESULT_SCHEMAS.includes(o.schema) && basename(path) === 'result.json') return runSide(readRunBundle(dirname(path), { records: 'required', warn }));
+  if (typeof o.schema === 'string' && READABLE_RESULT_SCHEMAS.includes(o.schema) && basename(path) === 'result.json') return fromDir(dirname(path));
   if (typeof o.schema === 'string') throw new UserError(`${path}: schema ${o.schema} is not one compare reads (a run directory, or a vLLM result file)`);
   if (!('request_throughput' in o) || !('completed' in o)) throw new UserError(`${path}: neither a run directory nor a vLLM result file (no request_throughput / completed keys)`);
   return vllmSide(path, o);
@@ -175,11 +183,12 @@ export function readCompareInputs(paths: readonly string[], warn: (line: string)
     const j = real.indexOf(real[i]!);
     if (j < i) throw new UserError(`compare: ${paths[i]} and ${paths[j]} are the same run; compare two different runs`);
   }
-  const sweeps = paths.map((p) => existsSync(p) && statSync(p).isDirectory() && isSweepDir(p));
+  const sweeps = paths.map((p) => isSweepDir(p));
   if (sweeps.some(Boolean) && !sweeps.every(Boolean)) throw new UserError('compare: a sweep directory compares with other sweep directories (stage by stage), not with single runs');
   if (!sweeps[0]) {
-    const sides = paths.map((p) => loadSide(p, warn));
-    return { sides, pairs: sides.slice(1).map((b) => [sides[0]!, b]) };
+    const bundles = new Map<string, RunBundle<Partial<RunResult>>>();
+    const sides = paths.map((p) => loadSide(p, warn, (b) => bundles.set(p, b)));
+    return { sides, pairs: sides.slice(1).map((b) => [sides[0]!, b]), bundles };
   }
   const all = paths.map((p) => sweepSides(p, warn));
   const base = all[0]!;

@@ -16,6 +16,7 @@ import { RESULT_SCHEMA } from '../store/result-schema.js';
 import { toVllmJson, type VllmPercentile } from '../report/vllm-json.js';
 import type { RunDir } from '../store/run-dir.js';
 import { writeJsonFile } from '../store/run-dir.js';
+import { fileFaultCode, resultFaultLine } from '../store/records-file.js';
 import { infermeterVersion } from './version.js';
 import { writeRunReport } from './write-report.js';
 import type { GoodputSlo, Objective } from '../config/slo.js';
@@ -148,6 +149,8 @@ export interface CompletedRun {
   reportPath: string | null;
   /** What --allow-invalid said: an invalid run is then accepted. */
   allowInvalid: boolean;
+  /** result.json could not be written (full or read-only folder): the line to print; the caller exits DISK_FAULT. */
+  diskFault?: string;
 }
 
 /** Builds the result and writes result.json, report.html and the vLLM JSON (as asked). Prints nothing. */
@@ -171,8 +174,16 @@ export async function completeRun(input: FinishInput): Promise<CompletedRun> {
   // Without the run's secrets (analyze of an older run) URL credentials are still removed.
   const redactor = input.redactor ?? new Redactor([]);
   const result = redactor.scrubDeep(built);
-  input.dir?.writeJson('result.json', result);
-  const reportPath = input.dir && input.spec.output.report !== false ? await writeRunReport(input.dir.path, input.records, result) : null;
+  let diskFault: string | undefined;
+  try {
+    input.dir?.writeJson('result.json', result);
+  } catch (err) {
+    const code = fileFaultCode(err);
+    if (code === null || !input.dir) throw err;
+    diskFault = resultFaultLine(code, input.dir.path, input.records.length);
+  }
+  const dir = diskFault ? null : input.dir;
+  const reportPath = dir && input.spec.output.report !== false ? await writeRunReport(dir.path, input.records, result) : null;
   const vllmPath = input.spec.output.vllm_json;
   if (vllmPath) {
     const load = input.load;
@@ -196,5 +207,5 @@ export async function completeRun(input: FinishInput): Promise<CompletedRun> {
       '--vllm-json',
     );
   }
-  return { result, records: input.records, dir: input.dir, reportPath, allowInvalid: (input.spec.validity ?? DEFAULT_VALIDITY).allow_invalid };
+  return { result, records: input.records, dir, reportPath, allowInvalid: (input.spec.validity ?? DEFAULT_VALIDITY).allow_invalid, ...(diskFault ? { diskFault } : {}) };
 }

@@ -9,7 +9,7 @@ import { OtlpForwarder } from '../observe/otlp/otlp-forward.js';
 import { collectTraces } from './collect-traces.js';
 import { SPANS_FILE, spansFileLines } from '../store/spans-file.js';
 import { UserError } from '../errors/user-error.js';
-import { closeRecords, RecordsWriter } from '../store/records-file.js';
+import { closeRecords, fileFaultCode, RecordsWriter, specFaultLine } from '../store/records-file.js';
 import { createRunDir, createRunDirAt, type RunDir } from '../store/run-dir.js';
 import { ProgressFile } from '../store/progress-file.js';
 import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
@@ -60,6 +60,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
   let target: OpenTarget | null = null;
   let dir: RunDir | null = null;
   let writer: RecordsWriter | null = null;
+  let specFault: { code: string; dir: string } | null = null;
   /** spec.json as written, for the history row. */
   let savedSpec: unknown = null;
   let receiver: OtlpReceiver | null = null;
@@ -103,8 +104,16 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     if (spec.output.save) {
       dir = at ? createRunDirAt(at.path, at.id) : createRunDir(spec.output.result_dir, spec.name, new Date());
       savedSpec = redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, base_url: simulated ? null : baseUrl, model } }));
-      dir.writeJson('spec.json', savedSpec);
-      writer = new RecordsWriter(dir.recordsPath, { survive: true });
+      try {
+        dir.writeJson('spec.json', savedSpec);
+        writer = new RecordsWriter(dir.recordsPath, { survive: true });
+      } catch (err) {
+        // A full or read-only folder before the load: the run goes on in memory, nothing more is written there.
+        const code = fileFaultCode(err);
+        if (code === null) throw err;
+        specFault = { code, dir: dir.path };
+        dir = null;
+      }
     }
     const progressFile = dir ? new ProgressFile(dir.path) : null;
     const open = target;
@@ -126,7 +135,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     });
     const outcome = driven.outcome;
     // A full or read-only folder mid-run: the figures still come from the records in memory; nothing more is written there.
-    const diskFault = closeRecords(writer, dir?.path ?? null, { records: outcome.records.length });
+    const diskFault = specFault ? specFaultLine(specFault.code, specFault.dir, outcome.records.length) : closeRecords(writer, dir?.path ?? null, { records: outcome.records.length });
     writer = null;
     if (outcome.interrupted) log('interrupted: in-flight requests cancelled; reporting what was measured');
     if (observed && dir && !diskFault) dir.writeJsonLines('server-metrics.jsonl', observed.snapshots);
@@ -156,7 +165,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
       traces: traces?.figures ?? null,
       environment,
     });
-    if (diskFault) return { started: true, ...done, redactor, diskFault };
+    if (diskFault || done.diskFault) return { started: true, ...done, redactor, diskFault: diskFault ?? done.diskFault };
     await recordInHistory(spec.output.result_dir, dir, log, { result: done.result, spec: savedSpec });
     return { started: true, ...done, redactor };
   } finally {

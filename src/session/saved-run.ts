@@ -2,11 +2,8 @@
  * What `analyze` knows of a saved run besides its records: result.json when the run finished,
  * else spec.json (written before the load started, so a killed run has it too), else nothing.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { RunResult } from '../report/result-json.js';
-import { unreadableResultSchema } from '../store/result-schema.js';
-import { UserError } from '../errors/user-error.js';
+import { readPartialRun } from '../store/run-bundle.js';
 import type { GoodputSlo as Slo } from '../config/slo.js';
 
 /** The fields of spec.json analyze reads (the run spec as validated, secrets removed). */
@@ -24,25 +21,10 @@ export interface SavedRun {
   spec: SavedSpec | null;
 }
 
-function readJson(path: string, warn: (line: string) => void): unknown {
-  if (!existsSync(path)) return null;
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
-  } catch {
-    warn(`note: ${path} is not valid JSON; ignored`);
-    return null;
-  }
-}
-
+/** result.json and spec.json through the one run-directory reader, leniently (store/run-bundle.ts `readPartialRun`). */
 export function readSavedRun(dir: string, warn: (line: string) => void): SavedRun {
-  const resultPath = join(dir, 'result.json');
-  const result = readJson(resultPath, warn);
-  const unreadable = result === null ? null : unreadableResultSchema(result);
-  if (unreadable) throw new UserError(`${resultPath}: ${unreadable}`);
-  return {
-    result: result as Partial<RunResult> | null,
-    spec: readJson(join(dir, 'spec.json'), warn) as SavedSpec | null,
-  };
+  const { result, spec } = readPartialRun<Partial<RunResult>>(dir, { warn });
+  return { result, spec: spec as SavedSpec | null };
 }
 
 /** The run's target, from result.json, else spec.json; null when neither says. */

@@ -26,10 +26,6 @@ export interface SavedSweep {
   stages: SavedStage[];
 }
 
-export function isSweepDir(dir: string): boolean {
-  return existsSync(join(dir, 'sweep.json'));
-}
-
 export function readSweep(dir: string, flag: string, warn?: (line: string) => void): SavedSweep {
   let result: SweepResult;
   try {

@@ -9,10 +9,10 @@ import { UserError } from '../errors/user-error.js';
 import { phaseOf } from '../load/phases.js';
 import { sendTimes } from '../load/send-times.js';
 import { userWindow } from '../load/ramp.js';
-import { runVirtual, virtualEngine, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
+import { runVirtualPaced, virtualEngine, type VirtualOptions, type VirtualRequest, type VirtualStats } from '../sim/virtual.js';
 import type { Engine } from '../sim/engine/engine.js';
 import type { RequestRecord } from '../record/record.js';
-import { closeRecords, RecordsWriter } from '../store/records-file.js';
+import { closeRecords, fileFaultCode, RecordsWriter, specFaultLine } from '../store/records-file.js';
 import { recordToJsonLineParts } from '../record/jsonl.js';
 import { createRunDir, createRunDirAt, type RunDir } from '../store/run-dir.js';
 import { StepTimeline } from '../sim/step-timeline.js';
@@ -72,14 +72,14 @@ function fnv32(text: string): number {
  * requests are then read as the clock reaches them, so memory does not grow with the run's
  * length beyond what the stream keeps.
  */
-export function simulate(
+export async function simulate(
   spec: RunSpec,
   plan: PreparedRun,
   model: string,
   live: { step: NonNullable<VirtualOptions['onStep']>; finish: () => void } = { step: () => {}, finish: () => {} },
   stream: RecordStream | null = null,
   server: SimulatedServer = {},
-): { records: RequestRecord[]; stats: VirtualStats } {
+): Promise<{ records: RequestRecord[]; stats: VirtualStats }> {
   const load = spec.load;
   const { workload, totalRequests, phases } = plan;
   const closed = load.concurrency !== null;
@@ -136,7 +136,8 @@ export function simulate(
   const reasoning = simReasoning(spec.sim);
   let out;
   try {
-    out = runVirtual({
+    // Paced: the event loop gets a turn every ~50 ms of wall time, so a SIGTERM or Ctrl-C stops the run within about that.
+    out = await runVirtualPaced({
       hardware: spec.sim.hardware,
       model,
       engine: simEngine(spec.sim, model),
@@ -177,8 +178,9 @@ function pooledRecord(rec: RequestRecord, inputs: number): void {
 
 /**
  * `sim run` as a session: the spec's load through the simulated engine in virtual time, into a run
- * directory and the result object. The virtual run is one synchronous loop: a stop signal raised
- * meanwhile is seen when it ends, and the run is then reported as interrupted.
+ * directory and the result object. The virtual run yields to the event loop every ~50 ms of wall
+ * time (sim/virtual.ts runVirtualPaced), so a stop signal raised meanwhile ends it at the next
+ * step: what was simulated so far is saved and reported as interrupted.
  */
 export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: RunPlacement | null = null): Promise<CompletedRun & { diskFault?: string }> {
   const log = (line: string) => ctx.log?.(line);
@@ -197,14 +199,22 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
   // Records are written as they finish and held in columns (VirtualRecords), not as objects:
   // a day of virtual traffic is millions of records and hundreds of millions of chunk times.
   // The run directory is made with the first record, so a run refused at the start leaves none.
-  const saved: { dir: RunDir | null; writer: RecordsWriter | null; opened: boolean; spec: unknown } = { dir: null, writer: null, opened: false, spec: null };
+  const saved: { dir: RunDir | null; writer: RecordsWriter | null; opened: boolean; spec: unknown; specFault: { code: string; dir: string } | null } = { dir: null, writer: null, opened: false, spec: null, specFault: null };
   const open = (): void => {
     saved.opened = true;
     if (!spec.output.save) return;
     saved.dir = at ? createRunDirAt(at.path, at.id) : createRunDir(spec.output.result_dir, spec.name, startedAt);
     saved.spec = redactSecrets(spec);
-    saved.dir.writeJson('spec.json', saved.spec);
-    saved.writer = new RecordsWriter(saved.dir.recordsPath, { survive: true });
+    try {
+      saved.dir.writeJson('spec.json', saved.spec);
+      saved.writer = new RecordsWriter(saved.dir.recordsPath, { survive: true });
+    } catch (err) {
+      // A full or read-only folder: the run goes on in memory, nothing more is written there.
+      const code = fileFaultCode(err);
+      if (code === null) throw err;
+      saved.specFault = { code, dir: saved.dir.path };
+      saved.dir = null;
+    }
   };
   const timeline = new StepTimeline();
   const store = new VirtualRecords(timeline);
@@ -218,16 +228,15 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
     if (parts && first !== null) w.writeLineParts(parts.head, timeline.chunkText(first, rec.chunk_ms.length), parts.tail);
     else w.write(rec);
   };
-  // The engine's loop is synchronous: the signal is looked at on every step, so an abort raised
-  // before the loop or from a callback stops it there (a process signal is handled by Node only
-  // once the loop returns: the run is then reported as interrupted, having run to its end).
+  // The signal is looked at on every step; a process signal is handled in the loop's pauses
+  // (every ~50 ms of wall time), so it stops the run at the step after it arrived.
   const stepping = { step: (p: Parameters<typeof live.step>[0]) => {
     if (ctx.signal?.aborted) throw new VirtualStop();
     live.step(p);
   }, finish: () => live.finish() };
   let out: { stats: VirtualStats } | null = null;
   try {
-    out = simulate(spec, plan, model, stepping, { onRecord, timeline });
+    out = await simulate(spec, plan, model, stepping, { onRecord, timeline });
   } catch (err) {
     if (!(err instanceof VirtualStop)) {
       saved.writer?.close();
@@ -237,7 +246,7 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
   if (!saved.opened) open();
   const records = store.records();
   // A full or read-only folder: the figures still come from the records in memory; nothing more is written there.
-  const diskFault = closeRecords(saved.writer, saved.dir?.path ?? null, { records: records.length });
+  const diskFault = saved.specFault ? specFaultLine(saved.specFault.code, saved.specFault.dir, records.length) : closeRecords(saved.writer, saved.dir?.path ?? null, { records: records.length });
   const dir = diskFault ? null : saved.dir;
   const s = out?.stats ?? null;
   if (s) {
@@ -267,7 +276,7 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
     costSplit: s ? { method: 'simulator_step_time', input_share: s.prefill_ms + s.decode_ms > 0 ? s.prefill_ms / (s.prefill_ms + s.decode_ms) : 0.5 } : null,
     tokenizerId: spec.workload.tokenizer,
   });
-  if (diskFault) return { ...done, diskFault };
+  if (diskFault || done.diskFault) return { ...done, diskFault: diskFault ?? done.diskFault! };
   await recordInHistory(spec.output.result_dir, dir, log, { result: done.result, spec: saved.spec });
   return done;
 }

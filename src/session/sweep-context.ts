@@ -6,7 +6,7 @@
 import { dirname, join, resolve } from 'node:path';
 import type { SweepContext } from '../analysis/load-curve.js';
 import { findMatchingSweep } from '../history/sweep-match.js';
-import { isSweepDir } from '../report/render-report.js';
+import { isSweepDir } from '../store/run-bundle.js';
 import { readJsonFile, readSpec } from '../store/run-bundle.js';
 
 type Obj = Record<string, unknown>;

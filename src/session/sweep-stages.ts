@@ -215,7 +215,7 @@ export function virtualStages(spec: RunSpec, model: string, sink: StageSink, log
     const s = stageSpec(spec, load, index);
     const t0 = performance.now();
     server.promptIdentity = stagePromptSalt({ ...spec.workload, prompt_salt: spec.workload.prompt_salt ?? VIRTUAL_SWEEP_SALT }, index);
-    const out = simulate(s, await prepareRun(s, log, { lengthsOnly: true }), model, undefined, null, server);
+    const out = await simulate(s, await prepareRun(s, log, { lengthsOnly: true }), model, undefined, null, server);
     for (const r of out.records) {
       r.stage = index;
       sink.write(r);

@@ -1,6 +1,6 @@
 /**
- * The live view of `sim run`. The virtual-time run is one synchronous loop, so no timer fires
- * while it goes: the engine's per-step callback feeds the display and, at most every 250 ms of
+ * The live view of `sim run`. The virtual-time run pauses only every ~50 ms of wall time (for
+ * signals), so no timer is relied on: the engine's per-step callback feeds the display and, at most every 250 ms of
  * wall time (1 s for plain lines), hands it a snapshot on the virtual clock and draws.
  */
 import type { ProgressSnapshot } from '../runner/progress.js';

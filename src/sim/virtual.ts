@@ -190,8 +190,34 @@ class RequestQueue {
   }
 }
 
-export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; stats: VirtualStats } {
+export type VirtualResult = { records: RequestRecord[]; stats: VirtualStats };
+
+/** The virtual run in one synchronous loop (calibration, plan's capacity probes, tests). */
+export function runVirtual(opts: VirtualOptions): VirtualResult {
+  const r = virtualSteps(opts, null).next();
+  if (!r.done) throw new Error('runVirtual: the loop paused without a slice');
+  return r.value;
+}
+
+/**
+ * The same run, giving the event loop a turn (setImmediate) every `sliceMs` of wall time, so a
+ * process signal (SIGTERM, Ctrl-C) is handled while it runs: `sim run` sees its stop signal within
+ * about a slice, not after the loop. The wall clock only decides when to pause, never what is simulated.
+ */
+export async function runVirtualPaced(opts: VirtualOptions, sliceMs = 50): Promise<VirtualResult> {
+  const steps = virtualSteps(opts, sliceMs);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The loop of runVirtual; with `sliceMs`, it yields (between two iterations) once a slice of wall time has passed. */
+function* virtualSteps(opts: VirtualOptions, sliceMs: number | null): Generator<void, VirtualResult, void> {
   const wall0 = performance.now();
+  let due = sliceMs === null ? Infinity : wall0 + sliceMs;
+  let turns = 0;
   const engine = opts.reuse ?? virtualEngine(opts);
   if (engine.hasWork()) throw new Error('runVirtual: the engine to reuse is still busy');
   // A reused engine's counters hold its earlier runs: this run's stats are what it adds.
@@ -272,6 +298,11 @@ export function runVirtual(opts: VirtualOptions): { records: RequestRecord[]; st
   /** Slots that were free while the last step ran: arrivals then were sent on arrival. */
   let freeDuringStep = cap;
   for (;;) {
+    // Every 256 iterations (a few ms), one look at the wall clock: past the slice, the caller gets a turn.
+    if ((++turns & 255) === 0 && due !== Infinity && performance.now() >= due) {
+      yield;
+      due = performance.now() + sliceMs!;
+    }
     // Users whose start has come send their first request then (during a step: they join the next one).
     while (nextUser < users.length && users[nextUser]!.start_ms <= clock) {
       const k = nextUser++;

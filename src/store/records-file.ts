@@ -5,6 +5,7 @@
  * cannot postpone it), so a crash loses at most that (docs/records.md §Durability).
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { recordToJsonLine } from '../record/jsonl.js';
 import type { RequestRecord } from '../record/record.js';
 
@@ -150,6 +151,25 @@ export function diskFaultLine(f: DiskFault, runDir: string, records: number = f.
     `disk fault: ${f.code} writing ${f.path}: at least ${f.linesWritten} of ${records} records were saved there; the other ${inMemory} were kept in memory only, and the figures printed include them; ` +
     `${resultFile} and the report were not written to ${runDir} (free space there, or give another --result-dir)`
   );
+}
+
+/** Errno codes that mean a folder cannot take a run's small files (full, read-only, no permission): a disk fault, not a bug. */
+const FILE_FAULT_CODES: ReadonlySet<string> = new Set([...DISK_FAULT_CODES, 'EACCES', 'EPERM']);
+
+/** The errno code when `err` is a disk fault writing a run's spec.json or result.json, else null (rethrow it). */
+export function fileFaultCode(err: unknown): string | null {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' && FILE_FAULT_CODES.has(code) ? code : null;
+}
+
+/** spec.json could not be written before the load: nothing is saved in `runDir`, the run goes on in memory. */
+export function specFaultLine(code: string, runDir: string, records: number): string {
+  return `disk fault: ${code} writing ${join(runDir, 'spec.json')}: nothing was saved in ${runDir}; the ${records} records were kept in memory only, and the figures printed include them (free space there, or give another --result-dir)`;
+}
+
+/** result.json could not be written at the end: the records and spec.json are on disk, the figures on stdout. */
+export function resultFaultLine(code: string, runDir: string, records: number): string {
+  return `disk fault: ${code} writing ${join(runDir, 'result.json')}: records.jsonl (${records} records) and spec.json were saved in ${runDir}; result.json and the report were not written there, and the figures printed are the run's (free space there, or give another --result-dir)`;
 }
 
 /**

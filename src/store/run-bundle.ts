@@ -2,7 +2,8 @@
  * A saved run directory read into one object: result.json (its schema checked against the versions
  * this build reads), spec.json and the records (through the streaming reader and its checks, as
  * read-only views of typed columns). The
- * one reader of a run directory for report, export, compare, plan --from and the history.
+ * one reader of a run directory for report, export, compare, plan --from and the history; its
+ * lenient form (`readPartialRun`) for analyze, sim calibrate and the dashboard.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +51,56 @@ export function readRunBundle<R>(dir: string, o: RunBundleOptions = {}): RunBund
   const unreadable = unreadableResultSchema(result);
   if (unreadable) throw new UserError(`${resultPath}: ${unreadable}`);
   return { dir, result: result as R, spec: readSpec(dir), records: readRunRecords(dir, o) };
+}
+
+export interface PartialRun<R> {
+  /** result.json when present and parseable (of a schema this build reads), else null. */
+  result: R | null;
+  /** spec.json as an object when present and parseable, else null. */
+  spec: Record<string, unknown> | null;
+}
+
+/**
+ * A run directory read leniently (an old, partial or killed run's folder: analyze recomputes from
+ * its records): result.json and spec.json each when present, null when absent; a file that does
+ * not parse is one `warn` line and taken as absent. A result.json of a schema this build does not
+ * read is still refused (UserError), unless `schema: 'ignore'` (the dashboard's small reads).
+ */
+export function readPartialRun<R>(dir: string, o: { warn?: (line: string) => void; schema?: 'check' | 'ignore' } = {}): PartialRun<R> {
+  const lenient = (path: string): unknown => {
+    if (!existsSync(path)) return null;
+    try {
+      return readJsonFile(path);
+    } catch {
+      o.warn?.(`note: ${path} is not valid JSON; ignored`);
+      return null;
+    }
+  };
+  const resultPath = join(dir, 'result.json');
+  const result = lenient(resultPath);
+  if (result !== null && o.schema !== 'ignore') {
+    const unreadable = unreadableResultSchema(result);
+    if (unreadable) throw new UserError(`${resultPath}: ${unreadable}`);
+  }
+  const spec = lenient(join(dir, 'spec.json'));
+  return {
+    result: result !== null && typeof result === 'object' ? (result as R) : null,
+    spec: spec !== null && typeof spec === 'object' && !Array.isArray(spec) ? (spec as Record<string, unknown>) : null,
+  };
+}
+
+/**
+ * The one rule for "this directory holds a sweep" (docs/sweep-schema.md): a directory with
+ * sweep.json and no result.json of its own. A run directory (result.json), a repeats directory
+ * (repeats.json and repeat-k/ runs), an empty or missing folder are not sweeps.
+ */
+export function isSweepDir(dir: string): boolean {
+  try {
+    if (!statSync(dir).isDirectory()) return false;
+  } catch {
+    return false;
+  }
+  return existsSync(join(dir, 'sweep.json')) && !existsSync(join(dir, 'result.json'));
 }
 
 /** spec.json as an object, or null when the directory has none. */

@@ -36,10 +36,10 @@ function plain(r: RequestRecord): Record<string, unknown> {
 async function bothPaths(args: Record<string, unknown>) {
   const spec = resolveRunSpec({ noSave: true, ...args }, { simulatorOnly: true });
   const model = spec.target.model ?? spec.sim.model;
-  const inMemory = simulate(spec, await prepareRun(spec, () => {}, { lengthsOnly: true }), model).records;
+  const inMemory = (await simulate(spec, await prepareRun(spec, () => {}, { lengthsOnly: true }), model)).records;
   const timeline = new StepTimeline();
   const store = new VirtualRecords(timeline);
-  const streamed = simulate(spec, await prepareRun(spec, () => {}, { lengthsOnly: true }), model, undefined, { onRecord: (r) => store.add(r), timeline });
+  const streamed = await simulate(spec, await prepareRun(spec, () => {}, { lengthsOnly: true }), model, undefined, { onRecord: (r) => store.add(r), timeline });
   expect(streamed.records).toEqual([]);
   return { spec, model, inMemory, views: store.records(), store };
 }
@@ -122,7 +122,7 @@ describe('VirtualRecords: long virtual runs held in columns', () => {
     const timeline = new StepTimeline();
     const store = new VirtualRecords(timeline);
     let stretched = 0;
-    simulate(spec, await prepareRun(spec, () => {}, { lengthsOnly: true }), spec.sim.model, undefined, {
+    await simulate(spec, await prepareRun(spec, () => {}, { lengthsOnly: true }), spec.sim.model, undefined, {
       timeline,
       onRecord: (r) => {
         const first = store.add(r);

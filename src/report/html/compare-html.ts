@@ -8,7 +8,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { PairComparison } from '../../analysis/compare/compare.js';
-import { readRunBundle } from '../../store/run-bundle.js';
+import { readRunBundle, type RunBundle } from '../../store/run-bundle.js';
 import type { RunResult } from '../result-json.js';
 import { runDistributions } from '../data/distributions.js';
 import { sloRules } from '../data/slo-rules.js';
@@ -72,14 +72,14 @@ export function buildCompareReport(pairs: readonly PairComparison[], runs: reado
 }
 
 /**
- * What the page needs of one compare input: a run directory's distributions (its records are
- * read again here: compare itself keeps only bootstrap samples); a sweep
+ * What the page needs of one compare input: a run directory's distributions, from the bundle
+ * compare already read (`read`; read here only when none is given); a sweep
  * directory or a vLLM result file draws no distribution.
  */
-export function loadCompareRun(path: string): CompareRun & { rules: SloRule[] } {
+export function loadCompareRun(path: string, read?: RunBundle<Partial<RunResult>>): CompareRun & { rules: SloRule[] } {
   const dir = path.replace(/\/result\.json$/, '');
-  if (!existsSync(join(dir, 'result.json')) || !existsSync(join(dir, 'records.jsonl')) || !statSync(dir).isDirectory()) return { path, dists: null, rules: [] };
-  const { result, records } = readRunBundle<RunResult>(dir, { records: 'required' });
+  if (!read && (!existsSync(join(dir, 'result.json')) || !existsSync(join(dir, 'records.jsonl')) || !statSync(dir).isDirectory())) return { path, dists: null, rules: [] };
+  const { result, records } = read ?? readRunBundle<RunResult>(dir, { records: 'required' });
   return {
     path,
     dists: runDistributions(records),

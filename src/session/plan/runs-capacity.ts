@@ -17,7 +17,8 @@ import { computeMetrics, measureRecords } from '../../metrics/index.js';
 import type { RunResult } from '../../report/result-json.js';
 import { readRunBundle, type RunBundle } from '../../store/run-bundle.js';
 import type { RequestRecord } from '../../record/record.js';
-import { isSweepDir, readSweep } from '../saved-sweep.js';
+import { readSweep } from '../saved-sweep.js';
+import { isSweepDir } from '../../store/run-bundle.js';
 import type { Judge } from './sim-capacity.js';
 
 export interface StageVerdict {
