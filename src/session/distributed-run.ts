@@ -36,7 +36,7 @@ import type { RunSpec } from './run-spec.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 
 export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFlags, ctx: SessionContext = {}): Promise<RunSessionOutcome> {
-  const { redactor, apiKey } = runRedactor(spec, ctx);
+  const { redactor, apiKey, proxy } = runRedactor(spec, ctx);
   const log = (line: string) => ctx.log?.(redactor.scrub(line));
   const simulated = spec.target.base_url === null;
   if (spec.load.concurrency !== null && spec.load.concurrency < flags.workers) {
@@ -86,7 +86,7 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
     await link.deleteStream();
     await link.ensureStream();
     saltPrompts(spec);
-    target = await openTarget(spec, plan.workload, apiKey, log, `the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)`, ctx.signal);
+    target = await openTarget(spec, plan.workload, apiKey, log, `the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)`, ctx.signal, { proxy });
     if (target === null) {
       log('interrupted before the load started: nothing was sent');
       return { started: false, redactor };
