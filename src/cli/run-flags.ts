@@ -243,7 +243,7 @@ export function specFromFlags(opts: Record<string, unknown>, defs: readonly Flag
  * machine's way out, not part of the benchmark, and its URL may hold credentials).
  */
 export function registerProxyOptions(cmd: Command): void {
-  cmd.addOption(new Option('--proxy <url>', 'send requests to the server through this HTTP proxy, e.g. http://proxy:3128 (overrides HTTP_PROXY/HTTPS_PROXY; NO_PROXY still applies; the simulator is never proxied; docs/client.md §Proxies)'));
+  cmd.addOption(new Option('--proxy <url>', 'send requests to the server through this HTTP proxy, e.g. http://proxy:3128 (overrides HTTP_PROXY/HTTPS_PROXY; NO_PROXY still applies; the simulator is never proxied; docs/cli.md §Proxies)'));
   cmd.addOption(new Option('--no-proxy', 'ignore HTTP_PROXY/HTTPS_PROXY/ALL_PROXY: connect to the server directly'));
 }
 

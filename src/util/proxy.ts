@@ -4,7 +4,7 @@
  * pool, pre-flight and calibration, cold start, /metrics scrapes and environment probes); the
  * built-in simulator is given DIRECT settings and is never proxied.
  *
- * The rules (docs/client.md §Proxies), curl's:
+ * The rules (docs/cli.md §Proxies), curl's:
  *  - `http_proxy` for http:// targets, `https_proxy` for https:// ones, `all_proxy` for either when
  *    its own is unset; for each, the lowercase name wins when both spellings are set (non-empty),
  *    else the uppercase one (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`).
