@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DIRECT, noProxyMatches, proxyRoute, proxySecrets, proxySettingsFromEnv } from '../../src/util/proxy.js';
+import { Redactor } from '../../src/util/redact.js';
 
 describe('proxy settings from the environment', () => {
   it('lowercase wins when both spellings are set; uppercase, then ALL_PROXY, otherwise', () => {
@@ -25,6 +26,13 @@ describe('proxy settings from the environment', () => {
     // localhost is proxied like any host unless NO_PROXY names it (curl's rule).
     expect(proxyRoute(new URL('http://localhost:8000'), s)).not.toBeNull();
     expect(proxyRoute(new URL('http://localhost:8000'), { ...s, noProxy: 'localhost' })).toBeNull();
+  });
+
+  it("the run's redactor knows the proxy's credentials, wherever they appear in text", () => {
+    const r = Redactor.forTarget({ proxy: proxySettingsFromEnv({ HTTPS_PROXY: 'http://alice:pr0xy-S3cret@proxy:3128' }) });
+    const b64 = Buffer.from('alice:pr0xy-S3cret').toString('base64');
+    expect(r.scrub(`upstream said: bad password pr0xy-S3cret (header ${b64})`)).toBe('upstream said: bad password [redacted] (header [redacted])');
+    expect(r.scrubKnown(`echo pr0xy-S3cret`)).toBe('echo [redacted]');
   });
 
   it('NO_PROXY forms: *, suffixes, host:port, IP literals, IPv6, CIDR', () => {
