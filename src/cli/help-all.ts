@@ -16,7 +16,7 @@ export function shownInHelpAll(o: Option): boolean {
 
 export const ADVANCED_FLAGS: ReadonlySet<string> = new Set([
   // target and transport
-  '--stall-timeout', '--no-preflight', '--no-ignore-eos', '--api-key-env',
+  '--stall-timeout', '--no-preflight', '--no-ignore-eos', '--api-key-env', '--proxy', '--no-proxy',
   // load timing
   '--burstiness', '--grace', '--preconnect', '--busy-poll', '--ramp-down', '--cooldown',
   // the built-in simulator's engine, reasoning and answer modes

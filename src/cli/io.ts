@@ -6,6 +6,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Aborted on Ctrl-C: the run stops, keeps what it measured and still reports. */
   signal?: AbortSignal;
+  /** --proxy URL (a string) or --no-proxy (false): overrides HTTP(S)_PROXY of env. */
+  proxy?: string | false;
 }
 
 export function processIo(): CliIo {

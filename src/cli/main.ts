@@ -9,7 +9,7 @@ import { GROUP_MARK } from '../analysis/compare/group-mark.js';
 import { registerWorkloadOptions } from '../workload/flags.js';
 import { processIo, type CliIo } from './io.js';
 import { infermeterVersion } from '../session/version.js';
-import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, ENGINE_FLAGS, registerFlags, SERVE_SIM_FLAGS, SIM_FLAGS, SIM_PROFILE_FLAG, TARGET_FLAGS, VALIDITY_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
+import { COST_FLAGS, LOAD_FLAGS, OBSERVE_FLAGS, OUTPUT_FLAGS, ENGINE_FLAGS, registerFlags, SERVE_SIM_FLAGS, SIM_FLAGS, SIM_PROFILE_FLAG, TARGET_FLAGS, VALIDITY_FLAGS, VLLM_JSON_FLAGS, registerProxyOptions, withProxyFlags } from './run-flags.js';
 import { FAULT_FLAGS } from './fault-flags.js';
 import { REFUSED_FLAGS, refuseVirtualTimeSettings } from './sim-run-refusals.js';
 import { registerHistoryCommands } from './history-cli.js';
@@ -54,6 +54,7 @@ function registerRunSpecOptions(cmd: Command): void {
   cmd.addOption(new Option('--config <file>', 'run spec file (YAML or JSON); flags override it; see `infermeter schema`'));
   cmd.optionsGroup('Target:');
   registerFlags(cmd, TARGET_FLAGS);
+  registerProxyOptions(cmd);
   cmd.optionsGroup('Load:');
   registerFlags(cmd, LOAD_FLAGS);
   cmd.optionsGroup('Workload:');
@@ -106,6 +107,7 @@ Results go to results/<timestamp>-<name>/ (spec.json, result.json, records.jsonl
 \`infermeter analyze\` recomputes them.`,
   );
   run.action(async (opts: Record<string, unknown>) => {
+    io = withProxyFlags(io, opts);
     const distributed = coordinatorFlags(opts);
     if (opts.repeat !== undefined) {
       if (distributed) throw new UserError('--repeat with --distributed: not supported; repeat the distributed run yourself');
@@ -135,7 +137,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   infermeter sweep --distributed nats://127.0.0.1:4222 --workers-expected 3 --request-rates 10,20,40 --num-prompts 300
   infermeter worker --nats nats://127.0.0.1:4222 --index 0 --num-prompts 300                       # and --index 1, 2`,
   );
-  worker.action(async (opts: Record<string, unknown>) => setExit(await (await import('./worker-command.js')).workerCommand(await resolveSpec(opts, { extraFlags: STAGE_FLAGS }), workerFlags(opts, io.env), io)));
+  worker.action(async (opts: Record<string, unknown>) => setExit(await (await import('./worker-command.js')).workerCommand(await resolveSpec(opts, { extraFlags: STAGE_FLAGS }), workerFlags(opts, io.env), withProxyFlags(io, opts))));
 
   const analyze = program
     .command('analyze')
@@ -249,6 +251,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   registerFlags(sweep, STAGE_FLAGS);
   sweep.optionsGroup('Target:');
   registerFlags(sweep, TARGET_FLAGS);
+  registerProxyOptions(sweep);
   sweep.optionsGroup('Load of each stage:');
   registerFlags(sweep, SWEEP_LOAD_FLAGS);
   sweep.optionsGroup('Workload:');
@@ -264,6 +267,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
   registerCoordinatorOptions(sweep);
   sweep.addHelpText('after', SWEEP_HELP);
   sweep.action(async (opts: Record<string, unknown>) => {
+    io = withProxyFlags(io, opts);
     const distributed = coordinatorFlags(opts);
     const defaulted = opts.numPrompts === undefined && opts.duration === undefined && opts.config === undefined;
     // Workers build each stage from their own flags: a length the sweep picked for them would not match theirs.

@@ -239,3 +239,22 @@ export function specFromFlags(opts: Record<string, unknown>, defs: readonly Flag
   }
   return { spec, flagPaths };
 }
+
+/**
+ * --proxy / --no-proxy: beside the target's flags, but not in the run spec (a proxy is this
+ * machine's way out, not part of the benchmark, and its URL may hold credentials).
+ */
+export function registerProxyOptions(cmd: Command): void {
+  cmd.addOption(new Option('--proxy <url>', 'send requests to the server through this HTTP proxy, e.g. http://proxy:3128 (overrides HTTP_PROXY/HTTPS_PROXY; NO_PROXY still applies; the simulator is never proxied; docs/cli.md §Proxies)'));
+  cmd.addOption(new Option('--no-proxy', 'ignore HTTP_PROXY/HTTPS_PROXY/ALL_PROXY: connect to the server directly'));
+}
+
+/** The command's io with --proxy / --no-proxy (commander: a string, false, or undefined). */
+export function withProxyFlags<T extends { proxy?: string | false }>(io: T, opts: Record<string, unknown>): T {
+  const p = opts.proxy;
+  if (typeof p === 'string') {
+    if (p.trim() === '') throw new UserError('--proxy: empty; give a proxy URL such as http://proxy:3128, or --no-proxy');
+    return { ...io, proxy: p };
+  }
+  return p === false ? { ...io, proxy: false } : io;
+}

@@ -7,6 +7,7 @@ export function sessionContext(io: CliIo, progress: 'auto' | 'bar' | 'lines' | '
   const mode = resolveProgressMode(progress, io.stderr);
   return {
     env: io.env,
+    ...(io.proxy !== undefined ? { proxy: io.proxy } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
     log: (line) => io.stderr.write(`${line}\n`),
     // --progress none: no view at all (a virtual-time run then skips its per-step bookkeeping).

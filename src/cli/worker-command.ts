@@ -23,6 +23,8 @@ import { infermeterVersion } from '../session/version.js';
 import { prepareRun } from '../session/prepare-run.js';
 import { shareCapacityCheck } from '../session/capacity-gate.js';
 import { signalExitCode } from './signals.js';
+import { DIRECT, type ProxySettings } from '../util/proxy.js';
+import { proxyOf } from '../session/context.js';
 import type { RunSpec } from '../session/run-spec.js';
 import { answerEvaluation, finishAnswerChecks } from '../session/answer-checks.js';
 import { stageSpec } from '../session/sweep-stages.js';
@@ -33,7 +35,9 @@ import { PROBE_TIMEOUT_MS } from '../session/environment-capture.js';
 
 export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo): Promise<number> {
   const apiKey = io.env[spec.target.api_key_env] || null;
-  const redactor = Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers });
+  // This host's HTTP(S)_PROXY / --proxy for the server; the coordinator's simulator (no --base-url) is never proxied.
+  const proxy = spec.target.base_url === null ? DIRECT : proxyOf({ env: io.env, ...(io.proxy !== undefined ? { proxy: io.proxy } : {}) });
+  const redactor = Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers, proxy });
   const log = (line: string) => io.stderr.write(`${redactor.scrub(line)}\n`);
   const node = flags.index;
   const hashes = distributedHashes(spec);
@@ -74,7 +78,7 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
       log(`worker ${node} of ${workers} joined run ${flags.runId}: ${nodeRequestCount({ index: node, count: workers }, plan.totalRequests) ?? 'a timed share of the'} requests to ${s.joined.target.model}`);
       // Before its ready report: can this machine drive its share? (Said, not refused: the run is in its barrier.)
       await shareCapacityCheck(spec, plan.workload, { index: node, count: workers }, threads, log);
-      const stage = await runStage(spec, { index: node, count: workers }, 0, s, { apiKey, threads, log, signal: stop.signal, metrics });
+      const stage = await runStage(spec, { index: node, count: workers }, 0, s, { apiKey, proxy, threads, log, signal: stop.signal, metrics });
       if (!stage.started) throw new UserError(`worker ${node}: the run was stopped before it started: ${s.aborted ?? 'interrupted'}`);
       log(`worker ${node}: done, ${stage.published} records streamed to the coordinator${stage.interrupted ? ' (interrupted)' : ''}`);
       return io.signal?.aborted ? signalExitCode(io.signal) : EXIT_CODES.OK;
@@ -93,7 +97,7 @@ export async function workerCommand(spec: RunSpec, flags: WorkerFlags, io: CliIo
       }
       const staged = stageSpec(spec, stageLoadOf(announced.load), k);
       const share = { index: slot, count: announced.nodes.length };
-      const stage = await runStage(staged, share, k, s, { apiKey, threads, log, signal: stop.signal, metrics });
+      const stage = await runStage(staged, share, k, s, { apiKey, proxy, threads, log, signal: stop.signal, metrics });
       if (!stage.started || s.aborted !== null) break;
       log(`worker ${node}: stage ${k + 1} done, ${stage.published} records streamed to the coordinator`);
     }
@@ -114,7 +118,7 @@ async function runStage(
   share: Node,
   stage: number,
   s: WorkerSession,
-  o: { apiKey: string | null; threads: number; log: (line: string) => void; signal: AbortSignal; metrics: ClientMetrics | null },
+  o: { apiKey: string | null; proxy: ProxySettings; threads: number; log: (line: string) => void; signal: AbortSignal; metrics: ClientMetrics | null },
 ): Promise<{ started: boolean; published: number; interrupted: boolean }> {
   const plan = await prepareRun(spec, () => {});
   const { target } = s.joined;
@@ -127,6 +131,7 @@ async function runStage(
     baseUrl: target.base_url,
     model: target.model,
     apiKey: o.apiKey,
+    proxy: o.proxy,
     ignoreEos: target.ignore_eos,
     tokenScale: target.token_scale,
     totalRequests: plan.totalRequests,

@@ -7,6 +7,7 @@
 import { UserError } from '../errors/user-error.js';
 import { endpointUrl } from './endpoint-url.js';
 import { requestJson } from './http-json.js';
+import type { ProxySettings } from '../util/proxy.js';
 
 export interface HealthWait {
   /** From the first poll to the first 200 answer, ms. */
@@ -19,6 +20,8 @@ export interface HealthWait {
 export interface HealthWaitOptions {
   headers: Record<string, string>;
   insecureTls: boolean;
+  /** HTTP(S)_PROXY / NO_PROXY (util/proxy.ts); absent: direct. */
+  proxy?: ProxySettings | null;
   /** Give up after this long (ms): a UserError. */
   timeoutMs: number;
   intervalMs: number;
@@ -38,7 +41,7 @@ export async function waitForHealthy(baseUrl: string, o: HealthWaitOptions): Pro
     if (o.signal?.aborted) throw new UserError('--cold-start: interrupted while waiting for the server to become healthy');
     polls++;
     try {
-      const res = await requestJson({ method: 'GET', url: endpointUrl(baseUrl, path), headers: o.headers, timeoutMs: Math.min(5000, o.timeoutMs), insecureTls: o.insecureTls });
+      const res = await requestJson({ method: 'GET', url: endpointUrl(baseUrl, path), headers: o.headers, timeoutMs: Math.min(5000, o.timeoutMs), insecureTls: o.insecureTls, proxy: o.proxy ?? null });
       if (res.status === 200) return { time_to_healthy_ms: now() - start, polls, path };
       // A server without /health (404) is asked for its model list instead.
       if (res.status === 404 && path === '/health') path = '/v1/models';

@@ -25,6 +25,7 @@ import { mediaRecordFields } from '../util/media.js';
 /** The request carried images or audio: the server's prompt counts their tokens, the client's does not. */
 const hasMedia = (rec: RequestRecord): boolean => rec.images !== undefined || rec.audio_clips !== undefined;
 import { basicCredentials, Redactor } from '../util/redact.js';
+import { proxyConnectError, proxyRoute, type ProxyRoute, type ProxySettings } from '../util/proxy.js';
 import { responseIdIn, TraceIdSource, traceHeaderLines } from './trace-context.js';
 
 export interface TargetConfig {
@@ -53,6 +54,8 @@ export interface TargetConfig {
   insecureTls?: boolean;
   /** Told once, in one line, the first time a request cannot be built (a plugin's buildBody threw). */
   warn?: (line: string) => void;
+  /** HTTP(S)_PROXY / NO_PROXY as resolved for the run (util/proxy.ts); absent or null: direct (the simulator). */
+  proxy?: ProxySettings | null;
 }
 
 export interface PreparedRequest {
@@ -78,6 +81,8 @@ export class HttpTarget {
   private readonly streaming: boolean;
   private readonly url: URL;
   private readonly pool: ConnectionPool;
+  /** The proxy this target's requests go through, or null. */
+  readonly proxy: ProxyRoute | null;
   private readonly policy = new ConnectionPolicy();
   /** Request line and headers up to (not including) content-length. */
   private readonly headPrefix: string;
@@ -91,11 +96,12 @@ export class HttpTarget {
 
   constructor(readonly config: TargetConfig, private clock: Clock) {
     this.url = endpointUrl(config.baseUrl, config.path);
-    this.redactor = Redactor.forTarget({ baseUrl: config.baseUrl, apiKey: config.apiKey, headers: config.headers });
+    this.redactor = Redactor.forTarget({ baseUrl: config.baseUrl, apiKey: config.apiKey, headers: config.headers, proxy: config.proxy ?? null });
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new Error(`unsupported protocol ${this.url.protocol}`);
+    this.proxy = proxyRoute(this.url, config.proxy);
     this.kind = resolveEndpointKind(config.endpointType, config.path);
     this.streaming = config.stream && this.kind.newScanner !== undefined;
-    this.pool = new ConnectionPool(this.url, config.insecureTls ?? false);
+    this.pool = new ConnectionPool(this.url, config.insecureTls ?? false, this.proxy);
     const headers: Record<string, string> = {
       host: this.url.host,
       'content-type': 'application/json',
@@ -112,7 +118,11 @@ export class HttpTarget {
     if (config.apiKey) Object.assign(headers, this.kind.authHeaders(config.apiKey));
     delete headers['content-length'];
     delete headers['transfer-encoding'];
-    let head = `POST ${this.url.pathname}${this.url.search} HTTP/1.1\r\n`;
+    // An http:// target through a proxy: the absolute form, and the proxy's credentials (https://
+    // targets go through a CONNECT tunnel and are sent as to the server itself).
+    const absolute = this.proxy !== null && this.url.protocol === 'http:';
+    if (absolute && this.proxy!.authorization) headers['proxy-authorization'] = this.proxy!.authorization;
+    let head = `POST ${absolute ? this.url.origin : ''}${this.url.pathname}${this.url.search} HTTP/1.1\r\n`;
     for (const [k, v] of Object.entries(headers)) {
       if (/[\r\n]/.test(k + v)) throw new Error(`header ${k} contains a line break`);
       head += `${k}: ${v}\r\n`;
@@ -343,7 +353,9 @@ export class HttpTarget {
           const what = parser.started ? '' : ', before any response';
           fail(rec, aborted.status, aborted.errorClass, `${aborted.errorClass} after ${Math.round(now - rec.sent_ms)} ms${what}`);
         } else if (!parser.started) {
-          fail(rec, 'error', gotBytes ? 'disconnect' : 'connect', `${err?.code ?? 'closed'}: ${err?.message ?? 'connection closed before any response'}`);
+          // Through a proxy, a failure to reach it names the proxy, not the server.
+          const e = err && this.proxy && !gotBytes ? (proxyConnectError(err, this.proxy) as NodeJS.ErrnoException) : err;
+          fail(rec, 'error', gotBytes ? 'disconnect' : 'connect', `${e?.code ?? 'closed'}: ${e?.message ?? 'connection closed before any response'}`);
         } else fail(rec, 'error', 'disconnect', 'connection closed before the response completed');
         finish();
       },

@@ -3,8 +3,7 @@
  * of fetch, whose "bad port" list (6000, 6665–6669, …) would refuse servers users really run on.
  * The answer keeps what a diagnosis needs: status, content type, Retry-After and the body's text.
  */
-import http from 'node:http';
-import https from 'node:https';
+import { nodeRequest, proxyRoute, type ProxySettings } from '../util/proxy.js';
 import { retryAfterMs } from './http-client.js';
 
 /** At most this much of a body is kept: a metadata answer is small, an HTML page need not be read whole. */
@@ -29,10 +28,11 @@ export interface JsonRequest {
   body?: unknown;
   timeoutMs: number;
   insecureTls?: boolean;
+  /** HTTP(S)_PROXY / NO_PROXY (util/proxy.ts); absent: direct. */
+  proxy?: ProxySettings | null;
 }
 
 export function requestJson(r: JsonRequest): Promise<JsonAnswer> {
-  const mod = r.url.protocol === 'https:' ? https : http;
   const payload = r.body === undefined ? null : Buffer.from(JSON.stringify(r.body));
   const headers: Record<string, string> = { accept: 'application/json', ...r.headers };
   if (payload) {
@@ -40,7 +40,7 @@ export function requestJson(r: JsonRequest): Promise<JsonAnswer> {
     headers['content-length'] = String(payload.length);
   }
   return new Promise((resolve, reject) => {
-    const req = mod.request(r.url, { method: r.method, headers, agent: false, rejectUnauthorized: !r.insecureTls }, (res) => {
+    const req = nodeRequest(r.url, { method: r.method, headers, insecureTls: r.insecureTls ?? false }, proxyRoute(r.url, r.proxy), (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {

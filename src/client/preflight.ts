@@ -12,6 +12,7 @@ import { resolveEndpointKind } from './endpoints/registry.js';
 import { bodyPreview, HttpTarget, type TargetConfig } from './http-client.js';
 import { requestJson, type JsonAnswer } from './http-json.js';
 import { calibratePrompts, probeMessages, probePrompt, PROBE_PROMPT_TOKENS, type PromptCalibration } from './prompt-calibration.js';
+import { ProxyError, proxyAuthMessage, proxyRoute, type ProxySettings } from '../util/proxy.js';
 import { PREFLIGHT_RETRY, realSleep, transientNetworkError, transientStatus, withRetries, type Attempt, type RetryPolicy, type Sleep } from './retry.js';
 
 export type { PromptCalibration } from './prompt-calibration.js';
@@ -68,15 +69,20 @@ function retriedNote(seen: string[], waitedMs: number): string {
   return seen.length > 1 ? ` (${seen.length} tries over ${(waitedMs / 1000).toFixed(1)} s: ${seen.join('; ')})` : '';
 }
 
-async function listModels(baseUrl: string, headers: Record<string, string>, timeoutMs: number, insecureTls: boolean, o: Required<Omit<PreflightOptions, 'calibrate'>>, retried: string[]): Promise<{ models: ModelInfo[] | null; answer: JsonAnswer }> {
+async function listModels(baseUrl: string, headers: Record<string, string>, timeoutMs: number, insecureTls: boolean, proxy: ProxySettings | null, o: Required<Omit<PreflightOptions, 'calibrate'>>, retried: string[]): Promise<{ models: ModelInfo[] | null; answer: JsonAnswer }> {
   const url = endpointUrl(baseUrl, '/v1/models');
+  const route = proxyRoute(url, proxy);
   const r = await withRetries(
     async (): Promise<Attempt<JsonAnswer>> => {
       try {
-        const a = await requestJson({ method: 'GET', url, headers, timeoutMs, insecureTls });
+        const a = await requestJson({ method: 'GET', url, headers, timeoutMs, insecureTls, proxy });
+        // The proxy's own refusal (an http:// target through it): not the server's answer.
+        if (route && a.status === 407) return { ok: false, seen: 'HTTP 407 from the proxy', transient: false, error: () => new UserError(proxyAuthMessage(route)) };
         if (transientStatus(a.status)) return { ok: false, seen: describeAnswer(a), transient: true, retryAfterMs: a.retryAfterMs, error: () => new UserError(`--base-url ${baseUrl}: GET /v1/models answered ${describeAnswer(a)}`) };
         return { ok: true, value: a };
       } catch (err) {
+        // Through a proxy: the line names the proxy (unreachable, 407, CONNECT refused), not the target.
+        if (err instanceof ProxyError) return { ok: false, seen: err.code, transient: err.code === 'PROXY_UNREACHABLE' && !/ECONNREFUSED/.test(err.message), error: () => new UserError(`${err.message} (for --base-url ${baseUrl})`) };
         const e = err as NodeJS.ErrnoException;
         const what = e.code ?? e.message;
         return { ok: false, seen: what, transient: transientNetworkError(e.code), error: () => new UserError(`--base-url ${baseUrl}: cannot reach the server (${what}); is it running?`) };
@@ -117,7 +123,7 @@ export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: stri
   // Each try is bounded too, so a stalled server costs at most attempts × this.
   const probeTimeout = Math.min(cfg.timeoutMs, 30_000);
   const retried: string[] = [];
-  const { models, answer } = await listModels(cfg.baseUrl, authHeaders, Math.min(probeTimeout, 15_000), cfg.insecureTls ?? false, o, retried);
+  const { models, answer } = await listModels(cfg.baseUrl, authHeaders, Math.min(probeTimeout, 15_000), cfg.insecureTls ?? false, cfg.proxy ?? null, o, retried);
   let model = cfg.model;
   if (model === null) {
     if (!models || models.length === 0) {

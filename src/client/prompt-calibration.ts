@@ -91,7 +91,7 @@ async function serverTokenCount(cfg: Omit<TargetConfig, 'model'> & { model: stri
   ];
   for (const body of bodies) {
     try {
-      const a = await requestJson({ method: 'POST', url, headers, body, timeoutMs: Math.min(cfg.timeoutMs, 10_000), insecureTls: cfg.insecureTls ?? false });
+      const a = await requestJson({ method: 'POST', url, headers, body, timeoutMs: Math.min(cfg.timeoutMs, 10_000), insecureTls: cfg.insecureTls ?? false, proxy: cfg.proxy ?? null });
       if (a.status === 404 || a.status === 405) return null; // not served: the other body will not help
       // llama.cpp answers a body without `content` with an empty list: try its own body next.
       const n = a.status === 200 ? tokenizeCount(a.json) : null;

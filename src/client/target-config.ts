@@ -1,6 +1,7 @@
 /** The one mapping from the run spec's `target` section to the client's TargetConfig. */
 import type { TargetSpec } from '../config/schema.js';
 import type { TargetConfig } from './http-client.js';
+import type { ProxySettings } from '../util/proxy.js';
 
 export interface ResolvedTarget {
   /** The server (or the built-in simulator's URL). */
@@ -10,6 +11,8 @@ export interface ResolvedTarget {
   ignoreEos: boolean;
   keepText: boolean;
   countTokens: ((text: string) => number) | undefined;
+  /** HTTP(S)_PROXY / NO_PROXY (util/proxy.ts); absent or null: direct (the simulator). */
+  proxy?: ProxySettings | null;
 }
 
 /** Everything but the model, which pre-flight may still have to choose. */
@@ -28,5 +31,6 @@ export function targetConfig(t: TargetSpec, r: ResolvedTarget): Omit<TargetConfi
     keepText: r.keepText,
     countTokens: r.countTokens,
     insecureTls: t.tls_insecure,
+    proxy: r.proxy ?? null,
   };
 }

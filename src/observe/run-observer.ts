@@ -10,6 +10,7 @@ import { readFromPrometheus } from './prometheus-source.js';
 import { Scraper, type ScrapeTarget } from './scraper.js';
 import type { Snapshot } from './snapshot.js';
 import { redactUrl } from '../util/redact.js';
+import type { ProxySettings } from '../util/proxy.js';
 
 /** How long to wait for a Prometheus server to scrape past the run's end (its interval is unknown to us). */
 const PROMETHEUS_WAIT_MS = 30_000;
@@ -20,6 +21,8 @@ export interface ObserverOptions {
   baseUrl: string;
   headers?: Record<string, string>;
   insecureTls?: boolean;
+  /** HTTP(S)_PROXY / NO_PROXY for the scrapes (util/proxy.ts); absent: direct (the simulator). */
+  proxy?: ProxySettings | null;
   warn: (line: string) => void;
   /** PATH to look for nvidia-smi on. */
   envPath?: string;
@@ -72,6 +75,7 @@ export class RunObserver {
       warn: opts.warn,
       ...(opts.headers ? { headers: opts.headers } : {}),
       ...(opts.insecureTls !== undefined ? { insecureTls: opts.insecureTls } : {}),
+      ...(opts.proxy ? { proxy: opts.proxy } : {}),
     });
     await scraper.start();
     return new RunObserver(opts, scraper);

@@ -6,6 +6,7 @@
  * which is known only at t = 0, so raw times are kept until then.
  */
 import { getText } from '../util/http-get.js';
+import type { ProxySettings } from '../util/proxy.js';
 import { redactUrl } from '../util/redact.js';
 import { detectEngines, type EngineMap } from './engines.js';
 import { parseExposition } from './exposition.js';
@@ -35,6 +36,8 @@ export interface ScraperOptions {
   timeoutMs?: number;
   headers?: Record<string, string>;
   insecureTls?: boolean;
+  /** HTTP(S)_PROXY / NO_PROXY (util/proxy.ts); absent: direct. */
+  proxy?: ProxySettings | null;
   warn: (line: string) => void;
   /** What the warning says happens next (default: the run goes on without them). */
   onProblem?: string;
@@ -137,7 +140,7 @@ export class Scraper {
     try {
       if (t.exec) body = await t.exec();
       else {
-        const res = await getText(new URL(t.url), { timeoutMs: this.opts.timeoutMs ?? 5000, maxBytes: MAX_BYTES, headers: { accept: 'text/plain', ...(this.opts.headers ?? {}) }, insecureTls: this.opts.insecureTls ?? false });
+        const res = await getText(new URL(t.url), { timeoutMs: this.opts.timeoutMs ?? 5000, maxBytes: MAX_BYTES, headers: { accept: 'text/plain', ...(this.opts.headers ?? {}) }, insecureTls: this.opts.insecureTls ?? false, proxy: this.opts.proxy ?? null });
         if (res.status !== 200) return this.problem(i, `HTTP ${res.status}`);
         if (/html/i.test(res.contentType)) return this.problem(i, `not Prometheus text (content type ${res.contentType})`);
         body = res.body;

@@ -11,6 +11,7 @@ import type { Clock, RequestRecord } from '../record/record.js';
 import type { LoadSpec, TargetSpec } from '../config/schema.js';
 import { HttpTarget } from '../client/http-client.js';
 import { targetConfig } from '../client/target-config.js';
+import type { ProxySettings } from '../util/proxy.js';
 import { loadEndpointPlugin, workloadShapeOf } from '../client/endpoints/registry.js';
 import { createWorkload, type Workload, type WorkloadSpec } from '../workload/index.js';
 import { defaultWarn } from '../workload/datasets/entries.js';
@@ -31,6 +32,8 @@ export interface LoadJob {
   baseUrl: string;
   model: string;
   apiKey: string | null;
+  /** HTTP(S)_PROXY / NO_PROXY as the coordinator resolved them (DIRECT for the simulator); absent: direct. */
+  proxy?: ProxySettings | null;
   ignoreEos: boolean;
   /** Server tokens per estimated token (pre-flight's calibration; 1 when not measured). */
   tokenScale: number;
@@ -112,7 +115,7 @@ export async function prepareJob(job: LoadJob): Promise<PreparedJob> {
   // run's clock when the run starts.
   const target = new HttpTarget(
     // A plugin whose buildBody throws is told in every thread that meets it (once per thread).
-    { ...targetConfig(job.target, { baseUrl: job.baseUrl, apiKey: job.apiKey, ignoreEos: job.ignoreEos, keepText, countTokens }), model: job.model, warn: defaultWarn },
+    { ...targetConfig(job.target, { baseUrl: job.baseUrl, apiKey: job.apiKey, ignoreEos: job.ignoreEos, keepText, countTokens, proxy: job.proxy ?? null }), model: job.model, warn: defaultWarn },
     () => 0,
   );
   const preconnected = await target.preconnect(shardShare(shard, preconnectCount(load, job.totalRequests)));

@@ -7,6 +7,7 @@ import { waitForHealthy, type HealthWait } from '../client/cold-start.js';
 import { coldStartLatency, type ColdStartLatency } from '../metrics/cold-start.js';
 import type { RequestRecord } from '../record/record.js';
 import type { RunSpec } from './run-spec.js';
+import type { ProxySettings } from '../util/proxy.js';
 
 export interface ColdStartResult extends HealthWait, ColdStartLatency {
   /** From the first health poll to the end of the first successful request (pre-flight); null with --no-preflight. */
@@ -21,12 +22,13 @@ export class ColdStartStep {
     private readonly health: HealthWait,
   ) {}
 
-  static async wait(spec: RunSpec, baseUrl: string, apiKey: string | null, signal: AbortSignal | undefined, log: (line: string) => void): Promise<ColdStartStep> {
+  static async wait(spec: RunSpec, baseUrl: string, apiKey: string | null, signal: AbortSignal | undefined, log: (line: string) => void, proxy: ProxySettings | null = null): Promise<ColdStartStep> {
     const t0 = performance.now();
     log(`--cold-start: waiting for ${baseUrl} to answer its health endpoint (at most ${Math.round(spec.observe.cold_start_timeout_ms / 1000)} s)`);
     const health = await waitForHealthy(baseUrl, {
       headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
       insecureTls: spec.target.tls_insecure,
+      proxy,
       timeoutMs: spec.observe.cold_start_timeout_ms,
       intervalMs: 250,
       ...(signal ? { signal } : {}),

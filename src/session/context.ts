@@ -5,11 +5,15 @@
  */
 import { Writable } from 'node:stream';
 import { createProgressDisplay, type DisplayOptions, type ProgressDisplay } from '../report/progress-display.js';
+import { proxySettingsFromEnv, ProxySettingError, type ProxySettings } from '../util/proxy.js';
+import { UserError } from '../errors/user-error.js';
 
 /** The live view of one load: records as they finish, the runner's snapshots, and its end. */
 export type LoadView = ProgressDisplay;
 
 export interface SessionContext {
+  /** --proxy URL (a string) or --no-proxy (false): overrides HTTP(S)_PROXY of `env` (util/proxy.ts). */
+  proxy?: string | false;
   /** Where the API key (`target.api_key_env`) and PATH are read; default process.env. */
   env?: NodeJS.ProcessEnv;
   /** Aborting it stops the session: sending stops, requests in flight are cancelled, what was measured is kept and reported. Its reason (e.g. 'SIGTERM') is kept for the exit code. */
@@ -33,4 +37,14 @@ export function openView(ctx: SessionContext, opts: DisplayOptions): Promise<Loa
 
 export function envOf(ctx: SessionContext): NodeJS.ProcessEnv {
   return ctx.env ?? process.env;
+}
+
+/** HTTP(S)_PROXY / NO_PROXY of the context's environment, with --proxy / --no-proxy; a bad proxy URL is one line. */
+export function proxyOf(ctx: SessionContext): ProxySettings {
+  try {
+    return proxySettingsFromEnv(envOf(ctx), ctx.proxy);
+  } catch (err) {
+    if (err instanceof ProxySettingError) throw new UserError(err.message);
+    throw err;
+  }
 }

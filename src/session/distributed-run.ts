@@ -34,9 +34,10 @@ import { recordInHistory } from './record-history.js';
 import { describeLoad, prepareRun } from './prepare-run.js';
 import type { RunSpec } from './run-spec.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
+import { DIRECT, type ProxySettings } from '../util/proxy.js';
 
 export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFlags, ctx: SessionContext = {}): Promise<RunSessionOutcome> {
-  const { redactor, apiKey } = runRedactor(spec, ctx);
+  const { redactor, apiKey, proxy } = runRedactor(spec, ctx);
   const log = (line: string) => ctx.log?.(redactor.scrub(line));
   const simulated = spec.target.base_url === null;
   if (spec.load.concurrency !== null && spec.load.concurrency < flags.workers) {
@@ -78,7 +79,7 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
         dir.writeJson('spec.json', savedSpec);
       }
       // What the server did before the restart is not scraped again (a --prometheus-url has it all).
-      const observer = await observeServer(spec, ctx, prior.target.base_url, log);
+      const observer = await observeServer(spec, ctx, prior.target.base_url, log, simulated ? DIRECT : proxy);
       observer?.setOrigin(originAt(prior.start_at_ms), prior.start_at_ms);
       return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state: prior, plan, redactor, target: null, resumed: true, savedSpec, environment: null }, observer);
     }
@@ -86,7 +87,7 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
     await link.deleteStream();
     await link.ensureStream();
     saltPrompts(spec);
-    target = await openTarget(spec, plan.workload, apiKey, log, `the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)`, ctx.signal);
+    target = await openTarget(spec, plan.workload, apiKey, log, `the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)`, ctx.signal, { proxy });
     if (target === null) {
       log('interrupted before the load started: nothing was sent');
       return { started: false, redactor };
@@ -105,7 +106,7 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
     const partial: Omit<RunState, 'start_at_ms'> = { kind: 'run', spec_hash: hash, workers: flags.workers, started_at: startedAt.toISOString(), run_dir: dir?.path ?? null, target: info, describe: target.describe() as unknown as Record<string, unknown>, nodes };
     // The coordinator's host is the client side; each worker's host is beside it (environment.workers).
     const environment = withWorkerHosts(await captureTargetEnvironment(spec, target, ctx), nodes);
-    const observer = await observeServer(spec, ctx, target.baseUrl, log);
+    const observer = await observeServer(spec, ctx, target.baseUrl, log, target.proxy);
     const state: RunState = { ...partial, start_at_ms: await coord.start(0, flags.startDelayMs, partial) };
     observer?.setOrigin(originAt(state.start_at_ms), state.start_at_ms);
     return await collectAndFinish({ spec, ctx, log, flags, coord, link, dir, state, plan, redactor, target, resumed: false, savedSpec, environment }, observer);
@@ -145,8 +146,8 @@ interface Collecting {
  * The server's side, observed by the coordinator alone around the whole run (workers never
  * scrape): a baseline scrape before the start, then one per interval until the last record is in.
  */
-function observeServer(spec: RunSpec, ctx: SessionContext, baseUrl: string, log: (line: string) => void): Promise<RunObserver | null> {
-  return RunObserver.start({ spec: spec.observe, baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: envOf(ctx).PATH });
+function observeServer(spec: RunSpec, ctx: SessionContext, baseUrl: string, log: (line: string) => void, proxy: ProxySettings): Promise<RunObserver | null> {
+  return RunObserver.start({ spec: spec.observe, baseUrl, insecureTls: spec.target.tls_insecure, proxy, warn: log, envPath: envOf(ctx).PATH });
 }
 
 async function collectAndFinish(c: Collecting, observer: RunObserver | null): Promise<RunSessionOutcome> {

@@ -103,6 +103,7 @@ export class DistributedSweep {
       const { driven, observed } = await measureLoad({
         spec: s,
         baseUrl: this.target.baseUrl,
+        proxy: this.target.proxy,
         ctx,
         log,
         // Answers are judged on the workers: their records arrive with the verdict.

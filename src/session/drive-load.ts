@@ -49,6 +49,7 @@ export async function driveLoad(
     baseUrl: target.baseUrl,
     model: target.model,
     apiKey: target.apiKey,
+    proxy: target.proxy,
     ignoreEos: target.ignoreEos,
     tokenScale: target.tokenScale,
     totalRequests: plan.totalRequests,

@@ -21,6 +21,7 @@ import { envOf, type SessionContext } from './context.js';
 import type { RunSpec } from './run-spec.js';
 import type { OpenTarget } from './run-target.js';
 import { simEngine } from './builtin-sim.js';
+import type { ProxySettings } from '../util/proxy.js';
 
 /** Each probe's bound: metadata answers in milliseconds; a server that takes longer leaves the field unknown. */
 export const PROBE_TIMEOUT_MS = 2000;
@@ -147,9 +148,9 @@ export function serverFingerprintOf(answers: ServerAnswers, model: string | null
 }
 
 /** One bounded GET; a failure is its reason in a few words. */
-async function probe(url: URL, headers: Record<string, string>, insecureTls: boolean, timeoutMs: number, maxBytes: number): Promise<ProbeAnswer> {
+async function probe(url: URL, headers: Record<string, string>, insecureTls: boolean, timeoutMs: number, maxBytes: number, proxy: ProxySettings | null): Promise<ProbeAnswer> {
   try {
-    const r = await getText(url, { timeoutMs, maxBytes, headers, insecureTls });
+    const r = await getText(url, { timeoutMs, maxBytes, headers, insecureTls, proxy });
     if (r.status !== 200) return { ok: false, reason: `HTTP ${r.status}` };
     return { ok: true, text: r.body };
   } catch (err) {
@@ -166,6 +167,8 @@ export interface CaptureOptions {
   /** The run's request headers with its API key (the metadata endpoints sit behind the same auth as the API). */
   headers: Record<string, string>;
   insecureTls: boolean;
+  /** HTTP(S)_PROXY / NO_PROXY (util/proxy.ts); absent: direct. */
+  proxy?: ProxySettings | null;
   envPath?: string;
   timeoutMs?: number;
 }
@@ -173,13 +176,13 @@ export interface CaptureOptions {
 /** The fingerprint of a run against a server over HTTP. */
 export async function captureEnvironment(o: CaptureOptions): Promise<RunEnvironment> {
   const t = o.timeoutMs ?? PROBE_TIMEOUT_MS;
-  const get = (path: string) => probe(endpointUrl(o.baseUrl, path), o.headers, o.insecureTls, t, 1024 * 1024);
+  const get = (path: string) => probe(endpointUrl(o.baseUrl, path), o.headers, o.insecureTls, t, 1024 * 1024, o.proxy ?? null);
   const urls = metricsUrls(o.observe, o.baseUrl);
   const metricTargets = o.observe.metrics ? [...urls.engine, ...urls.dcgm] : urls.dcgm;
   const smiWanted = o.observe.metrics && o.observe.nvidia_smi !== false && nvidiaSmiWanted(o.observe, o.baseUrl);
   const smi = smiWanted ? findNvidiaSmi(o.envPath) : null;
   const metrics = Promise.all([
-    ...metricTargets.map(async (url) => ({ source: redactUrl(url), answer: await probe(new URL(url), { accept: 'text/plain' }, o.insecureTls, t, 16 * 1024 * 1024) })),
+    ...metricTargets.map(async (url) => ({ source: redactUrl(url), answer: await probe(new URL(url), { accept: 'text/plain' }, o.insecureTls, t, 16 * 1024 * 1024, o.proxy ?? null) })),
     ...(smi
       ? [
           sampleNvidiaSmiIdentity(smi, t).then(
@@ -227,9 +230,9 @@ export function virtualEnvironment(spec: RunSpec, model: string): Promise<RunEnv
 }
 
 /** The fingerprint of the target a run (or a sweep) opened: the one call every HTTP session makes before its load. */
-export function captureTargetEnvironment(spec: RunSpec, target: Pick<OpenTarget, 'baseUrl' | 'model' | 'apiKey'>, ctx: SessionContext): Promise<RunEnvironment> {
+export function captureTargetEnvironment(spec: RunSpec, target: Pick<OpenTarget, 'baseUrl' | 'model' | 'apiKey'> & Partial<Pick<OpenTarget, 'proxy'>>, ctx: SessionContext): Promise<RunEnvironment> {
   const headers: Record<string, string> = { ...spec.target.headers };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
   const envPath = envOf(ctx).PATH;
-  return captureEnvironment({ baseUrl: target.baseUrl, model: target.model, observe: spec.observe, headers, insecureTls: spec.target.tls_insecure, ...(envPath !== undefined ? { envPath } : {}) });
+  return captureEnvironment({ baseUrl: target.baseUrl, model: target.model, observe: spec.observe, headers, insecureTls: spec.target.tls_insecure, proxy: target.proxy ?? null, ...(envPath !== undefined ? { envPath } : {}) });
 }

@@ -16,6 +16,7 @@ import type { RecordSink } from '../runner/loop-context.js';
 import { answerEvaluation, finishAnswerChecks } from './answer-checks.js';
 import { envOf, openView, type SessionContext } from './context.js';
 import type { RunSpec } from './run-spec.js';
+import type { ProxySettings } from '../util/proxy.js';
 
 /** What the pipeline hands a driver. */
 export interface DriveHooks {
@@ -47,6 +48,8 @@ export interface MeasureOptions<D extends DriveOutcome> {
   onRecord?: (rec: RequestRecord) => void;
   /** Each record once judged (the records file). */
   sink?: (rec: RequestRecord) => void;
+  /** HTTP(S)_PROXY / NO_PROXY for the server-side scrapes (the target's); absent: direct. */
+  proxy?: ProxySettings | null;
   /** An observer started earlier (a distributed run scrapes its baseline before the barrier); default: started here. */
   observer?: RunObserver | null;
 }
@@ -61,7 +64,7 @@ export async function measureLoad<D extends DriveOutcome>(o: MeasureOptions<D>):
   const { spec, log } = o;
   // Server-side series (docs/observe.md): a baseline scrape now, then one per interval, off the load threads.
   const observer =
-    o.observer !== undefined ? o.observer : await RunObserver.start({ spec: spec.observe, baseUrl: o.baseUrl, insecureTls: spec.target.tls_insecure, warn: log, envPath: envOf(o.ctx).PATH });
+    o.observer !== undefined ? o.observer : await RunObserver.start({ spec: spec.observe, baseUrl: o.baseUrl, insecureTls: spec.target.tls_insecure, proxy: o.proxy ?? null, warn: log, envPath: envOf(o.ctx).PATH });
   // --metrics-port: the client's own live metrics, for the length of the measured load.
   const clientMetrics = spec.observe.metrics_port || spec.observe.otlp_metrics ? new ClientMetrics() : null;
   const served = spec.observe.metrics_port ? await startClientMetricsServer(spec.observe.metrics_port, log, clientMetrics!) : null;

@@ -11,6 +11,7 @@ import { targetConfig } from '../client/target-config.js';
 import type { RunResult } from '../report/result-json.js';
 import { onAbort } from '../util/on-abort.js';
 import { redactUrl } from '../util/redact.js';
+import { DIRECT, proxyNote, type ProxySettings } from '../util/proxy.js';
 import type { Workload } from '../workload/index.js';
 import { startBuiltInSimulator } from './builtin-sim.js';
 import { ColdStartStep } from './cold-start-step.js';
@@ -23,6 +24,8 @@ export interface OpenTarget {
   simulated: boolean;
   ignoreEos: boolean;
   apiKey: string | null;
+  /** HTTP(S)_PROXY / NO_PROXY for every request to the target; DIRECT for the built-in simulator. */
+  proxy: ProxySettings;
   preflight: Record<string, unknown> | null;
   /** Server tokens per estimated token from pre-flight's calibration (1 with a tokenizer or without calibration). */
   tokenScale: number;
@@ -75,13 +78,18 @@ export async function openTarget(
   simulatorNote: string | null,
   signal?: AbortSignal,
   /** Where the built-in simulator exports its request spans (--otlp-receiver). */
-  extras: { otlpTracesEndpoint?: string } = {},
+  /** proxy: the run's HTTP(S)_PROXY settings (session/context.ts proxyOf), for a real server only. */
+  extras: { otlpTracesEndpoint?: string; proxy?: ProxySettings } = {},
 ): Promise<OpenTarget | null> {
   const simulated = spec.target.base_url === null;
   let sim: SimServer | null = null;
   let baseUrl = spec.target.base_url;
   let model = spec.target.model;
   let simulator: Record<string, unknown> | null = null;
+  // The simulator is never proxied; a real server follows HTTP(S)_PROXY / NO_PROXY, and says so first.
+  const proxy = simulated ? DIRECT : (extras.proxy ?? DIRECT);
+  const via = simulated ? null : proxyNote(baseUrl!, proxy);
+  if (via) log(`target: ${redactUrl(baseUrl!)} ${via} (HTTP(S)_PROXY or --proxy; --no-proxy or NO_PROXY to go direct)`);
   try {
     if (simulated) {
       const started = await startBuiltInSimulator(spec, workload, log, extras.otlpTracesEndpoint);
@@ -94,13 +102,13 @@ export async function openTarget(
       if (simulatorNote) log(simulatorNote);
     }
     const ignoreEos = spec.target.ignore_eos ?? defaultIgnoreEos(spec.workload, simulated);
-    const coldStart = spec.observe.cold_start ? await ColdStartStep.wait(spec, baseUrl!, apiKey, signal, log) : null;
+    const coldStart = spec.observe.cold_start ? await ColdStartStep.wait(spec, baseUrl!, apiKey, signal, log, proxy) : null;
     let preflightInfo: Record<string, unknown> | null = null;
     let tokenScale = 1;
     let promptOverheadTokens: number | null = null;
     let promptPerMessageTokens: number | null = null;
     if (spec.target.preflight) {
-      const pf = await unlessAborted(preflight({ ...targetConfig(spec.target, { baseUrl: baseUrl!, apiKey, ignoreEos, keepText: false, countTokens: undefined }), model }, { log, calibrate: true }), signal);
+      const pf = await unlessAborted(preflight({ ...targetConfig(spec.target, { baseUrl: baseUrl!, apiKey, ignoreEos, keepText: false, countTokens: undefined, proxy }), model }, { log, calibrate: true }), signal);
       if (pf === null) return await closed(sim);
       model = pf.model;
       preflightInfo = { ...pf };
@@ -129,6 +137,7 @@ export async function openTarget(
       simulated,
       ignoreEos,
       apiKey,
+      proxy,
       preflight: preflightInfo,
       tokenScale,
       promptOverheadTokens,

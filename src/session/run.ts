@@ -21,7 +21,8 @@ import { resolveCostInputs } from './cost-inputs.js';
 import { capacityGate, capacitySection } from './capacity-gate.js';
 import { clientOf, healthOf, loadThreads, poolDriver } from './drive-load.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
-import { envOf, type SessionContext } from './context.js';
+import { envOf, proxyOf, type SessionContext } from './context.js';
+import type { ProxySettings } from '../util/proxy.js';
 import { measureLoad } from './measure.js';
 import { checkRunBounds } from './run-bounds.js';
 import { captureTargetEnvironment } from './environment-capture.js';
@@ -33,9 +34,11 @@ import { captureTargetEnvironment } from './environment-capture.js';
 export type RunSessionOutcome = ({ started: true } & CompletedRun & { redactor: Redactor; diskFault?: string }) | { started: false; redactor: Redactor };
 
 /** The run's secrets (API key, sensitive headers, URL credentials): every line and file passes through it. */
-export function runRedactor(spec: RunSpec, ctx: SessionContext): { redactor: Redactor; apiKey: string | null } {
+export function runRedactor(spec: RunSpec, ctx: SessionContext): { redactor: Redactor; apiKey: string | null; proxy: ProxySettings } {
   const apiKey = envOf(ctx)[spec.target.api_key_env] || null;
-  return { redactor: Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers }), apiKey };
+  // HTTP(S)_PROXY / --proxy: read here with the key, so the proxy's credentials are secrets of the run too.
+  const proxy = proxyOf(ctx);
+  return { redactor: Redactor.forTarget({ baseUrl: spec.target.base_url, apiKey, headers: spec.target.headers, proxy }), apiKey, proxy };
 }
 
 /** Where a run's directory goes when not `<result_dir>/<timestamp>-<name>`: a repeat's `repeat-k` (session/repeat.ts). */
@@ -46,16 +49,16 @@ export interface RunPlacement {
 }
 
 export async function runSession(spec: RunSpec, ctx: SessionContext = {}, at: RunPlacement | null = null): Promise<RunSessionOutcome> {
-  const { redactor, apiKey } = runRedactor(spec, ctx);
+  const { redactor, apiKey, proxy } = runRedactor(spec, ctx);
   try {
-    return await runWithRedactor(spec, ctx, apiKey, redactor, at);
+    return await runWithRedactor(spec, ctx, apiKey, redactor, at, proxy);
   } catch (err) {
     if (err instanceof UserError) throw new UserError(redactor.scrub(err.message));
     throw err;
   }
 }
 
-async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: string | null, redactor: Redactor, at: RunPlacement | null): Promise<RunSessionOutcome> {
+async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: string | null, redactor: Redactor, at: RunPlacement | null, proxy: ProxySettings): Promise<RunSessionOutcome> {
   const log = (line: string) => ctx.log?.(redactor.scrub(line));
   let target: OpenTarget | null = null;
   let dir: RunDir | null = null;
@@ -97,7 +100,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     const forward = spec.observe.otlp_forward ? new OtlpForwarder(spec.observe.otlp_forward, log) : null;
     receiver = spec.observe.otlp_receiver ? await startOtlpReceiver(spec.observe.otlp_receiver, log, { forward }) : null;
     if (receiver) log(`OTLP${receiver.protocol === 'grpc' ? '/gRPC' : '/HTTP'} trace receiver at ${receiver.endpoint} (point the server's OTLP traces endpoint here)${forward ? `, forwarding to ${redactUrl(spec.observe.otlp_forward!)}` : ''}`);
-    target = await openTarget(spec, workload, apiKey, log, loadLine, ctx.signal, receiver ? { otlpTracesEndpoint: receiver.endpoint } : {});
+    target = await openTarget(spec, workload, apiKey, log, loadLine, ctx.signal, { proxy, ...(receiver ? { otlpTracesEndpoint: receiver.endpoint } : {}) });
     if (target === null) return notStarted();
     const { baseUrl, model } = target;
 
@@ -122,6 +125,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     const { driven, observed } = await measureLoad({
       spec,
       baseUrl,
+      proxy: target.proxy,
       ctx,
       log,
       threads: loadThreads(spec),

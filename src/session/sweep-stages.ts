@@ -169,6 +169,7 @@ export function httpStages(spec: RunSpec, target: OpenTarget, ctx: SessionContex
     const { driven, observed } = await measureLoad({
       spec: s,
       baseUrl: target.baseUrl,
+      proxy: target.proxy,
       ctx,
       log,
       threads: loadThreads(s),

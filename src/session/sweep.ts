@@ -28,6 +28,7 @@ import { fetchHint, type CoordinatorFlags } from './coordinator-options.js';
 import { DistributedSweep } from './distributed-sweep.js';
 import type { SessionContext } from './context.js';
 import { runRedactor } from './run.js';
+import type { ProxySettings } from '../util/proxy.js';
 import { exitCodeFor } from '../errors/exit-codes.js';
 
 /** The sweep's exit code (errors/exit-codes.ts): a stop signal, an invalid stage (5 unless --allow-invalid), a failed gate (3). */
@@ -86,16 +87,16 @@ export type SweepSessionOutcome =
   | { started: false; redactor: Redactor };
 
 export async function sweepSession(spec: RunSpec, plan: StageSequence, o: SweepOptions, ctx: SessionContext = {}): Promise<SweepSessionOutcome> {
-  const { redactor, apiKey } = runRedactor(spec, ctx);
+  const { redactor, apiKey, proxy } = runRedactor(spec, ctx);
   try {
-    return await sweepWithRedactor(spec, plan, o, ctx, apiKey, redactor);
+    return await sweepWithRedactor(spec, plan, o, ctx, apiKey, redactor, proxy);
   } catch (err) {
     if (err instanceof UserError) throw new UserError(redactor.scrub(err.message));
     throw err;
   }
 }
 
-async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOptions, ctx: SessionContext, apiKey: string | null, redactor: Redactor): Promise<SweepSessionOutcome> {
+async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOptions, ctx: SessionContext, apiKey: string | null, redactor: Redactor, proxy: ProxySettings): Promise<SweepSessionOutcome> {
   const { driver } = o;
   const distributed = o.distributed ?? null;
   const log = (line: string) => ctx.log?.(redactor.scrub(line));
@@ -124,7 +125,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
     const capacity = driver === 'http' && !distributed && !ctx.signal?.aborted ? await sweepCapacityGate(spec, plan, first.workload, log, o.capacity) : null;
     if (driver === 'http') {
       const note = distributed && spec.target.base_url === null ? 'the built-in simulator listens on 127.0.0.1: the workers must run on this machine (give --base-url for workers elsewhere)' : null;
-      target = await openTarget(spec, first.workload, apiKey, log, note, ctx.signal);
+      target = await openTarget(spec, first.workload, apiKey, log, note, ctx.signal, { proxy });
       if (target === null) {
         log('interrupted before the first stage: nothing was sent');
         return { started: false, redactor };

@@ -1,10 +1,10 @@
 /**
  * GET a text body over node:http(s) with a timeout and a size cap, for side channels that are
- * not the measured hot path (metrics scrapes, Prometheus queries). node:http rather than fetch,
+ * not the measured hot path (metrics scrapes, Prometheus queries), through the proxy the settings
+ * name for this URL (util/proxy.ts). node:http rather than fetch,
  * whose "bad port" list refuses ports real servers use.
  */
-import http from 'node:http';
-import https from 'node:https';
+import { nodeRequest, proxyRoute, type ProxySettings } from './proxy.js';
 
 export interface TextResponse {
   status: number;
@@ -12,10 +12,9 @@ export interface TextResponse {
   body: string;
 }
 
-export function getText(url: URL, opts: { timeoutMs: number; maxBytes: number; headers?: Record<string, string>; insecureTls?: boolean }): Promise<TextResponse> {
-  const mod = url.protocol === 'https:' ? https : http;
+export function getText(url: URL, opts: { timeoutMs: number; maxBytes: number; headers?: Record<string, string>; insecureTls?: boolean; proxy?: ProxySettings | null }): Promise<TextResponse> {
   return new Promise((resolve, reject) => {
-    const req = mod.get(url, { headers: opts.headers ?? {}, agent: false, rejectUnauthorized: !opts.insecureTls }, (res) => {
+    const req = nodeRequest(url, { method: 'GET', headers: opts.headers ?? {}, insecureTls: opts.insecureTls ?? false }, proxyRoute(url, opts.proxy), (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
@@ -31,5 +30,6 @@ export function getText(url: URL, opts: { timeoutMs: number; maxBytes: number; h
     });
     req.setTimeout(opts.timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${opts.timeoutMs} ms`), { code: 'ETIMEDOUT' })));
     req.on('error', reject);
+    req.end();
   });
 }

@@ -10,6 +10,8 @@
  *   (exports, report.html, the dashboard, `sql`) never holds them (`Redactor.scrubKnown`).
  */
 
+import { proxySecrets, type ProxySettings } from './proxy.js';
+
 export const REDACTED = '[redacted]';
 
 /** A header or query-parameter name whose value is a credential. */
@@ -66,6 +68,8 @@ export interface SecretSources {
   baseUrl?: string | null;
   apiKey?: string | null;
   headers?: Record<string, string>;
+  /** HTTP(S)_PROXY / --proxy: the user info of a proxy URL. */
+  proxy?: ProxySettings | null;
 }
 
 /** Every secret value of a target: the API key, sensitive header values, URL credentials. */
@@ -92,6 +96,7 @@ export function secretValues(s: SecretSources): string[] {
       // not a URL: nothing to take from it
     }
   }
+  out.push(...proxySecrets(s.proxy));
   return out;
 }
 

@@ -8,6 +8,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { tlsThroughProxy, type ProxyRoute } from '../../util/proxy.js';
 
 /**
  * Plain TCP reads land in this one buffer (`onread`) instead of a new Buffer per read: at tens of
@@ -82,6 +83,8 @@ export class ConnectionPool {
     private readonly url: URL,
     /** Skip TLS certificate verification (self-signed internal endpoints; --insecure). */
     private readonly insecureTls = false,
+    /** The proxy every connection goes through (util/proxy.ts), or null: straight to the server. */
+    private readonly proxy: ProxyRoute | null = null,
   ) {}
 
   /** A connection for one request: an idle one (reused) or a new one. */
@@ -161,6 +164,8 @@ export class ConnectionPool {
   private open(): Connection {
     const u = this.url;
     const host = u.hostname.replace(/^\[|\]$/g, '');
+    // Through a proxy: TLS over a CONNECT tunnel, or plain TCP to the proxy (absolute-form requests).
+    if (this.proxy && u.protocol === 'https:') return new Connection(tlsThroughProxy(this.proxy, u, { insecureTls: this.insecureTls, alpn: ['http/1.1'] }), this);
     if (u.protocol === 'https:') {
       const socket = tls.connect({
         host,
@@ -173,8 +178,8 @@ export class ConnectionPool {
     }
     let conn: Connection | null = null;
     const socket = net.connect({
-      host,
-      port: Number(u.port || 80),
+      host: this.proxy?.host ?? host,
+      port: this.proxy?.port ?? Number(u.port || 80),
       onread: {
         buffer: READ_BUFFER,
         callback: (n: number, buf: Uint8Array): boolean => {
