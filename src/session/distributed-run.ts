@@ -43,6 +43,11 @@ export async function distributedRunSession(spec: RunSpec, flags: CoordinatorFla
   if (spec.load.concurrency !== null && spec.load.concurrency < flags.workers) {
     throw new UserError(`--concurrency ${spec.load.concurrency}: below --workers-expected ${flags.workers}, some workers would have no user and their share of the requests would never be sent; give at least one user per worker`);
   }
+  // Traces are joined in one process today; a distributed run would silently drop the flags.
+  const traceFlags = [spec.observe.otlp_receiver ? '--otlp-receiver' : null, spec.observe.spans_file ? '--spans' : null, spec.observe.otlp_forward ? '--otlp-forward' : null].filter((f) => f !== null);
+  if (traceFlags.length > 0) {
+    throw new UserError(`${traceFlags.join(', ')}: not supported with --distributed yet (spans are joined by a single-process run); run without them, or join the spans afterwards with \`infermeter analyze RUN --spans FILE\``);
+  }
   // Hashed as the workers hash it: before the coordinator picks the prompt salt it hands them.
   const hash = distributedHashes(spec).spec;
   const plan = await prepareRun(spec, log);

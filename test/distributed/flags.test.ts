@@ -15,6 +15,8 @@ describe('distributed flags', () => {
     [['sweep', '--distributed', 'nats://127.0.0.1:1', '--request-rates', '1,2'], /--workers-expected: required with --distributed/],
     [['sweep', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '2', '--request-rates', '1,2'], /--distributed: give each stage's length with --num-prompts and\/or --duration/],
     [['run', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '3', '--concurrency', '2'], /--concurrency 2: below --workers-expected 3, some workers would have no user/],
+    [['run', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '2', '--otlp-receiver', '127.0.0.1:0'], /--otlp-receiver: not supported with --distributed yet/],
+    [['run', '--distributed', 'nats://127.0.0.1:1', '--workers-expected', '2', '--spans', 'x.jsonl'], /--spans: not supported with --distributed yet/],
   ])('%j', async (argv, message) => {
     const out = await runCli(argv);
     expect(out.code).toBe(2);
