@@ -14,11 +14,14 @@ describe('capacity probe', () => {
     const t0 = performance.now();
     const f = await probeCapacity({ concurrency: 8, outputTokens: 32 });
     const wall = performance.now() - t0;
-    // 1.2 s of driving plus starting and stopping the source thread: measured 1.26–1.39 s; the budget is 2 s, allowed 3 s on a busy machine.
-    expect(wall).toBeLessThan(3000);
+    // 1.2 s of driving plus starting and stopping the source thread: measured 1.26–1.39 s. The window
+    // stretches to at most 2× its 1 s while fewer requests than streams finished, so up to ~2.4 s; allowed 4 s on a busy machine.
+    expect(wall).toBeLessThan(4000);
     expect(f.requests_per_s).toBeGreaterThan(0);
     expect(f.output_tokens_per_s).toBe(f.requests_per_s * 32);
-    expect(f).toMatchObject({ concurrency: 8, output_tokens: 32, duration_ms: 1000 });
+    expect(f).toMatchObject({ concurrency: 8, output_tokens: 32 });
+    expect(f.duration_ms).toBeGreaterThanOrEqual(1000);
+    expect(f.duration_ms).toBeLessThanOrEqual(2000 + 50);
     expect(f.dispatch_lag_p99_ms).toBeGreaterThan(0);
   });
 
