@@ -144,6 +144,8 @@ export async function retryOnLock<T>(what: string, fn: () => Promise<T>, waitMs:
       if (!isLockError(err)) throw err;
       const holder = lockHolder(err) ?? 'another process';
       if (Date.now() >= deadline) {
+        // On a busy machine one attempt can outlast the whole wait: the notice still comes first.
+        if (!told) warn(`${what} is locked by ${holder}; waiting up to ${waitMs / 1000} s`);
         throw new HistoryBusyError(`${what} stayed locked by ${holder} for ${waitMs / 1000} s; try again when it has finished${holder === 'another process' ? '' : ' (or stop it)'}`);
       }
       if (!told && Date.now() - start >= Math.min(LOCK_NOTICE_MS, waitMs / 2)) {
