@@ -28,7 +28,7 @@ export function printRun(done: CompletedRun, io: CliIo, o: { json: boolean; reda
     const title = `infermeter ${result.run.driver === 'virtual' ? 'sim run' : 'run'}: ${result.target.model} @ ${where}`;
     const cap = (result.load as Record<string, unknown> | undefined)?.max_concurrency;
     const maxConcurrency = typeof cap === 'number' ? cap : cap === null ? null : undefined; // undefined: the saved load does not say
-    const summary = renderSummary(result.metrics, { title, validity: result.validity, slos: result.slos, exitCode: code, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost, quality: result.quality ?? null, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) });
+    const summary = renderSummary(result.metrics, { title, validity: result.validity, slos: result.slos, exitCode: code, byTask: result.by_task, byTurn: result.by_turn, cost: result.cost, quality: result.quality ?? null, percentileMetrics: done.percentileMetrics ?? null, ...(maxConcurrency === undefined ? {} : { maxConcurrency }) });
     io.stdout.write(`${redactor.scrub(summary)}\n`);
     if (result.cold_start) io.stdout.write(`\n${renderColdStart(result.cold_start)}\n`);
     if (result.traces) {

@@ -70,8 +70,8 @@ export const COST_FLAGS: FlagDef[] = [
 
 /** How the vLLM-compatible JSON is shaped, as vLLM's flags shape it (run and analyze). */
 export const VLLM_JSON_FLAGS: FlagDef[] = [
-  { flag: '--percentile-metrics <list>', path: ['output', 'percentile_metrics'], kind: 'string', help: 'vLLM JSON: metrics with percentile keys, e.g. ttft,tpot,itl (default all four)' },
-  { flag: '--metric-percentiles <list>', path: ['output', 'metric_percentiles'], kind: 'string', help: 'vLLM JSON: percentiles to write, e.g. 50,90,99 (of 50,90,95,99,99.9; default all)' },
+  { flag: '--percentile-metrics <list>', path: ['output', 'percentile_metrics'], kind: 'string', help: 'metrics with percentile keys (vLLM JSON) and summary lines, e.g. ttft,tpot,itl (default all four)' },
+  { flag: '--metric-percentiles <list>', path: ['output', 'metric_percentiles'], kind: 'string', help: 'percentiles to compute, any 0 < p < 100, e.g. 25,75,99.99: vLLM JSON keys, result.json, summary (vLLM JSON default: 50,90,95,99,99.9)' },
   { flag: '--label <label>', path: ['output', 'label'], kind: 'string', help: 'vLLM JSON: label field' },
 ];
 

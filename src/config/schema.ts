@@ -129,12 +129,22 @@ export const OutputSpecSchema = z
     vllm_json: z.string().nullable().default(null).describe('Also write the figures under vLLM bench serve --save-result keys.'),
     percentile_metrics: commaList(z.enum(['ttft', 'tpot', 'itl', 'e2el']), 'ttft,tpot,itl,e2el').nullable().default(null).describe('vLLM JSON: metrics with percentile keys (vLLM --percentile-metrics).'),
     metric_percentiles: commaList(
-      z.coerce.number().refine((p) => [50, 90, 95, 99, 99.9].includes(p), 'percentiles kept are 50, 90, 95, 99 and 99.9'),
-      '50,90,99',
+      z.union([z.string(), z.number()]).transform((v, ctx): number => {
+        // A decimal number as Python's float() reads it (no hex, no "Infinity").
+        const p = typeof v === 'number' ? v : /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(v) ? Number(v) : NaN;
+        if (!(p > 0 && p < 100)) {
+          ctx.addIssue({ code: 'custom', message: 'a percentile is a number greater than 0 and less than 100' });
+          return z.NEVER;
+        }
+        return p;
+      }),
+      '25,75,99.99',
     )
+      // vLLM computes each one as given; here a repeated one is one key anyway: once, ascending.
+      .transform((ps) => [...new Set(ps)].sort((a, b) => a - b))
       .nullable()
       .default(null)
-      .describe('vLLM JSON: which percentiles get keys (vLLM --metric-percentiles; a subset of 50,90,95,99,99.9).'),
+      .describe('Percentiles to compute exactly beside p50…p99.9 (vLLM --metric-percentiles; any numbers 0 < p < 100): result.json latency.*.percentiles, the summary and the vLLM JSON keys.'),
     label: z.string().nullable().default(null).describe('vLLM JSON: the label field (vLLM --label).'),
     junit: z
       .string()

@@ -114,6 +114,8 @@ export function computeOver(
   const slos = opts.slos ?? [];
   checkSlos(slos);
   const lateMs = opts.lateThresholdMs ?? DEFAULT_LATE_THRESHOLD_MS;
+  const wanted = opts.percentiles ?? [];
+  for (const p of wanted) if (!(p > 0 && p < 100)) throw new RangeError(`a requested percentile must be > 0 and < 100, got ${p}`);
 
   const t = runTotals(measure, window, slos, lateMs);
   const byErrorClass: Partial<Record<ErrorClass, number>> = {};
@@ -137,8 +139,8 @@ export function computeOver(
   const hasGoodput = slos.length > 0;
 
   const latency = {} as RunMetrics['latency'];
-  for (const def of LATENCY_METRICS) latency[def.id] = distributionOf(def, def.over === 'ok' ? ok : final);
-  const reasoning = reasoningSection(ok);
+  for (const def of LATENCY_METRICS) latency[def.id] = distributionOf(def, def.over === 'ok' ? ok : final, wanted);
+  const reasoning = reasoningSection(ok, wanted);
 
   return {
     schema: 'infermeter.metrics/1',
@@ -197,7 +199,7 @@ export function computeOver(
 }
 
 /** Reasoning figures of the ok requests; null when none of them carried reasoning. */
-function reasoningSection(ok: readonly RequestRecord[]): RunMetrics['reasoning'] {
+function reasoningSection(ok: readonly RequestRecord[], wanted: readonly number[]): RunMetrics['reasoning'] {
   let requests = 0;
   let thought = 0;
   let answered = 0;
@@ -208,16 +210,16 @@ function reasoningSection(ok: readonly RequestRecord[]): RunMetrics['reasoning']
   }
   if (requests === 0) return null;
   const latency = {} as NonNullable<RunMetrics['reasoning']>['latency'];
-  for (const def of REASONING_METRICS) latency[def.id] = distributionOf(def, ok);
+  for (const def of REASONING_METRICS) latency[def.id] = distributionOf(def, ok, wanted);
   return { requests, reasoning_tokens_total: thought, answer_tokens_total: answered, latency };
 }
 
-/** Values of one metric over `population`, summarized (undefined values left out). */
-function distributionOf(def: RequestMetricDef | PooledMetricDef, population: readonly RequestRecord[]): Distribution {
+/** Values of one metric over `population`, summarized (undefined values left out); `wanted`: further percentiles. */
+function distributionOf(def: RequestMetricDef | PooledMetricDef, population: readonly RequestRecord[], wanted: readonly number[]): Distribution {
   if (def.kind === 'pooled') {
     // Pooled values (every ITL gap) can be tens of millions: summarized without a copy, and
     // per step where records share a step timeline (chunk-gaps.ts).
-    if (def.chunkGaps) return summarizeBatches(chunkGapVisitor(population, def.fill));
+    if (def.chunkGaps) return summarizeBatches(chunkGapVisitor(population, def.fill), undefined, wanted);
     let buf = new Float64Array(64);
     return summarizeBatches((emit) => {
       for (const r of population) {
@@ -226,7 +228,7 @@ function distributionOf(def: RequestMetricDef | PooledMetricDef, population: rea
         def.fill(r, buf, 0);
         emit(buf, k);
       }
-    });
+    }, undefined, wanted);
   }
   const out = new Float64Array(population.length);
   let k = 0;
@@ -234,5 +236,5 @@ function distributionOf(def: RequestMetricDef | PooledMetricDef, population: rea
     const v = def.value(r);
     if (v !== null) out[k++] = v;
   }
-  return summarizeOwned(out.subarray(0, k));
+  return summarizeOwned(out.subarray(0, k), wanted);
 }

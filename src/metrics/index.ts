@@ -27,7 +27,7 @@ export { DEFAULT_LATE_THRESHOLD_MS } from './run-totals.js';
 export type { MetricsOptions, RunMetrics } from './run-metrics.js';
 /** Per-request SLOs (goodput): their vocabulary is config's (config/slo.ts). */
 export type { GoodputMetric as SloMetric, GoodputSlo as Slo } from '../config/slo.js';
-export { emptyDistribution, percentile, REPORTED_PERCENTILES, summarize, summarizeOwned } from './stats.js';
+export { emptyDistribution, percentile, percentileWord, REPORTED_PERCENTILES, summarize, summarizeOwned } from './stats.js';
 export type { Distribution, PercentileKey } from './stats.js';
 export { objectiveCatalog, OBJECTIVE_METRICS } from './objective-catalog.js';
 export { allObjectivesPass, meets, evaluateObjectives, statisticOf } from './objectives.js';

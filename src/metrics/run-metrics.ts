@@ -21,6 +21,11 @@ export interface MetricsOptions {
   slos?: readonly Slo[];
   /** A request is late when sent_ms − scheduled_ms > lateThresholdMs. Default 10. */
   lateThresholdMs?: number;
+  /**
+   * Further percentiles (each 0 < p < 100) of every latency Distribution, in its `percentiles`
+   * (`--metric-percentiles`); computed exactly, by the rule of p50…p99_9. Absent: none.
+   */
+  percentiles?: readonly number[];
 }
 
 export interface RunMetrics {

@@ -10,14 +10,16 @@
  *           wanted bucket and, for a wanted bucket of at most 2^20 values, its values;
  *   pass 3: the values of only those larger buckets whose values differ, into exact-size arrays
  *           (usually none: ITL is read in two passes).
- * A wanted bucket's values are sorted to read the exact order statistics.
+ * A wanted bucket's values are sorted to read the exact order statistics. The wanted ranks are
+ * those of REPORTED_PERCENTILES and of any further percentiles asked for (`--metric-percentiles`),
+ * found the same way: each asked-for percentile is exact too, not read off the histogram.
  *
  * Percentiles are therefore exactly those of `summarize` (same ranks, same interpolation);
  * the mean may differ from it in the last bit, since the sum is taken in visit order. A batch
  * may carry weights (a value standing for several equal values, chunk-gaps.ts): the same
  * multiset, so the same count, extremes and percentiles; the sum adds value × weight.
  */
-import { emptyDistribution, interpolate, REPORTED_PERCENTILES, type Distribution } from './stats.js';
+import { emptyDistribution, interpolate, percentileWord, REPORTED_PERCENTILES, type Distribution } from './stats.js';
 
 interface Gathered {
   /** Values in lower buckets. */
@@ -40,7 +42,7 @@ export type Visitor = (emit: (value: number) => void) => void;
 export type BatchVisitor = (emit: (values: Float64Array, n: number, weights?: Float64Array | null) => void) => void;
 
 const BUCKET_BITS = 20;
-/** Values of a wanted bucket gathered already in pass 2 (8 MiB of doubles each, at most 2 × REPORTED_PERCENTILES buckets). */
+/** Values of a wanted bucket gathered already in pass 2 (8 MiB of doubles each, at most 2 buckets per percentile). */
 const GATHER_IN_PASS_2 = 1 << 20;
 const f64 = new Float64Array(1);
 const u32 = new Uint32Array(f64.buffer);
@@ -55,21 +57,25 @@ function bucketOf(v: number): number {
   return key >>> (32 - BUCKET_BITS);
 }
 
-export function summarizeVisited(visit: Visitor): Distribution {
+export function summarizeVisited(visit: Visitor, wanted: readonly number[] = []): Distribution {
   const one = new Float64Array(1);
-  return summarizeBatches((emit) =>
-    visit((v) => {
-      one[0] = v;
-      emit(one, 1);
-    }),
+  return summarizeBatches(
+    (emit) =>
+      visit((v) => {
+        one[0] = v;
+        emit(one, 1);
+      }),
+    GATHER_IN_PASS_2,
+    wanted,
   );
 }
 
 /**
  * summarizeVisited over values given in batches: the same figures, bit for bit. `gatherInPass2`:
  * the largest wanted bucket gathered in pass 2 (tests set 0 to take pass 3 for every bucket).
+ * `asked`: further percentiles (0 < p < 100) for the Distribution's `percentiles`.
  */
-export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_PASS_2): Distribution {
+export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_PASS_2, asked: readonly number[] = []): Distribution {
   const hist = new Uint32Array(1 << BUCKET_BITS);
   let n = 0;
   let sum = 0;
@@ -97,12 +103,13 @@ export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_
       hist[bucketOf(v)]!++;
     }
   });
-  if (n === 0) return emptyDistribution();
+  if (n === 0) return emptyDistribution(asked);
   const mean = Math.min(Math.max(sum / n, min), max);
 
   // Ranks whose values the percentiles need: ⌊h⌋ and ⌊h⌋+1 for h = (n−1)·p/100.
   const ranks: number[] = [];
-  for (const [p] of REPORTED_PERCENTILES) {
+  const every = [...REPORTED_PERCENTILES.map(([p]) => p), ...asked];
+  for (const p of every) {
     const h = (n - 1) * (p / 100);
     ranks.push(Math.floor(h), Math.min(Math.floor(h) + 1, n - 1));
   }
@@ -184,13 +191,18 @@ export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_
     throw new Error(`rank ${rank} not gathered`);
   };
 
-  const d: Distribution = { count: n, mean, std: Math.sqrt(sq / n), min, max, p50: null, p90: null, p95: null, p99: null, p99_9: null };
-  for (const [p, key] of REPORTED_PERCENTILES) {
-    // Same float steps as `percentile` (numpy's _lerp), on the same order statistics.
+  // Same float steps as `percentile` (numpy's _lerp), on the same order statistics.
+  const at = (p: number): number => {
     const h = (n - 1) * (p / 100);
     const lo = Math.floor(h);
     const t = h - lo;
-    d[key] = interpolate(byRank(lo), byRank(Math.min(lo + 1, n - 1)), t);
+    return interpolate(byRank(lo), byRank(Math.min(lo + 1, n - 1)), t);
+  };
+  const d: Distribution = { count: n, mean, std: Math.sqrt(sq / n), min, max, p50: null, p90: null, p95: null, p99: null, p99_9: null };
+  for (const [p, key] of REPORTED_PERCENTILES) d[key] = at(p);
+  if (asked.length > 0) {
+    d.percentiles = {};
+    for (const p of asked) d.percentiles[percentileWord(p)] = at(p);
   }
   return d;
 }

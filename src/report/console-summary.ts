@@ -53,6 +53,36 @@ export interface SummaryContext {
   quality?: QualityFigures | null;
   /** The run's --max-concurrency (null: none set; absent: not known, as for analyze of records alone). */
   maxConcurrency?: number | null;
+  /** --percentile-metrics: the metrics whose asked-for percentiles (--metric-percentiles) are listed (absent: all four). */
+  percentileMetrics?: readonly PercentileMetric[] | null;
+}
+
+export type PercentileMetric = 'ttft' | 'tpot' | 'itl' | 'e2el';
+
+/** vLLM's names for the metrics it prints percentiles of (benchmarks/serve.py process_one_metric). */
+const PERCENTILE_METRIC_ROWS: Array<[PercentileMetric, keyof RunMetrics['latency'], string]> = [
+  ['ttft', 'ttft_ms', 'TTFT'],
+  ['tpot', 'tpot_ms', 'TPOT'],
+  ['itl', 'itl_ms', 'ITL'],
+  ['e2el', 'e2el_ms', 'E2EL'],
+];
+
+/**
+ * The asked-for percentiles (Distribution.percentiles), one line each as vLLM prints them
+ * (`P99.99 TTFT (ms):` padded to 40, the value to 2 decimals); null when none were asked for.
+ */
+export function renderAskedPercentiles(m: RunMetrics, metrics: readonly PercentileMetric[] | null | undefined): string | null {
+  const chosen = new Set(metrics ?? PERCENTILE_METRIC_ROWS.map(([id]) => id));
+  const lines: string[] = [];
+  for (const [id, key, name] of PERCENTILE_METRIC_ROWS) {
+    if (!chosen.has(id) || (m.batch && TOKEN_TIMING_ROWS.has(key))) continue;
+    const asked = m.latency[key].percentiles;
+    if (!asked) continue;
+    // JSON keys "25", "75" come before "99.99" whatever the order written: list by value.
+    const ps = Object.keys(asked).sort((a, b) => Number(a) - Number(b));
+    for (const p of ps) lines.push(`${`P${p} ${name} (ms):`.padEnd(40)} ${fmt(asked[p] ?? null)}`);
+  }
+  return lines.length === 0 ? null : `Percentiles asked for (--metric-percentiles):\n${lines.join('\n')}`;
 }
 
 /** One row per group (task, turn): the figures people compare across groups. */
@@ -105,6 +135,8 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
       ],
     ),
   );
+  const asked = renderAskedPercentiles(m, ctx.percentileMetrics);
+  if (asked !== null) out.push(asked);
   if (m.reasoning) {
     const z = m.reasoning;
     out.push(`Reasoning: ${z.requests} of ${r.ok} ok responses reasoned; ${z.reasoning_tokens_total} reasoning + ${z.answer_tokens_total} answer tokens`);

@@ -5,7 +5,8 @@
  * Key order and names follow vLLM: setup (date … num_prompts), metadata, traffic
  * (request_rate, burstiness, max_concurrency), totals and throughputs, then for each
  * metric `mean_<m>_ms`, `median_<m>_ms`, `std_<m>_ms`, `p<P>_<m>_ms` with P written as vLLM
- * does (`p99`, `p99.9`).
+ * does (`p99`, `p99.9`, `p99.99`: metrics/stats.ts percentileWord). A percentile outside
+ * p50…p99.9 is read from the Distribution's `percentiles` (computeMetrics' `percentiles` option).
  *
  * vLLM conventions kept on purpose: a statistic of no values is 0 (numpy of `x or 0`), not
  * null; `request_goodput` is null when no SLO was given; `completed` counts ok requests.
@@ -13,13 +14,10 @@
  */
 
 import type { RunMetrics } from '../metrics/run-metrics.js';
-import type { Distribution, PercentileKey } from '../metrics/stats.js';
+import { percentileWord, REPORTED_PERCENTILES, type Distribution } from '../metrics/stats.js';
 
 /** Metrics vLLM can report percentiles for (`--percentile-metrics`). */
 export type VllmPercentileMetric = 'ttft' | 'tpot' | 'itl' | 'e2el';
-
-/** Percentiles infermeter keeps (`--metric-percentiles` must be a subset). */
-export type VllmPercentile = 50 | 90 | 95 | 99 | 99.9;
 
 export interface VllmJsonContext {
   /** vLLM writes local time as `YYYYMMDD-HHMMSS`; see `vllmDate`. */
@@ -41,21 +39,16 @@ export interface VllmJsonContext {
   max_concurrency: number | null;
   /** Default: all four (vLLM's default is ttft,tpot,itl). */
   percentile_metrics?: readonly VllmPercentileMetric[];
-  /** Default: 50, 90, 95, 99, 99.9 (vLLM's default is 99). */
-  metric_percentiles?: readonly VllmPercentile[];
+  /**
+   * Default: 50, 90, 95, 99, 99.9 (vLLM's default is 99). Any 0 < p < 100; one outside those
+   * five must be in the Distributions' `percentiles` (computeMetrics with `percentiles`).
+   */
+  metric_percentiles?: readonly number[];
   /** vLLM's `--metadata KEY=VALUE`: extra string keys after the setup keys. */
   metadata?: Readonly<Record<string, string>>;
 }
 
 export type VllmJson = Record<string, string | number | null>;
-
-const PERCENTILE_KEY: Record<VllmPercentile, PercentileKey> = {
-  50: 'p50',
-  90: 'p90',
-  95: 'p95',
-  99: 'p99',
-  99.9: 'p99_9',
-};
 
 const LATENCY_OF: Record<VllmPercentileMetric, keyof RunMetrics['latency']> = {
   ttft: 'ttft_ms',
@@ -107,12 +100,21 @@ export function toVllmJson(m: RunMetrics, ctx: VllmJsonContext): VllmJson {
   return out;
 }
 
-function addStats(out: VllmJson, name: string, d: Distribution, percentiles: readonly VllmPercentile[]): void {
+function addStats(out: VllmJson, name: string, d: Distribution, percentiles: readonly number[]): void {
   out[`mean_${name}_ms`] = d.mean ?? 0;
   out[`median_${name}_ms`] = d.p50 ?? 0;
   out[`std_${name}_ms`] = d.std ?? 0;
-  // vLLM: p_word = str(int(p)) if int(p) == p else str(p) → "99", "99.9"
-  for (const p of percentiles) out[`p${String(p)}_${name}_ms`] = d[PERCENTILE_KEY[p]] ?? 0;
+  // vLLM: p_word = str(int(p)) if int(p) == p else str(p) → "99", "99.9", "99.99"
+  for (const p of percentiles) out[`p${percentileWord(p)}_${name}_ms`] = valueAt(d, p, name) ?? 0;
+}
+
+/** Percentile p of d: asked-for ones from `percentiles`, else the fixed fields. */
+function valueAt(d: Distribution, p: number, name: string): number | null {
+  const word = percentileWord(p);
+  if (d.percentiles && word in d.percentiles) return d.percentiles[word]!;
+  const fixed = REPORTED_PERCENTILES.find(([q]) => q === p);
+  if (fixed) return d[fixed[1]];
+  throw new Error(`vLLM JSON: p${word} of ${name} was not computed (computeMetrics' percentiles option)`);
 }
 
 /** vLLM's result date: local time as `YYYYMMDD-HHMMSS` (`datetime.now().strftime("%Y%m%d-%H%M%S")`). */

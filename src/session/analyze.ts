@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../errors/user-error.js';
 import { readRecordColumns } from '../store/records-reader.js';
-import { readSavedRun, savedLoad, savedTarget } from './saved-run.js';
+import { readSavedRun, savedLoad, savedTarget, type SavedRun } from './saved-run.js';
 import { completeRun, type CompletedRun } from './finish-run.js';
 import { environmentOf } from '../analysis/environment.js';
 import { GoodputSchema, OutputSpecSchema, ValiditySpecSchema } from '../config/schema.js';
@@ -65,7 +65,9 @@ export async function analyzeRun(path: string, input: AnalyzeInput, ctx: Session
     input.spec,
     { flagPaths: input.flagPaths ?? new Map(), configPath: null },
   );
-  const output = given.output;
+  // Without --metric-percentiles / --percentile-metrics the run's own lists apply (spec.json, else
+  // the percentiles result.json holds), so analyze shows what the run showed.
+  const output = { ...given.output, ...savedPercentileLists(input.spec, saved) };
   // Without --goodput the original run's SLOs apply (the schema's default [] would drop them).
   const slos = input.spec.goodput !== undefined ? given.goodput! : (prior?.metrics?.goodput?.slos ?? saved.spec?.goodput ?? []);
   const load = savedLoad(saved) ?? { num_prompts: records.length };
@@ -128,6 +130,25 @@ export async function analyzeRun(path: string, input: AnalyzeInput, ctx: Session
   });
   if (slow) log(`analyze: done in ${seconds(t0)}`);
   return done;
+}
+
+/** The saved run's --metric-percentiles and --percentile-metrics, for those not given to analyze (each checked as the flag is). */
+function savedPercentileLists(spec: Record<string, unknown>, saved: SavedRun): { metric_percentiles?: number[]; percentile_metrics?: Array<'ttft' | 'tpot' | 'itl' | 'e2el'> } {
+  const given = (spec.output ?? {}) as Record<string, unknown>;
+  const out: { metric_percentiles?: number[]; percentile_metrics?: Array<'ttft' | 'tpot' | 'itl' | 'e2el'> } = {};
+  const asked = saved.result?.metrics?.latency?.ttft_ms?.percentiles;
+  const fromResult = asked ? Object.keys(asked).map(Number) : null;
+  const savedList = saved.spec?.output?.metric_percentiles ?? fromResult;
+  if (given.metric_percentiles === undefined && savedList) {
+    const r = OutputSpecSchema.shape.metric_percentiles.safeParse(savedList);
+    if (r.success && r.data) out.metric_percentiles = r.data;
+  }
+  const savedMetrics = saved.spec?.output?.percentile_metrics;
+  if (given.percentile_metrics === undefined && savedMetrics) {
+    const r = OutputSpecSchema.shape.percentile_metrics.safeParse(savedMetrics);
+    if (r.success && r.data) out.percentile_metrics = r.data;
+  }
+  return out;
 }
 
 /** The prefill/decode share a virtual-time run recorded in its engine stats, if any. */

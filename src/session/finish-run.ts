@@ -13,7 +13,7 @@ import type { RunEnvironment } from '../analysis/environment.js';
 import type { ColdStartFigures } from '../report/result-json.js';
 import type { RunResult } from '../report/result-json.js';
 import { RESULT_SCHEMA } from '../store/result-schema.js';
-import { toVllmJson, type VllmPercentile } from '../report/vllm-json.js';
+import { toVllmJson } from '../report/vllm-json.js';
 import type { RunDir } from '../store/run-dir.js';
 import { writeJsonFile } from '../store/run-dir.js';
 import { fileFaultCode, resultFaultLine } from '../store/records-file.js';
@@ -88,16 +88,19 @@ export function buildResult(input: FinishInput): RunResult {
   // Records arrive in completion order (and from several workers); in index order the
   // floating-point sums, hence every figure, are the same however the run was split.
   const records = [...input.records].sort((a, b) => a.id - b.id);
-  const metrics = computeMetrics(records, { slos });
+  // --metric-percentiles: computed exactly in every Distribution (result.json, summary, vLLM JSON).
+  const percentiles = input.spec.output.metric_percentiles ?? [];
+  const opts = { slos, ...(percentiles.length > 0 ? { percentiles } : {}) };
+  const metrics = computeMetrics(records, opts);
   const tasks = new Set(records.map((r) => r.task));
-  const byTask = tasks.size > 1 || (tasks.size === 1 && !tasks.has(null)) ? computeMetricsByTask(records, { slos }) : null;
+  const byTask = tasks.size > 1 || (tasks.size === 1 && !tasks.has(null)) ? computeMetricsByTask(records, opts) : null;
   let byTurn: RunResult['by_turn'] = null;
   if (records.some((r) => r.turn !== null)) {
     const measure = measureRecords(records);
     const window = measuredWindow(measure);
     byTurn = {
-      first_turn: computeOver(measure.filter((r) => (r.turn ?? 0) === 0), window, { slos }),
-      later_turns: computeOver(measure.filter((r) => (r.turn ?? 0) > 0), window, { slos }),
+      first_turn: computeOver(measure.filter((r) => (r.turn ?? 0) === 0), window, opts),
+      later_turns: computeOver(measure.filter((r) => (r.turn ?? 0) > 0), window, opts),
     };
   }
   const validity = judgeRun({
@@ -151,6 +154,8 @@ export interface CompletedRun {
   allowInvalid: boolean;
   /** result.json could not be written (full or read-only folder): the line to print; the caller exits DISK_FAULT. */
   diskFault?: string;
+  /** --percentile-metrics (null: not given, all four): the metrics the summary lists asked-for percentiles of. */
+  percentileMetrics?: ReadonlyArray<'ttft' | 'tpot' | 'itl' | 'e2el'> | null;
 }
 
 /** Builds the result and writes result.json, report.html and the vLLM JSON (as asked). Prints nothing. */
@@ -201,11 +206,18 @@ export async function completeRun(input: FinishInput): Promise<CompletedRun> {
         max_concurrency: typeof load.max_concurrency === 'number' ? load.max_concurrency : typeof load.concurrency === 'number' ? load.concurrency : null,
         label: input.spec.output.label ?? null,
         ...(input.spec.output.percentile_metrics ? { percentile_metrics: input.spec.output.percentile_metrics } : {}),
-        // The schema admits only the percentiles the metrics keep.
-        ...(input.spec.output.metric_percentiles ? { metric_percentiles: input.spec.output.metric_percentiles as VllmPercentile[] } : {}),
+        ...(input.spec.output.metric_percentiles ? { metric_percentiles: input.spec.output.metric_percentiles } : {}),
       }),
       '--vllm-json',
     );
   }
-  return { result, records: input.records, dir, reportPath, allowInvalid: (input.spec.validity ?? DEFAULT_VALIDITY).allow_invalid, ...(diskFault ? { diskFault } : {}) };
+  return {
+    result,
+    records: input.records,
+    dir,
+    reportPath,
+    allowInvalid: (input.spec.validity ?? DEFAULT_VALIDITY).allow_invalid,
+    percentileMetrics: input.spec.output.percentile_metrics ?? null,
+    ...(diskFault ? { diskFault } : {}),
+  };
 }

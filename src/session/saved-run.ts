@@ -14,6 +14,7 @@ interface SavedSpec {
   workload?: { tokenizer?: string | null };
   goodput?: Slo[];
   sim?: { model?: string };
+  output?: { metric_percentiles?: unknown; percentile_metrics?: unknown };
 }
 
 export interface SavedRun {
