@@ -106,6 +106,26 @@ describe('toVllmJson', () => {
     expect(j).not.toHaveProperty('mean_tpot_ms');
   });
 
+  it('any asked percentile: p25_, p75_, p99.99_ keys (vLLM’s spelling), the values computeMetrics gave, under client queue time too', () => {
+    const m = computeMetrics(records, { percentiles: [25, 75, 99.99] });
+    const j = toVllmJson(m, { ...ctx, max_concurrency: 2, request_rate: 10, percentile_metrics: ['ttft', 'e2el'], metric_percentiles: [25, 75, 99.99] });
+    expect(Object.keys(j).filter((k) => /^p\d/.test(k))).toEqual([
+      'p25_ttft_ms', 'p75_ttft_ms', 'p99.99_ttft_ms',
+      'p25_e2el_ms', 'p75_e2el_ms', 'p99.99_e2el_ms',
+      'p25_client_queue_time_ms', 'p75_client_queue_time_ms', 'p99.99_client_queue_time_ms',
+      'p25_e2el_including_client_queue_ms', 'p75_e2el_including_client_queue_ms', 'p99.99_e2el_including_client_queue_ms',
+    ]);
+    // TTFT [50, 100, 100]: p25 h = 0.5 → 75; p75 h = 1.5 → 100. E2EL [110, 250, 500]: p25 h = 0.5 → 180.
+    expect(j.p25_ttft_ms).toBe(75);
+    expect(j.p75_ttft_ms).toBe(100);
+    expect(j.p25_e2el_ms).toBe(180);
+    // E2EL p75 h = 1.5 → 250 + 0.5 · 250 = 375; p99.99 h = 1.9998 → 500 − 250 · 0.0002 = 499.95.
+    expect(j.p75_e2el_ms).toBe(375);
+    expect(j['p99.99_e2el_ms']).toBeCloseTo(499.95, 9);
+    // A percentile the metrics were not asked to compute is not guessed.
+    expect(() => toVllmJson(computeMetrics(records), { ...ctx, metric_percentiles: [25] })).toThrow(/p25 of ttft was not computed/);
+  });
+
   it('writes 0, as vLLM does, for statistics of no values, and null goodput without SLOs', () => {
     const j = toVllmJson(computeMetrics([rec({ sent_ms: 0, end_ms: 100, status: 'timeout', error_class: 'timeout' })]), ctx);
     expect(j.completed).toBe(0);
