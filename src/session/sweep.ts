@@ -6,7 +6,7 @@
  */
 import { checkRunBounds } from './run-bounds.js';
 import { UserError } from '../errors/user-error.js';
-import { closeRecords, RecordsWriter } from '../store/records-file.js';
+import { closeRecords, fileFaultCode, RecordsWriter, resultFaultLine, specFaultLine } from '../store/records-file.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { stageDoneLine, stageLabel } from '../report/sweep-summary.js';
 import { analyzeStages, runStages, type RunStage, type StageSequence } from '../sweep/run-sweep.js';
@@ -108,6 +108,8 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
   let storeLink: DistributedSweep | null = null;
   let dir: RunDir | null = null;
   let writer: RecordsWriter | null = null;
+  /** spec.json could not be written (full or read-only folder): the sweep goes on in memory, nothing more is written there. */
+  let specFault: { code: string; dir: string } | null = null;
   try {
     // The workload is built once up front so that bad workload flags fail before any stage.
     if (driver === 'http') saltPrompts(spec);
@@ -139,10 +141,24 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
     const startedAt = new Date();
     if (spec.output.save) {
       dir = createRunDir(spec.output.result_dir, spec.name === 'run' ? 'sweep' : spec.name, startedAt);
-      dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, model: target?.model ?? model } })));
-      writer = new RecordsWriter(dir.recordsPath, { survive: true });
+      try {
+        dir.writeJson('spec.json', redactor.scrubDeep(redactSecrets({ ...spec, target: { ...spec.target, model: target?.model ?? model } })));
+        writer = new RecordsWriter(dir.recordsPath, { survive: true });
+      } catch (err) {
+        const code = fileFaultCode(err);
+        if (code === null) throw err;
+        specFault = { code, dir: dir.path };
+        dir = null;
+      }
     }
-    const sink = { write: (rec: Parameters<RecordsWriter['write']>[0]) => writer?.write(rec) };
+    // Every record of every stage, for the disk-fault line (what was kept where).
+    let recordCount = 0;
+    const sink = {
+      write: (rec: Parameters<RecordsWriter['write']>[0]) => {
+        recordCount++;
+        writer?.write(rec);
+      },
+    };
     const runStage: RunStage = cluster ? cluster.stages(sink, startedAt, dir?.path ?? null) : target ? httpStages(spec, target, ctx, sink, log) : virtualStages(spec, model, sink, log);
     const t0 = performance.now();
     const run = await runStages(plan, runStage, {
@@ -151,7 +167,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
       onStageEnd: (s) => log(stageDoneLine(s, plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : null)),
     });
     // A full or read-only folder: the stages' figures are still computed from their records in memory; nothing more is written there.
-    const diskFault = closeRecords(writer, dir?.path ?? null, { resultFile: 'sweep.json' });
+    let diskFault = specFault ? specFaultLine(specFault.code, specFault.dir, recordCount) : closeRecords(writer, dir?.path ?? null, { resultFile: 'sweep.json' });
     writer = null;
     const clusterInfo = cluster?.describe() ?? null;
     // The workers are released now; with --store-results the link stays for storing the directory once written.
@@ -185,8 +201,22 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
       ...(capacity ? { capacity_check: capacitySection(capacity) } : {}),
       environment,
     };
-    if (diskFault) return { started: true, result: redactor.scrubDeep(result), dir: null, reportPath: null, redactor, allowInvalid, diskFault };
-    dir?.writeJson('sweep.json', redactor.scrubDeep(result));
+    if (!diskFault) {
+      try {
+        dir?.writeJson('sweep.json', redactor.scrubDeep(result));
+      } catch (err) {
+        // Full or read-only at the end: records.jsonl and spec.json stay, the summary is still printed.
+        const code = fileFaultCode(err);
+        if (code === null || !dir) throw err;
+        diskFault = resultFaultLine(code, dir.path, recordCount, 'sweep.json', 'sweep');
+      }
+    }
+    if (diskFault) {
+      // Nothing more is written into the folder; with --store-results the result object is still stored (no directory).
+      const scrubbed = redactor.scrubDeep(result);
+      await storeLink?.storeResults(null, scrubbed, sweepExitCode(scrubbed, spec.slos.length > 0, undefined));
+      return { started: true, result: scrubbed, dir: null, reportPath: null, redactor, allowInvalid, diskFault };
+    }
     let reportPath: string | null = null;
     if (dir) {
       if (spec.output.report !== false) reportPath = await writeRunReport(dir.path);

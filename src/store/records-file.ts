@@ -167,9 +167,12 @@ export function specFaultLine(code: string, runDir: string, records: number): st
   return `disk fault: ${code} writing ${join(runDir, 'spec.json')}: nothing was saved in ${runDir}; the ${records} records were kept in memory only, and the figures printed include them (free space there, or give another --result-dir)`;
 }
 
-/** result.json could not be written at the end: the records and spec.json are on disk, the figures on stdout. */
-export function resultFaultLine(code: string, runDir: string, records: number): string {
-  return `disk fault: ${code} writing ${join(runDir, 'result.json')}: records.jsonl (${records} records) and spec.json were saved in ${runDir}; result.json and the report were not written there, and the figures printed are the run's (free space there, or give another --result-dir)`;
+/**
+ * result.json (a sweep's sweep.json: `file`, `what` = 'sweep') could not be written at the end:
+ * the records and spec.json are on disk, the figures on stdout.
+ */
+export function resultFaultLine(code: string, runDir: string, records: number, file = 'result.json', what: 'run' | 'sweep' = 'run'): string {
+  return `disk fault: ${code} writing ${join(runDir, file)}: records.jsonl (${records} records) and spec.json were saved in ${runDir}; ${file} and the report were not written there, and the figures printed are the ${what}'s (free space there, or give another --result-dir)`;
 }
 
 /**
