@@ -21,6 +21,7 @@ import { compressedStreamMessage, decodeBody, isEncoded } from './content-encodi
 import { checkUsage } from './usage-check.js';
 import { StallWatch } from './stall-watch.js';
 import { mediaRecordFields } from '../util/media.js';
+import { estimateCount } from '../util/token-estimate.js';
 
 /** The request carried images or audio: the server's prompt counts their tokens, the client's does not. */
 const hasMedia = (rec: RequestRecord): boolean => rec.images !== undefined || rec.audio_clips !== undefined;
@@ -60,8 +61,10 @@ export interface TargetConfig {
 
 export interface PreparedRequest {
   item: WorkItem;
-  /** The serialized JSON body. */
+  /** The serialized JSON body (or a kind's own bytes, buildRawBody). */
   body: Buffer;
+  /** The body's Content-Type when it is not JSON (multipart/form-data with its boundary); absent: application/json. */
+  contentType?: string;
   /** Why no body could be built (a plugin's buildBody threw): the request fails as `plugin_error`, unsent. */
   buildError?: string;
 }
@@ -93,6 +96,8 @@ export class HttpTarget {
   private cancelled = false;
   private warnedBuild = false;
   private readonly traceIds = new TraceIdSource();
+  /** Requests prepared so far: a raw body's sequence number (its multipart boundary). */
+  private prepared = 0;
 
   constructor(readonly config: TargetConfig, private clock: Clock) {
     this.url = endpointUrl(config.baseUrl, config.path);
@@ -104,7 +109,8 @@ export class HttpTarget {
     this.pool = new ConnectionPool(this.url, config.insecureTls ?? false, this.proxy);
     const headers: Record<string, string> = {
       host: this.url.host,
-      'content-type': 'application/json',
+      // A kind with its own body (multipart) sends its content type with each request (send()).
+      ...(this.kind.buildRawBody ? {} : { 'content-type': 'application/json' }),
       accept: this.streaming ? 'text/event-stream' : 'application/json',
       'user-agent': 'infermeter',
       // Per-token times need each event as it is sent: a compressed stream is refused, not decoded
@@ -162,6 +168,10 @@ export class HttpTarget {
   prepare(item: WorkItem): PreparedRequest {
     let body: Buffer;
     try {
+      if (this.kind.buildRawBody) {
+        const raw = this.kind.buildRawBody(item, { model: this.config.model, stream: this.streaming, ignoreEos: this.config.ignoreEos, extraBody: this.config.extraBody }, this.prepared++);
+        return { item, body: raw.bytes, contentType: raw.contentType };
+      }
       body = Buffer.from(
         JSON.stringify(
           this.kind.buildBody(item, {
@@ -174,7 +184,7 @@ export class HttpTarget {
       );
     } catch (err) {
       // Only a plugin's builder can throw (or build what JSON cannot hold): that request fails, the run goes on.
-      const buildError = `the plugin's buildBody threw: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`;
+      const buildError = `the ${this.kind.buildRawBody ? 'buildRawBody' : "plugin's buildBody"} threw: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`;
       if (!this.warnedBuild) {
         this.warnedBuild = true;
         this.config.warn?.(`--endpoint-type ${this.kind.name}: ${buildError}; such requests are recorded as failed (plugin_error), the run goes on`);
@@ -188,7 +198,8 @@ export class HttpTarget {
   send(rec: RequestRecord, prepared: PreparedRequest): Promise<RequestRecord> {
     const { item, body } = prepared;
     rec.requested_output_tokens = item.max_tokens;
-    rec.client_prompt_tokens = item.prompt_tokens;
+    // A transcription sends no text: its prompt is the audio, which only the server counts.
+    rec.client_prompt_tokens = this.kind.input === 'audio' ? null : item.prompt_tokens;
     if (this.kind.input === 'messages' && item.messages && item.messages.length > 1) rec.prompt_messages = item.messages.length;
     if (!this.kind.generates) rec.inputs = item.inputs?.length ?? 1;
     if (item.media) Object.assign(rec, mediaRecordFields(item.media));
@@ -197,7 +208,7 @@ export class HttpTarget {
     rec.turn = item.turn;
     const ids = this.traceIds.next();
     rec.trace_id = ids.traceId;
-    const traceLines = traceHeaderLines(ids);
+    const traceLines = prepared.contentType === undefined ? traceHeaderLines(ids) : `content-type: ${prepared.contentType}\r\n${traceHeaderLines(ids)}`;
     // A checked request's answer is evaluated (docs/quality.md), so its text is kept whatever --keep-text says.
     const keep = this.config.keepText || item.check !== undefined;
     if (prepared.buildError !== undefined) {
@@ -421,7 +432,7 @@ export class HttpTarget {
     rec.chunk_ms = parsed.text.length > 0 ? Float64Array.of(now) : new Float64Array(0);
     rec.finish_reason = parsed.finishReason;
     if (keep) rec.output_text = parsed.text;
-    const usage = this.countTokens(rec, parsed.usage, parsed.text, rec.chunk_ms.length);
+    const usage = this.countTokens(rec, parsed.usage, parsed.text, rec.chunk_ms.length, true);
     const reasoningTokens = usage?.reasoning_tokens ?? 0;
     if (reasoningTokens > 0) {
       // Reasoning and answer arrive together: nothing to time apart, only the count to keep.
@@ -447,7 +458,8 @@ export class HttpTarget {
   }
 
   /** Fills the token counts; returns the usage that was believed (null: none, or rejected). */
-  private countTokens(rec: RequestRecord, given: UsageCounts | null, text: string | null, chunks: number): UsageCounts | null {
+  /** `whole`: a non-streamed answer. */
+  private countTokens(rec: RequestRecord, given: UsageCounts | null, text: string | null, chunks: number, whole = false): UsageCounts | null {
     const rejected = checkUsage(given, rec.client_prompt_tokens, rec.turn, hasMedia(rec));
     // Impossible usage is not believed: the record says why, and the counts fall back as if none came.
     if (rejected !== null) rec.usage_rejected = rejected;
@@ -459,6 +471,11 @@ export class HttpTarget {
       rec.token_source = 'usage';
     } else if (this.config.countTokens && text !== null) {
       rec.output_tokens = this.config.countTokens(text);
+      rec.token_source = 'tokenizer';
+    } else if (whole && this.kind.input === 'audio' && text !== null) {
+      // A whole transcription (vLLM's usage is the audio's seconds, no tokens) without --tokenizer:
+      // the shared estimate the client counts prompts with (docs/endpoints.md §Transcriptions).
+      rec.output_tokens = estimateCount(text);
       rec.token_source = 'tokenizer';
     } else {
       rec.output_tokens = chunks;

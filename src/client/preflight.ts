@@ -13,6 +13,9 @@ import { bodyPreview, HttpTarget, type TargetConfig } from './http-client.js';
 import { requestJson, type JsonAnswer } from './http-json.js';
 import { calibratePrompts, probeMessages, probePrompt, PROBE_PROMPT_TOKENS, type PromptCalibration } from './prompt-calibration.js';
 import { ProxyError, proxyAuthMessage, proxyRoute, type ProxySettings } from '../util/proxy.js';
+import type { WorkItem } from '../workload/types.js';
+import { synthWav } from '../workload/media/audio.js';
+import { audioDurationS } from '../util/media.js';
 import { PREFLIGHT_RETRY, realSleep, transientNetworkError, transientStatus, withRetries, type Attempt, type RetryPolicy, type Sleep } from './retry.js';
 
 export type { PromptCalibration } from './prompt-calibration.js';
@@ -114,6 +117,12 @@ async function listModels(baseUrl: string, headers: Record<string, string>, time
   return { models, answer: a };
 }
 
+/** One second of the random-audio dataset's seeded WAV: a transcription's pre-flight probe. */
+function probeClip(): NonNullable<WorkItem['media']>[number] {
+  const b = synthWav(1000, 1);
+  return { type: 'audio', format: 'wav', data: b.toString('base64'), bytes: b.length, duration_s: audioDurationS(b) };
+}
+
 /** `cfg.model` null: take the first model the server lists. */
 export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: string | null }, opts: PreflightOptions = {}): Promise<PreflightResult> {
   const o = { retry: opts.retry ?? PREFLIGHT_RETRY, sleep: opts.sleep ?? realSleep, log: opts.log ?? (() => {}) };
@@ -140,7 +149,9 @@ export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: stri
   const target = new HttpTarget({ ...cfg, model, timeoutMs: probeTimeout, keepText: false }, () => performance.now() - start);
   const where = `${cfg.baseUrl}${cfg.path}`;
   try {
-    const send = (tokens: number, maxTokens: number): Promise<RequestRecord> => target.send(emptyRecord(0, 0), target.prepare(probePrompt(tokens, maxTokens)));
+    // A transcription's probe is a second of seeded audio (its text is not sent).
+    const withAudio = (item: WorkItem): WorkItem => (kind.input === 'audio' ? { ...item, media: [probeClip()] } : item);
+    const send = (tokens: number, maxTokens: number): Promise<RequestRecord> => target.send(emptyRecord(0, 0), target.prepare(withAudio(probePrompt(tokens, maxTokens))));
     const r = await withRetries(
       async (): Promise<Attempt<RequestRecord>> => {
         const rec = await send(PROBE_PROMPT_TOKENS, 4);
@@ -161,7 +172,8 @@ export async function preflight(cfg: Omit<TargetConfig, 'model'> & { model: stri
     retried.push(...r.log.seen);
     const rec = r.value;
     const sendMessages = (): Promise<RequestRecord> => target.send(emptyRecord(0, 0), target.prepare(probeMessages(1)));
-    const calibration = opts.calibrate
+    // How the server counts prompt text means nothing to a request whose prompt is audio.
+    const calibration = opts.calibrate && kind.input !== 'audio'
       ? await calibratePrompts({ cfg: { ...cfg, model }, probe: rec, send, ...(target.kind.input === 'messages' ? { sendMessages } : {}), authHeaders })
       : null;
     return {

@@ -45,6 +45,7 @@ export async function prepareRun(spec: RunSpec, warn: (line: string) => void, op
   const kind = plugin ?? resolveEndpointKind(spec.target.endpoint_type, spec.target.endpoint);
   const unsent = workload.media?.find((m) => !kind.media?.includes(m));
   if (unsent) throw new UserError(`workload: ${spec.workload.dataset_name} sends ${unsent === 'image' ? 'images' : 'audio'}, which the ${kind.name} endpoint does not take; use --endpoint-type chat (/v1/chat/completions)`);
+  if (kind.input === 'audio' && !workload.media?.includes('audio')) throw new UserError(`workload: the ${kind.name} endpoint sends an audio clip per request, and --dataset-name ${spec.workload.dataset_name} has none; use --dataset-name random-audio, or audio --dataset-path DIR`);
   if (workload.skipped > 0) warn(`workload: skipped ${workload.skipped} malformed dataset entries`);
   const totalRequests = workload.timed ? Math.min(load.num_prompts ?? Infinity, workload.timed.length) : load.num_prompts;
   const ramp = loadRamp(load);

@@ -92,7 +92,10 @@ export async function simulate(
   const labels = new Map<number, Pick<WorkItem, 'task' | 'session' | 'turn' | 'prompt_tokens' | 'inputs' | 'media'>>();
   // A kind that generates nothing (embeddings) costs the engine a prefill: one token's request,
   // whose record then keeps only its latency (no first token, no chunks) and its inputs.
-  const generates = resolveEndpointKind(spec.target.endpoint_type, spec.target.endpoint).generates;
+  const kind = resolveEndpointKind(spec.target.endpoint_type, spec.target.endpoint);
+  const generates = kind.generates;
+  // A transcription sends its audio alone: the item's text is neither sent nor counted (as over HTTP).
+  const textSent = kind.input !== 'audio';
   const identity = server.promptIdentity;
   const key = identity === undefined ? null : fnv32(identity ?? '');
   // XOR with one constant keeps equal ids equal within the run and makes them another run's strangers.
@@ -111,7 +114,7 @@ export async function simulate(
         id: i,
         scheduled_ms: closed ? 0 : at,
         // Images and audio cost prompt tokens by the simulator's rule (util/media.ts), as over HTTP.
-        prompt_tokens: (item.prompt_tokens ?? 0) + mediaTokens(item.media),
+        prompt_tokens: (textSent ? (item.prompt_tokens ?? 0) : 0) + mediaTokens(item.media),
         max_tokens: generates ? (item.max_tokens ?? 128) : 1,
         ...(item.prefix_hash_ids ? { prefix_hash_ids: prefixIds(item.prefix_hash_ids) } : {}),
         // A lengths-only synthetic prompt is draw i of the workload: its identity is (prompts' identity, i).
@@ -126,7 +129,7 @@ export async function simulate(
       rec.task = item.task;
       rec.session = item.session;
       rec.turn = item.turn;
-      rec.client_prompt_tokens = item.prompt_tokens;
+      rec.client_prompt_tokens = textSent ? item.prompt_tokens : null;
       if (!generates) pooledRecord(rec, item.inputs?.length ?? 1);
       if (item.media) Object.assign(rec, mediaRecordFields(item.media));
     }

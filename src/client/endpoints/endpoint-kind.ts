@@ -31,6 +31,12 @@ export interface UnaryAnswer {
   inputs?: number;
 }
 
+/** A request body that is not JSON, and the Content-Type header it is sent with. */
+export interface RawBody {
+  contentType: string;
+  bytes: Buffer;
+}
+
 export interface EndpointKind {
   /** The `--endpoint-type` name. */
   readonly name: string;
@@ -41,8 +47,12 @@ export interface EndpointKind {
    * request (embeddings): latency per request only, and a TTFT/TPOT/ITL SLO is refused.
    */
   readonly generates: boolean;
-  /** What the workload hands it: a prompt, or chat messages (the prompt as one user message when none). */
-  readonly input: 'prompt' | 'messages';
+  /**
+   * What the workload hands it: a prompt, chat messages (the prompt as one user message when
+   * none), or an audio clip (transcription: the item's text is not sent, and a workload without
+   * audio is refused).
+   */
+  readonly input: 'prompt' | 'messages' | 'audio';
   /** What it takes beside text (chat: `image` as image_url parts, `audio` as input_audio parts); absent: text only, and a workload with images is refused. */
   readonly media?: readonly ('image' | 'audio')[];
   /** Headers the API always wants (Anthropic's `anthropic-version`); the user's --header wins. */
@@ -51,6 +61,13 @@ export interface EndpointKind {
   authHeaders(apiKey: string): Record<string, string>;
   /** The JSON request body for one item; `opts.extraBody` merged last. */
   buildBody(item: WorkItem, opts: BodyOptions): Record<string, unknown>;
+  /**
+   * A body that is not JSON (transcription's multipart/form-data): the bytes and their content
+   * type, built once per request at preparation; `seq` numbers the target's requests (a multipart
+   * boundary is made of it, so the same request has the same bytes in every run). Absent: the
+   * body is buildBody's JSON, sent as application/json.
+   */
+  buildRawBody?(item: WorkItem, opts: BodyOptions, seq: number): RawBody;
   /** What ends one of its streams, for the message of a stream cut short (`[DONE]`, `message_stop`). */
   readonly streamEnd?: string;
   /** A fresh scanner for one streamed response; absent: the kind never streams (requests go unary). */

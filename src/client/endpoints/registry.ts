@@ -12,9 +12,10 @@ import { embeddingsKind } from './embeddings.js';
 import { responsesKind } from './responses.js';
 import { anthropicKind } from './anthropic.js';
 import { rerankKind, scoreKind } from './rerank.js';
+import { transcriptionKind } from './transcription.js';
 import { sglangCumulativeKind, sglangIncrementalKind, tgiKind, TRITON_PATH, tritonCumulativeKind, tritonDeltaKind } from './native.js';
 
-const BUILT_IN: readonly EndpointKind[] = [completionsKind, chatKind, embeddingsKind, responsesKind, anthropicKind, tgiKind, sglangCumulativeKind, sglangIncrementalKind, tritonDeltaKind, tritonCumulativeKind, rerankKind, scoreKind];
+const BUILT_IN: readonly EndpointKind[] = [completionsKind, chatKind, embeddingsKind, responsesKind, anthropicKind, tgiKind, sglangCumulativeKind, sglangIncrementalKind, tritonDeltaKind, tritonCumulativeKind, rerankKind, scoreKind, transcriptionKind];
 
 /** vLLM `bench serve --backend` names (vllm/benchmarks/lib/endpoint_request_func.py) for the kinds we have. */
 export const VLLM_BACKEND_NAMES: Readonly<Record<string, string>> = {
@@ -22,6 +23,7 @@ export const VLLM_BACKEND_NAMES: Readonly<Record<string, string>> = {
   openai: 'completions',
   'openai-chat': 'chat',
   'openai-embeddings': 'embeddings',
+  'openai-audio': 'transcription',
 };
 
 const kinds = new Map<string, EndpointKind>(BUILT_IN.map((k) => [k.name, k]));
@@ -109,8 +111,9 @@ function kindProblem(k: unknown): string | null {
   if (typeof o.name !== 'string' || o.name === '') return 'name: a non-empty string';
   if (typeof o.path !== 'string' || !o.path.startsWith('/')) return 'path: a string starting with /';
   if (typeof o.generates !== 'boolean') return 'generates: true or false';
-  if (o.input !== 'prompt' && o.input !== 'messages') return 'input: "prompt" or "messages"';
+  if (o.input !== 'prompt' && o.input !== 'messages' && o.input !== 'audio') return 'input: "prompt", "messages" or "audio"';
   for (const f of ['authHeaders', 'buildBody', 'parseUnary'] as const) if (typeof o[f] !== 'function') return `${f}: a function`;
+  if (o.buildRawBody !== undefined && typeof o.buildRawBody !== 'function') return 'buildRawBody: a function, or absent';
   if (o.newScanner !== undefined && typeof o.newScanner !== 'function') return 'newScanner: a function, or absent';
   return null;
 }

@@ -13,7 +13,7 @@ import type { ServerContext } from './context.js';
 import type { ParsedRequest } from './request-parse.js';
 import { SimStream } from './sim-stream.js';
 import type { StreamFaultPlan } from './sim-stream.js';
-import { ChunkFormat, errorBody, type StreamWire } from './wire.js';
+import { ChunkFormat, errorBody, TranscriptionWire, type StreamWire } from './wire.js';
 import { MessagesWire, ResponsesWire } from './event-wire.js';
 import { SglangWire, TgiWire, TritonWire } from './native-wire.js';
 
@@ -129,6 +129,8 @@ function wireFor(ctx: ServerContext, p: ParsedRequest, id: number): StreamWire {
       return new SglangWire(`sim${id}`, p.promptTokens);
     case 'triton':
       return new TritonWire(ctx.modelName);
+    case 'transcription':
+      return new TranscriptionWire(`trsc-sim${id}`, created, ctx.modelName, p.audioSeconds ?? 0);
     case 'chat':
       return new ChunkFormat(ctx.dialect, 'chat', `chatcmpl-sim${id}`, created, ctx.modelName, ctx.reasoning?.field);
     default:

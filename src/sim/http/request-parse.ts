@@ -6,6 +6,7 @@
 import { CHAT_TOKENS_PER_MESSAGE, estimateTokens } from '../text.js';
 import { audioDurationS, audioTokens, imageSize, imageTokens, sniffAudio, sniffImage, UNSEEN_IMAGE_PX } from '../../util/media.js';
 import type { Api } from './wire.js';
+import { formBoundary, MultipartError, parseMultipart } from './multipart.js';
 
 export interface ParsedRequest {
   api: Api;
@@ -23,6 +24,8 @@ export interface ParsedRequest {
   blockHashes: number[];
   /** The text the answer mode looks up: the prompt (completions) or the last user message (chat); null for token ids. */
   promptText: string | null;
+  /** Transcription: the audio's seconds (its unary answer's `usage`). */
+  audioSeconds?: number;
 }
 
 export class BadRequest extends Error {
@@ -201,6 +204,7 @@ const REQUEST_MODELS: Readonly<Record<Api, string>> = {
   triton: 'generate_request',
   rerank: 'RerankRequest',
   score: 'ScoreRequest',
+  transcription: 'TranscriptionRequest',
 };
 
 /**
@@ -339,5 +343,66 @@ export function parseRequest(pathApi: Api, raw: string, blockSize: number, count
     promptTokens: Math.max(1, promptTokens),
     blockHashes: hashes,
     promptText,
+  };
+}
+
+/** A form field's whole-number value (`max_completion_tokens`); null when absent. */
+function formInt(fields: Map<string, string>, name: string): number | null {
+  const v = fields.get(name);
+  if (v === undefined || v === '') return null;
+  if (!/^\s*\d+\s*$/.test(v) || Number(v) < 1) throw new BadRequest(`${name} must be an integer ≥ 1, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
+/**
+ * A /v1/audio/transcriptions request: multipart/form-data with a `file` part (audio, checked by
+ * its magic bytes) and form fields, read as vLLM's TranscriptionRequest reads them (booleans in
+ * pydantic's words, stream options only with stream, response_format json or text). Prompt
+ * tokens: the audio's by the simulator's rule (util/media.ts, 25 a second) plus the `prompt`
+ * field's text. A malformed body, or a file that is not audio, is a 400.
+ */
+export function parseTranscriptionRequest(raw: Buffer, contentType: string | undefined, count: TokenCounter = estimateTokens): ParsedRequest {
+  const boundary = formBoundary(contentType);
+  if (boundary === null) throw new BadRequest(`Content-Type must be multipart/form-data with a boundary, got ${JSON.stringify(contentType ?? '(none)')}`);
+  let parts;
+  try {
+    parts = parseMultipart(raw, boundary);
+  } catch (e) {
+    if (e instanceof MultipartError) throw new BadRequest(`malformed multipart/form-data body: ${e.message}`);
+    throw e;
+  }
+  const fields = new Map<string, string>();
+  let file: Buffer | null = null;
+  for (const p of parts) {
+    if (p.name === 'file') {
+      if (p.filename === null) throw new BadRequest("Expected 'file' to be a file-like object, not 'str'.", 422, 'BadRequestError', 422);
+      file = p.bytes;
+    } else fields.set(p.name, p.bytes.toString('utf8'));
+  }
+  if (file === null) throw new BadRequest('1 validation error for TranscriptionRequest\nfile\n  Field required [type=missing]');
+  if (sniffAudio(file) === null) throw new BadRequest('Invalid or unsupported audio file: the file is not WAV, MP3, FLAC or Ogg audio');
+  const model = fields.get('model') ?? null;
+  const f = Object.fromEntries(fields) as Record<string, unknown>;
+  const stream = boolField(f, 'stream', 'TranscriptionRequest');
+  const includeUsage = boolField(f, 'stream_include_usage', 'TranscriptionRequest');
+  const continuous = boolField(f, 'stream_continuous_usage_stats', 'TranscriptionRequest');
+  if ((includeUsage || continuous) && !stream) throw new BadRequest('Stream options can only be defined when `stream=True`.');
+  const format = fields.get('response_format') ?? 'json';
+  if (format !== 'json') throw new BadRequest(`response_format ${JSON.stringify(format)}: the simulator answers json only`);
+  const seconds = audioDurationS(file);
+  const prompt = fields.get('prompt') ?? '';
+  return {
+    api: 'transcription',
+    inputs: 1,
+    model,
+    stream,
+    includeUsage,
+    maxTokens: formInt(fields, 'max_completion_tokens'),
+    ignoreEos: false,
+    promptTokens: Math.max(1, audioTokens(seconds) + (prompt === '' ? 0 : count(prompt))),
+    // Audio is not prefix-cached: each clip is its own.
+    blockHashes: [],
+    promptText: null,
+    audioSeconds: seconds,
   };
 }

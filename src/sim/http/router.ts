@@ -4,7 +4,7 @@ import type { ServerContext } from './context.js';
 import { sendJson, startGeneration } from './generate.js';
 import { startEmbeddings } from './embeddings.js';
 import { closingSockets } from './sim-stream.js';
-import { BadRequest, checkContext, parseRequest } from './request-parse.js';
+import { BadRequest, checkContext, parseRequest, parseTranscriptionRequest } from './request-parse.js';
 import type { ParsedRequest } from './request-parse.js';
 import { errorBody } from './wire.js';
 import { tokenizeAnswer } from './tokenize.js';
@@ -28,6 +28,7 @@ const API_PATHS: ReadonlyMap<string, Api> = new Map([
   ['/v2/rerank', 'rerank'],
   ['/score', 'score'],
   ['/v1/score', 'score'],
+  ['/v1/audio/transcriptions', 'transcription'],
 ]);
 
 /** Triton's generate extension: the model (and a version) in the path; any model name is served. */
@@ -72,7 +73,7 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
     readBody(req, (err, raw) => {
       try {
         if (err !== null) throw new BadRequest(err, 413, 'BadRequestError', 413);
-        sendJson(res, 200, tokenizeAnswer(ctx, raw));
+        sendJson(res, 200, tokenizeAnswer(ctx, raw.toString('utf8')));
       } catch (e) {
         if (e instanceof BadRequest) sendJson(res, e.status, errorBody(e.message, e.type, e.code));
         else internalError(res, e);
@@ -100,7 +101,8 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
     }
     let parsed: ParsedRequest;
     try {
-      parsed = parseRequest(api, raw, ctx.blockSize, ctx.countTokens, streamPath);
+      // A transcription is multipart/form-data: its bytes as they came (the audio is binary).
+      parsed = api === 'transcription' ? parseTranscriptionRequest(raw, req.headers['content-type'], ctx.countTokens) : parseRequest(api, raw.toString('utf8'), ctx.blockSize, ctx.countTokens, streamPath);
       if (parsed.model !== null && parsed.model !== ctx.modelName) {
         throw new BadRequest(`The model \`${parsed.model}\` does not exist.`, 404, 'NotFoundError', 'model_not_found');
       }
@@ -120,7 +122,7 @@ export function handle(ctx: ServerContext, req: IncomingMessage, res: ServerResp
   });
 }
 
-function readBody(req: IncomingMessage, done: (err: string | null, body: string) => void): void {
+function readBody(req: IncomingMessage, done: (err: string | null, body: Buffer) => void): void {
   const parts: Buffer[] = [];
   let size = 0;
   let failed = false;
@@ -129,7 +131,7 @@ function readBody(req: IncomingMessage, done: (err: string | null, body: string)
     if (size > MAX_BODY_BYTES) failed = true;
     if (!failed) parts.push(b);
   });
-  req.on('end', () => done(failed ? `request body larger than ${MAX_BODY_BYTES} bytes` : null, Buffer.concat(parts).toString('utf8')));
+  req.on('end', () => done(failed ? `request body larger than ${MAX_BODY_BYTES} bytes` : null, Buffer.concat(parts)));
 }
 
 function internalError(res: ServerResponse, e: unknown): void {

@@ -17,7 +17,7 @@ import type { ReasoningField } from '../reasoning.js';
 
 export type Dialect = 'vllm' | 'llamacpp';
 /** The APIs the simulator serves: the two OpenAI generation APIs, embeddings, Responses, Anthropic Messages and the engines' native APIs (TGI, SGLang, Triton). */
-export type Api = 'completions' | 'chat' | 'embeddings' | 'responses' | 'messages' | 'tgi' | 'sglang' | 'triton' | 'rerank' | 'score';
+export type Api = 'completions' | 'chat' | 'embeddings' | 'responses' | 'messages' | 'tgi' | 'sglang' | 'triton' | 'rerank' | 'score' | 'transcription';
 /** The pooling APIs: one prefill, one JSON answer, nothing generated. */
 export type PoolingApi = 'embeddings' | 'rerank' | 'score';
 /** The generation APIs, whose answers are streamed token by token. */
@@ -162,6 +162,47 @@ export class ChunkFormat implements StreamWire {
     };
     if (timings) body['timings'] = timings;
     return JSON.stringify(body);
+  }
+}
+
+/**
+ * vLLM's transcription stream (speech_to_text.py, _speech_to_text_stream_generator): one
+ * `transcription.chunk` per output piece, `choices[0].delta.content`, the last with
+ * `finish_reason` and `stop_reason`; with `stream_include_usage`, a `"choices":[]` chunk with
+ * `usage`; then `data: [DONE]`. No role delta first. The unary answer is `{"text", "usage":
+ * {"type":"duration","seconds":⌈audio s⌉}}` (TranscriptionResponse).
+ */
+export class TranscriptionWire implements StreamWire {
+  readonly dialect: Dialect = 'vllm';
+  readonly ascii: boolean;
+  private readonly meta: string;
+
+  constructor(id: string, created: number, model: string, private readonly audioSeconds: number) {
+    this.meta = `"id":"${id}","object":"transcription.chunk","created":${created},"model":${JSON.stringify(model)}`;
+    // eslint-disable-next-line no-control-regex
+    this.ascii = /^[\x00-\x7f]*$/.test(this.meta);
+  }
+
+  head(): string {
+    return '';
+  }
+
+  token(word: string, finish: string | null): string {
+    const end = finish === null ? '' : `,"finish_reason":"${finish}","stop_reason":null`;
+    return `data: {${this.meta},"choices":[{"delta":{"content":"${word}"}${end}}]}\n\n`;
+  }
+
+  tail(_finish: string, usage: Usage | null): string {
+    const u = usage ? `data: {${this.meta},"choices":[],"usage":${JSON.stringify({ prompt_tokens: usage.prompt_tokens, total_tokens: usage.total_tokens, completion_tokens: usage.completion_tokens })}}\n\n` : '';
+    return u + 'data: [DONE]\n\n';
+  }
+
+  errorTail(message: string, type: string, code: number): string {
+    return `data: ${JSON.stringify({ error: { message, type, param: null, code } })}\n\ndata: [DONE]\n\n`;
+  }
+
+  full(text: string, _finish: string, _usage: Usage, _timings: LlamaTimings | null, reasoning = ''): string {
+    return JSON.stringify({ text: reasoning + text, usage: { type: 'duration', seconds: Math.ceil(this.audioSeconds) } });
   }
 }
 
