@@ -22,7 +22,7 @@ import { createTextMaker, lengthsOnlyMaker } from './synthetic.js';
 import { loadTokenizer } from './tokenizers/load.js';
 import { imageFolderWorkload, loadImageRefs, readImageFolder, resolveImageRef, type ImageStore } from './media/files.js';
 import { randomImagesWorkload } from './media/random-mm.js';
-import { audioFolderWorkload, randomAudioWorkload } from './media/audio.js';
+import { AudioStore, audioFolderWorkload, randomAudioWorkload } from './media/audio.js';
 import { scaledEstimate } from './tokenizer.js';
 import type { Workload, WorkloadOptions } from './types.js';
 
@@ -101,5 +101,17 @@ async function fileDataset(spec: SubWorkloadSpec, opts: WorkloadOptions, maker: 
     for (const r of refs) r.entry.images![r.k] = r.ref;
     images = { store, sizeOnly: opts.lengthsOnly === true };
   }
-  return entriesWorkload(entries, spec, opts.seed, { dataset: spec.dataset_name, path: source, maker, issues, kind: opts.endpointKind, ...(images ? { images } : {}) });
+  // JSONL `audio`: each clip read and checked by its magic bytes before the run, as a folder's.
+  let audio: { store: AudioStore; sizeOnly: boolean } | undefined;
+  const clips = entries.filter((e) => e.audio !== undefined);
+  if (clips.length > 0) {
+    if (spec.session_turns) throw new UserError(`${field}.session_turns: ${path} has audio, which sessions do not send`);
+    const store = new AudioStore();
+    for (const e of clips) {
+      e.audio = resolveImageRef(e.audio!, path);
+      await store.addFile(e.audio, `${path}:${e.line}`);
+    }
+    audio = { store, sizeOnly: opts.lengthsOnly === true };
+  }
+  return entriesWorkload(entries, spec, opts.seed, { dataset: spec.dataset_name, path: source, maker, issues, kind: opts.endpointKind, ...(images ? { images } : {}), ...(audio ? { audio } : {}) });
 }

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, runSaved } from '../helpers/cli.js';
+import { synthWav } from '../../src/workload/media/audio.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -44,6 +45,20 @@ describe('transcription', () => {
     const { recs } = await runSaved(['sim', 'run', '--endpoint-type', 'transcription', '--request-rate', '20', '--num-prompts', '6', '--random-input-len', '64', '--random-output-len', '4', ...audio], dirs);
     expect(recs).toHaveLength(6);
     for (const r of recs) expect([r.status, r.prompt_tokens, r.client_prompt_tokens, r.audio_clips, r.chunk_ms.length]).toEqual(['ok', 50, null, 1, r.output_tokens]);
+  });
+
+  it('a JSONL whose lines name audio files: each line its clip (served prompt 25 tokens a second); a line naming a file that is not audio stops the run in one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'infermeter-jsonl-audio-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'two.wav'), synthWav(2000, 1));
+    writeFileSync(join(dir, 'four.wav'), synthWav(4000, 2));
+    writeFileSync(join(dir, 'set.jsonl'), [JSON.stringify({ prompt: 'not sent', audio: 'two.wav' }), JSON.stringify({ prompt: 'not sent either', audio: join(dir, 'four.wav') })].join('\n'));
+    const { recs } = await runSaved(['run', '--endpoint-type', 'transcription', '--sim-prefill-ms', '3', '--sim-per-token-ms', '1', '--request-rate', '50', '--num-prompts', '6', '--random-output-len', '3', '--workers', '1', '--no-capacity-check', '--dataset-name', 'jsonl', '--dataset-path', join(dir, 'set.jsonl'), '--sampling', 'sequential'], dirs);
+    expect(recs.map((r) => [r.status, r.audio_clips, r.prompt_tokens])).toEqual([0, 1, 2, 3, 4, 5].map((i) => ['ok', 1, i % 2 === 0 ? 50 : 100]));
+    writeFileSync(join(dir, 'bad.jsonl'), [JSON.stringify({ prompt: 'a', audio: 'two.wav' }), JSON.stringify({ prompt: 'b', audio: 'set.jsonl' })].join('\n'));
+    const bad = await runCli(['run', '--endpoint-type', 'transcription', '--dataset-name', 'jsonl', '--dataset-path', join(dir, 'bad.jsonl'), '--num-prompts', '2', '--no-save']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toBe(`error: ${join(dir, 'bad.jsonl')}:2: ${join(dir, 'set.jsonl')}: not audio (its first bytes are not RIFF/WAVE, MP3, FLAC or Ogg)`);
   });
 
   it('a workload without audio, or a folder with a file that is not audio: one line, exit 2', async () => {

@@ -12,6 +12,8 @@ import type { AnswerSource, WorkItem, Workload } from '../types.js';
 import type { Entry, Issues } from './entries.js';
 import { EntryPool } from './pool.js';
 import type { ImageStore } from '../media/files.js';
+import type { AudioStore } from '../media/audio.js';
+import type { MediaItem } from '../../util/media.js';
 
 export interface DatasetInfo {
   dataset: string;
@@ -21,6 +23,8 @@ export interface DatasetInfo {
   kind: 'completions' | 'chat';
   /** The entries' images, read and checked (media/files.ts); `sizeOnly` for a lengths-only workload. */
   images?: { store: ImageStore; sizeOnly: boolean };
+  /** The entries' audio clips (JSONL `audio`), read and checked (media/audio.ts). */
+  audio?: { store: AudioStore; sizeOnly: boolean };
 }
 
 /** A Workload over parsed entries; throws when no entry is usable. */
@@ -58,10 +62,19 @@ export function entriesWorkload(entries: readonly Entry[], spec: SubWorkloadSpec
     return sessionWorkload(make, { skipped: info.issues.skipped, describe, countTokens });
   }
   const img = info.images;
+  const snd = info.audio;
+  const mediaOf = (e: Entry): MediaItem[] | null => {
+    const m: MediaItem[] = [];
+    if (e.images && img) for (const r of e.images) m.push(img.sizeOnly ? img.store.sizeOnly(r) : img.store.item(r));
+    if (e.audio !== undefined && snd) m.push(snd.store.item(e.audio, snd.sizeOnly));
+    return m.length > 0 ? m : null;
+  };
+  const kinds = [...(img ? ['image' as const] : []), ...(snd ? ['audio' as const] : [])];
   return {
     skipped: info.issues.skipped,
     next(): WorkItem {
       const { entry: e, counts } = pool.next();
+      const media = mediaOf(e);
       return {
         prompt: e.prompt,
         messages: e.messages,
@@ -70,12 +83,12 @@ export function entriesWorkload(entries: readonly Entry[], spec: SubWorkloadSpec
         task: e.task,
         expected: e.expected,
         ...(e.check ? { check: e.check } : {}),
-        ...(e.images && img ? { media: e.images.map((r) => (img.sizeOnly ? img.store.sizeOnly(r) : img.store.item(r))) } : {}),
+        ...(media ? { media } : {}),
         session: null,
         turn: null,
       };
     },
-    ...(img ? { media: ['image'] as const } : {}),
+    ...(kinds.length > 0 ? { media: kinds } : {}),
     answerSources: () => answerSources(entries),
     describe,
     countTokens,

@@ -29,6 +29,8 @@ export interface Entry {
   wrong?: string | null;
   /** Images the entry sends (JSONL `image`/`images`): paths resolved against the dataset file, or URLs (media/files.ts). */
   images?: string[];
+  /** An audio clip the entry sends (JSONL `audio`): a path resolved against the dataset file (media/audio.ts). */
+  audio?: string;
 }
 
 /** Collects malformed lines: each reported once as `file:line: reason`. */

@@ -6,6 +6,8 @@
  * - optional `task` (or `category`): task label;
  * - optional `image` (a path or URL) or `images` (a list): images sent with the prompt (chat;
  *   paths relative to the file, each checked by its magic bytes before the run: media/files.ts);
+ * - optional `audio` (a path): an audio clip sent with the prompt (chat's input_audio, or the
+ *   transcription kind's upload), checked the same way (media/audio.ts);
  * - optional `check`: the answer check (docs/quality.md); a check that cannot be evaluated stops
  *   the run with `file:line` (exit 2) instead of being skipped; `wrong`: a known-wrong answer.
  * Blank lines and lines starting with `//` are ignored; any other bad line is skipped and reported.
@@ -31,6 +33,8 @@ export async function readJsonl(path: string, issues: Issues): Promise<Entry[]> 
     const images = typeof r === 'string' ? null : imageRefs(v as Record<string, unknown>);
     if (typeof images === 'string') r = images;
     else if (images !== null && typeof r !== 'string') r = { ...r, images };
+    const audio = (v as Record<string, unknown>)['audio'];
+    if (audio !== undefined && typeof r !== 'string') r = typeof audio === 'string' && audio !== '' ? { ...r, audio } : 'audio must be a non-empty path string';
     if (typeof r !== 'string') out.push(withCheck(r, v as Record<string, unknown>, `${path}:${line}`));
     else issues.skip(line, index === null ? r : `entry ${index}: ${r}`);
   });
