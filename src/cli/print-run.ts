@@ -5,7 +5,7 @@
  */
 import { tracesLine } from '../observe/otlp/trace-join.js';
 import { slowestLine } from '../report/traces-summary.js';
-import { forwardLine } from '../observe/otlp/otlp-forward.js';
+import { forwardLine } from '../observe/otlp/forward-line.js';
 import { renderSummary } from '../report/console-summary.js';
 import { renderColdStart, renderServerSummary } from '../report/server-summary.js';
 import { runExitCode, type CompletedRun } from '../session/finish-run.js';

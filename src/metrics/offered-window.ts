@@ -8,7 +8,7 @@
  */
 import type { RequestRecord } from '../record/record.js';
 import type { TimeSpan } from './run-totals.js';
-import { ChunkTimes } from '../record/record-columns.js';
+import { chunkCount, chunksAtMost, ChunkTimes } from '../record/record-columns.js';
 
 const chunkTimes = new ChunkTimes();
 
@@ -45,15 +45,12 @@ export function offeredWindow(measure: readonly RequestRecord[], window: TimeSpa
     if (r.status !== 'cancelled' && r.end_ms > lastSend) after++;
     if (r.status !== 'ok') continue;
     if (r.end_ms <= lastSend) ok++;
-    const c = chunkTimes.of(r);
-    const n = c.length;
+    const n = chunkCount(r);
     if (n === 0) {
       if (r.end_ms <= lastSend) tokens += r.output_tokens;
       continue;
     }
-    let inside = 0;
-    for (let i = 0; i < n; i++) if (c[i]! <= lastSend) inside++;
-    tokens += (r.output_tokens * inside) / n;
+    tokens += (r.output_tokens * chunksAtMost(r, lastSend, chunkTimes)) / n;
   }
   const s = span / 1000;
   return {

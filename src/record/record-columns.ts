@@ -5,7 +5,10 @@
  *
  *   numbers     Float64Array  id, scheduled_ms, sent_ms, first_token_ms (NaN: null), end_ms
  *               Int32Array    stage, worker, turn, prompt/output/requested/client tokens, http_status (−1: null)
- *   codes       Uint8Array    phase | status << 3 | token_source << 5 (dictionary-encoded enums)
+ *   codes       Uint8Array    phase | status << 3 | token_source << 5 (dictionary-encoded enums),
+ *                             | 0x80 when the chunk times never go back (what every run writes): a
+ *                             pass that needs them in order (the check on read, counts up to a
+ *                             time) then reads the first chunk or bisects instead of reading all
  *               Int8Array     error_class (index in ERROR_CLASSES, −1: null)
  *   strings     Int32Array    task, session, finish_reason: ids in one table of the run's distinct strings
  *   chunk times one flat store, a record's chunks contiguous at (page, offset) with their count:
@@ -27,6 +30,8 @@ import { f64Column, i32Column, Interned, NULL_INT, PagedColumn } from './paged-c
 import { ERROR_CLASSES, PHASES, type ErrorClass, type RequestRecord, type RequestStatus, type TokenSource } from './record.js';
 
 const CHUNK_PAGE = 1 << 20;
+/** Bit 7 of a record's code: its chunk times never go back (each ≥ the one before), known when it was stored. */
+const SORTED = 0x80;
 const STATUSES: readonly RequestStatus[] = ['ok', 'error', 'timeout', 'cancelled'];
 const TOKEN_SOURCES: readonly TokenSource[] = ['usage', 'tokenizer', 'chunks', 'none'];
 
@@ -90,6 +95,8 @@ export class RecordColumns {
   private readonly doubles = new ChunkStore((n) => new Float64Array(n));
   private readonly strings = new Interned();
   private scratch = new Float64Array(256);
+  /** Whether the chunks the last put* stored never go back. */
+  private sorted = false;
   /** Fields beyond the columns, by position, in the record's own key order. */
   private readonly extra = new Map<number, Partial<RequestRecord>>();
   /** Records kept whole (numbers the columns cannot hold), by position. */
@@ -127,8 +134,10 @@ export class RecordColumns {
     this.task.set(i, this.strings.id(r.task));
     this.session.set(i, this.strings.id(r.session));
     this.finish.set(i, this.strings.id(r.finish_reason));
+    this.sorted = false;
     if (micros) this.putMicros(i, micros, count);
     else this.putTimes(i, r.chunk_ms);
+    if (this.sorted) this.codes.set(i, this.codes.get(i) | SORTED);
     let more: Record<string, unknown> | null = null;
     for (const k of EXTRA_KEYS) {
       const v = r[k];
@@ -176,12 +185,19 @@ export class RecordColumns {
   /** The chunks as µs after the first, when each lies within 2^32 µs after it; false otherwise (nothing kept). */
   private putWholeMicros(i: number, micros: Float64Array, count: number): boolean {
     this.chunkCount.set(i, count);
-    if (count === 0) return true;
+    if (count === 0) {
+      this.sorted = true;
+      return true;
+    }
     const base = micros[0]!;
+    let sorted = true;
     for (let k = 0; k < count; k++) {
       const d = micros[k]! - base;
       if (!(d >= 0 && d < 2 ** 32)) return false;
+      if (k > 0 && micros[k]! < micros[k - 1]!) sorted = false;
     }
+    // Whole µs in order give doubles in order (k ↦ k / 1000 correctly rounded is monotone).
+    this.sorted = sorted;
     const [page, at] = this.micros.reserve(count);
     const p = this.micros.pages[page]!;
     for (let k = 0; k < count; k++) p[at + k] = micros[k]! - base;
@@ -193,6 +209,9 @@ export class RecordColumns {
 
   private putDoubles(i: number, c: Float64Array): void {
     this.chunkCount.set(i, c.length);
+    let sorted = true;
+    for (let k = 1; k < c.length; k++) if (!(c[k]! >= c[k - 1]!)) sorted = false;
+    this.sorted = sorted;
     if (c.length === 0) return;
     const [page, at] = this.doubles.reserve(c.length);
     this.doubles.pages[page]!.set(c, at);
@@ -231,6 +250,48 @@ export class RecordColumns {
   }
   chunks(i: number): number {
     return this.chunkCount.get(i);
+  }
+  /** Whether the i-th record's chunk times are known never to go back (then firstChunk and countAtMost answer). */
+  chunksSorted(i: number): boolean {
+    return (this.codes.get(i) & SORTED) !== 0;
+  }
+  /** The i-th record's first chunk time (it has at least one). */
+  firstChunk(i: number): number {
+    const base = this.chunkBase.get(i);
+    const at = this.chunkAt.get(i);
+    const page = this.chunkPage.get(i);
+    return Number.isNaN(base) ? this.doubles.pages[page]![at]! : base / 1000;
+  }
+  /**
+   * How many of the i-th record's chunk times are ≤ t, for a record whose chunks are sorted: a
+   * bisection comparing the same doubles the loop over all of them compares, so the same count.
+   */
+  countAtMost(i: number, t: number): number {
+    const n = this.chunkCount.get(i);
+    if (n === 0) return 0;
+    const page = this.chunkPage.get(i);
+    const at = this.chunkAt.get(i);
+    const base = this.chunkBase.get(i);
+    let lo = 0;
+    let hi = n;
+    if (Number.isNaN(base)) {
+      const p = this.doubles.pages[page]!;
+      if (p[at + n - 1]! <= t) return n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (p[at + mid]! <= t) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    }
+    const p = this.micros.pages[page]!;
+    if ((base + p[at + n - 1]!) / 1000 <= t) return n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((base + p[at + mid]!) / 1000 <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
   /** The i-th record's chunk times, a fresh array. */
   chunkTimesCopy(i: number): Float64Array {
@@ -337,6 +398,30 @@ export function plainRecord(r: RequestRecord): RequestRecord {
 /** How many chunk times `r` has, without building its chunk_ms. */
 export function chunkCount(r: RequestRecord): number {
   return r instanceof ColumnRecord ? r[COLUMNS].chunks(r[AT]) : r.chunk_ms.length;
+}
+
+/**
+ * How many of r's chunk times are ≤ t: the count a loop over chunk_ms gives, without reading
+ * every chunk of a column view whose chunks are sorted.
+ */
+export function chunksAtMost(r: RequestRecord, t: number, times: ChunkTimes): number {
+  if (r instanceof ColumnRecord && r[COLUMNS].chunksSorted(r[AT])) return r[COLUMNS].countAtMost(r[AT], t);
+  const c = times.of(r);
+  let inside = 0;
+  for (let i = 0; i < c.length; i++) if (c[i]! <= t) inside++;
+  return inside;
+}
+
+/**
+ * For a column view whose chunk times are known never to go back: its first chunk time, or null
+ * when it has none. Undefined for any other record (the caller reads its chunks).
+ */
+export function sortedChunksStart(r: RequestRecord): number | null | undefined {
+  if (!(r instanceof ColumnRecord)) return undefined;
+  const s = r[COLUMNS];
+  const i = r[AT];
+  if (!s.chunksSorted(i)) return undefined;
+  return s.chunks(i) === 0 ? null : s.firstChunk(i);
 }
 
 /**

@@ -20,8 +20,7 @@ import type { CostInputs, CostSplit } from '../metrics/cost.js';
 import { SloListSchema } from './run-spec.js';
 import { checkObjectivesUsable } from '../config/slo-check.js';
 import type { SessionContext } from './context.js';
-import { readSpansFile, SPANS_FILE } from '../store/spans-file.js';
-import { runTraceIds, traceFigures } from './collect-traces.js';
+import { SPANS_FILE } from '../store/spans-file-name.js';
 
 /** records.jsonl from this size up gets progress lines (a few seconds of reading and computing). */
 const ANALYZE_PROGRESS_BYTES = 16 * 2 ** 20;
@@ -96,6 +95,8 @@ export async function analyzeRun(path: string, input: AnalyzeInput, ctx: Session
   const spansPath = input.spansFile ?? join(isDir ? path : join(recordsPath, '..'), SPANS_FILE);
   let traces = prior?.traces ?? null;
   if (existsSync(spansPath)) {
+    // Loaded only for a run with spans: the OTLP decoding loads protobufjs (~0.1 s of start-up).
+    const [{ readSpansFile }, { runTraceIds, traceFigures }] = await Promise.all([import('../store/spans-file.js'), import('./collect-traces.js')]);
     const read = readSpansFile(spansPath, { keep: runTraceIds(records), warn: log });
     traces = traceFigures(records, read.spans, { refused: read.malformed, dropped: read.dropped });
   }

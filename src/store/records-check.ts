@@ -8,7 +8,7 @@
  */
 import { recordToJsonLine } from '../record/jsonl.js';
 import type { RequestRecord } from '../record/record.js';
-import { ChunkTimes } from '../record/record-columns.js';
+import { ChunkTimes, sortedChunksStart } from '../record/record-columns.js';
 
 const chunkTimes = new ChunkTimes();
 import { UserError } from '../errors/user-error.js';
@@ -21,6 +21,9 @@ export function timesProblem(r: RequestRecord): string | null {
   if (r.first_token_ms !== null && (r.first_token_ms < r.sent_ms || r.first_token_ms > r.end_ms)) {
     return `first_token_ms (${r.first_token_ms}) is outside sent_ms … end_ms (${r.sent_ms} … ${r.end_ms})`;
   }
+  // Chunks stored in order (every run's): only the first needs reading.
+  const first = sortedChunksStart(r);
+  if (first !== undefined) return first !== null && first < r.sent_ms ? `chunk_ms[0] (${first}) is before sent_ms (${r.sent_ms})` : null;
   const c = chunkTimes.of(r);
   if (c.length > 0 && c[0]! < r.sent_ms) return `chunk_ms[0] (${c[0]}) is before sent_ms (${r.sent_ms})`;
   for (let j = 1; j < c.length; j++) if (c[j]! < c[j - 1]!) return `chunk_ms goes back in time at index ${j} (${c[j - 1]} then ${c[j]})`;

@@ -14,7 +14,7 @@ import { forEachLine } from './records-reader.js';
 
 /** The version of what infermeter writes in spans.jsonl, as a resource attribute of each line. */
 export const SPANS_FILE_SCHEMA = 'infermeter.spans/1';
-export const SPANS_FILE = 'spans.jsonl';
+export { SPANS_FILE } from './spans-file-name.js';
 
 /** Spans per line of spans.jsonl (one export request each, as an exporter's batches). */
 const SPANS_PER_LINE = 512;

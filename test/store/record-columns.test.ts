@@ -12,7 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { parseGoodputSlo, parseObjective } from '../../src/config/slo.js';
 import { computeMetrics, computeMetricsByTask, evaluateObjectives, OBJECTIVE_METRICS } from '../../src/metrics/index.js';
 import { recordToJsonLine } from '../../src/record/jsonl.js';
-import { chunkCount, ChunkTimes, plainRecord, RecordColumns } from '../../src/record/record-columns.js';
+import { chunkCount, chunksAtMost, ChunkTimes, plainRecord, RecordColumns, sortedChunksStart } from '../../src/record/record-columns.js';
+import { offeredWindow } from '../../src/metrics/offered-window.js';
+import { timesProblem } from '../../src/store/records-check.js';
 import { ERROR_CLASSES, emptyRecord, type RequestRecord } from '../../src/record/record.js';
 import { forEachRecord, readRecordColumns, readRecordsFile } from '../../src/store/records-reader.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -119,6 +121,38 @@ describe('records in typed columns', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('counts chunk times up to a time and checks them on read as the loop over every chunk does, in order or not (property)', () => {
+    const time = fc.oneof(fc.integer({ min: 0, max: 5_000_000 }).map((k) => k / 1000), fc.double({ min: 0, max: 5000, noNaN: true }));
+    fc.assert(
+      fc.property(fc.array(time, { maxLength: 20 }), fc.boolean(), fc.double({ min: -1, max: 5001, noNaN: true }), fc.option(fc.nat()), fc.double({ min: 0, max: 5000, noNaN: true }), (ts, sort, any, pick, sent) => {
+        const c = Float64Array.from(ts);
+        if (sort) c.sort();
+        // Often exactly one of the chunk times (ties are where a bisection can be off by one).
+        const t = pick !== null && c.length > 0 ? c[pick % c.length]! : any;
+        const r: RequestRecord = { ...emptyRecord(0, sent), first_token_ms: null, chunk_ms: c, end_ms: 6000 };
+        const cols = new RecordColumns();
+        cols.add(r);
+        const v = cols.view(0);
+        let inside = 0;
+        for (const x of c) if (x <= t) inside++;
+        expect(chunksAtMost(v, t, new ChunkTimes())).toBe(inside);
+        expect(chunksAtMost(r, t, new ChunkTimes())).toBe(inside);
+        expect(timesProblem(v)).toBe(timesProblem(r));
+        const inOrder = c.every((x, i) => i === 0 || x >= c[i - 1]!);
+        expect(sortedChunksStart(v)).toBe(inOrder ? (c.length > 0 ? c[0]! : null) : undefined);
+        const w = { start_ms: 0, end_ms: 7000 };
+        expect(offeredWindow([{ ...r, sent_ms: t + 1000 }, v], w)).toEqual(offeredWindow([{ ...r, sent_ms: t + 1000 }, r], w));
+      }),
+      { numRuns: 100 },
+    );
+    // A record whose chunks go back is still refused on read with the index and the times.
+    const back = new RecordColumns();
+    back.add({ ...emptyRecord(0, 0), chunk_ms: Float64Array.of(1, 3, 2), first_token_ms: 1, end_ms: 5 });
+    expect(timesProblem(back.view(0))).toBe('chunk_ms goes back in time at index 2 (3 then 2)');
+    back.add({ ...emptyRecord(1, 2), chunk_ms: Float64Array.of(1, 3), first_token_ms: 2, end_ms: 5 });
+    expect(timesProblem(back.view(1))).toBe('chunk_ms[0] (1) is before sent_ms (2)');
   });
 
   it('keeps whole µs chunk times in 4 bytes each and gives back the doubles JSON.parse gives', () => {

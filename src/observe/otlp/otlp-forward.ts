@@ -21,18 +21,8 @@ export const QUEUE_BYTES = 64 * 1024 * 1024;
 const SEND_TIMEOUT_MS = 10_000;
 export const DRAIN_MS = 5_000;
 
-/** result.json `traces.forward` (docs/result-schema.md). */
-export interface ForwardFigures {
-  /** The collector, credentials redacted. */
-  url: string;
-  protocol: 'http' | 'grpc';
-  payloads_forwarded: number;
-  /** Not sent: the queue was full, or still held at the end of the drain. */
-  payloads_dropped: number;
-  /** Sent and refused, or not reached (network error, timeout). */
-  payloads_failed: number;
-  queue_limit: number;
-}
+import type { ForwardFigures } from './forward-line.js';
+export { forwardLine, type ForwardFigures } from './forward-line.js';
 
 interface Item {
   bytes: Uint8Array;
@@ -122,9 +112,4 @@ export class OtlpForwarder {
     this.sender.close();
     return this.figures();
   }
-}
-
-/** The summary's line, e.g. "traces forwarded to http://collector:4318/v1/traces: 12 payloads (0 dropped, 0 failed)". */
-export function forwardLine(f: ForwardFigures): string {
-  return `traces forwarded to ${f.url}: ${f.payloads_forwarded} payload${f.payloads_forwarded === 1 ? '' : 's'} (${f.payloads_dropped} dropped, ${f.payloads_failed} failed)`;
 }
