@@ -9,10 +9,11 @@ import { EXIT_CODES } from '../errors/exit-codes.js';
 import { UserError } from '../errors/user-error.js';
 import type { Objective } from '../config/slo.js';
 import { renderSweep } from '../report/sweep-summary.js';
-import { analyzeStages } from '../sweep/run-sweep.js';
+import { analyzeSweepStages } from '../sweep/run-sweep.js';
+import { inputUnitOf } from '../record/input-unit.js';
 import type { StageLoad, StageLoadJson } from '../sweep/stages.js';
 import { toJsonLoad } from '../sweep/stages.js';
-import type { StageResult, SweepResult, SweepSearch } from '../sweep/sweep-result.js';
+import { sweepGatesPass, type StageResult, type SweepResult, type SweepSearch } from '../sweep/sweep-result.js';
 import type { CliIo } from './io.js';
 import type { RunSpec } from '../session/run-spec.js';
 import { SloListSchema } from '../session/run-spec.js';
@@ -68,19 +69,20 @@ export function analyzeSweep(dir: string, opts: Record<string, unknown>, slos: {
   const tokenizer = typeof (prior.workload as { tokenizer?: unknown }).tokenizer === 'string';
   const stages = prior.stages.map((s) => {
     const records = saved.stages.find((x) => x.index === s.index)?.records ?? [];
-    const judged = stageResult(s.index, s.role, fromJsonLoad(s.load), records, { goodput, slos: objectives }, { health: null, ignoreEos, tokenizer, stoppedEarly: s.stopped_early, wallMs: s.wall_s * 1000, validity: s.validity });
-    // The server's side is not in the records: kept as the sweep saw it.
-    return s.prefix_cache !== undefined ? { ...judged, prefix_cache: s.prefix_cache } : judged;
+    const judged = stageResult(s.index, s.role, fromJsonLoad(s.load), records, { goodput, slos: objectives, inputUnit: inputUnitOf(s.metrics) }, { health: null, ignoreEos, tokenizer, stoppedEarly: s.stopped_early, wallMs: s.wall_s * 1000, validity: s.validity });
+    // The server's side is not in the records: kept as the sweep saw it; a batch-size sweep's stage keeps its batch size.
+    return { ...judged, ...(s.prefix_cache !== undefined ? { prefix_cache: s.prefix_cache } : {}), ...(s.batch_size !== undefined ? { batch_size: s.batch_size } : {}) };
   });
   const search = prior.search ? rejudgeSearch(prior.search, stages) : null;
-  const anyFailed = stages.some((s) => s.slos_pass === false);
+  const analysis = analyzeSweepStages(stages, prior.sweep.dimension ?? 'load', objectives.length > 0, prior.analysis.params);
   const result: SweepResult = {
     ...prior,
     slos: objectives.map((o) => o.text),
     stages: stages.map((s) => ({ ...s, load: toJsonLoad(s.load) })),
-    analysis: analyzeStages(stages, prior.analysis.params),
+    analysis,
     search,
-    pass: prior.sweep.mode === 'search' ? search?.found !== null && search?.found !== undefined : !anyFailed,
+    // A batch-size sweep passes when a batch size held the SLOs (sweepGatesPass); a load sweep as analyze always judged it (every stage, --auto's probe too).
+    pass: analysis.batch ? sweepGatesPass({ search, stages, analysis }, 'list') : prior.sweep.mode === 'search' ? search?.found !== null && search?.found !== undefined : !stages.some((s) => s.slos_pass === false),
   };
   if (opts.json === true) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else io.stdout.write(`${renderSweep(result, `infermeter analyze: sweep ${prior.sweep.id ?? dir} (${stages.length} stages from records.jsonl)`)}\n`);

@@ -7,6 +7,7 @@ import { parseCommandOptions, SweepStageFlagsSchema } from '../config/command-op
 import { renderSweep } from '../report/sweep-summary.js';
 import type { StageSequence } from '../sweep/run-sweep.js';
 import { formatLoad, parseConcurrencyList, parseRateList } from '../sweep/stages.js';
+import { parseBatchSizeList } from '../sweep/batch-sizes.js';
 import { stageJudgedBySlos, type SweepResult } from '../sweep/sweep-result.js';
 import { runGates } from '../analysis/gates.js';
 import { writeGates } from './write-gates.js';
@@ -20,11 +21,16 @@ import type { CoordinatorFlags } from './distributed-flags.js';
 
 /** How the stages are chosen, from the flags; one line naming the flag when they are wrong. */
 export function stageSequence(opts: Record<string, unknown>, spec: RunSpec): StageSequence {
-  const given = ['requestRates', 'concurrencies', 'auto', 'search'].filter((k) => opts[k] !== undefined);
-  const names: Record<string, string> = { requestRates: '--request-rates', concurrencies: '--concurrencies', auto: '--auto', search: '--search' };
-  if (given.length === 0) throw new UserError('sweep: say which stages to run: --request-rates 1,2,4,inf, --concurrencies 1,4,16,64, --auto 8, or --search with --slo');
-  if (given.length > 1) throw new UserError(`${given.map((k) => names[k]).join(' and ')}: pick one way to choose the stages`);
+  const given = ['requestRates', 'concurrencies', 'auto', 'search', 'batchSizes'].filter((k) => opts[k] !== undefined);
+  const names: Record<string, string> = { requestRates: '--request-rates', concurrencies: '--concurrencies', auto: '--auto', search: '--search', batchSizes: '--batch-sizes' };
+  if (given.length === 0) throw new UserError('sweep: say which stages to run: --request-rates 1,2,4,inf, --concurrencies 1,4,16,64, --auto 8, --search with --slo, or --batch-sizes 1,8,32 (embeddings, rerank, score)');
+  if (given.length > 1) {
+    const why = given.includes('batchSizes') ? 'a batch-size sweep runs every stage at one load (--max-concurrency C), so it takes no rate or concurrency list' : 'pick one way to choose the stages';
+    throw new UserError(`${given.map((k) => names[k]).join(' and ')}: ${why}`);
+  }
   const f = parseCommandOptions(SweepStageFlagsSchema, opts);
+  // The fixed load and the kind are checked by the sweep session (session/sweep.ts checkBatchSweep).
+  if (f.batchSizes !== undefined) return { mode: 'batch', sizes: parseBatchSizeList(f.batchSizes), load: null };
   if (f.requestRates !== undefined) return { mode: 'list', loads: parseRateList(f.requestRates) };
   if (f.concurrencies !== undefined) return { mode: 'list', loads: parseConcurrencyList(f.concurrencies) };
   if (f.auto !== undefined) return { mode: 'auto', n: f.auto };
@@ -58,7 +64,7 @@ export async function sweepCommand(spec: RunSpec, opts: Record<string, unknown>,
   const line = invalidStagesLine(result);
   if (line && !result.sweep.interrupted) io.stderr.write(`${redactor.scrub(line)}\n`);
   // Gates: each stage's validity, and its SLOs where they count (not --auto's probe).
-  const gates = result.stages.flatMap((s) => runGates(`stage ${s.index + 1}: ${formatLoad(s.load)}`, { validity: s.validity, slos: stageJudgedBySlos(s) ? s.slos : null }));
+  const gates = result.stages.flatMap((s) => runGates(`stage ${s.index + 1}: ${formatLoad(s.load)}${s.batch_size !== undefined ? `, batch ${s.batch_size}` : ''}`, { validity: s.validity, slos: stageJudgedBySlos(s) ? s.slos : null }));
   writeGates(gates, { junit: spec.output.junit, command: `infermeter.${driver === 'virtual' ? 'sim-sweep' : 'sweep'}`, title: `infermeter sweep: ${spec.name}`, timestamp: result.sweep.started_at }, io);
   return diskFaultExit(code, out.diskFault, io, redactor);
 }
@@ -71,5 +77,5 @@ export function invalidStagesLine(result: SweepResult): string | null {
   const first = bad[0]!;
   const hatch = result.allow_invalid ? 'accepted with --allow-invalid' : 'exit 5; --allow-invalid accepts it';
   const what = result.search ? `the search's answer rests on invalid stages` : 'invalid sweep';
-  return `${what} (${hatch}): ${bad.length} of ${result.stages.length} stages invalid; stage ${first.index + 1} (${formatLoad(first.load)}): ${first.validity!.reasons[0] ?? 'invalid'}`;
+  return `${what} (${hatch}): ${bad.length} of ${result.stages.length} stages invalid; stage ${first.index + 1} (${formatLoad(first.load)}${first.batch_size !== undefined ? `, batch ${first.batch_size}` : ''}): ${first.validity!.reasons[0] ?? 'invalid'}`;
 }

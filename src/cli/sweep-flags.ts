@@ -24,5 +24,6 @@ export function registerSweepOptions(cmd: Command): Command {
     .addOption(new Option('--search [kind]', 'find the highest load meeting every --slo: rate (default) or concurrency; the answer is run once more to confirm it (a failed confirmation steps down)'))
     .addOption(new Option('--precision <share>', 'search: stop when the bracket is this narrow, relative to its lower end (default 5%)'))
     .addOption(new Option('--search-start <load>', 'search: first load probed (default 1)'))
-    .addOption(new Option('--search-max <load>', 'search: highest load probed (default 1024 req/s or 1024 concurrent)'));
+    .addOption(new Option('--search-max <load>', 'search: highest load probed (default 1024 req/s or 1024 concurrent)'))
+    .addOption(new Option('--batch-sizes <list>', 'embeddings, rerank, score: one stage per batch size (inputs or documents per request), increasing: 1,8,32,128, all at one load (--max-concurrency C); reports inputs/s and latency per batch size'));
 }

@@ -125,6 +125,7 @@ export const SweepStageFlagsSchema = z.object({
   precision: shareIn((v) => v > 0 && v < 1, '(0%, 100%), e.g. 5% or 0.05').default(0.05),
   searchStart: positive(false).optional(),
   searchMax: positive(false).optional(),
+  batchSizes: z.string().optional(),
 });
 
 /**

@@ -5,6 +5,7 @@
  * values for such requests; their latency is E2EL.
  */
 import type { RequestRecord } from '../record/record.js';
+import type { InputUnit } from '../record/input-unit.js';
 
 export interface BatchFigures {
   /** ok requests that carried `inputs`. */
@@ -18,10 +19,12 @@ export interface BatchFigures {
   /** Mean and largest inputs per request. */
   batch_size_mean: number;
   batch_size_max: number;
+  /** What the inputs are: `documents` for rerank and score, `inputs` otherwise (record/input-unit.ts); absent in results written before it. */
+  input_unit?: InputUnit;
 }
 
 /** Over the ok requests of a window of `durationS`; null when none of them carried inputs. */
-export function batchFigures(ok: readonly RequestRecord[], durationS: number): BatchFigures | null {
+export function batchFigures(ok: readonly RequestRecord[], durationS: number, unit: InputUnit = 'inputs'): BatchFigures | null {
   let requests = 0;
   let inputs = 0;
   let tokens = 0;
@@ -35,5 +38,5 @@ export function batchFigures(ok: readonly RequestRecord[], durationS: number): B
   }
   if (requests === 0) return null;
   const per = (x: number): number | null => (durationS > 0 ? x / durationS : null);
-  return { requests, inputs_total: inputs, inputs_per_s: per(inputs), input_tokens_per_s: per(tokens), batch_size_mean: inputs / requests, batch_size_max: max };
+  return { requests, inputs_total: inputs, inputs_per_s: per(inputs), input_tokens_per_s: per(tokens), batch_size_mean: inputs / requests, batch_size_max: max, input_unit: unit };
 }

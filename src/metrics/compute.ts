@@ -184,7 +184,7 @@ export function computeOver(
     availability: { value: availability.value(t), downtime_s: t.downtime_ms / 1000, outages: window === null ? [] : findOutages(measure, window.end_ms) },
     latency,
     reasoning,
-    batch: batchFigures(ok, t.duration_s),
+    batch: batchFigures(ok, t.duration_s, opts.inputUnit),
     media: mediaFigures(ok, t.duration_s),
     goodput: hasGoodput
       ? {

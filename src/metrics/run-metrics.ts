@@ -14,6 +14,7 @@ import type { GoodputSlo as Slo } from '../config/slo.js';
 import type { Distribution } from './stats.js';
 import type { Outage } from './defs/availability.js';
 import type { BatchFigures } from './batch-figures.js';
+import type { InputUnit } from '../record/input-unit.js';
 import type { MediaFigures } from './media-figures.js';
 
 export interface MetricsOptions {
@@ -26,6 +27,8 @@ export interface MetricsOptions {
    * (`--metric-percentiles`); computed exactly, by the rule of p50…p99_9. Absent: none.
    */
   percentiles?: readonly number[];
+  /** What batched requests' inputs are (the endpoint kind's; record/input-unit.ts); default `inputs`. */
+  inputUnit?: InputUnit;
 }
 
 export interface RunMetrics {

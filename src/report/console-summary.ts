@@ -2,6 +2,7 @@
  * The console summary printed at the end of a run or analysis: latency table with the
  * percentiles, throughput, goodput, errors, and the validity verdict.
  */
+import { batchSizeText, inputUnitOf } from '../record/input-unit.js';
 import type { Distribution, ObjectiveResult, RunMetrics } from '../metrics/index.js';
 import { renderObjectives } from './slo-summary.js';
 import { CLIENT_CHECKS, type RunValidity } from '../analysis/run-validity.js';
@@ -141,7 +142,10 @@ export function renderSummary(m: RunMetrics, ctx: SummaryContext): string {
     const z = m.reasoning;
     out.push(`Reasoning: ${z.requests} of ${r.ok} ok responses reasoned; ${z.reasoning_tokens_total} reasoning + ${z.answer_tokens_total} answer tokens`);
   }
-  if (b) out.push(`No TTFT, TPOT or ITL: these requests generate no tokens (one answer per request, its latency is E2E); ${b.requests} requests carried ${b.inputs_total} inputs, batch size mean ${fmt(b.batch_size_mean, 1)}, max ${b.batch_size_max}`);
+  if (b) {
+    const unit = inputUnitOf(m);
+    out.push(`No TTFT, TPOT or ITL: these requests generate no tokens (one answer per request, its latency is E2E); ${b.requests} requests carried ${b.inputs_total} ${unit}, ${batchSizeText(unit)} mean ${fmt(b.batch_size_mean, 1)}, max ${b.batch_size_max}`);
+  }
   if (m.media) out.push(mediaLine(m.media));
   out.push('');
   out.push(`Throughput over the measured window, ${fmt(m.duration_s, 1)} s (first send → last end):`);

@@ -6,6 +6,8 @@
 import { formatLoad } from '../sweep/stages.js';
 import type { StageResult, SweepResult } from '../sweep/sweep-result.js';
 import { PREFIX_HIT_MARGIN, prefixCacheLines } from '../sweep/prefix-cache.js';
+import { BATCH_SWEEP_CURVE_NOTE } from '../sweep/batch-sizes.js';
+import { inputUnitOf as inputNoun } from '../record/input-unit.js';
 
 type Stage = SweepResult['stages'][number];
 
@@ -18,15 +20,24 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-/** `stage 3/10 (auto, 4.2 req/s)`. */
-export function stageLabel(index: number, total: number | null, role: string, load: Stage['load'] | StageResult['load']): string {
-  return `stage ${index + 1}${total !== null ? `/${total}` : ''} (${role}, ${formatLoad(load)})`;
+/** `stage 3/10 (auto, 4.2 req/s)`; a batch-size sweep's `stage 2/4 (batch 8, c=16)`. */
+export function stageLabel(index: number, total: number | null, role: string, load: Stage['load'] | StageResult['load'], batchSize?: number): string {
+  return `stage ${index + 1}${total !== null ? `/${total}` : ''} (${batchSize !== undefined ? `batch ${batchSize}` : role}, ${formatLoad(load)})`;
 }
 
 /** One line when a stage ends. */
 export function stageDoneLine(s: StageResult, total: number | null): string {
   const m = s.metrics;
   const slo = s.slos_pass === null ? '' : s.slos_pass ? ', SLOs held' : ', SLOs FAILED';
+  if (s.batch_size !== undefined) {
+    const b = m.batch;
+    const noun = inputNoun(m);
+    return (
+      `${stageLabel(s.index, total, s.role, s.load, s.batch_size)} done in ${s.wall_s.toFixed(1)} s: ${m.requests.total} requests, ` +
+      `${fmt(b?.inputs_per_s ?? null)} ${noun}/s, E2EL p99 ${fmt(m.latency.e2el_ms.p99)} ms${slo}` +
+      (s.stopped_early ? ` — stopped early: ${s.stopped_early}` : '')
+    );
+  }
   return (
     `${stageLabel(s.index, total, s.role, s.load)} done in ${s.wall_s.toFixed(1)} s: ${m.requests.total} requests, ` +
     `${fmt(m.throughput.output_tokens_per_s)} out tok/s, TTFT p99 ${fmt(m.latency.ttft_ms.p99)} ms, TPOT p99 ${fmt(m.latency.tpot_ms.p99)} ms${slo}` +
@@ -35,6 +46,7 @@ export function stageDoneLine(s: StageResult, total: number | null): string {
 }
 
 export function renderSweep(r: SweepResult, title: string): string {
+  if (r.sweep.dimension === 'batch_size') return renderBatchSweep(r, title);
   const out = [`== ${title} ==`];
   const byIndex = new Map(r.stages.map((s) => [s.index, s]));
   const a = r.analysis;
@@ -140,4 +152,53 @@ function serverTable(stages: readonly Stage[]): string | null {
 
 function loadOf(s: Stage): string {
   return s.role === 'baseline' ? `concurrency 1, ${fmt(s.metrics.throughput.request_per_s, 2)} req/s` : formatLoad(s.load);
+}
+
+/**
+ * A batch-size sweep (`--batch-sizes`): one row per batch size at the sweep's one load — requests/s,
+ * inputs/s (documents/s for rerank and score), input tokens/s, E2E latency p50/p90/p99, errors —
+ * then the batch size with the most inputs/s and the largest whose stage held every SLO. No
+ * saturation point or knee: the curve analysis reads load on the x axis.
+ */
+function renderBatchSweep(r: SweepResult, title: string): string {
+  const out = [`== ${title} ==`];
+  const byIndex = new Map(r.stages.map((s) => [s.index, s]));
+  const order = r.analysis.order.filter((i) => byIndex.has(i));
+  const first = byIndex.get(order[0] ?? -1);
+  const noun = first ? inputNoun(first.metrics) : 'inputs';
+  const hasSlos = r.stages.some((s) => s.slos_pass !== null);
+  const f = r.analysis.batch ?? null;
+  const marks = (i: number): string =>
+    [f?.best_inputs_per_s?.index === i ? `most ${noun}/s` : null, f?.largest_meeting_slos?.index === i ? 'largest meeting the SLOs' : null].filter((x) => x !== null).join(', ');
+  const header = ['#', 'batch', 'req/s', `${noun}/s`, 'input tok/s', 'E2EL p50', 'p90', 'p99', 'errors', ...(hasSlos ? ['SLOs'] : []), ''];
+  const rows = order.map((i) => {
+    const s = byIndex.get(i)!;
+    const m = s.metrics;
+    const e = m.latency.e2el_ms;
+    return [
+      String(i + 1),
+      String(s.batch_size ?? '—'),
+      fmt(m.throughput.request_per_s, 2),
+      fmt(m.batch?.inputs_per_s ?? null),
+      fmt(m.batch?.input_tokens_per_s ?? null),
+      fmt(e.p50),
+      fmt(e.p90),
+      fmt(e.p99),
+      pct(m.requests.error_rate),
+      ...(hasSlos ? [s.slos_pass === null ? '—' : s.slos_pass ? 'pass' : 'FAIL'] : []),
+      marks(i) ? `← ${marks(i)}` : '',
+    ];
+  });
+  const load = first ? formatLoad(first.load) : '—';
+  const cap = (r.load as { max_concurrency?: unknown }).max_concurrency;
+  out.push('', `Batch size = ${noun} per request; every stage at one load: ${load}${typeof cap === 'number' && first?.load.kind === 'rate' ? `, at most ${cap} in flight (--max-concurrency)` : ''}. Latencies in ms (E2E: the whole answer).`, table(header, rows));
+  out.push('');
+  const best = f?.best_inputs_per_s ?? null;
+  out.push(best ? `Most ${noun}/s: batch size ${best.batch_size} (stage ${best.index + 1}), ${fmt(best.inputs_per_s)} ${noun}/s` : `Most ${noun}/s: no stage completed a request`);
+  if (hasSlos || (f?.slos_given ?? false)) {
+    const l = f?.largest_meeting_slos ?? null;
+    out.push(l ? `Largest batch size meeting every SLO (${r.slos.join('; ')}): ${l.batch_size} (stage ${l.index + 1})` : `Largest batch size meeting every SLO (${r.slos.join('; ')}): none — no stage held them`);
+  }
+  out.push(`Saturation, knee, degradation: ${f?.curve ?? BATCH_SWEEP_CURVE_NOTE}.`);
+  return out.join('\n');
 }

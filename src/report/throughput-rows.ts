@@ -4,6 +4,7 @@
  * report and the Markdown export render these rows; none writes its own.
  */
 import type { RunMetrics } from '../metrics/run-metrics.js';
+import { inputUnitOf, inputUnitTitle } from '../record/input-unit.js';
 import type { RunMetricDef } from '../metrics/metric-def.js';
 import * as defs from '../metrics/defs/throughput.js';
 
@@ -28,12 +29,13 @@ export function throughputRows(m: RunMetrics): FigureRow[] {
   const t = m.throughput;
   const b = m.batch;
   if (b) {
+    const unit = inputUnitOf(m);
     return [
       row(defs.requestThroughput, t.request_per_s, 3),
-      { label: 'Inputs', value: fixed(b.inputs_per_s, 1), unit: 'inputs/s' },
+      { label: inputUnitTitle(unit), value: fixed(b.inputs_per_s, 1), unit: `${unit}/s` },
       { label: 'Input tokens', value: fixed(b.input_tokens_per_s, 1), unit: 'tok/s' },
       row(defs.peakConcurrency, t.peak_concurrency, 0),
-      { label: 'Inputs (total)', value: String(b.inputs_total), unit: 'inputs' },
+      { label: `${inputUnitTitle(unit)} (total)`, value: String(b.inputs_total), unit },
       { label: 'Input tokens (total)', value: String(m.tokens.input_total), unit: 'tokens' },
     ];
   }

@@ -17,7 +17,7 @@ import { validateSpec } from '../config/load-spec.js';
 import { CostSpecSchema } from '../config/prices.js';
 import { resolveCostInputs } from './cost-inputs.js';
 import type { CostInputs, CostSplit } from '../metrics/cost.js';
-import { SloListSchema } from './run-spec.js';
+import { SloListSchema, specInputUnit } from './run-spec.js';
 import { checkObjectivesUsable } from '../config/slo-check.js';
 import type { SessionContext } from './context.js';
 import { SPANS_FILE } from '../store/spans-file-name.js';
@@ -102,6 +102,8 @@ export async function analyzeRun(path: string, input: AnalyzeInput, ctx: Session
   }
   const done = await completeRun({
     spec: { goodput: slos, slos: objectives, validity: given.validity, output: { ...output, json: false, vllm_json: input.vllmJson ?? null } },
+    // The run's own unit; before result.json had it, the saved spec's endpoint kind says.
+    inputUnit: prior?.metrics?.batch?.input_unit ?? (typeof saved.spec?.target?.endpoint === 'string' ? specInputUnit({ ...saved.spec.target, endpoint: saved.spec.target.endpoint }) : 'inputs'),
     dir: null,
     records,
     run: {

@@ -32,7 +32,7 @@ import { RunObserver } from '../observe/run-observer.js';
 import { infermeterVersion } from './version.js';
 import { recordInHistory } from './record-history.js';
 import { describeLoad, prepareRun } from './prepare-run.js';
-import type { RunSpec } from './run-spec.js';
+import { specInputUnit, type RunSpec } from './run-spec.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 import { DIRECT, type ProxySettings } from '../util/proxy.js';
 
@@ -201,6 +201,7 @@ async function collectAndFinish(c: Collecting, observer: RunObserver | null): Pr
   const sums = ledgerClient(ledger);
   const done = await completeRun({
     spec,
+    inputUnit: specInputUnit(spec.target),
     dir,
     records,
     run: { name: spec.name, started_at: state.started_at, ended_at: new Date().toISOString(), interrupted, driver: 'http', monotonic_origin_ns: null },

@@ -26,6 +26,7 @@ import { computeQuality } from '../metrics/quality.js';
 import { allObjectivesPass, evaluateObjectives } from '../metrics/index.js';
 import { exitCodeFor, type ExitCode, type Outcome } from '../errors/exit-codes.js';
 import { DEFAULT_MAX_FAILURE_RATE, type ValiditySpec } from '../config/schema.js';
+import type { InputUnit } from '../record/input-unit.js';
 
 const DEFAULT_VALIDITY: ValiditySpec = { max_failure_rate: DEFAULT_MAX_FAILURE_RATE, allow_invalid: false, capacity_check: true };
 
@@ -48,6 +49,8 @@ export interface FinishInput {
   };
   dir: RunDir | null;
   records: RequestRecord[];
+  /** What batched requests' inputs are (run-spec.ts specInputUnit); default `inputs`. */
+  inputUnit?: InputUnit;
   run: Omit<RunResult['run'], 'id'>;
   target: RunResult['target'];
   load: Record<string, unknown>;
@@ -90,7 +93,8 @@ export function buildResult(input: FinishInput): RunResult {
   const records = [...input.records].sort((a, b) => a.id - b.id);
   // --metric-percentiles: computed exactly in every Distribution (result.json, summary, vLLM JSON).
   const percentiles = input.spec.output.metric_percentiles ?? [];
-  const opts = { slos, ...(percentiles.length > 0 ? { percentiles } : {}) };
+  const inputUnit = input.inputUnit ?? 'inputs';
+  const opts = { slos, inputUnit, ...(percentiles.length > 0 ? { percentiles } : {}) };
   const metrics = computeMetrics(records, opts);
   const tasks = new Set(records.map((r) => r.task));
   const byTask = tasks.size > 1 || (tasks.size === 1 && !tasks.has(null)) ? computeMetricsByTask(records, opts) : null;

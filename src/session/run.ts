@@ -16,7 +16,7 @@ import { Redactor, redactSecrets, redactUrl } from '../util/redact.js';
 import { completeRun, type CompletedRun } from './finish-run.js';
 import { recordInHistory } from './record-history.js';
 import { describeLoad, prepareRun } from './prepare-run.js';
-import type { RunSpec } from './run-spec.js';
+import { specInputUnit, type RunSpec } from './run-spec.js';
 import { resolveCostInputs } from './cost-inputs.js';
 import { capacityGate, capacitySection } from './capacity-gate.js';
 import { clientOf, healthOf, loadThreads, poolDriver } from './drive-load.js';
@@ -149,6 +149,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
 
     const done = await completeRun({
       spec,
+      inputUnit: specInputUnit(spec.target),
       dir: diskFault ? null : dir,
       records: outcome.records,
       run: { name: spec.name, started_at: driven.startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: outcome.interrupted, driver: 'http', monotonic_origin_ns: driven.monotonicOrigin },

@@ -26,7 +26,7 @@ import { virtualProgress } from './virtual-progress.js';
 import { simEngine, simReasoning } from './builtin-sim.js';
 import { recordInHistory } from './record-history.js';
 import { describeLoad, prepareRun, type PreparedRun } from './prepare-run.js';
-import type { RunSpec } from './run-spec.js';
+import { specInputUnit, type RunSpec } from './run-spec.js';
 import type { RunPlacement } from './run.js';
 import { resolveCostInputs } from './cost-inputs.js';
 import { checkRunBounds } from './run-bounds.js';
@@ -264,6 +264,7 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
   const environment = await virtualEnvironment(spec, model);
   const done = await completeRun({
     spec,
+    inputUnit: specInputUnit(spec.target),
     dir,
     records,
     environment,

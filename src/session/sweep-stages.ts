@@ -18,21 +18,40 @@ import { stagePromptSalt, type StageLoad, type StageRole } from '../sweep/stages
 import type { StageResult } from '../sweep/sweep-result.js';
 import { healthOf, loadThreads, poolDriver } from './drive-load.js';
 import { prepareRun, type PreparedRun } from './prepare-run.js';
-import type { RunSpec } from './run-spec.js';
+import { specInputUnit, type RunSpec } from './run-spec.js';
+import type { InputUnit } from '../record/input-unit.js';
 import type { OpenTarget } from './run-target.js';
 import { simulate, type SimulatedServer } from './simulate.js';
 import { scrapedPrefixCache, simulatedPrefixCache } from '../sweep/prefix-cache.js';
 import type { SessionContext } from './context.js';
 import { measureLoad } from './measure.js';
 
-/** The spec of one stage: the sweep's spec with the stage's load (and the stage warm-up) and the stage's prompt salt. */
-export function stageSpec(spec: RunSpec, load: StageLoad, index: number): RunSpec {
-  const l = spec.load;
+/**
+ * The spec of one stage: the sweep's spec with the stage's load (and the stage warm-up) and the
+ * stage's prompt salt; in a batch-size sweep, with the stage's batch size too.
+ */
+export function stageSpec(spec: RunSpec, load: StageLoad, index: number, batchSize?: number): RunSpec {
+  const l = batchSize === undefined ? spec.load : { ...spec.load, batch_size: batchSize };
   return {
     ...spec,
     workload: { ...spec.workload, prompt_salt: stagePromptSalt(spec.workload, index) },
     load: load.kind === 'rate' ? { ...l, request_rate: load.rate, concurrency: null } : { ...l, request_rate: Infinity, concurrency: load.concurrency, max_concurrency: null },
   };
+}
+
+/**
+ * The one load every stage of a batch-size sweep runs at: the spec's own — a closed loop of
+ * `concurrency`, or an open loop at `request_rate` (inf: all at once) capped by
+ * `--max-concurrency`. One line when none is stated: an unbounded all-at-once load is no fixed
+ * load to compare batch sizes at.
+ */
+export function batchSweepLoad(spec: RunSpec): StageLoad {
+  const l = spec.load;
+  if (l.concurrency !== null) return { kind: 'concurrency', concurrency: l.concurrency };
+  if (!Number.isFinite(l.request_rate) && l.max_concurrency === null) {
+    throw new UserError('--batch-sizes: give the load every stage runs at with --max-concurrency C (or load.request_rate / load.concurrency in --config); all at once without a cap is no fixed load');
+  }
+  return { kind: 'rate', rate: l.request_rate };
 }
 
 /**
@@ -59,6 +78,8 @@ interface Figures {
   slos: RunSpec['slos'];
   /** --max-failure-rate; default its default. */
   validity?: RunSpec['validity'];
+  /** What batched requests' inputs are (run-spec.ts specInputUnit); default `inputs`. */
+  inputUnit?: InputUnit;
 }
 
 /**
@@ -90,7 +111,7 @@ export function stageResult(
 ): StageResult {
   const sorted = [...records].sort((a, b) => a.id - b.id);
   const slos = f.slos.length > 0 ? evaluateObjectives(sorted, f.slos, { goodput: f.goodput }) : null;
-  const metrics = computeMetrics(sorted, { slos: f.goodput });
+  const metrics = computeMetrics(sorted, { slos: f.goodput, inputUnit: f.inputUnit ?? 'inputs' });
   return {
     index,
     role,
@@ -158,8 +179,8 @@ export function earlyStop(spec: RunSpec, stagePlan: PreparedRun, stage: RunSpec,
 
 /** Stages over HTTP against an open target, each through the run pipeline (measure.ts); a stage stops early once an SLO can no longer be met. */
 export function httpStages(spec: RunSpec, target: OpenTarget, ctx: SessionContext, sink: StageSink, log: (line: string) => void): RunStage {
-  return async (load, role, index) => {
-    const s = stageSpec(spec, load, index);
+  return async (load, role, index, batchSize) => {
+    const s = stageSpec(spec, load, index, batchSize);
     const plan = await prepareRun(s, log);
     const stop = new AbortController();
     const early = earlyStop(spec, plan, s, () => stop.abort());
@@ -183,7 +204,7 @@ export function httpStages(spec: RunSpec, target: OpenTarget, ctx: SessionContex
     });
     const records = driven.records;
     for (const r of records) r.stage = index;
-    const result = stageResult(index, role, load, records, spec, {
+    const result = stageResult(index, role, load, records, { ...spec, inputUnit: specInputUnit(spec.target) }, {
       health: healthOf(s, driven, plan.workload.timed !== undefined),
       ignoreEos: target.ignoreEos,
       tokenizer: Boolean(spec.workload.tokenizer),
@@ -193,7 +214,7 @@ export function httpStages(spec: RunSpec, target: OpenTarget, ctx: SessionContex
       wallMs: performance.now() - t0,
     });
     const server = observed?.observation ?? null;
-    return { ...result, server, prefix_cache: scrapedPrefixCache(server) };
+    return { ...result, server, prefix_cache: scrapedPrefixCache(server), ...(batchSize !== undefined ? { batch_size: batchSize } : {}) };
   };
 }
 
@@ -212,8 +233,8 @@ const VIRTUAL_SWEEP_SALT = 'virtual';
  */
 export function virtualStages(spec: RunSpec, model: string, sink: StageSink, log: (line: string) => void): RunStage {
   const server: SimulatedServer = { engine: null };
-  return async (load, role, index) => {
-    const s = stageSpec(spec, load, index);
+  return async (load, role, index, batchSize) => {
+    const s = stageSpec(spec, load, index, batchSize);
     const t0 = performance.now();
     server.promptIdentity = stagePromptSalt({ ...spec.workload, prompt_salt: spec.workload.prompt_salt ?? VIRTUAL_SWEEP_SALT }, index);
     const out = await simulate(s, await prepareRun(s, log, { lengthsOnly: true }), model, undefined, null, server);
@@ -221,7 +242,7 @@ export function virtualStages(spec: RunSpec, model: string, sink: StageSink, log
       r.stage = index;
       sink.write(r);
     }
-    const result = stageResult(index, role, load, out.records, spec, { health: null, ignoreEos: true, tokenizer: Boolean(spec.workload.tokenizer), stoppedEarly: null, wallMs: performance.now() - t0 });
-    return { ...result, prefix_cache: simulatedPrefixCache(out.stats.prefix_queries, out.stats.prefix_hits) };
+    const result = stageResult(index, role, load, out.records, { ...spec, inputUnit: specInputUnit(spec.target) }, { health: null, ignoreEos: true, tokenizer: Boolean(spec.workload.tokenizer), stoppedEarly: null, wallMs: performance.now() - t0 });
+    return { ...result, prefix_cache: simulatedPrefixCache(out.stats.prefix_queries, out.stats.prefix_hits), ...(batchSize !== undefined ? { batch_size: batchSize } : {}) };
   };
 }

@@ -9,12 +9,13 @@ import { UserError } from '../errors/user-error.js';
 import { closeRecords, fileFaultCode, RecordsWriter, resultFaultLine, specFaultLine } from '../store/records-file.js';
 import { createRunDir, type RunDir } from '../store/run-dir.js';
 import { stageDoneLine, stageLabel } from '../report/sweep-summary.js';
-import { analyzeStages, runStages, type RunStage, type StageSequence } from '../sweep/run-sweep.js';
+import { analyzeSweepStages, planDimension, runStages, type RunStage, type StageSequence } from '../sweep/run-sweep.js';
 import { formatLoad, toJsonLoad, type StageLoad } from '../sweep/stages.js';
 import type { Workload } from '../workload/index.js';
 import { capacityGate, capacitySection, type CapacityCheck, type GateOptions } from './capacity-gate.js';
 import { checkPrefixCache } from '../sweep/prefix-cache.js';
-import { stageJudgedBySlos, SWEEP_SCHEMA, type SweepResult } from '../sweep/sweep-result.js';
+import { sweepGatesPass, sweepSchemaFor, type SweepResult } from '../sweep/sweep-result.js';
+import { loadEndpointPlugin, resolveEndpointKind } from '../client/endpoints/registry.js';
 import { redactSecrets, type Redactor } from '../util/redact.js';
 import { infermeterVersion } from './version.js';
 import { describeLoad, prepareRun } from './prepare-run.js';
@@ -23,7 +24,7 @@ import { recordInHistory } from './record-history.js';
 import { writeRunReport } from './write-report.js';
 import { openTarget, saltPrompts, type OpenTarget } from './run-target.js';
 import { captureTargetEnvironment, virtualEnvironment } from './environment-capture.js';
-import { checkStageLimits, httpStages, stageSpec, virtualStages } from './sweep-stages.js';
+import { batchSweepLoad, checkStageLimits, httpStages, stageSpec, virtualStages } from './sweep-stages.js';
 import { fetchHint, type CoordinatorFlags } from './coordinator-options.js';
 import { DistributedSweep } from './distributed-sweep.js';
 import type { SessionContext } from './context.js';
@@ -34,7 +35,7 @@ import { exitCodeFor } from '../errors/exit-codes.js';
 /** The sweep's exit code (errors/exit-codes.ts): a stop signal, an invalid stage (5 unless --allow-invalid), a failed gate (3). */
 export function sweepExitCode(result: SweepResult, gated: boolean, signal: AbortSignal | undefined): number {
   const invalid = (result.invalid_stages ?? []).length > 0;
-  const gatesPass = result.search ? result.search.found !== null : !result.stages.some((s) => stageJudgedBySlos(s) && s.slos_pass === false);
+  const gatesPass = sweepGatesPass(result, result.search ? 'search' : 'list');
   return exitCodeFor({
     stoppedBy: result.sweep.interrupted && signal?.aborted ? { reason: signal.reason } : null,
     valid: !invalid,
@@ -46,6 +47,7 @@ export function sweepExitCode(result: SweepResult, gated: boolean, signal: Abort
 /** The loads a plan will surely run (for checks made before anything starts). */
 function knownLoads(plan: StageSequence): StageLoad[] {
   if (plan.mode === 'list') return plan.loads;
+  if (plan.mode === 'batch') return plan.load ? [plan.load] : [];
   if (plan.mode === 'auto') return [{ kind: 'concurrency', concurrency: 1 }, { kind: 'rate', rate: Infinity }];
   return [];
 }
@@ -67,6 +69,15 @@ export interface SweepOptions {
  * said, not checked — each stage's validity verdict tells whether the client kept up.
  */
 async function sweepCapacityGate(spec: RunSpec, plan: StageSequence, workload: Workload, log: (line: string) => void, o: GateOptions | undefined): Promise<CapacityCheck | null> {
+  if (plan.mode === 'batch' && plan.load) {
+    // Every stage has the same load; the largest batch asks most of the client (the biggest bodies).
+    const size = plan.sizes.at(-1)!;
+    const stage = stageSpec(spec, plan.load, plan.sizes.length - 1, size);
+    log(`capacity check: the sweep's fixed load, ${formatLoad(plan.load)}, at its largest batch size, ${size}`);
+    const check = await capacityGate(stage, workload, log, o);
+    spec.load.workers = stage.load.workers;
+    return check;
+  }
   if (plan.mode !== 'list') {
     if (spec.validity.capacity_check) log(`capacity check: not made before the sweep — ${plan.mode === 'auto' ? "--auto's rates come from its probe" : "--search's probes are chosen as it goes"}; each stage's validity verdict says whether this client kept up`);
     return null;
@@ -79,6 +90,21 @@ async function sweepCapacityGate(spec: RunSpec, plan: StageSequence, workload: W
   // Every stage runs on the threads the top one needs.
   spec.load.workers = stage.load.workers;
   return check;
+}
+
+/**
+ * A batch-size sweep's refusals (one line, exit 2), and its fixed load: only a kind whose requests
+ * carry a batch (embeddings, rerank, score, a plugin's that generates nothing), without
+ * --batch-size (each stage has its own), not distributed (its workers build stages from their own
+ * flags), at a stated load (batchSweepLoad).
+ */
+async function checkBatchSweep(spec: RunSpec, distributed: boolean): Promise<StageLoad> {
+  const t = spec.target;
+  const kind = (await loadEndpointPlugin(t.endpoint_type)) ?? resolveEndpointKind(t.endpoint_type, t.endpoint);
+  if (kind.generates) throw new UserError(`--batch-sizes: only embeddings, rerank and score requests carry a batch of inputs; the ${kind.name} endpoint takes one prompt per request`);
+  if (spec.load.batch_size !== undefined) throw new UserError(`--batch-size ${spec.load.batch_size} and --batch-sizes: each stage of a batch-size sweep has its own batch size; drop --batch-size`);
+  if (distributed) throw new UserError('--batch-sizes: not with --distributed (its workers build each stage from their own flags); run the batch-size sweep from one machine');
+  return batchSweepLoad(spec);
 }
 
 /** A finished sweep, or one stopped before its first stage (nothing sent, nothing written). */
@@ -101,6 +127,7 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
   const distributed = o.distributed ?? null;
   const log = (line: string) => ctx.log?.(redactor.scrub(line));
   if (driver === 'virtual' && spec.target.base_url !== null) throw new UserError('--base-url: sim sweep drives the simulated engine in virtual time; use `infermeter sweep` for a server');
+  if (plan.mode === 'batch') plan = { ...plan, load: await checkBatchSweep(spec, distributed !== null) };
   checkStageLimits(spec, knownLoads(plan));
 
   let target: OpenTarget | null = null;
@@ -115,7 +142,8 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
     if (driver === 'http') saltPrompts(spec);
     const first = await prepareRun(spec, log);
     // A stage's records are held until its figures; the file gets every stage's (a --search's count is not known: one stage's).
-    checkRunBounds(spec, first, { held: 'objects', warn: log, stages: plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : 1, freeSpace: ctx.freeSpace });
+    const stageCount = plan.mode === 'list' ? plan.loads.length : plan.mode === 'batch' ? plan.sizes.length : plan.mode === 'auto' ? plan.n + 2 : null;
+    checkRunBounds(spec, first, { held: 'objects', warn: log, stages: stageCount ?? 1, freeSpace: ctx.freeSpace });
     const model = spec.target.model ?? spec.sim.model;
     const finished = distributed ? await DistributedSweep.finished(distributed) : null;
     if (finished && distributed) {
@@ -163,8 +191,8 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
     const t0 = performance.now();
     const run = await runStages(plan, runStage, {
       stopped: () => ctx.signal?.aborted === true || cluster?.exhausted === true,
-      onStageStart: (i, load, role, total) => log(`${stageLabel(i, total, role, load)}: starting`),
-      onStageEnd: (s) => log(stageDoneLine(s, plan.mode === 'list' ? plan.loads.length : plan.mode === 'auto' ? plan.n + 2 : null)),
+      onStageStart: (i, load, role, total, batchSize) => log(`${stageLabel(i, total, role, load, batchSize)}: starting`),
+      onStageEnd: (s) => log(stageDoneLine(s, stageCount)),
     });
     // A full or read-only folder: the stages' figures are still computed from their records in memory; nothing more is written there.
     let diskFault = specFault ? specFaultLine(specFault.code, specFault.dir, recordCount) : closeRecords(writer, dir?.path ?? null, { resultFile: 'sweep.json' });
@@ -177,20 +205,22 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
     storeLink = storing;
     log(`sweep: ${run.stages.length} stages in ${((performance.now() - t0) / 1000).toFixed(1)} s${driver === 'virtual' ? ' (virtual time)' : ''}`);
 
-    const anyFailed = run.stages.some((s) => stageJudgedBySlos(s) && s.slos_pass === false);
     const allowInvalid = spec.validity.allow_invalid;
     const invalid = run.stages.filter((s) => s.validity !== null && !s.validity.valid).map((s) => s.index);
-    const gatesPass = plan.mode === 'search' ? run.search?.found !== null && run.search?.found !== undefined : !anyFailed;
+    const dimension = planDimension(plan);
+    const analysis = analyzeSweepStages(run.stages, dimension, spec.slos.length > 0);
+    const gatesPass = sweepGatesPass({ search: run.search, stages: run.stages, analysis }, plan.mode === 'search' ? 'search' : 'list');
     const result: SweepResult = {
-      schema: SWEEP_SCHEMA,
+      schema: sweepSchemaFor(dimension),
       infermeter_version: infermeterVersion(),
-      sweep: { id: dir?.id ?? null, name: spec.name, mode: plan.mode, driver, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: run.interrupted, ...(clusterInfo ? { distributed: clusterInfo } : {}) },
+      // A batch-size sweep is a list of stages (its batch sizes) at one load.
+      sweep: { id: dir?.id ?? null, name: spec.name, mode: plan.mode === 'batch' ? 'list' : plan.mode, dimension, driver, started_at: startedAt.toISOString(), ended_at: new Date().toISOString(), interrupted: run.interrupted, ...(clusterInfo ? { distributed: clusterInfo } : {}) },
       target: target ? target.describe() : { base_url: null, endpoint: spec.target.endpoint, model, simulated: true, simulator: { hardware: spec.sim.hardware, model }, stream: true },
       load: { ...describeLoad(spec.load, { trace: first.workload.timed !== undefined, numPrompts: first.totalRequests, ignoreEos: target?.ignoreEos ?? true }), mode: null, request_rate: null, concurrency: null, stage_warmup: spec.load.warmup },
       workload: first.workload.describe(),
       slos: spec.slos.map((x) => x.text),
       stages: run.stages.map((s) => ({ ...s, load: toJsonLoad(s.load) })),
-      analysis: analyzeStages(run.stages),
+      analysis,
       auto: run.auto,
       search: run.search,
       // An invalid stage's figures are not a measurement of the server: the sweep does not pass on them unless accepted.

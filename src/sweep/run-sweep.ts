@@ -5,6 +5,7 @@
  */
 import { CURVE_PARAMS, findDegradation, findKnee, findSaturation, type CurveParams, type CurvePoint } from '../analysis/load-curve.js';
 import { LoadSearch, type SearchOptions, type SearchOutcome } from './search.js';
+import { batchFindings, batchOrder, type SweepDimension } from './batch-sizes.js';
 import { autoRates, formatLoad, loadValue, type StageLoad, type StageRole } from './stages.js';
 import type { StageResult, SweepAnalysis, SweepAuto, SweepSearch } from './sweep-result.js';
 
@@ -12,15 +13,18 @@ import type { StageResult, SweepAnalysis, SweepAuto, SweepSearch } from './sweep
 export type StageSequence =
   | { mode: 'list'; loads: StageLoad[] }
   | { mode: 'auto'; n: number }
-  | { mode: 'search'; kind: 'rate' | 'concurrency'; options: SearchOptions };
+  | { mode: 'search'; kind: 'rate' | 'concurrency'; options: SearchOptions }
+  /** --batch-sizes: one stage per batch size, every one at the same load (null: the spec's own, which the sweep session fills in). */
+  | { mode: 'batch'; sizes: number[]; load: StageLoad | null };
 
-export type RunStage = (load: StageLoad, role: StageRole, index: number) => Promise<StageResult>;
+/** Runs one stage; `batchSize` is given in a batch-size sweep (the stage's inputs per request), else the spec's own. */
+export type RunStage = (load: StageLoad, role: StageRole, index: number, batchSize?: number) => Promise<StageResult>;
 
 export interface SweepHooks {
   /** True once the sweep should stop (Ctrl-C): no further stage starts. */
   stopped?: () => boolean;
   /** Before a stage starts: its index and, when known, how many stages there are. */
-  onStageStart?: (index: number, load: StageLoad, role: StageRole, total: number | null) => void;
+  onStageStart?: (index: number, load: StageLoad, role: StageRole, total: number | null, batchSize?: number) => void;
   onStageEnd?: (stage: StageResult) => void;
 }
 
@@ -34,14 +38,14 @@ export interface SweepRun {
 export async function runStages(plan: StageSequence, runStage: RunStage, hooks: SweepHooks = {}): Promise<SweepRun> {
   const stages: StageResult[] = [];
   let interrupted = false;
-  const run = async (load: StageLoad, role: StageRole, total: number | null): Promise<StageResult | null> => {
+  const run = async (load: StageLoad, role: StageRole, total: number | null, batchSize?: number): Promise<StageResult | null> => {
     if (hooks.stopped?.()) {
       interrupted = true;
       return null;
     }
     const index = stages.length;
-    hooks.onStageStart?.(index, load, role, total);
-    const s = await runStage(load, role, index);
+    hooks.onStageStart?.(index, load, role, total, batchSize);
+    const s = batchSize === undefined ? await runStage(load, role, index) : await runStage(load, role, index, batchSize);
     stages.push(s);
     hooks.onStageEnd?.(s);
     if (hooks.stopped?.()) interrupted = true;
@@ -50,6 +54,13 @@ export async function runStages(plan: StageSequence, runStage: RunStage, hooks: 
 
   if (plan.mode === 'list') {
     for (const load of plan.loads) if ((await run(load, 'list', plan.loads.length)) === null || interrupted) break;
+    return { stages, auto: null, search: null, interrupted };
+  }
+
+  if (plan.mode === 'batch') {
+    const load = plan.load;
+    if (load === null) throw new Error('runStages: a batch-size sweep needs its fixed load');
+    for (const size of plan.sizes) if ((await run(load, 'list', plan.sizes.length, size)) === null || interrupted) break;
     return { stages, auto: null, search: null, interrupted };
   }
 
@@ -167,6 +178,21 @@ export function analyzeStages(stages: readonly StageResult[], params: CurveParam
     degradation: at(findDegradation(sorted.map(pointOf), params), sorted),
     params,
   };
+}
+
+/**
+ * The reading of a sweep's stages by what it varied: a load sweep's curve (analyzeStages), or a
+ * batch-size sweep's answers (batch-sizes.ts), whose saturation, knee and degradation stay null —
+ * the curve analysis assumes load on the x axis.
+ */
+export function analyzeSweepStages(stages: readonly StageResult[], dimension: SweepDimension, slosGiven: boolean, params: CurveParams = CURVE_PARAMS): SweepAnalysis {
+  if (dimension === 'load') return analyzeStages(stages, params);
+  return { order: batchOrder(stages), saturation: null, knee: null, degradation: null, params, batch: batchFindings(stages, slosGiven) };
+}
+
+/** What a plan varies. */
+export function planDimension(plan: StageSequence): SweepDimension {
+  return plan.mode === 'batch' ? 'batch_size' : 'load';
 }
 
 export { formatLoad };

@@ -10,16 +10,29 @@ import type { QualityFigures } from '../metrics/quality.js';
 import type { ServerObservation } from '../observe/observation.js';
 import type { PrefixCacheCheck, StagePrefixCache } from './prefix-cache.js';
 import type { SearchOutcome } from './search.js';
+import type { BatchSweepFindings, SweepDimension } from './batch-sizes.js';
 import type { StageLoad, StageLoadJson, StageRole } from './stages.js';
 
 export const SWEEP_SCHEMA = 'infermeter.sweep/2';
+
+/**
+ * The schema of a batch-size sweep (`sweep.dimension: "batch_size"`): /2 plus the dimension. Its
+ * stages all have the same load, so a /2 reader would read them as a load curve over one load
+ * (and find a knee in it); a load sweep is written as /2 still, which every /2 reader reads right.
+ */
+export const BATCH_SWEEP_SCHEMA = 'infermeter.sweep/3';
+
+/** The schema a sweep is written with: /3 for a batch-size sweep, else /2. */
+export function sweepSchemaFor(dimension: SweepDimension): string {
+  return dimension === 'batch_size' ? BATCH_SWEEP_SCHEMA : SWEEP_SCHEMA;
+}
 
 /**
  * Every sweep.json version this version reads. /2 (confirmed search answers, prefix-cache figures)
  * changed the meaning of `search.found`: in /1 the highest probe that passed, in /2 the highest
  * load whose confirmation run passed too. A /1 file reads as a search without confirmations.
  */
-export const READABLE_SWEEP_SCHEMAS: readonly string[] = ['infermeter.sweep/1', SWEEP_SCHEMA];
+export const READABLE_SWEEP_SCHEMAS: readonly string[] = ['infermeter.sweep/1', SWEEP_SCHEMA, BATCH_SWEEP_SCHEMA];
 
 /**
  * Whether a stage's SLO verdict counts toward the sweep's: every stage of the curve does; `--auto`'s
@@ -28,6 +41,17 @@ export const READABLE_SWEEP_SCHEMAS: readonly string[] = ['infermeter.sweep/1', 
  */
 export function stageJudgedBySlos(s: Pick<StageResult, 'role'>): boolean {
   return s.role !== 'probe';
+}
+
+/**
+ * Whether a sweep's SLO gate passes: a search found a load; a batch-size sweep has a batch size
+ * that held every SLO (larger ones failing them is what it measures); a load sweep's stages that
+ * count (stageJudgedBySlos) all held.
+ */
+export function sweepGatesPass(r: { search: { found: number | null } | null; stages: ReadonlyArray<Pick<StageResult, 'role' | 'slos_pass'>>; analysis: Pick<SweepAnalysis, 'batch'> }, mode: 'list' | 'auto' | 'search'): boolean {
+  if (mode === 'search') return r.search?.found !== null && r.search?.found !== undefined;
+  if (r.analysis.batch) return r.analysis.batch.largest_meeting_slos !== null;
+  return !r.stages.some((s) => stageJudgedBySlos(s) && s.slos_pass === false);
 }
 
 /** One stage: the figures of its measure-phase records (its `stage` index in records.jsonl). */
@@ -54,6 +78,8 @@ export interface StageResult {
   distributed?: Record<string, unknown> | null;
   /** The server's prefix-cache hit rate over the stage (prefix-cache.ts); null when not observed (HTTP without the series, --no-metrics); absent before schema /2. */
   prefix_cache?: StagePrefixCache | null;
+  /** A batch-size sweep's stage: the inputs (rerank/score: documents) per request it sent; absent in a load sweep. */
+  batch_size?: number;
 }
 
 export interface SweepAnalysis {
@@ -63,6 +89,8 @@ export interface SweepAnalysis {
   knee: (CurveFinding & { score: number }) | null;
   degradation: CurveFinding | null;
   params: CurveParams;
+  /** A batch-size sweep: the best batch size for inputs/s and the largest meeting the SLOs (saturation, knee and degradation are null: not run); absent in a load sweep. */
+  batch?: BatchSweepFindings;
 }
 
 export interface SweepAuto {
@@ -91,6 +119,8 @@ export interface SweepResult {
     id: string | null;
     name: string;
     mode: 'list' | 'auto' | 'search';
+    /** What varies between the stages: the load, or the batch size at one fixed load (`--batch-sizes`); absent in sweeps written before it (load). */
+    dimension?: SweepDimension;
     driver: 'http' | 'virtual';
     started_at: string;
     ended_at: string;

@@ -9,6 +9,7 @@
  * arrival times, and answers what the record needs (stream-events.ts: StreamScan).
  */
 import type { WorkItem } from '../../workload/types.js';
+import type { InputUnit } from '../../record/input-unit.js';
 import type { StreamScan, UsageCounts } from '../stream-events.js';
 
 export interface BodyOptions {
@@ -47,6 +48,11 @@ export interface EndpointKind {
    * request (embeddings): latency per request only, and a TTFT/TPOT/ITL SLO is refused.
    */
   readonly generates: boolean;
+  /**
+   * What a request's inputs are, for the figures' labels (`metrics.batch.input_unit`: "documents/s"
+   * for rerank and score); absent: `inputs` (embeddings, a plugin's). Only kinds that generate nothing carry a batch.
+   */
+  readonly inputUnit?: InputUnit;
   /**
    * What the workload hands it: a prompt, chat messages (the prompt as one user message when
    * none), or an audio clip (transcription: the item's text is not sent, and a workload without
