@@ -15,7 +15,7 @@ import { seriesCharts } from './series-charts.js';
 import { timelineChart } from './timeline-chart.js';
 import { traceCharts } from './trace-charts.js';
 import { overlaidCdfChart } from './overlay-charts.js';
-import { SWEEP_LOAD_TITLES, sweepCharts, sweepContextChart } from './sweep-charts.js';
+import { batchSweepCharts, SWEEP_LOAD_TITLES, sweepCharts, sweepContextChart } from './sweep-charts.js';
 
 export function chartVariants(): Chart[] {
   const dists: MetricDistribution[] = [];
@@ -29,6 +29,7 @@ export function chartVariants(): Chart[] {
     breakdownChart('tasks', '', []).chart,
     breakdownChart('turns', '', []).chart,
     ...Object.values(SWEEP_LOAD_TITLES).flatMap((t) => [...sweepCharts(t), sweepContextChart(t)]),
+    ...(['inputs', 'documents'] as const).flatMap((u) => batchSweepCharts(u)),
     timelineChart(true),
     ...traceCharts(),
     ...DISTRIBUTION_METRICS.flatMap((m) => (['log', 'linear'] as const).flatMap((scale) => (['stage', 'run'] as const).map((legend) => overlaidCdfChart(m, scale, legend, '')))),

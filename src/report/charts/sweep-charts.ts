@@ -17,6 +17,8 @@ export interface SweepPoint {
   request_per_s: number | null;
   output_tokens_per_s: number | null;
   goodput_request_per_s: number | null;
+  /** A batch-size sweep: inputs/s (rerank, score: documents/s). */
+  inputs_per_s?: number | null;
 }
 
 export interface SweepMarker {
@@ -77,6 +79,19 @@ export function sweepCharts(loadTitle: string): Chart[] {
     curve('sweep-tpot', 'Load → TPOT and E2E latency', `TPOT and E2E latency p50 and p99 of each stage (log scale). ${marks}`, loadTitle, [['tpot_p50', 'TPOT p50'], ['tpot_p99', 'TPOT p99'], ['e2el_p50', 'E2EL p50'], ['e2el_p99', 'E2EL p99']], 'ms', true, ['tpot_ms', 'e2el_ms']),
     curve('sweep-throughput', 'Load → throughput and goodput', `Completed requests/s and goodput (requests/s meeting every per-request SLO) of each stage. ${marks}`, loadTitle, [['request_per_s', 'requests/s'], ['goodput_request_per_s', 'goodput req/s']], 'requests/s', false, ['request_throughput', 'goodput']),
     curve('sweep-tokens', 'Load → output tokens/s', `Output tokens/s of each stage. ${marks}`, loadTitle, [['output_tokens_per_s', 'output tokens/s']], 'tokens/s', false, ['output_throughput']),
+  ];
+}
+
+/**
+ * A batch-size sweep's charts (`sweep_points` with `load` = the batch size): inputs/s (documents/s)
+ * and E2E latency against the batch size. No saturation or knee rules: the curve analysis reads
+ * load on the x axis, and every stage of this sweep has the same load.
+ */
+export function batchSweepCharts(unit: string): Chart[] {
+  const x = `batch size (${unit} per request)`;
+  return [
+    curve('sweep-batch-inputs', `Batch size → ${unit}/s`, `${unit[0]!.toUpperCase()}${unit.slice(1)}/s of each stage, every stage at the same load.`, x, [['inputs_per_s', `${unit}/s`]], `${unit}/s`, false, []),
+    curve('sweep-batch-latency', 'Batch size → E2E latency', 'E2E latency p50 and p99 of each stage (log scale); red: SLO thresholds.', x, [['e2el_p50', 'E2EL p50'], ['e2el_p99', 'E2EL p99']], 'ms', true, ['e2el_ms']),
   ];
 }
 

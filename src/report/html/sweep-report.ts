@@ -12,10 +12,12 @@ import { overlaidCdfCharts, overlaidCdfDatasets } from '../charts/overlay-charts
 import { diagnoseBottleneck } from '../data/bottleneck.js';
 import { runDistributions } from '../data/distributions.js';
 import { sloRules } from '../data/slo-rules.js';
-import { SWEEP_LOAD_TITLES, sweepCharts, type SweepMarker, type SweepPoint } from '../charts/sweep-charts.js';
+import { batchSweepCharts, SWEEP_LOAD_TITLES, sweepCharts, type SweepMarker, type SweepPoint } from '../charts/sweep-charts.js';
 import { escapeHtml as e } from './escape.js';
 import { renderPage, type PageSection } from './page.js';
 import { htmlTable, pct } from './tables.js';
+import { BATCH_SWEEP_CURVE_NOTE, type BatchSweepFindings } from '../../sweep/batch-sizes.js';
+import { inputUnitOf } from '../../record/input-unit.js';
 import { prefixCacheLines, type PrefixCacheCheck, type StagePrefixCache } from '../../sweep/prefix-cache.js';
 
 type StageLoad = { kind: 'rate'; rate: number | 'inf' } | { kind: 'concurrency'; concurrency: number };
@@ -29,11 +31,11 @@ interface Finding {
 export interface SweepDoc {
   schema: string;
   infermeter_version: string;
-  sweep: { id: string | null; name: string; mode: string; driver: string; started_at: string; interrupted: boolean };
+  sweep: { id: string | null; name: string; mode: string; dimension?: string; driver: string; started_at: string; interrupted: boolean };
   target: { model?: unknown; base_url?: unknown; endpoint?: unknown; simulated?: unknown };
   slos: string[];
-  stages: Array<{ index: number; role: string; load: StageLoad; metrics: RunMetrics; slos?: ObjectiveResult[] | null; slos_pass: boolean | null; stopped_early: string | null; server?: ServerObservation | null; prefix_cache?: StagePrefixCache | null }>;
-  analysis: { order: number[]; saturation: Finding | null; knee: Finding | null; degradation: Finding | null };
+  stages: Array<{ index: number; role: string; load: StageLoad; metrics: RunMetrics; slos?: ObjectiveResult[] | null; slos_pass: boolean | null; stopped_early: string | null; server?: ServerObservation | null; prefix_cache?: StagePrefixCache | null; batch_size?: number }>;
+  analysis: { order: number[]; saturation: Finding | null; knee: Finding | null; degradation: Finding | null; batch?: BatchSweepFindings };
   search: { found: number | null; reason: string; bracketed?: number | null; confirmations?: Array<{ load: number; stage: number; pass: boolean; why: string }> } | null;
   pass: boolean;
   prefix_cache?: PrefixCacheCheck | null;
@@ -91,6 +93,7 @@ function serverTable(stages: SweepDoc['stages'], loadText: (l: StageLoad) => str
 }
 
 export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string, records: readonly RequestRecord[] = []): Promise<string> {
+  if (doc.sweep.dimension === 'batch_size') return buildBatchSweepReport(doc, spec, generator);
   const byIndex = new Map(doc.stages.map((s) => [s.index, s]));
   const ordered = (doc.analysis?.order ?? doc.stages.map((s) => s.index)).map((i) => byIndex.get(i)).filter((s) => s !== undefined);
   const kind = curveKind(ordered.map((s) => s.load.kind));
@@ -182,4 +185,73 @@ export function buildSweepReport(doc: SweepDoc, spec: unknown, generator: string
     ['Stages', String(doc.stages.length)],
   ];
   return renderPage({ title: `infermeter sweep: ${String(t.model ?? '')}`, facts, sections, datasets, generator });
+}
+
+/**
+ * A batch-size sweep's report (`sweep.dimension: "batch_size"`): the stage table by batch size —
+ * requests/s, inputs/s (documents/s), input tokens/s, E2E latency p50/p90/p99, errors, SLOs — its
+ * two answers, and inputs/s and E2E latency against the batch size. No saturation point or knee.
+ */
+function buildBatchSweepReport(doc: SweepDoc, spec: unknown, generator: string): Promise<string> {
+  const byIndex = new Map(doc.stages.map((s) => [s.index, s]));
+  const ordered = doc.analysis.order.map((i) => byIndex.get(i)).filter((s) => s !== undefined);
+  const unit = ordered[0] ? inputUnitOf(ordered[0].metrics) : 'inputs';
+  const points: SweepPoint[] = ordered
+    .filter((s) => s.batch_size !== undefined)
+    .map((s) => {
+      const m = s.metrics;
+      return {
+        load: s.batch_size!,
+        stage: s.index,
+        ttft_p50: null,
+        ttft_p99: null,
+        tpot_p50: null,
+        tpot_p99: null,
+        e2el_p50: m.latency.e2el_ms.p50,
+        e2el_p99: m.latency.e2el_ms.p99,
+        request_per_s: m.throughput.request_per_s,
+        output_tokens_per_s: null,
+        goodput_request_per_s: null,
+        inputs_per_s: m.batch?.inputs_per_s ?? null,
+      };
+    });
+  const withSlos = doc.stages.find((st) => st.slos && st.slos.length > 0);
+  const datasets: Datasets = { sweep_points: points, sweep_markers: [], [SLO_RULES]: sloRules(withSlos?.slos, []) };
+  const f = doc.analysis.batch;
+  const best = f?.best_inputs_per_s ?? null;
+  const largest = f?.largest_meeting_slos ?? null;
+  const answers = [
+    best ? `Most ${unit}/s: batch size ${best.batch_size} (${stageName(best.index)}), ${fmt(best.inputs_per_s, 1)} ${unit}/s.` : `Most ${unit}/s: no stage completed a request.`,
+    ...(doc.slos.length ? [largest ? `Largest batch size meeting every SLO: ${largest.batch_size} (${stageName(largest.index)}).` : 'Largest batch size meeting every SLO: none — no stage held them.'] : []),
+  ];
+  const verdict = doc.slos.length
+    ? `<div class="verdict ${doc.pass ? 'ok' : 'bad'}"><strong>${largest ? `batch size ${largest.batch_size} held the SLOs` : 'no batch size held the SLOs'}</strong>: ${doc.slos.map((s) => e(s)).join('; ')}</div>`
+    : '<p class="note">No SLOs were given.</p>';
+  const load = ordered[0] ? loadText(ordered[0].load) : '—';
+  const rows = ordered.map((s) => {
+    const m = s.metrics;
+    const l = m.latency.e2el_ms;
+    return [stageName(s.index), String(s.batch_size ?? '—'), String(m.requests.total), fmt(m.throughput.request_per_s, 3), fmt(m.batch?.inputs_per_s, 1), fmt(m.batch?.input_tokens_per_s, 1), fmt(l.p50), fmt(l.p90), fmt(l.p99), pct(m.requests.failure_rate), s.slos_pass === null ? '—' : s.slos_pass ? 'pass' : 'fail'];
+  });
+  const table = htmlTable(['Stage', 'batch size', 'requests', 'req/s', `${unit}/s`, 'input tok/s', 'E2EL p50 (ms)', 'E2EL p90 (ms)', 'E2EL p99 (ms)', 'failed', 'SLOs'], rows);
+  const sections: PageSection[] = [
+    {
+      id: 'summary',
+      title: 'Batch-size sweep',
+      html: `${verdict}<ul>${answers.map((a) => `<li>${e(a)}</li>`).join('')}</ul><p class="note">Batch size = ${e(unit)} per request; every stage at one load: ${e(load)}. Saturation, knee, degradation: ${e(f?.curve ?? BATCH_SWEEP_CURVE_NOTE)}.</p><h3>Stages (by batch size)</h3>${table}`,
+      charts: [],
+    },
+    { id: 'curves', title: 'Batch-size curves', html: points.length ? '' : '<p class="note">No stage to draw.</p>', charts: points.length ? batchSweepCharts(unit) : [] },
+    { id: 'spec', title: 'Run spec', html: `<details open><summary>spec.json (secrets removed)</summary><pre>${e(JSON.stringify(spec, null, 2))}</pre></details>`, charts: [] },
+  ];
+  const t = doc.target;
+  const facts: Array<[string, string]> = [
+    ['Sweep', doc.sweep.id ?? doc.sweep.name],
+    ['Varies', 'batch size'],
+    ['Model', String(t.model ?? '—')],
+    ['Target', t.simulated ? `built-in simulator (${doc.sweep.driver === 'virtual' ? 'virtual time' : 'HTTP'})` : `${String(t.base_url ?? '')}${String(t.endpoint ?? '')}`],
+    ['Started', doc.sweep.started_at],
+    ['Stages', String(doc.stages.length)],
+  ];
+  return renderPage({ title: `infermeter batch-size sweep: ${String(t.model ?? '')}`, facts, sections, datasets, generator });
 }
