@@ -31,8 +31,9 @@ describe('embeddings', () => {
     expect(stdout).toContain('No TTFT, TPOT or ITL: these requests generate no tokens (one answer per request, its latency is E2E); 12 requests carried 48 inputs, batch size mean 4.0, max 4');
     expect(stdout).toMatch(/^Inputs +inputs\/s +\d/m);
     expect(stdout).not.toMatch(/^TTFT/m);
-    const batch = (json.metrics as { batch: { inputs_total: number; batch_size_max: number } }).batch;
-    expect([batch.inputs_total, batch.batch_size_max]).toEqual([48, 4]);
+    expect(stdout).not.toMatch(/documents/);
+    const batch = (json.metrics as { batch: { inputs_total: number; batch_size_max: number; input_unit: string } }).batch;
+    expect([batch.inputs_total, batch.batch_size_max, batch.input_unit]).toEqual([48, 4, 'inputs']);
   });
 
   it("in virtual time with vLLM's --backend name: the same records' shape", async () => {

@@ -43,13 +43,18 @@ describe.each([
   ['rerank', '/v1/rerank'],
   ['score', '/score'],
 ] as const)('%s', (kind, path) => {
-  it('over HTTP: batches of 4 documents, latency only; the summary says there is no TTFT/TPOT; a TTFT SLO is refused', async () => {
-    const { recs, stdout } = await runSaved([...http, '--endpoint-type', kind, '--batch-size', '4'], dirs);
+  it('over HTTP: batches of 4 documents, latency only; the summary says there is no TTFT/TPOT and gives documents/s; a TTFT SLO is refused', async () => {
+    const { recs, stdout, analyzed } = await runSaved([...http, '--endpoint-type', kind, '--batch-size', '4'], dirs);
     expect(stdout).toContain(`(${path})`);
     expect(recs).toHaveLength(12);
     for (const r of recs) expect([r.status, r.inputs, r.first_token_ms, r.chunk_ms.length, r.output_tokens]).toEqual(['ok', 4, null, 0, 0]);
-    expect(stdout).toContain('No TTFT, TPOT or ITL: these requests generate no tokens (one answer per request, its latency is E2E); 12 requests carried 48 inputs, batch size mean 4.0, max 4');
-    expect(stdout).toMatch(/^Inputs +inputs\/s +\d/m);
+    // A rerank or score request's inputs are documents: the summary, its throughput rows and result.json say so.
+    expect(stdout).toContain('No TTFT, TPOT or ITL: these requests generate no tokens (one answer per request, its latency is E2E); 12 requests carried 48 documents, documents per request mean 4.0, max 4');
+    expect(stdout).toMatch(/^Documents +documents\/s +\d/m);
+    expect(stdout).toMatch(/^Documents \(total\) +documents +48$/m);
+    expect(stdout).not.toMatch(/inputs\/s/);
+    const batch = (JSON.parse(analyzed.stdout) as { metrics: { batch: { input_unit: string; inputs_total: number } } }).metrics.batch;
+    expect([batch.input_unit, batch.inputs_total]).toEqual(['documents', 48]);
     const slo = await runCli([...http, '--endpoint-type', kind, '--slo', 'p95(ttft) < 1s']);
     expect([slo.code, slo.stderr.trim()]).toEqual([2, `error: --slo "p95(ttft) < 1s": ${kind} requests generate no tokens, so they have no TTFT, TPOT or ITL; bound e2el (the request's latency) instead`]);
   });
