@@ -275,7 +275,7 @@ A sweep's workers get its flags without the stage list (the coordinator announce
     // Without a per-stage length, each stage runs until SWEEP_STAGE_DEFAULTS says (the log says so too).
     if (defaulted) Object.assign(opts, { numPrompts: SWEEP_STAGE_DEFAULTS.num_prompts, duration: SWEEP_STAGE_DEFAULTS.duration });
     if (defaulted) io.stderr.write(`sweep: each stage runs ${SWEEP_STAGE_DEFAULTS.duration} or ${SWEEP_STAGE_DEFAULTS.num_prompts} requests, whichever ends first (change with --duration, --num-prompts)\n`);
-    setExit(await (await import('./sweep-command.js')).sweepCommand(await resolveSpec(opts, { extraFlags: STAGE_FLAGS }), opts, io, 'http', distributed));
+    setExit(await (await import('./sweep-command.js')).sweepCommand(await resolveSpec(opts, { extraFlags: STAGE_FLAGS, demoDefaults: false }), opts, io, 'http', distributed));
   });
 
   const sim = program.command('sim').description('the simulated inference engine');

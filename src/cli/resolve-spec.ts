@@ -25,6 +25,8 @@ function applySimulatorDemoDefaults(merged: PlainObject): void {
 
 export interface ResolveMode {
   simulatorOnly?: boolean;
+  /** false: no quickstart load against the built-in simulator (a sweep sets each stage's load; a batch-size sweep runs at the one the user gave). Default true. */
+  demoDefaults?: boolean;
   extraFlags?: readonly FlagDef[];
   /**
    * The environment, for OPENAI_BASE_URL (the OpenAI SDK's convention): the server when neither
@@ -58,7 +60,7 @@ export function resolveRunSpec(opts: Record<string, unknown>, mode: ResolveMode 
   if (Object.keys(workloadFlags).length > 0) fromFlags.workload = workloadFlags;
   const merged = deepMerge(fromFile, fromFlags);
   const origin = mode.simulatorOnly ? null : targetFromEnv(merged, mode);
-  if (!mode.simulatorOnly) applySimulatorDemoDefaults(merged);
+  if (!mode.simulatorOnly && mode.demoDefaults !== false) applySimulatorDemoDefaults(merged);
   const spec = validateSpec(RunSpecSchema, merged, { flagPaths, configPath });
   checkRunSpec(spec, flagPaths);
   if (origin !== null) mode.log?.(origin);
