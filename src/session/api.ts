@@ -9,6 +9,7 @@ import { UserError } from '../errors/user-error.js';
 import type { RunResult } from '../report/result-json.js';
 import type { ProgressSnapshot } from '../runner/progress.js';
 import type { StageSequence } from '../sweep/run-sweep.js';
+import { parseBatchSizeList } from '../sweep/batch-sizes.js';
 import type { SweepResult } from '../sweep/sweep-result.js';
 import { analyzeRun } from './analyze.js';
 import type { SessionContext } from './context.js';
@@ -40,6 +41,8 @@ export type SweepStages =
   | { request_rates: number[] }
   | { concurrencies: number[] }
   | { auto: number }
+  /** One stage per batch size (embeddings, rerank, score) at the spec's own load (`load.max_concurrency`, `concurrency` or `request_rate`). */
+  | { batch_sizes: number[] }
   | { search: 'rate' | 'concurrency'; precision?: number; start?: number; max?: number };
 
 /** Raised when the signal aborted before the load started: nothing was sent and nothing written. */
@@ -96,6 +99,7 @@ function stageSequenceOf(stages: SweepStages): StageSequence {
   if ('request_rates' in stages) return { mode: 'list', loads: stages.request_rates.map((rate) => ({ kind: 'rate', rate })) };
   if ('concurrencies' in stages) return { mode: 'list', loads: stages.concurrencies.map((concurrency) => ({ kind: 'concurrency', concurrency })) };
   if ('auto' in stages) return { mode: 'auto', n: stages.auto };
+  if ('batch_sizes' in stages) return { mode: 'batch', sizes: parseBatchSizeList(stages.batch_sizes.map(String).join(','), 'batch_sizes'), load: null };
   const integer = stages.search === 'concurrency';
   const start = stages.start ?? 1;
   return { mode: 'search', kind: stages.search, options: { start, precision: stages.precision ?? 0.05, min: integer ? 1 : Math.min(start, 1) / 64, max: stages.max ?? 1024, integer } };
