@@ -50,6 +50,8 @@ export async function findMatchingSweep(resultsDir: string, result: Obj, spec: u
     } catch {
       continue; // moved or deleted since it was indexed
     }
+    // A batch-size sweep has one load for every stage: no load curve to place a run on.
+    if (obj(doc.sweep).dimension === 'batch_size') continue;
     if (canonicalJson(setupSpec(sweepSpec(sweepDir, doc), ctx, model)) !== want) continue;
     const analysis = obj(doc.analysis);
     return {

@@ -27,7 +27,7 @@ interface Finding {
   reason: string;
 }
 
-/** The part of sweep.json (`infermeter.sweep/1` and `/2`) the report reads. */
+/** The part of sweep.json (`infermeter.sweep/1`, `/2` and `/3`) the report reads. */
 export interface SweepDoc {
   schema: string;
   infermeter_version: string;
