@@ -99,6 +99,18 @@ describe('sim sweep --batch-sizes', () => {
     expect(out.stdout).toMatch(/^Most documents\/s: batch size 4 \(stage 2\)/m);
   }, 60_000);
 
+  it('over HTTP against the built-in simulator: every stage at the load given, not the quickstart rate', async () => {
+    const out = await runCli(['sweep', '--endpoint-type', 'embeddings', '--batch-sizes', '1,2', '--max-concurrency', '2', '--num-prompts', '6', '--random-input-len', '16', '--no-save', '--json', '--workers', '1']);
+    // A busy machine may make a stage invalid (exit 5); the load is the point here.
+    expect([EXIT_CODES.OK, EXIT_CODES.INVALID_RUN], out.stderr).toContain(out.code);
+    const r = JSON.parse(out.stdout) as SweepResult;
+    expect(r.stages.map((x) => [x.batch_size, x.load, x.metrics.batch!.inputs_total])).toEqual([
+      [1, { kind: 'rate', rate: 'inf' }, 6],
+      [2, { kind: 'rate', rate: 'inf' }, 12],
+    ]);
+    expect((r.load as { max_concurrency?: unknown }).max_concurrency).toBe(2);
+  }, 60_000);
+
   it('refuses in one line, exit 2, before any stage', async () => {
     const refused = async (args: string[]) => {
       const out = await runCli(['sim', 'sweep', '--num-prompts', '10', '--no-save', ...args]);
