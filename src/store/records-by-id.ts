@@ -78,7 +78,7 @@ class Growing<A extends Float64Array | Int32Array> {
 function parseRecordLine(path: string, line: Buffer, lineNo: number, micros: MicrosBuffer): RequestRecord | null {
   const scan = line[0] === OPEN_BRACE ? scanChunkMicros(line, micros) : null;
   if (scan !== null) {
-    let o: unknown = null;
+    let o: unknown;
     try {
       o = JSON.parse(`${line.toString('utf8', 0, scan.open)}0${line.toString('utf8', scan.close + 1)}`);
     } catch {
