@@ -3,14 +3,15 @@
  * records and summary in other formats (docs/report.md §Exports). The vLLM-compatible JSON
  * is `run`/`analyze --vllm-json`.
  */
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../errors/user-error.js';
-import { recordsCsvPieces, summaryCsv } from '../export/csv-export.js';
+import { csvPiecesOfBatches, summaryCsv } from '../export/csv-export.js';
 import { markdownSummary } from '../export/markdown-export.js';
-import { writeRecordsParquet } from '../export/parquet-export.js';
+import { writeParquetOfBatches } from '../export/parquet-export.js';
 import { loadRunBundle, loadSweepBundle } from '../report/render-report.js';
 import { isSweepDir } from '../store/run-bundle.js';
+import { indexRecordsById, recordBatchesById, type RecordsById } from '../store/records-by-id.js';
 import { sweepMarkdown, sweepSummaryCsv } from '../export/sweep-export.js';
 import type { CliIo } from './io.js';
 import { unwritableDirReason } from '../util/writable-path.js';
@@ -57,9 +58,21 @@ export async function exportCommand(dir: string, opts: { format: string; outDir?
   const unwritable = unwritableDirReason(opts.outDir ?? dir);
   if (unwritable) throw new UserError(`${opts.outDir !== undefined ? '--out-dir ' : ''}${opts.outDir ?? dir}: ${unwritable}${opts.outDir === undefined ? '; give --out-dir' : ''}`);
   const warn = (line: string): void => void io.stderr.write(`${line}\n`);
-  const sweep = isSweepDir(dir) ? loadSweepBundle(dir) : null;
-  const bundle = sweep ? null : loadRunBundle(dir, undefined, undefined, warn);
-  const records = sweep ? sweep.records : bundle!.records;
+  // CSV and Parquet stream the records in id order (store/records-by-id.ts: one checking pass, then
+  // a batch at a time); only the Markdown summary reads the run's records whole, for its figures.
+  const whole = formats.includes('markdown') ? undefined : [];
+  const sweep = isSweepDir(dir) ? loadSweepBundle(dir, whole) : null;
+  const bundle = sweep ? null : loadRunBundle(dir, whole, undefined, warn);
+  const recordsPath = join(dir, 'records.jsonl');
+  let index: RecordsById | null = null;
+  const indexed = (): RecordsById => {
+    // A sweep's reader gives no warning line (render-report.ts loadSweepBundle), nor does this one; a run's does.
+    index ??= existsSync(recordsPath)
+      ? indexRecordsById(recordsPath, sweep || whole === undefined ? {} : { warn })
+      : { path: recordsPath, count: 0, offsets: new Float64Array(0), lengths: new Int32Array(0) };
+    return index;
+  };
+  if (formats.includes('csv') || formats.includes('parquet')) indexed();
   const outDir = opts.outDir ?? dir;
   try {
     mkdirSync(outDir, { recursive: true });
@@ -69,13 +82,13 @@ export async function exportCommand(dir: string, opts: { format: string; outDir?
   const written: string[] = [];
   for (const format of formats) {
     if (format === 'csv') {
-      writePieces(join(outDir, EXPORT_FILES.recordsCsv), recordsCsvPieces(records));
+      writePieces(join(outDir, EXPORT_FILES.recordsCsv), csvPiecesOfBatches(recordBatchesById(indexed())));
       write(join(outDir, EXPORT_FILES.summaryCsv), sweep ? sweepSummaryCsv(sweep.doc) : summaryCsv(bundle!.result));
       written.push(join(outDir, EXPORT_FILES.recordsCsv), join(outDir, EXPORT_FILES.summaryCsv));
     } else if (format === 'parquet') {
       const path = join(outDir, EXPORT_FILES.parquet);
       try {
-        await writeRecordsParquet(records, path);
+        await writeParquetOfBatches(recordBatchesById(indexed()), path);
       } catch (err) {
         throw new UserError(`cannot write ${path}: ${(err as Error).message.split('\n')[0]}`);
       }

@@ -21,14 +21,30 @@ export const CSV_BATCH = 1_000;
  */
 export function* recordsCsvPieces(records: readonly RequestRecord[]): Generator<string> {
   const sorted = [...records].sort((a, b) => a.id - b.id);
+  function* batches(): Generator<readonly RequestRecord[]> {
+    for (let i = 0; i < sorted.length; i += CSV_BATCH) yield sorted.slice(i, i + CSV_BATCH);
+  }
+  yield* csvPiecesOfBatches(batches());
+}
+
+/**
+ * The records' CSV from batches already in row order (store/records-by-id.ts reads them a batch
+ * at a time), one piece per batch, header first (alone when there is no batch). The same bytes as
+ * recordsCsvPieces of the same records.
+ */
+export function* csvPiecesOfBatches(batches: Iterable<readonly RequestRecord[]>): Generator<string> {
   const columns = RECORD_COLUMNS.map((c) => c.name);
-  for (let i = 0; i === 0 || i < sorted.length; i += CSV_BATCH) {
-    const rows = sorted.slice(i, i + CSV_BATCH).map((r) => RECORD_COLUMNS.map((c) => {
+  let header = true;
+  for (const batch of batches) {
+    if (batch.length === 0) continue;
+    const rows = batch.map((r) => RECORD_COLUMNS.map((c) => {
       const v = c.get(r);
       return v === null ? '' : typeof v === 'number' ? v : String(v);
     }));
-    yield stringify(rows, { header: i === 0, columns });
+    yield stringify(rows, { header, columns });
+    header = false;
   }
+  if (header) yield stringify([], { header: true, columns });
 }
 
 export function recordsCsv(records: readonly RequestRecord[]): string {

@@ -72,20 +72,32 @@ export class RecordsChecker {
    * two different records share (stage, id, attempt). `records` are those given to add, in order.
    */
   finish(records: RequestRecord[]): { records: RequestRecord[]; warnings: string[] } {
-    if (!this.anyNaN && !hasRepeat(this.keys.subarray(0, this.n))) return { records, warnings: [] };
+    const repeats = this.repeats((i) => records[i]!);
+    if (repeats === null) return { records, warnings: [] };
+    return { records: records.filter((_, i) => repeats.drop[i] === 0), warnings: repeats.warnings };
+  }
+
+  /**
+   * finish without the records held: `recordAt(i)` gives the i-th record given to add (asked for
+   * only when there are repeats). Null when nothing repeats; else which records to drop (1) and
+   * the warning line. Throws as finish.
+   */
+  repeats(recordAt: (i: number) => RequestRecord): { drop: Uint8Array; warnings: string[] } | null {
+    if (!this.anyNaN && !hasRepeat(this.keys.subarray(0, this.n))) return null;
     const first = new Map<number | string, number>();
-    const drop = new Uint8Array(records.length);
+    const drop = new Uint8Array(this.n);
     let dropped = 0;
     let firstDropLine = 0;
-    for (let i = 0; i < records.length; i++) {
-      const r = records[i]!;
-      const key = Number.isNaN(this.keys[i]!) ? `${r.stage}:${r.id}:${r.attempt ?? 0}` : this.keys[i]!;
+    for (let i = 0; i < this.n; i++) {
+      let r: RequestRecord | null = null;
+      const key = Number.isNaN(this.keys[i]!) ? ((r = recordAt(i)), `${r.stage}:${r.id}:${r.attempt ?? 0}`) : this.keys[i]!;
       const at = first.get(key);
       if (at === undefined) {
         first.set(key, i);
         continue;
       }
-      if (recordToJsonLine(records[at]!) !== recordToJsonLine(r)) {
+      r ??= recordAt(i);
+      if (recordToJsonLine(recordAt(at)) !== recordToJsonLine(r)) {
         throw new UserError(
           `${this.path}:${this.lines[i]}: a second, different record for ${describeKey(r)} (first at line ${this.lines[at]}): records of another run mixed in? Refused rather than counted twice`,
         );
@@ -93,8 +105,7 @@ export class RecordsChecker {
       drop[i] = 1;
       if (dropped++ === 0) firstDropLine = this.lines[i]!;
     }
-    const kept = records.filter((_, i) => drop[i] === 0);
-    return { records: kept, warnings: [`warning: ${this.path}: ${dropped} record${dropped === 1 ? '' : 's'} written twice (identical lines, the first repeat at line ${firstDropLine}); each counted once`] };
+    return { drop, warnings: [`warning: ${this.path}: ${dropped} record${dropped === 1 ? '' : 's'} written twice (identical lines, the first repeat at line ${firstDropLine}); each counted once`] };
   }
 }
 

@@ -1,7 +1,7 @@
 /** The records' CSV written in pieces is the CSV made in one piece: one header, every row once, in id order. */
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { CSV_BATCH, recordsCsv, recordsCsvPieces } from '../../src/export/csv-export.js';
+import { CSV_BATCH, csvPiecesOfBatches, recordsCsv, recordsCsvPieces } from '../../src/export/csv-export.js';
 import { RECORD_COLUMNS } from '../../src/export/record-columns.js';
 import { emptyRecord } from '../../src/record/record.js';
 
@@ -22,6 +22,16 @@ describe('recordsCsvPieces', () => {
     );
     expect(pieces.join('')).toBe(oneShot);
     expect(recordsCsv(records)).toBe(oneShot);
+  });
+
+  it('from batches in row order (what export streams): the same bytes whatever the batch size, one header; no batch or empty ones: the header alone', () => {
+    const records = Array.from({ length: 23 }, (_, i) => ({ ...emptyRecord(i, i), error_message: i % 5 === 0 ? 'a, "quoted"\nline' : null }));
+    for (const size of [1, 4, 23]) {
+      const batches = Array.from({ length: Math.ceil(records.length / size) }, (_, k) => records.slice(k * size, (k + 1) * size));
+      expect([...csvPiecesOfBatches([[], ...batches, []])].join('')).toBe(recordsCsv(records));
+    }
+    expect([...csvPiecesOfBatches([])].join('')).toBe(recordsCsv([]));
+    expect([...csvPiecesOfBatches([[], []])].join('')).toBe(recordsCsv([]));
   });
 
   it('no records: the header alone', () => {

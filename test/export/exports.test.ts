@@ -4,6 +4,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecordsFile } from '../../src/store/records-file.js';
+import { CHUNK_COLUMN, RECORD_COLUMNS } from '../../src/export/record-columns.js';
 import type { RunResult } from '../../src/report/result-json.js';
 import { runCli } from '../helpers/cli.js';
 import { INJECTED, makeReportFixture, type ReportFixture } from '../report/report-fixture.js';
@@ -68,6 +69,31 @@ describe('exports read back', () => {
       // DuckDB's quantile_cont interpolates as numpy's default does, which the metrics follow.
       expect(row!.ttft_p50).toBeCloseTo(result.metrics.latency.ttft_ms.p50!, 9);
       expect(row!.e2el_p99).toBeCloseTo(result.metrics.latency.e2el_ms.p99!, 9);
+    } finally {
+      conn.closeSync();
+      db.closeSync();
+    }
+  });
+
+  it('Parquet: every column of every row is the record column’s value, of its fixed type, rows in id order', async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    try {
+      const path = join(out, 'records.parquet').replace(/'/g, "''");
+      const columns = [...RECORD_COLUMNS, CHUNK_COLUMN];
+      const types = (await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${path}')`)).getRowObjectsJS() as Array<{ column_name: string; column_type: string }>;
+      const SQL = { int: 'BIGINT', double: 'DOUBLE', text: 'VARCHAR', double_list: 'DOUBLE[]' } as const;
+      expect(types.map((t) => [t.column_name, t.column_type])).toEqual(columns.map((c) => [c.name, SQL[c.type]]));
+      const rows = (await conn.runAndReadAll(`SELECT * FROM read_parquet('${path}')`)).getRowObjectsJS() as Array<Record<string, unknown>>;
+      const sorted = [...readRecordsFile(join(fx.dir, 'records.jsonl')).records].sort((a, b) => a.id - b.id);
+      expect(rows).toHaveLength(sorted.length);
+      const cell = (v: unknown): unknown => (typeof v === 'bigint' ? Number(v) : v);
+      for (let i = 0; i < rows.length; i++) {
+        for (const c of columns) {
+          const want = c.get(sorted[i]!);
+          expect([i, c.name, cell(rows[i]![c.name])]).toEqual([i, c.name, want instanceof Float64Array ? Array.from(want) : want]);
+        }
+      }
     } finally {
       conn.closeSync();
       db.closeSync();
