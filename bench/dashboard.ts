@@ -32,6 +32,8 @@ import { rowFromRunDir } from '../src/history/history-row.js';
 import { fmt, machine } from './lib.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** BENCH_CPU_PROF=DIR: the children write CPU profiles there (node --cpu-prof). */
+const PROF = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
 export const GOALS = { historyWallS: 10, firstByteMs: 200, loadedMs: 1000 };
 
 export interface Usage {
@@ -70,7 +72,7 @@ export async function firstHistoryRead(results: string): Promise<HistoryRead> {
   const usage = join(results, '..', `usage-history-${process.hrtime.bigint()}.json`);
   const load1 = loadavg()[0]!;
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', join(ROOT, 'bench/usage-at-exit.mjs'), join(ROOT, 'bin/infermeter.js'), 'history', '--result-dir', results], {
+  const child = spawn(process.execPath, [...PROF, '--import', join(ROOT, 'bench/usage-at-exit.mjs'), join(ROOT, 'bin/infermeter.js'), 'history', '--result-dir', results], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, BENCH_USAGE_FILE: usage },
   });
@@ -96,7 +98,7 @@ export async function dashboardLoad(results: string): Promise<DashboardLoad> {
   const usage = join(results, '..', `usage-dashboard-${process.hrtime.bigint()}.json`);
   const load1 = loadavg()[0]!;
   const s0 = performance.now();
-  const child = spawn(process.execPath, ['--import', join(ROOT, 'bench/usage-at-exit.mjs'), join(ROOT, 'bin/infermeter.js'), 'dashboard', '--result-dir', results, '--port', '0'], {
+  const child = spawn(process.execPath, [...PROF, '--import', join(ROOT, 'bench/usage-at-exit.mjs'), join(ROOT, 'bin/infermeter.js'), 'dashboard', '--result-dir', results, '--port', '0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, BENCH_USAGE_FILE: usage },
   });
@@ -165,6 +167,9 @@ export async function runHistoryDashboard(runs: number): Promise<HistoryDashboar
     const b = join(tmp, 'b');
     await makeResults(runs, a);
     cpSync(a, b, { recursive: true });
+    // The runs finished over hours, their files long written back: without this, the fold's
+    // unlinks of 2,000 just-written journal files waited for their write-back (~1.7 ms each).
+    execFileSync('sync');
     const history = await firstHistoryRead(a);
     const cold = await dashboardLoad(b); // its first request folds the journal
     const warm = await dashboardLoad(b);

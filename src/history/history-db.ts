@@ -14,7 +14,8 @@
  * Within one process the uses are queued, since two instances on one file would not see each
  * other's lock.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { HISTORY_FILE, hasJournal, PENDING_DIR } from './history-journal.js';
@@ -244,6 +245,7 @@ async function openHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: Duc
   }
   const c = await instance.connect();
   let upgrade = false;
+  let removeFolded: (() => Promise<void>) | null = null;
   try {
     await c.run(`SET TimeZone = 'UTC'`);
     if (opts.mode === 'write' || inMemory) {
@@ -254,12 +256,14 @@ async function openHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: Duc
       upgrade = mayUpgrade && (await missingColumns(c));
     }
     if (!upgrade) {
-      if (opts.mode === 'write') await foldPending(c, resultsDir);
+      if (opts.mode === 'write') removeFolded = await foldPending(c, resultsDir);
       return await fn(c);
     }
   } finally {
     c.closeSync();
     instance.closeSync();
+    // The folded rows are committed: their files go (after the close, so the file is not held meanwhile).
+    await removeFolded?.();
   }
   // Written by an earlier version: add the new columns once (a short write), then read as usual.
   await openHistory(resultsDir, { ...opts, mode: 'write' }, async () => undefined, false);
@@ -360,9 +364,13 @@ export async function upsertRows(c: DuckDBConnection, rows: readonly HistoryRow[
   }
 }
 
-async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<void> {
+/** Journal files removed at once after a fold. */
+const REMOVE_AT_ONCE = 16;
+
+/** Upserts the journal's rows; returns what removes their files (a row rewritten meanwhile stays), to call after the database is closed. */
+async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<() => Promise<void>> {
   const dir = join(resultsDir, PENDING_DIR);
-  if (!existsSync(dir)) return;
+  if (!existsSync(dir)) return async () => undefined;
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
   const rows: HistoryRow[] = [];
   const folded: Array<[string, string]> = [];
@@ -397,19 +405,28 @@ async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<voi
       }
     }
   }
-  for (const [f, text] of folded) {
-    // A run re-analysed meanwhile rewrote its row: that newer row stays for the next fold.
+  return async () => {
+    // A few at a time: one by one, each unlink of a file long written back waited ~2.5 ms on a
+    // busy disk (2,000 rows: 5–7 s); 16 at once took 0.4–0.5 s (docs/performance.md §8).
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < folded.length) {
+        const [f, text] = folded[next++]!;
+        // A run re-analysed meanwhile rewrote its row: that newer row stays for the next fold.
+        try {
+          if ((await readFile(join(dir, f), 'utf8')) === text) await rm(join(dir, f), { force: true });
+        } catch {
+          // already gone
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(REMOVE_AT_ONCE, folded.length) }, worker));
     try {
-      if (readFileSync(join(dir, f), 'utf8') === text) rmSync(join(dir, f), { force: true });
+      rmdirSync(dir); // only when empty: then readers need not open the history for writing to fold it
     } catch {
-      // already gone
+      // not empty (an unreadable row is left for a person), or another process removed it
     }
-  }
-  try {
-    rmdirSync(dir); // only when empty: then readers need not open the history for writing to fold it
-  } catch {
-    // not empty (an unreadable row is left for a person), or another process removed it
-  }
+  };
 }
 
 /** Moves a journal row the history cannot take to REJECTED_DIR, with one line (`history --reindex` rebuilds its run's row from the run directory). */

@@ -43,7 +43,7 @@ describe('journal fold in multi-row statements', () => {
   });
 
   it('every column holds what a parameterised INSERT of the row stores (nulls, an empty list, timestamps, JSON)', async () => {
-    const odd: HistoryRow = { ...row, run_id: 'typed', name: null, validity_reasons: [], interrupted: true, concurrency: 7, request_rate: 0.1 + 0.2, ended_at: null, slo: '{"ttft_ms":{"p99":200}}' };
+    const odd: HistoryRow = { ...row, run_id: 'typed', name: '', validity_reasons: [], interrupted: true, concurrency: 7, request_rate: 0.1 + 0.2, ended_at: null, slo: '{"ttft_ms":{"p99":200}}' };
     const full: HistoryRow = { ...row, run_id: 'typed-2', validity_reasons: ['a "quoted" reason', 'b'] };
     await withHistory(results, { mode: 'write' }, (c) => upsertRows(c, [odd, full]));
     const cols = RUN_COLUMNS.map(([n]) => n);
