@@ -31,6 +31,8 @@ describe('journal fold in multi-row statements', () => {
   it('600 pending rows all arrive with their own values', async () => {
     for (let i = 0; i < 600; i++) writePending(results, { ...row, run_id: `batch-${i}`, name: `n${i}` });
     await foldJournal(results);
+    // Every folded file is removed (16 at a time), and with them the journal folder.
+    expect(existsSync(join(results, '.history-pending'))).toBe(false);
     const rows = await count(`SELECT count(*)::INT AS n, count(DISTINCT name)::INT AS names FROM runs WHERE run_id LIKE 'batch-%'`);
     expect(rows[0]).toEqual({ n: 600, names: 600 });
     const one = await count(`SELECT name FROM runs WHERE run_id = 'batch-417'`);
