@@ -4,7 +4,7 @@
  * --sizes …,1000000, 1M) requests at 20 req/s (the defaults: 1,024-token prompts, 128-token
  * outputs). Each command runs the built CLI in a child process; CPU (user + system) and peak RSS
  * are the child's own (bench/usage-at-exit.mjs). For each command the growth exponent between
- * the two largest sizes is log(CPU ratio) / log(size ratio); the bench exits 1 when one is above
+ * each two neighbouring sizes is log(CPU ratio) / log(size ratio); the bench exits 1 when one is above
  * 1.1 (super-linear), and prints the issue's goals at 100k and 1M beside the figures.
  *
  *   npx tsx bench/evaluation-scale.ts [--sizes 10000,100000] [--no-build]
@@ -56,6 +56,21 @@ async function simRun(n: number, seed: number, results: string): Promise<string>
   return join(results, readdirSync(results).find((d) => !before.has(d) && d.includes(`n${n}-s${seed}`))!);
 }
 
+/** log(cost ratio) / log(size ratio): 1 is linear. */
+export function growthExponent(n1: number, c1: number, n2: number, c2: number): number {
+  return Math.log(c2 / c1) / Math.log(n2 / n1);
+}
+
+/** `--sizes 10000,100000`: positive integers, else one line (the bench's own bad input). */
+export function parseSizes(text: string): number[] {
+  const sizes = text.split(',').map((x) => Number(x.trim()));
+  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n <= 0)) {
+    console.error(`--sizes ${text}: give sizes as positive integers separated by commas (10000,100000,1000000)`);
+    process.exit(2);
+  }
+  return [...new Set(sizes)].sort((a, b) => a - b);
+}
+
 export type ScaleRow = { command: string; n: number } & Usage;
 
 export async function runEvaluationScale(sizes: number[]): Promise<ScaleRow[]> {
@@ -92,13 +107,15 @@ export function printEvaluationScale(rows: ScaleRow[]): string[] {
       const goal = g ? [g.cpuS !== null ? `CPU ≤ ${g.cpuS} s ${r.cpuS <= g.cpuS ? 'met' : 'NOT met'}` : null, g.peakMiB !== null ? `≤ ${g.peakMiB} MiB ${r.peakMiB <= g.peakMiB ? 'met' : 'NOT met'}` : null].filter(Boolean).join(', ') : '';
       console.log(`${command.padEnd(16)} ${fmt(r.n).padStart(9)}  ${fmt(r.cpuS, 2).padStart(6)}  ${fmt(r.peakMiB).padStart(9)}  ${fmt(r.load1, 1).padStart(9)}   ${goal}`);
     }
-    if (sizes.length >= 2) {
-      const [n1, n2] = sizes.slice(-2) as [number, number];
-      const c1 = rows.find((r) => r.command === command && r.n === n1)!.cpuS;
-      const c2 = rows.find((r) => r.command === command && r.n === n2)!.cpuS;
-      const e = Math.log(c2 / c1) / Math.log(n2 / n1);
+    // The growth exponent between each pair of neighbouring sizes (10k → 100k, 100k → 1M).
+    for (let k = 1; k < sizes.length; k++) {
+      const [n1, n2] = [sizes[k - 1]!, sizes[k]!];
+      const c1 = rows.find((r) => r.command === command && r.n === n1)?.cpuS;
+      const c2 = rows.find((r) => r.command === command && r.n === n2)?.cpuS;
+      if (c1 === undefined || c2 === undefined) continue;
+      const e = growthExponent(n1, c1, n2, c2);
       console.log(`${command.padEnd(16)} growth exponent ${fmt(n1)} → ${fmt(n2)}: ${fmt(e, 2)} (fails above ${MAX_EXPONENT})`);
-      if (e > MAX_EXPONENT) over.push(`${command} (n^${e.toFixed(2)})`);
+      if (e > MAX_EXPONENT) over.push(`${command} ${fmt(n1)} → ${fmt(n2)} (n^${e.toFixed(2)})`);
     }
   }
   if (over.length > 0) console.log(`FAIL: super-linear: ${over.join(', ')}`);
@@ -109,6 +126,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,100000' }, 'no-build': { type: 'boolean', default: false } } });
   console.log(`machine: ${machine()}`);
   if (!values['no-build']) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-  const over = printEvaluationScale(await runEvaluationScale(values.sizes.split(',').map(Number)));
+  const over = printEvaluationScale(await runEvaluationScale(parseSizes(values.sizes)));
   if (over.length > 0) process.exitCode = 1;
 }

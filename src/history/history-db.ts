@@ -14,9 +14,10 @@
  * Within one process the uses are queued, since two instances on one file would not see each
  * other's lock.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { HISTORY_FILE, hasJournal, PENDING_DIR } from './history-journal.js';
 import { UserError } from '../errors/user-error.js';
 import type { HistoryRow } from './history-row.js';
@@ -244,6 +245,7 @@ async function openHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: Duc
   }
   const c = await instance.connect();
   let upgrade = false;
+  let removeFolded: (() => Promise<void>) | null = null;
   try {
     await c.run(`SET TimeZone = 'UTC'`);
     if (opts.mode === 'write' || inMemory) {
@@ -254,12 +256,14 @@ async function openHistory<T>(resultsDir: string, opts: OpenOptions, fn: (c: Duc
       upgrade = mayUpgrade && (await missingColumns(c));
     }
     if (!upgrade) {
-      if (opts.mode === 'write') await foldPending(c, resultsDir);
+      if (opts.mode === 'write') removeFolded = await foldPending(c, resultsDir);
       return await fn(c);
     }
   } finally {
     c.closeSync();
     instance.closeSync();
+    // The folded rows are committed: their files go (after the close, so the file is not held meanwhile).
+    await removeFolded?.();
   }
   // Written by an earlier version: add the new columns once (a short write), then read as usual.
   await openHistory(resultsDir, { ...opts, mode: 'write' }, async () => undefined, false);
@@ -293,43 +297,80 @@ export async function checkSchema(c: DuckDBConnection, path: string): Promise<vo
   if (schema !== HISTORY_SCHEMA) throw new Error(`${path}: history format ${String(schema)}, this infermeter reads ${HISTORY_SCHEMA}`);
 }
 
-function bindValue(row: HistoryRow, col: keyof HistoryRow): DuckDBValue {
-  const v = row[col];
-  // Lists go in as JSON text: an empty JS array has no element type to bind.
-  if (Array.isArray(v)) return JSON.stringify(v);
-  // A journal row written before a column was added lacks it: NULL, as for the rows already in the table.
-  return (v ?? null) as DuckDBValue;
+/** The staging table's type of a column: numbers as DOUBLE (cast on insert, as a bound JS number was), booleans, the rest as text cast in the INSERT. */
+function stageType(type: string): 'DOUBLE' | 'BOOLEAN' | 'VARCHAR' {
+  if (/^(DOUBLE|INTEGER)\b/.test(type)) return 'DOUBLE';
+  return type.startsWith('BOOLEAN') ? 'BOOLEAN' : 'VARCHAR';
 }
 
-/** Rows per INSERT: one statement per row cost 30–46 ms of CPU each inside DuckDB (docs/performance.md). */
-const UPSERT_BATCH = 256;
+/** The SQL that turns a staged column into the table's type (timestamps in UTC, JSON text, a list given as JSON text). */
+function fromStage(name: string, type: string): string {
+  if (type.startsWith('TIMESTAMP')) return `${name}::TIMESTAMPTZ`;
+  if (type === 'JSON') return `${name}::JSON`;
+  if (type === 'VARCHAR[]') return `${name}::JSON::VARCHAR[]`;
+  return name;
+}
 
-/** Inserts or replaces rows (a re-analysed run replaces its row), in multi-row statements. */
+const STAGE_TABLE = 'infermeter_pending_rows';
+
+/**
+ * Inserts or replaces rows (a re-analysed run replaces its row) in one statement: the rows go
+ * into a temporary table through DuckDB's appender, then one `INSERT OR REPLACE … SELECT` moves
+ * them. One statement per row cost 30–46 ms of CPU each, a multi-row VALUES statement of 256
+ * rows ~0.9 ms per row, the appender ~0.15 ms (docs/performance.md §8). A value of the wrong
+ * kind for its column throws (the fold then takes its rows one by one and moves the refused one aside).
+ */
 export async function upsertRows(c: DuckDBConnection, rows: readonly HistoryRow[]): Promise<void> {
   if (rows.length === 0) return;
   // One statement cannot replace a key twice: the last row of a run wins, as row-by-row upserts gave.
   const last = [...new Map(rows.map((r) => [r.run_id, r])).values()];
-  const cols = RUN_COLUMNS.map(([name]) => name);
-  const tuple = `(${RUN_COLUMNS.map(([, type]) =>
-    type.startsWith('TIMESTAMP') ? `?::TIMESTAMPTZ` : type === 'JSON' ? '?::JSON' : type === 'VARCHAR[]' ? '?::JSON::VARCHAR[]' : '?',
-  ).join(', ')})`;
-  const sqlFor = (k: number) => `INSERT OR REPLACE INTO runs (${cols.join(', ')}) VALUES ${Array.from({ length: k }, () => tuple).join(', ')}`;
-  await c.run('BEGIN TRANSACTION');
+  const cols = RUN_COLUMNS.map(([name, type]) => ({ name, stage: stageType(type) }));
+  await c.run(`CREATE OR REPLACE TEMP TABLE ${STAGE_TABLE} (${cols.map((col) => `${col.name} ${col.stage}`).join(', ')})`);
   try {
-    for (let i = 0; i < last.length; i += UPSERT_BATCH) {
-      const batch = last.slice(i, i + UPSERT_BATCH);
-      await c.run(sqlFor(batch.length), batch.flatMap((row) => cols.map((col) => bindValue(row, col))));
+    const appender = await c.createAppender(STAGE_TABLE);
+    try {
+      for (const row of last) {
+        for (const { name, stage } of cols) {
+          const v: unknown = row[name];
+          // A journal row written before a column was added lacks it: NULL, as for the rows already in the table.
+          if (v === null || v === undefined) appender.appendNull();
+          else if (stage === 'DOUBLE' && typeof v === 'number') appender.appendDouble(v);
+          else if (stage === 'BOOLEAN' && typeof v === 'boolean') appender.appendBoolean(v);
+          // Lists go in as JSON text: an empty JS array has no element type to bind.
+          else if (stage === 'VARCHAR' && (typeof v === 'string' || Array.isArray(v))) appender.appendVarchar(typeof v === 'string' ? v : JSON.stringify(v));
+          else throw new Error(`run ${String(row.run_id)}: column ${name} holds ${JSON.stringify(v)?.slice(0, 40)}, not a ${stage === 'DOUBLE' ? 'number' : stage === 'BOOLEAN' ? 'boolean' : 'text'}`);
+        }
+        appender.endRow();
+      }
+    } catch (err) {
+      try {
+        appender.closeSync(); // a row cut short may make the close throw too: the first error is the one to tell
+      } catch {
+        // told below
+      }
+      throw err;
     }
-    await c.run('COMMIT');
-  } catch (err) {
-    await c.run('ROLLBACK');
-    throw err;
+    appender.closeSync(); // flushes
+    await c.run('BEGIN TRANSACTION');
+    try {
+      await c.run(`INSERT OR REPLACE INTO runs (${cols.map((col) => col.name).join(', ')}) SELECT ${RUN_COLUMNS.map(([name, type]) => fromStage(name, type)).join(', ')} FROM ${STAGE_TABLE}`);
+      await c.run('COMMIT');
+    } catch (err) {
+      await c.run('ROLLBACK');
+      throw err;
+    }
+  } finally {
+    await c.run(`DROP TABLE IF EXISTS ${STAGE_TABLE}`);
   }
 }
 
-async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<void> {
+/** Journal files removed at once after a fold. */
+const REMOVE_AT_ONCE = 16;
+
+/** Upserts the journal's rows; returns what removes their files (a row rewritten meanwhile stays), to call after the database is closed. */
+async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<() => Promise<void>> {
   const dir = join(resultsDir, PENDING_DIR);
-  if (!existsSync(dir)) return;
+  if (!existsSync(dir)) return async () => undefined;
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
   const rows: HistoryRow[] = [];
   const folded: Array<[string, string]> = [];
@@ -364,19 +405,28 @@ async function foldPending(c: DuckDBConnection, resultsDir: string): Promise<voi
       }
     }
   }
-  for (const [f, text] of folded) {
-    // A run re-analysed meanwhile rewrote its row: that newer row stays for the next fold.
+  return async () => {
+    // A few at a time: one by one, each unlink of a file long written back waited ~2.5 ms on a
+    // busy disk (2,000 rows: 5–7 s); 16 at once took 0.4–0.5 s (docs/performance.md §8).
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < folded.length) {
+        const [f, text] = folded[next++]!;
+        // A run re-analysed meanwhile rewrote its row: that newer row stays for the next fold.
+        try {
+          if ((await readFile(join(dir, f), 'utf8')) === text) await rm(join(dir, f), { force: true });
+        } catch {
+          // already gone
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(REMOVE_AT_ONCE, folded.length) }, worker));
     try {
-      if (readFileSync(join(dir, f), 'utf8') === text) rmSync(join(dir, f), { force: true });
+      rmdirSync(dir); // only when empty: then readers need not open the history for writing to fold it
     } catch {
-      // already gone
+      // not empty (an unreadable row is left for a person), or another process removed it
     }
-  }
-  try {
-    rmdirSync(dir); // only when empty: then readers need not open the history for writing to fold it
-  } catch {
-    // not empty (an unreadable row is left for a person), or another process removed it
-  }
+  };
 }
 
 /** Moves a journal row the history cannot take to REJECTED_DIR, with one line (`history --reindex` rebuilds its run's row from the run directory). */
