@@ -28,6 +28,7 @@ const hasMedia = (rec: RequestRecord): boolean => rec.images !== undefined || re
 import { basicCredentials, Redactor } from '../util/redact.js';
 import { proxyConnectError, proxyRoute, type ProxyRoute, type ProxySettings } from '../util/proxy.js';
 import { responseIdIn, TraceIdSource, traceHeaderLines } from './trace-context.js';
+import { connectFailure } from './connect-failure.js';
 
 export interface TargetConfig {
   baseUrl: string;
@@ -95,6 +96,7 @@ export class HttpTarget {
   private readonly redactor: Redactor;
   private cancelled = false;
   private warnedBuild = false;
+  private warnedFdLimit = false;
   private readonly traceIds = new TraceIdSource();
   /** Requests prepared so far: a raw body's sequence number (its multipart boundary). */
   private prepared = 0;
@@ -363,10 +365,17 @@ export class HttpTarget {
         } else if (aborted) {
           const what = parser.started ? '' : ', before any response';
           fail(rec, aborted.status, aborted.errorClass, `${aborted.errorClass} after ${Math.round(now - rec.sent_ms)} ms${what}`);
-        } else if (!parser.started) {
+        } else if (!parser.started && !gotBytes) {
           // Through a proxy, a failure to reach it names the proxy, not the server.
-          const e = err && this.proxy && !gotBytes ? (proxyConnectError(err, this.proxy) as NodeJS.ErrnoException) : err;
-          fail(rec, 'error', gotBytes ? 'disconnect' : 'connect', `${e?.code ?? 'closed'}: ${e?.message ?? 'connection closed before any response'}`);
+          const e = err && this.proxy ? (proxyConnectError(err, this.proxy) as NodeJS.ErrnoException) : err;
+          const f = connectFailure(e);
+          if (f.errorClass === 'client_limit' && !this.warnedFdLimit) {
+            this.warnedFdLimit = true;
+            this.config.warn?.(`client: ${f.message}; such requests are recorded as failed (client_limit: the client's, not the server's), the run goes on`);
+          }
+          fail(rec, 'error', f.errorClass, f.message);
+        } else if (!parser.started) {
+          fail(rec, 'error', 'disconnect', `${err?.code ?? 'closed'}: ${err?.message ?? 'connection closed before any response'}`);
         } else fail(rec, 'error', 'disconnect', 'connection closed before the response completed');
         finish();
       },

@@ -26,6 +26,7 @@ export type RequestStatus = 'ok' | 'error' | 'timeout' | 'cancelled';
  * - empty_response: completed, but no output content at all
  * - timeout: per-request timeout hit; cancelled: aborted by the end of the run
  * - plugin_error: a plugin kind's buildBody threw, so the request was never sent
+ * - client_limit: the client had no descriptor left for the connection (EMFILE, ENFILE): its own limit, not the server's
  */
 export const ERROR_CLASSES = [
   'http_429',
@@ -42,6 +43,7 @@ export const ERROR_CLASSES = [
   'cancelled',
   // Appended: the typed columns store a class by its index here.
   'plugin_error',
+  'client_limit',
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 

@@ -3,6 +3,7 @@
  * PATH for a local Prometheus), cancellation through an AbortSignal, and where its progress goes.
  * A session prints nothing itself; the CLI passes callbacks that draw on stderr.
  */
+import type { FdLimits } from '../util/fd-limit.js';
 import { Writable } from 'node:stream';
 import { createProgressDisplay, type DisplayOptions, type ProgressDisplay } from '../report/progress-display.js';
 import { proxySettingsFromEnv, ProxySettingError, type ProxySettings } from '../util/proxy.js';
@@ -26,6 +27,8 @@ export interface SessionContext {
   redrawEveryMs?: number;
   /** Bytes free in a folder, for the room check before t = 0 (session/run-bounds.ts); default statfs. Tests give their own. */
   freeSpace?: (dir: string) => number | null;
+  /** The open-file limits for the descriptor bound before t = 0 (session/run-bounds.ts); default /proc/self/limits, null: not checked. Tests give their own. */
+  fdLimits?: FdLimits | null;
 }
 
 const nowhere = new Writable({ write: (_c, _e, done) => done() });

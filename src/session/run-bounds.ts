@@ -3,15 +3,17 @@
  * run that cannot finish is refused in one line instead of exhausting the machine hours in:
  * - memory: the records a run holds until its figures are computed (`run`, `sim sweep`: record
  *   objects on the JS heap, ~8 bytes per chunk time; `sim run`: typed columns off the heap);
- * - disk: records.jsonl in the results folder, against the folder's free space.
+ * - disk: records.jsonl in the results folder, against the folder's free space;
+ * - open files: the connections the load holds at once, against the soft RLIMIT_NOFILE.
  * Both are estimates from per-record and per-token costs (docs/cli.md §Bounds states them and
  * how they were measured); a run the estimate admits may still meet a full disk, which is then a
  * disk fault (exit 6, store/records-file.ts).
  */
-import { totalmem } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { UserError } from '../errors/user-error.js';
 import { freeSpace } from '../store/free-space.js';
+import { fdLimits, type FdLimits } from '../util/fd-limit.js';
 import type { PreparedRun } from './prepare-run.js';
 import type { RunSpec } from './run-spec.js';
 
@@ -111,16 +113,83 @@ export function checkResultsRoom(spec: RunSpec, size: RunSize, warn: (line: stri
 }
 
 /**
- * Both bounds, as `run`, `sim run`, sweeps and the coordinators check them before t = 0. `stages`:
+ * The bounds, as `run`, `sim run`, sweeps and the coordinators check them before t = 0. `stages`:
  * a sweep holds one stage's records at a time but writes every stage's into one records.jsonl.
+ * `sockets`: the loads this process sends over HTTP (a sweep's stage specs), for the open-file bound.
  */
 export function checkRunBounds(
   spec: RunSpec,
   plan: Pick<PreparedRun, 'totalRequests' | 'workload'>,
-  o: { held: HeldAs; warn: (line: string) => void; stages?: number; freeSpace?: ((dir: string) => number | null) | undefined },
+  o: { held: HeldAs; warn: (line: string) => void; stages?: number; freeSpace?: ((dir: string) => number | null) | undefined; sockets?: { specs: readonly RunSpec[]; limits?: FdLimits | null | undefined } },
 ): void {
   const size = runSize(spec, plan);
+  // Only loads sent over sockets (virtual time opens none); a sweep's peak is its biggest stage's.
+  if (o.sockets) {
+    const needs = o.sockets.specs.map((s) => fdNeed(s, plan.totalRequests)).filter((n) => n !== null);
+    const peak = needs.reduce<FdNeed | null>((a, b) => (a === null || b.descriptors > a.descriptors ? b : a), null);
+    checkFdBound(peak, o.sockets.limits === undefined ? fdLimits() : o.sockets.limits);
+  }
   checkMemoryBound(size, o.held);
   const stages = o.stages ?? 1;
   checkResultsRoom(spec, { ...size, requests: size.requests === null ? null : size.requests * stages }, o.warn, o.freeSpace ?? freeSpace);
+}
+
+/**
+ * Open files a run holds besides its connections: stdio, records.jsonl and the run directory's
+ * files, /metrics scrapes, the OTLP receiver, Node's own (its event loop, the inspector, the
+ * thread pool) — and a few per load thread (each worker has its own event loop).
+ */
+export const FD_MARGIN = { base: 64, perThread: 8 } as const;
+
+export interface FdNeed {
+  /** Connections open at once: the closed loop's users, the open loop's cap, or every request of an all-at-once burst. */
+  connections: number;
+  /** 2 when the built-in simulator serves them in this process (its end of each connection is a descriptor too). */
+  perConnection: 1 | 2;
+  /** The load threads the margin counts. */
+  threads: number;
+  /** connections × perConnection + the margin. */
+  descriptors: number;
+  /** The flag that sets `connections`, for the message. */
+  flag: string;
+}
+
+/**
+ * The descriptors `spec`'s load needs at its peak, or null when it cannot be known before t = 0:
+ * an open loop at a finite rate without --max-concurrency keeps rate × latency requests in
+ * flight, and the latency is what the run measures (not checked; such a run meeting the limit
+ * records its failures as `client_limit`, docs/records.md).
+ */
+export function fdNeed(spec: RunSpec, totalRequests: number | null): FdNeed | null {
+  const load = spec.load;
+  const n = totalRequests ?? Infinity;
+  let connections: number;
+  let flag: string;
+  if (load.concurrency !== null) [connections, flag] = [load.concurrency, `--concurrency ${load.concurrency}`];
+  else if (load.max_concurrency !== null) [connections, flag] = [Math.min(load.max_concurrency, n), `--max-concurrency ${load.max_concurrency}`];
+  else if (!Number.isFinite(load.request_rate) && Number.isFinite(n)) [connections, flag] = [n, `--request-rate inf with ${n} requests (all at once)`];
+  else return null;
+  const perConnection = spec.target.base_url === null ? 2 : 1;
+  const threads = Math.max(1, load.workers ?? availableParallelism() - 1);
+  return { connections, perConnection, threads, flag, descriptors: connections * perConnection + FD_MARGIN.base + FD_MARGIN.perThread * threads };
+}
+
+/**
+ * Refuses (UserError) a load that needs more descriptors than the soft open-file limit: past it
+ * every connect() fails with EMFILE, and the run would measure its own client. Node cannot raise
+ * its soft limit itself, so the line gives the shell command. `limits` is given by tests
+ * (null: unknown, not checked).
+ */
+export function checkFdBound(need: FdNeed | null, limits: FdLimits | null = fdLimits()): void {
+  if (need === null || limits === null || need.descriptors <= limits.soft) return;
+  const serverSide = need.perConnection === 2 ? ' × 2 (the built-in simulator serves them in this process)' : '';
+  const hard = limits.hard === Infinity ? 'unlimited' : String(limits.hard);
+  const fix =
+    need.descriptors <= limits.hard
+      ? `raise it with \`ulimit -n ${need.descriptors}\` in the shell before the run (the hard limit is ${hard}; Node cannot raise its own)`
+      : `that is beyond the hard limit ${hard} too: raise it as root (limits.conf, systemd LimitNOFILE, docker --ulimit nofile=${need.descriptors}) or lower the load`;
+  throw new UserError(
+    `${need.flag}: needs ~${count(need.descriptors)} open files (${count(need.connections)} connections${serverSide} + ${FD_MARGIN.base + FD_MARGIN.perThread * need.threads} for files, scrapes and ${need.threads} load thread${need.threads === 1 ? '' : 's'}), ` +
+      `beyond this process's open-file limit of ${count(limits.soft)}; ${fix}`,
+  );
 }

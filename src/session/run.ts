@@ -76,7 +76,7 @@ async function runWithRedactor(spec: RunSpec, ctx: SessionContext, apiKey: strin
     saltPrompts(spec);
     // Everything the user could have got wrong is checked before anything starts.
     let { workload, totalRequests, phases } = await prepareRun(spec, log);
-    checkRunBounds(spec, { workload, totalRequests }, { held: 'objects', warn: log, freeSpace: ctx.freeSpace });
+    checkRunBounds(spec, { workload, totalRequests }, { held: 'objects', warn: log, freeSpace: ctx.freeSpace, sockets: { specs: [spec], limits: ctx.fdLimits } });
     const simulated = spec.target.base_url === null;
     const cost = resolveCostInputs(spec.cost, simulated ? { gpus: spec.sim.tensor_parallel_size ?? 1, gpuType: spec.sim.hardware } : { gpus: null, gpuType: null });
     const load = spec.load;

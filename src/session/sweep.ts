@@ -143,7 +143,14 @@ async function sweepWithRedactor(spec: RunSpec, plan: StageSequence, o: SweepOpt
     const first = await prepareRun(spec, log);
     // A stage's records are held until its figures; the file gets every stage's (a --search's count is not known: one stage's).
     const stageCount = plan.mode === 'list' ? plan.loads.length : plan.mode === 'batch' ? plan.sizes.length : plan.mode === 'auto' ? plan.n + 2 : null;
-    checkRunBounds(spec, first, { held: 'objects', warn: log, stages: stageCount ?? 1, freeSpace: ctx.freeSpace });
+    checkRunBounds(spec, first, {
+      held: 'objects',
+      warn: log,
+      stages: stageCount ?? 1,
+      freeSpace: ctx.freeSpace,
+      // The stages this process sends (a distributed sweep's workers check their own shares).
+      ...(driver === 'http' && !distributed ? { sockets: { specs: knownLoads(plan).map((l, i) => stageSpec(spec, l, i)), limits: ctx.fdLimits } } : {}),
+    });
     const model = spec.target.model ?? spec.sim.model;
     const finished = distributed ? await DistributedSweep.finished(distributed) : null;
     if (finished && distributed) {
