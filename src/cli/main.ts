@@ -35,6 +35,7 @@ import { listenForStopSignals, STOPPING_REQUESTS } from './signals.js';
 import { registerK8sCommand } from './k8s-cli.js';
 import { coordinatorFlags, registerCoordinatorOptions, registerWorkerOptions, workerFlags } from './distributed-flags.js';
 import { debugRequested, reportInternalError } from './internal-error.js';
+import { fdLimitPhrase, isFdExhaustion } from '../util/fd-limit.js';
 import type { resolveRunSpec } from './resolve-spec.js';
 import { applyHelpLevel, helpAllRequested } from './help-all.js';
 
@@ -443,6 +444,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     }
     if (err instanceof UserError) {
       io.stderr.write(`error: ${err.message}\n`);
+      return EXIT_CODES.USAGE;
+    }
+    // Out of descriptors before a bound could say so (loading the CLI's own modules, a scrape): the limit, not a bug.
+    if (isFdExhaustion(err) && !debugRequested(argv)) {
+      io.stderr.write(`error: ${(err as NodeJS.ErrnoException).code}: ran out of open files: ${fdLimitPhrase()}\n`);
       return EXIT_CODES.USAGE;
     }
     io.stderr.write(reportInternalError(err, debugRequested(argv)));

@@ -176,9 +176,9 @@ export function fdNeed(spec: RunSpec, totalRequests: number | null): FdNeed | nu
 
 /**
  * Refuses (UserError) a load that needs more descriptors than the soft open-file limit: past it
- * every connect() fails with EMFILE, and the run would measure its own client. Node cannot raise
- * its soft limit itself, so the line gives the shell command. `limits` is given by tests
- * (null: unknown, not checked).
+ * every connect() fails with EMFILE, and the run would measure its own client. Node already raises
+ * its soft limit to the hard one at start (so the two are usually equal here) and cannot raise the
+ * hard one, so the line gives the shell command. `limits` is given by tests (null: unknown, not checked).
  */
 export function checkFdBound(need: FdNeed | null, limits: FdLimits | null = fdLimits()): void {
   if (need === null || limits === null || need.descriptors <= limits.soft) return;
@@ -186,8 +186,8 @@ export function checkFdBound(need: FdNeed | null, limits: FdLimits | null = fdLi
   const hard = limits.hard === Infinity ? 'unlimited' : String(limits.hard);
   const fix =
     need.descriptors <= limits.hard
-      ? `raise it with \`ulimit -n ${need.descriptors}\` in the shell before the run (the hard limit is ${hard}; Node cannot raise its own)`
-      : `that is beyond the hard limit ${hard} too: raise it as root (limits.conf, systemd LimitNOFILE, docker --ulimit nofile=${need.descriptors}) or lower the load`;
+      ? `raise it with \`ulimit -n ${need.descriptors}\` in the shell before the run (the hard limit is ${hard})`
+      : `that is the hard limit too (Node raises its soft limit to the hard one at start): run from a shell allowed \`ulimit -n ${need.descriptors}\` (a hard limit is raised as root: limits.conf, systemd LimitNOFILE, docker --ulimit nofile=${need.descriptors}), or lower the load`;
   throw new UserError(
     `${need.flag}: needs ~${count(need.descriptors)} open files (${count(need.connections)} connections${serverSide} + ${FD_MARGIN.base + FD_MARGIN.perThread * need.threads} for files, scrapes and ${need.threads} load thread${need.threads === 1 ? '' : 's'}), ` +
       `beyond this process's open-file limit of ${count(limits.soft)}; ${fix}`,

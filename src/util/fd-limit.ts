@@ -1,7 +1,8 @@
 /**
- * The process's open-file limit (RLIMIT_NOFILE), and the errors that say it ran out. Node cannot
- * raise its own soft limit (no setrlimit binding), so a run that needs more descriptors is refused
- * before t = 0 with the shell command that raises it (session/run-bounds.ts checkFdBound).
+ * The process's open-file limit (RLIMIT_NOFILE), and the errors that say it ran out. Node raises its
+ * soft limit to the hard one at start and has no setrlimit binding beyond that, so a run that needs
+ * more descriptors is refused before t = 0 with the shell command that raises it
+ * (session/run-bounds.ts checkFdBound).
  */
 import { readFileSync } from 'node:fs';
 
