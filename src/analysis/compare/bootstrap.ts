@@ -117,6 +117,8 @@ const BUCKET_FINEST = 2048;
 const BUCKET_WIDEST = 0.05;
 /** The values whose order statistics choose the cuts (every ⌈v/this⌉-th, in the given order). */
 const BUCKET_PROBES = 65536;
+/** Cells of valueBuckets' grid of first guesses. */
+const GUESS_CELLS = 4096;
 
 /** The rank shares of the cuts for v values (ascending, distinct, inside (0, 1)). */
 export function bucketShares(v: number): number[] {
@@ -149,22 +151,33 @@ export function valueBuckets(values: Float64Array, owner: Int32Array, n: number,
   const cutList = cutsOverride ?? (probe.length === 0 ? [] : bucketShares(v)).map((q) => probe[Math.min(probe.length - 1, Math.floor(q * probe.length))]!);
   const cuts = Float64Array.from([...new Set(cutList)].sort((a, b) => a - b));
   const count = cuts.length + 1;
-  const id = count <= 256 ? new Uint8Array(v) : new Uint16Array(v);
+  if (count > 256) throw new Error(`valueBuckets: ${count} buckets, at most 256`);
+  const id = new Uint8Array(v);
   const below = new Int32Array((n + 1) * count);
   const size = new Int32Array(count);
+  // A guess of each value's bucket from a uniform grid over the probe's range (the bucket of the
+  // grid cell's lower edge), then corrected by comparing with the cut points: exact whatever the
+  // guess, one or two comparisons for most values instead of a binary search.
+  const lowest = probe.length > 0 ? probe[0]! : 0;
+  const span = probe.length > 0 ? probe[probe.length - 1]! - lowest : 0;
+  const cells = span > 0 ? GUESS_CELLS : 1;
+  const scale = span > 0 ? cells / span : 0;
+  const guess = new Uint16Array(cells);
+  for (let g = 0, b = 0; g < cells; g++) {
+    const edge = lowest + g / scale;
+    while (b < cuts.length && cuts[b]! <= edge) b++;
+    guess[g] = b;
+  }
   for (let j = 0; j < v; j++) {
     const x = values[j]!;
+    const cell = (x - lowest) * scale;
+    let b = guess[cell <= 0 ? 0 : cell >= cells ? cells - 1 : Math.floor(cell)]!;
     // the number of cut points ≤ x
-    let lo = 0;
-    let hi = cuts.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (cuts[mid]! <= x) lo = mid + 1;
-      else hi = mid;
-    }
-    id[j] = lo;
-    size[lo]!++;
-    below[(owner[j]! + 1) * count + lo]! += 1;
+    while (b > 0 && cuts[b - 1]! > x) b--;
+    while (b < cuts.length && cuts[b]! <= x) b++;
+    id[j] = b;
+    size[b]!++;
+    below[(owner[j]! + 1) * count + b]! += 1;
   }
   for (let x = 1; x <= n; x++) for (let c = 0; c < count; c++) below[x * count + c]! += below[(x - 1) * count + c]!;
   const start = new Int32Array(count + 1);
