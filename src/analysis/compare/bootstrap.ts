@@ -4,7 +4,9 @@
  * Resampling unit: the request, in moving blocks (blockCounts). A resample draws requests with
  * replacement, block by block; each request then counts k_i times. Percentiles are
  * taken of the values of the drawn requests (ITL: of every gap of every drawn request), with
- * numpy's linear interpolation, by one weighted scan of the values sorted once — no re-sorting.
+ * numpy's linear interpolation, through chunks of the values in ascending order (blockPercentiles):
+ * the per-request figures sorted once, ITL's gaps cut into value buckets each sorted on first use
+ * (valueBuckets) — the same ranks of the same multiset as one sort of everything.
  *
  * Throughputs (requests/s, tokens/s, goodput, cost per 1M tokens) are window totals divided by
  * the window: resampling requests inside a fixed window would hold them at the observed value
@@ -296,8 +298,9 @@ function percentilesAtRanks(total: number, ps: readonly number[], find: (positio
  * weightedPercentiles for a moving-block resample (weight = blockCounts of these block starts,
  * each block `len` requests), through s.chunks: a chunk's total weight is, per block, the number
  * of the chunk's values whose owner lies in the block (the difference of two rows of `below`);
- * only the chunks holding a wanted rank are scanned value by value. The same multiset
- * and ranks as the plain scan, so the same values, exactly (test/analysis/bootstrap-blocks.test.ts).
+ * only the chunks holding a wanted rank are scanned value by value (a value bucket sorted first,
+ * once). The same multiset and ranks as the plain scan, so the same values, exactly
+ * (test/analysis/bootstrap-blocks.test.ts).
  */
 export function blockPercentiles(s: SortedValues, weight: Int32Array, starts: Int32Array, len: number, ps: readonly number[]): Array<number | null> {
   const ch = s.chunks;
