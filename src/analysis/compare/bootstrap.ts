@@ -136,8 +136,8 @@ export function bucketShares(v: number): number[] {
 }
 
 /**
- * The values (in their owners' order, owner non-decreasing) cut by value into buckets, without
- * sorting them: cut points are order statistics of a probe of the values at bucketShares, value
+ * The values (in their owners' order, owner non-decreasing; given up by the caller: permuted in
+ * place with their owners) cut by value into buckets, without sorting them: cut points are order statistics of a probe of the values at bucketShares, value
  * x goes to the bucket of the cut points ≤ x, and every bucket is a chunk of SortedValues.chunks
  * (unsorted until a resample reads it; blockPercentiles sorts it then). The concatenated sorted
  * buckets are the sorted values, so percentiles are exactly those of the full sort. Counting
@@ -184,15 +184,38 @@ export function valueBuckets(values: Float64Array, owner: Int32Array, n: number,
   for (let x = 1; x <= n; x++) for (let c = 0; c < count; c++) below[x * count + c]! += below[(x - 1) * count + c]!;
   const start = new Int32Array(count + 1);
   for (let c = 0; c < count; c++) start[c + 1] = start[c]! + size[c]!;
+  // Each value (with its owner) moved to its bucket in place, cycle by cycle (an American-flag
+  // pass): no second copy of the values. A bucket's order is then arbitrary; it is sorted on use.
   const next = start.slice(0, count);
-  const outValues = new Float64Array(v);
-  const outOwner = new Int32Array(v);
-  for (let j = 0; j < v; j++) {
-    const at = next[id[j]!]!++;
-    outValues[at] = values[j]!;
-    outOwner[at] = owner[j]!;
+  for (let b = 0; b < count; b++) {
+    const end = start[b + 1]!;
+    while (next[b]! < end) {
+      const i = next[b]!;
+      let c = id[i]!;
+      if (c !== b) {
+        // carry the value at i to its bucket, taking the one there, until one belongs to b
+        let x = values[i]!;
+        let o = owner[i]!;
+        while (c !== b) {
+          const j = next[c]!++;
+          const y = values[j]!;
+          const p = owner[j]!;
+          const d = id[j]!;
+          values[j] = x;
+          owner[j] = o;
+          id[j] = c;
+          x = y;
+          o = p;
+          c = d;
+        }
+        values[i] = x;
+        owner[i] = o;
+        id[i] = b;
+      }
+      next[b]!++;
+    }
   }
-  return { values: outValues, owner: outOwner, chunks: { count, start, below, unsorted: new Uint8Array(count).fill(1) } };
+  return { values, owner, chunks: { count, start, below, unsorted: new Uint8Array(count).fill(1) } };
 }
 
 /** Everything a resample needs from the measure-phase records of one run. */
