@@ -4,7 +4,9 @@
  * Resampling unit: the request, in moving blocks (blockCounts). A resample draws requests with
  * replacement, block by block; each request then counts k_i times. Percentiles are
  * taken of the values of the drawn requests (ITL: of every gap of every drawn request), with
- * numpy's linear interpolation, by one weighted scan of the values sorted once — no re-sorting.
+ * numpy's linear interpolation, through chunks of the values in ascending order (blockPercentiles):
+ * the per-request figures sorted once, ITL's gaps cut into value buckets each sorted on first use
+ * (valueBuckets) — the same ranks of the same multiset as one sort of everything.
  *
  * Throughputs (requests/s, tokens/s, goodput, cost per 1M tokens) are window totals divided by
  * the window: resampling requests inside a fixed window would hold them at the observed value
@@ -25,16 +27,27 @@ import { LATENCY_KEYS, PERCENTILES, type FigureValues, type LatencyKey } from '.
 import { sortWithOwners } from '../../util/argsort.js';
 
 interface SortedValues {
+  /**
+   * The values in ascending order — or, with chunks.unsorted, grouped by chunk in ascending order
+   * of chunk (every value of chunk c below every value of chunk c + 1), each chunk sorted when a
+   * resample first needs it.
+   */
   values: Float64Array;
   /** Index of the request each value belongs to. */
   owner: Int32Array;
   /**
-   * The sorted values cut into chunks of 2^shift, with `below[x × chunks + c]` = how many values of
-   * chunk c belong to requests before x (x = 0 … n): a chunk's weight under a block resample is
-   * then two look-ups per block instead of one per value (blockPercentiles). Absent when the
-   * plain scan is cheaper.
+   * The values cut into chunks (chunk c = positions start[c] … start[c + 1] − 1), with
+   * `below[x × count + c]` = how many values of chunk c belong to requests before x (x = 0 … n):
+   * a chunk's weight under a block resample is then two look-ups per block instead of one per
+   * value (blockPercentiles). Absent when the plain scan is cheaper.
    */
-  chunks?: { shift: number; count: number; below: Int32Array };
+  chunks?: {
+    count: number;
+    start: Int32Array;
+    below: Int32Array;
+    /** 1 for a chunk not sorted yet (valueBuckets); absent when every chunk is sorted. */
+    unsorted?: Uint8Array;
+  };
 }
 
 export interface RunSample {
@@ -91,7 +104,118 @@ export function withChunks(s: SortedValues, n: number, shift: number): SortedVal
   const below = new Int32Array((n + 1) * count);
   for (let j = 0; j < s.owner.length; j++) below[(s.owner[j]! + 1) * count + (j >>> shift)]! += 1;
   for (let x = 1; x <= n; x++) for (let c = 0; c < count; c++) below[x * count + c]! += below[(x - 1) * count + c]!;
-  return { ...s, chunks: { shift, count, below } };
+  const start = Int32Array.from({ length: count + 1 }, (_, c) => Math.min(s.values.length, c * 2 ** shift));
+  return { ...s, chunks: { count, start, below } };
+}
+
+/**
+ * Rank shares at which valueBuckets cuts: a coarse grid, and around each wanted percentile p a
+ * ladder p ± d·4^k from d = BUCKET_FINEST values up to ±5%: where a resample's percentile falls
+ * (near the pooled one) the buckets are small, so a resample reads few values whatever the run's
+ * length; the far ones are large and rarely read.
+ */
+const BUCKET_COARSE = [0.125, 0.25, 0.375, 0.625, 0.75, 0.875];
+const BUCKET_FINEST = 2048;
+const BUCKET_WIDEST = 0.05;
+/** The values whose order statistics choose the cuts (every ⌈v/this⌉-th, in the given order). */
+const BUCKET_PROBES = 65536;
+/** Cells of valueBuckets' grid of first guesses. */
+const GUESS_CELLS = 4096;
+
+/** The rank shares of the cuts for v values (ascending, distinct, inside (0, 1)). */
+export function bucketShares(v: number): number[] {
+  const shares = new Set<number>(BUCKET_COARSE);
+  for (const p of PERCENTILES) {
+    shares.add(p / 100);
+    for (let d = BUCKET_FINEST / Math.max(1, v); d <= BUCKET_WIDEST; d *= 4) {
+      shares.add(p / 100 - d);
+      shares.add(p / 100 + d);
+    }
+  }
+  return [...shares].filter((x) => x > 0 && x < 1).sort((a, b) => a - b);
+}
+
+/**
+ * The values (in their owners' order, owner non-decreasing; given up by the caller: permuted in
+ * place with their owners) cut by value into buckets, without sorting them: cut points are order statistics of a probe of the values at bucketShares, value
+ * x goes to the bucket of the cut points ≤ x, and every bucket is a chunk of SortedValues.chunks
+ * (unsorted until a resample reads it; blockPercentiles sorts it then). The concatenated sorted
+ * buckets are the sorted values, so percentiles are exactly those of the full sort. Counting
+ * `below` in owner order writes each request's row once, in order. The cut points only decide the
+ * cost, never a result.
+ */
+export function valueBuckets(values: Float64Array, owner: Int32Array, n: number, cutsOverride?: readonly number[]): SortedValues {
+  const v = values.length;
+  const step = Math.max(1, Math.ceil(v / BUCKET_PROBES));
+  const probe = new Float64Array(Math.ceil(v / step));
+  for (let i = 0, j = 0; j < v; i++, j += step) probe[i] = values[j]!;
+  probe.sort();
+  const cutList = cutsOverride ?? (probe.length === 0 ? [] : bucketShares(v)).map((q) => probe[Math.min(probe.length - 1, Math.floor(q * probe.length))]!);
+  const cuts = Float64Array.from([...new Set(cutList)].sort((a, b) => a - b));
+  const count = cuts.length + 1;
+  if (count > 256) throw new Error(`valueBuckets: ${count} buckets, at most 256`);
+  const id = new Uint8Array(v);
+  const below = new Int32Array((n + 1) * count);
+  const size = new Int32Array(count);
+  // A guess of each value's bucket from a uniform grid over the probe's range (the bucket of the
+  // grid cell's lower edge), then corrected by comparing with the cut points: exact whatever the
+  // guess, one or two comparisons for most values instead of a binary search.
+  const lowest = probe.length > 0 ? probe[0]! : 0;
+  const span = probe.length > 0 ? probe[probe.length - 1]! - lowest : 0;
+  const cells = span > 0 ? GUESS_CELLS : 1;
+  const scale = span > 0 ? cells / span : 0;
+  const guess = new Uint16Array(cells);
+  for (let g = 0, b = 0; g < cells; g++) {
+    const edge = lowest + g / scale;
+    while (b < cuts.length && cuts[b]! <= edge) b++;
+    guess[g] = b;
+  }
+  for (let j = 0; j < v; j++) {
+    const x = values[j]!;
+    const cell = (x - lowest) * scale;
+    let b = guess[cell <= 0 ? 0 : cell >= cells ? cells - 1 : Math.floor(cell)]!;
+    // the number of cut points ≤ x
+    while (b > 0 && cuts[b - 1]! > x) b--;
+    while (b < cuts.length && cuts[b]! <= x) b++;
+    id[j] = b;
+    size[b]!++;
+    below[(owner[j]! + 1) * count + b]! += 1;
+  }
+  for (let x = 1; x <= n; x++) for (let c = 0; c < count; c++) below[x * count + c]! += below[(x - 1) * count + c]!;
+  const start = new Int32Array(count + 1);
+  for (let c = 0; c < count; c++) start[c + 1] = start[c]! + size[c]!;
+  // Each value (with its owner) moved to its bucket in place, cycle by cycle (an American-flag
+  // pass): no second copy of the values. A bucket's order is then arbitrary; it is sorted on use.
+  const next = start.slice(0, count);
+  for (let b = 0; b < count; b++) {
+    const end = start[b + 1]!;
+    while (next[b]! < end) {
+      const i = next[b]!;
+      let c = id[i]!;
+      if (c !== b) {
+        // carry the value at i to its bucket, taking the one there, until one belongs to b
+        let x = values[i]!;
+        let o = owner[i]!;
+        while (c !== b) {
+          const j = next[c]!++;
+          const y = values[j]!;
+          const p = owner[j]!;
+          const d = id[j]!;
+          values[j] = x;
+          owner[j] = o;
+          id[j] = c;
+          x = y;
+          o = p;
+          c = d;
+        }
+        values[i] = x;
+        owner[i] = o;
+        id[i] = b;
+      }
+      next[b]!++;
+    }
+  }
+  return { values, owner, chunks: { count, start, below, unsorted: new Uint8Array(count).fill(1) } };
 }
 
 /** Everything a resample needs from the measure-phase records of one run. */
@@ -140,7 +264,15 @@ export function buildSample(
     buckets.output[b]! += r.output_tokens;
     buckets.total[b]! += r.output_tokens + (r.prompt_tokens ?? r.client_prompt_tokens ?? 0);
   }
-  const latency = Object.fromEntries(LATENCY_KEYS.map((k) => [k, sortedWithOwners(cols[k].values.subarray(0, cols[k].length), cols[k].owner.subarray(0, cols[k].length), n)])) as Record<LatencyKey, SortedValues>;
+  // ITL (~127 gaps a request) is cut into value buckets instead of sorted whole; the per-request
+  // figures (one value a request) are sorted.
+  const latency = Object.fromEntries(
+    LATENCY_KEYS.map((k) => {
+      const values = cols[k].values.subarray(0, cols[k].length);
+      const owners = cols[k].owner.subarray(0, cols[k].length);
+      return [k, k === 'itl' ? valueBuckets(values, owners, n) : sortedWithOwners(values, owners, n)];
+    }),
+  ) as Record<LatencyKey, SortedValues>;
   const errorsBefore = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) errorsBefore[i + 1] = errorsBefore[i]! + error[i]!;
   return { n, latency, error, errorsBefore, duration_s: durMs / 1000, buckets, cost_per_s: costPerS };
@@ -189,14 +321,13 @@ function percentilesAtRanks(total: number, ps: readonly number[], find: (positio
  * weightedPercentiles for a moving-block resample (weight = blockCounts of these block starts,
  * each block `len` requests), through s.chunks: a chunk's total weight is, per block, the number
  * of the chunk's values whose owner lies in the block (the difference of two rows of `below`);
- * only the chunks holding a wanted rank are scanned value by value. The same multiset
- * and ranks as the plain scan, so the same values, exactly (test/analysis/bootstrap-blocks.test.ts).
+ * only the chunks holding a wanted rank are scanned value by value (a value bucket sorted first,
+ * once). The same multiset and ranks as the plain scan, so the same values, exactly
+ * (test/analysis/bootstrap-blocks.test.ts).
  */
 export function blockPercentiles(s: SortedValues, weight: Int32Array, starts: Int32Array, len: number, ps: readonly number[]): Array<number | null> {
   const ch = s.chunks;
   if (!ch) return weightedPercentiles(s, weight, ps);
-  const v = s.values.length;
-  const size = 2 ** ch.shift;
   const m = ch.count;
   const chunkWeight = new Float64Array(m);
   for (let b = 0; b < starts.length; b++) {
@@ -209,12 +340,18 @@ export function blockPercentiles(s: SortedValues, weight: Int32Array, starts: In
   return percentilesAtRanks(total, ps, (positions, at) => {
     let cum = 0;
     let next = 0;
-    for (let c = 0; c < chunkWeight.length && next < positions.length; c++) {
+    for (let c = 0; c < m && next < positions.length; c++) {
       if (positions[next]! >= cum + chunkWeight[c]!) {
         cum += chunkWeight[c]!;
         continue;
       }
-      for (let j = c * size, end = Math.min(v, j + size); j < end && next < positions.length; j++) {
+      const from = ch.start[c]!;
+      const end = ch.start[c + 1]!;
+      if (ch.unsorted?.[c]) {
+        sortWithOwners(s.values.subarray(from, end), s.owner.subarray(from, end));
+        ch.unsorted[c] = 0;
+      }
+      for (let j = from; j < end && next < positions.length; j++) {
         cum += weight[s.owner[j]!]!;
         while (next < positions.length && positions[next]! < cum) at.set(positions[next++]!, s.values[j]!);
       }
