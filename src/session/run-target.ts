@@ -8,6 +8,7 @@ import { UserError } from '../errors/user-error.js';
 import type { SimServer } from '../sim/index.js';
 import { preflight } from '../client/preflight.js';
 import { targetConfig } from '../client/target-config.js';
+import { isPluginPath, resolveEndpointKind } from '../client/endpoints/registry.js';
 import type { RunResult } from '../report/result-json.js';
 import { onAbort } from '../util/on-abort.js';
 import { redactUrl } from '../util/redact.js';
@@ -101,7 +102,8 @@ export async function openTarget(
       log(`No --base-url: benchmarking the built-in simulated engine (${started.description}) at ${sim.url}`);
       if (simulatorNote) log(simulatorNote);
     }
-    const ignoreEos = spec.target.ignore_eos ?? defaultIgnoreEos(spec.workload, simulated);
+    // Only asked of a kind whose API has it: otherwise exact lengths are not expected (the validity check is off).
+    const ignoreEos = (spec.target.ignore_eos ?? defaultIgnoreEos(spec.workload, simulated)) && kindSendsIgnoreEos(spec.target);
     const coldStart = spec.observe.cold_start ? await ColdStartStep.wait(spec, baseUrl!, apiKey, signal, log, proxy) : null;
     let preflightInfo: Record<string, unknown> | null = null;
     let tokenScale = 1;
@@ -158,4 +160,10 @@ export async function openTarget(
 async function closed(sim: SimServer | null): Promise<null> {
   await sim?.close();
   return null;
+}
+
+/** Whether the target's kind sends ignore_eos when asked (a plugin's kind: assumed so). */
+function kindSendsIgnoreEos(target: RunSpec['target']): boolean {
+  if (isPluginPath(target.endpoint_type)) return true;
+  return resolveEndpointKind(target.endpoint_type, target.endpoint).sendsIgnoreEos !== false;
 }

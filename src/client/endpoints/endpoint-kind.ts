@@ -54,6 +54,12 @@ export interface EndpointKind {
    */
   readonly inputUnit?: InputUnit;
   /**
+   * false: the API has no ignore_eos (TGI, Triton's ensemble, transcription), so the run never asks
+   * for exact output lengths and the check "output ≠ max_tokens despite ignore_eos" does not apply;
+   * absent: the kind sends it when asked.
+   */
+  readonly sendsIgnoreEos?: boolean;
+  /**
    * What the workload hands it: a prompt, chat messages (the prompt as one user message when
    * none), or an audio clip (transcription: the item's text is not sent, and a workload without
    * audio is refused).

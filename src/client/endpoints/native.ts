@@ -166,6 +166,7 @@ export const tgiKind: EndpointKind = {
   streamEnd: 'a final event with generated_text',
   authHeaders: bearerAuth,
   // TGI has no ignore_eos: opts.ignoreEos is not sent. details: true asks for the usage at the end.
+  sendsIgnoreEos: false,
   buildBody: (item: WorkItem, opts: BodyOptions) => ({ inputs: item.prompt, ...withParams('parameters', { ...(item.max_tokens !== null ? { max_new_tokens: item.max_tokens } : {}), details: true }, opts) }),
   newScanner: (o) => new TgiScanner(o),
   parseUnary: parseTgiAnswer,
@@ -204,6 +205,7 @@ function tritonKind(name: string, cumulative: boolean): EndpointKind {
     streamEnd: 'the end of the response',
     authHeaders: bearerAuth,
     // The ensemble has no ignore_eos input: opts.ignoreEos is not sent.
+    sendsIgnoreEos: false,
     buildBody: (item, opts) => ({ text_input: item.prompt, max_tokens: item.max_tokens ?? DEFAULT_MAX_TOKENS, stream: opts.stream, ...opts.extraBody }),
     newScanner: (o) => new TritonScanner(o, cumulative),
     parseUnary: parseTritonAnswer,

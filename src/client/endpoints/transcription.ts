@@ -118,6 +118,8 @@ export const transcriptionKind: EndpointKind = {
   path: '/v1/audio/transcriptions',
   generates: true,
   input: 'audio',
+  // vLLM's transcription request has no ignore_eos: the length is the model's.
+  sendsIgnoreEos: false,
   media: ['audio'],
   authHeaders: bearerAuth,
   // The form fields as an object (the file described, not its bytes): what `describe` and tests read; the request is buildRawBody's.
