@@ -94,12 +94,19 @@ export function chunkGapVisitor(records: readonly RequestRecord[], fill: (r: Req
   }
   const shared = stretches.spans();
   return (emit) => {
+    // Many records' gaps per batch, in record order: the same values in the same order, a call per batch.
     let buf = new Float64Array(BATCH);
+    let m = 0;
     for (const r of own) {
       const k = Math.max(0, chunkCount(r) - 1);
-      if (k > buf.length) buf = new Float64Array(k * 2);
-      emit(buf, fill(r, buf, 0), null);
+      if (m + k > buf.length) {
+        if (m > 0) emit(buf, m, null);
+        m = 0;
+        if (k > buf.length) buf = new Float64Array(k * 2);
+      }
+      m += fill(r, buf, m);
     }
+    if (m > 0) emit(buf, m, null);
     const values = new Float64Array(BATCH);
     const weights = new Float64Array(BATCH);
     for (const { timeline, spans, lo, hi } of shared) {

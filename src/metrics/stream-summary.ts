@@ -81,27 +81,35 @@ export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_
   let sum = 0;
   let min = Infinity;
   let max = -Infinity;
+  // The loops keep the running figures in locals (written back per batch): the captured
+  // variables would be read and written through the closure's context at every value.
   visit((xs, k, ws) => {
+    let s = sum;
+    let lo = min;
+    let hi = max;
     if (ws) {
       for (let i = 0; i < k; i++) {
         const v = xs[i]!;
         const w = ws[i]!;
         n += w;
-        sum += v * w;
-        if (v < min) min = v;
-        if (v > max) max = v;
+        s += v * w;
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
         hist[bucketOf(v)]! += w;
       }
-      return;
+    } else {
+      n += k;
+      for (let i = 0; i < k; i++) {
+        const v = xs[i]!;
+        s += v;
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+        hist[bucketOf(v)]!++;
+      }
     }
-    n += k;
-    for (let i = 0; i < k; i++) {
-      const v = xs[i]!;
-      sum += v;
-      if (v < min) min = v;
-      if (v > max) max = v;
-      hist[bucketOf(v)]!++;
-    }
+    sum = s;
+    min = lo;
+    max = hi;
   });
   if (n === 0) return emptyDistribution(asked);
   const mean = Math.min(Math.max(sum / n, min), max);
@@ -143,10 +151,11 @@ export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_
   for (const w of gathered) if (w.count <= gatherInPass2) w.values = new Float64Array(w.count);
   let sq = 0;
   visit((xs, m, ws) => {
+    let q = sq;
     for (let i = 0; i < m; i++) {
       const v = xs[i]!;
       const d = v - mean;
-      sq += ws ? d * d * ws[i]! : d * d;
+      q += ws ? d * d * ws[i]! : d * d;
       const k = slot[bucketOf(v)]!;
       if (k >= 0) {
         const w = gathered[k]!;
@@ -158,6 +167,7 @@ export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_
         }
       }
     }
+    sq = q;
   });
   for (const w of gathered) {
     if (w.values && w.min === w.max) w.values = null;

@@ -293,6 +293,31 @@ export class RecordColumns {
     }
     return lo;
   }
+  /**
+   * The gaps between the i-th record's consecutive chunk times, written into `out` from `at`
+   * (room for count − 1): each the difference of the two doubles chunkTimes gives, without
+   * writing the times first (ITL's passes visit every gap of a run twice). Returns how many.
+   */
+  chunkGaps(i: number, out: Float64Array, at: number): number {
+    const n = this.chunkCount.get(i);
+    if (n < 2) return 0;
+    const page = this.chunkPage.get(i);
+    const off = this.chunkAt.get(i);
+    const base = this.chunkBase.get(i);
+    if (Number.isNaN(base)) {
+      const p = this.doubles.pages[page]!;
+      for (let k = 1; k < n; k++) out[at + k - 1] = p[off + k]! - p[off + k - 1]!;
+      return n - 1;
+    }
+    const p = this.micros.pages[page]!;
+    let prev = (base + p[off]!) / 1000;
+    for (let k = 1; k < n; k++) {
+      const t = (base + p[off + k]!) / 1000;
+      out[at + k - 1] = t - prev;
+      prev = t;
+    }
+    return n - 1;
+  }
   /** The i-th record's chunk times, a fresh array. */
   chunkTimesCopy(i: number): Float64Array {
     const out = new Float64Array(this.chunkCount.get(i));
@@ -398,6 +423,18 @@ export function plainRecord(r: RequestRecord): RequestRecord {
 /** How many chunk times `r` has, without building its chunk_ms. */
 export function chunkCount(r: RequestRecord): number {
   return r instanceof ColumnRecord ? r[COLUMNS].chunks(r[AT]) : r.chunk_ms.length;
+}
+
+/**
+ * The gaps between r's consecutive chunk times (chunk_ms[k] − chunk_ms[k − 1], k ≥ 1) written into
+ * `out` from `at`, which has room for them; returns how many. A column view's are read from its
+ * columns without building its chunk_ms.
+ */
+export function chunkGapsInto(r: RequestRecord, out: Float64Array, at: number): number {
+  if (r instanceof ColumnRecord) return r[COLUMNS].chunkGaps(r[AT], out, at);
+  const c = r.chunk_ms;
+  for (let k = 1; k < c.length; k++) out[at + k - 1] = c[k]! - c[k - 1]!;
+  return Math.max(0, c.length - 1);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { RequestRecord } from '../../record/record.js';
-import { ChunkTimes, chunkCount } from '../../record/record-columns.js';
+import { ChunkTimes, chunkCount, chunkGapsInto } from '../../record/record-columns.js';
 
 // Chunk times read without an array per record from records held in columns (record-columns.ts).
 const chunkTimes = new ChunkTimes();
@@ -21,11 +21,7 @@ export const itl = {
   over: 'ok',
   formula: 'chunk_ms[i] − chunk_ms[i−1] for every i ≥ 1, pooled',
   count: (r: RequestRecord) => Math.max(0, chunkCount(r) - 1),
-  fill: (r: RequestRecord, out: Float64Array, at: number) => {
-    const c = chunkTimes.of(r);
-    for (let i = 1; i < c.length; i++) out[at + i - 1] = c[i]! - c[i - 1]!;
-    return Math.max(0, c.length - 1);
-  },
+  fill: chunkGapsInto,
   worst: (r: RequestRecord) => {
     const c = chunkTimes.of(r);
     if (c.length < 2) return null;
