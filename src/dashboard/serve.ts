@@ -11,9 +11,14 @@ export interface RunningDashboard {
   close(): Promise<void>;
 }
 
-export function startDashboard(opts: DashboardOptions & { port: number }): Promise<RunningDashboard> {
+export async function startDashboard(opts: DashboardOptions & { port: number }): Promise<RunningDashboard> {
   // The page's requests come together: they share one DuckDB instance (history-pool.ts), not an open each, one after another.
   const shared = shareHistory(opts.resultsDir);
+  // The history opened (and the journal of runs finished since the last read folded in) before
+  // anything listens, not on the page's first request: with thousands of runs pending the fold
+  // takes a second or more, which the first page load would otherwise wait for. A history that
+  // cannot be read is left for the page's requests to report, as they do.
+  await shared.pool.use(async () => undefined).catch(() => undefined);
   const app = createDashboardApp(opts);
   return new Promise((resolve, reject) => {
     const onError = (err: Error) => {

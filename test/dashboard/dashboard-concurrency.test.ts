@@ -4,16 +4,24 @@
  * in turn, every answer is whole and the same as one asked alone, and a run finished meanwhile
  * (a journal row) is folded in and shown by the next request.
  */
+import { cpSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDashboard, type RunningDashboard } from '../../src/dashboard/serve.js';
+import { hasJournal } from '../../src/history/history-journal.js';
+import { tempDir } from '../helpers/temp-dir.js';
 import { runCli } from '../helpers/cli.js';
 import { httpGet, makeFixture, type Fixture } from './fixture.js';
 
 let fx: Fixture;
 let dash: RunningDashboard;
 
+let pendingCopy: string;
+
 beforeAll(async () => {
   fx = await makeFixture();
+  // A copy of the folder for a dashboard started with runs pending in its journal.
+  pendingCopy = `${tempDir('dashboard-pending')}/results`;
+  cpSync(fx.results, pendingCopy, { recursive: true });
   dash = await startDashboard({ resultsDir: fx.results, port: 0, pollMs: 20 });
 });
 afterAll(async () => dash?.close());
@@ -49,6 +57,26 @@ describe('dashboard: concurrent requests', () => {
       const ids = runIdsOf(a.body);
       expect(ids).toHaveLength(fx.runIds.length + 1);
       expect(ids.some((id) => id.endsWith('-later'))).toBe(true);
+    }
+  });
+
+  it('folds the journal when it starts, before any request, so the first page load does not wait for it', async () => {
+    // A run finished into the folder while no dashboard served it: its row waits in the journal.
+    const out = await runCli(['sim', 'run', '--request-rate', '6', '--name', 'pending', '--random-input-len', '128', '--random-output-len', '16', '--num-prompts', '20', '--result-dir', pendingCopy]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(hasJournal(pendingCopy)).toBe(true);
+    const d = await startDashboard({ resultsDir: pendingCopy, port: 0, pollMs: 20 });
+    try {
+      expect(hasJournal(pendingCopy)).toBe(false);
+      expect(d.historyOpens()).toBe(1);
+      const res = await httpGet(d.url, '/api/runs', {}, 'GET');
+      expect(res.status).toBe(200);
+      const ids = runIdsOf(res.body);
+      expect(ids).toHaveLength(fx.runIds.length + 1);
+      expect(ids.some((id) => id.endsWith('-pending'))).toBe(true);
+      expect(d.historyOpens()).toBe(1);
+    } finally {
+      await d.close();
     }
   });
 });
