@@ -1,7 +1,7 @@
 /**
  * Records read back from records.jsonl, held in typed columns instead of objects (issue 31). A
  * parsed record object costs ~350 bytes and its chunk_ms a boxed number per chunk while parsing,
- * then 8 bytes a chunk; here a record is ~60 bytes of columns and a chunk 4 bytes:
+ * then 8 bytes a chunk; here a record is ~60 bytes of columns and a chunk 2 bytes:
  *
  *   numbers     Float64Array  id, scheduled_ms, sent_ms, first_token_ms (NaN: null), end_ms
  *               Int32Array    stage, worker, turn, prompt/output/requested/client tokens, http_status (−1: null)
@@ -11,12 +11,8 @@
  *                             time) then reads the first chunk or bisects instead of reading all
  *               Int8Array     error_class (index in ERROR_CLASSES, −1: null)
  *   strings     Int32Array    task, session, finish_reason: ids in one table of the run's distinct strings
- *   chunk times one flat store, a record's chunks contiguous at (page, offset) with their count:
- *               Uint32Array   µs after the record's first chunk, when every chunk time is a whole
- *                             number of µs (what records.jsonl writes): t = (base + off) / 1000,
- *                             the same double JSON.parse gives for the text (both are the correctly
- *                             rounded quotient of the same integer by 1000);
- *               Float64Array  the doubles themselves otherwise (base NaN).
+ *   chunk times chunk-store.ts: 2 bytes a chunk (its gap in µs from the one before) when every
+ *               time is whole µs (what records.jsonl writes), the doubles themselves otherwise.
  *
  * What the columns do not hold (error messages, texts, retry and reasoning fields, trace ids,
  * quality checks) is kept per record in a sparse side table, and a record whose numbers do not
@@ -26,10 +22,10 @@
  * so every figure, verdict and report is computed by the same code on the same values as from
  * parsed objects; passes over every chunk read them through `ChunkTimes` (no array per record).
  */
+import { ChunkStore, microsToTimes } from './chunk-store.js';
 import { f64Column, i32Column, Interned, NULL_INT, PagedColumn } from './paged-column.js';
 import { ERROR_CLASSES, PHASES, type ErrorClass, type RequestRecord, type RequestStatus, type TokenSource } from './record.js';
 
-const CHUNK_PAGE = 1 << 20;
 /** Bit 7 of a record's code: its chunk times never go back (each ≥ the one before), known when it was stored. */
 const SORTED = 0x80;
 const STATUSES: readonly RequestStatus[] = ['ok', 'error', 'timeout', 'cancelled'];
@@ -37,23 +33,6 @@ const TOKEN_SOURCES: readonly TokenSource[] = ['usage', 'tokenizer', 'chunks', '
 
 const f64 = f64Column;
 const i32 = i32Column;
-
-/** Pages of chunk values; a record's values never straddle two pages (a longer record gets a page of its own). */
-class ChunkStore<A extends Float64Array | Uint32Array> {
-  readonly pages: A[] = [];
-  private used = CHUNK_PAGE;
-  constructor(private readonly make: (n: number) => A) {}
-  /** Room for n values: [page, offset]. */
-  reserve(n: number): [number, number] {
-    if (this.used + n > (this.pages.at(-1)?.length ?? 0)) {
-      this.pages.push(this.make(Math.max(CHUNK_PAGE, n)));
-      this.used = 0;
-    }
-    const at = this.used;
-    this.used += n;
-    return [this.pages.length - 1, at];
-  }
-}
 
 const fitsInt = (v: number | null): boolean => v === null || (Number.isInteger(v) && v >= 0 && v < 2 ** 31);
 
@@ -86,17 +65,8 @@ export class RecordColumns {
   private readonly task = i32();
   private readonly session = i32();
   private readonly finish = i32();
-  private readonly chunkCount = i32();
-  private readonly chunkPage = i32();
-  private readonly chunkAt = i32();
-  /** µs of the first chunk; NaN: the chunks are doubles in `doubles`. */
-  private readonly chunkBase = f64();
-  private readonly micros = new ChunkStore((n) => new Uint32Array(n));
-  private readonly doubles = new ChunkStore((n) => new Float64Array(n));
+  private readonly chunkStore = new ChunkStore();
   private readonly strings = new Interned();
-  private scratch = new Float64Array(256);
-  /** Whether the chunks the last put* stored never go back. */
-  private sorted = false;
   /** Fields beyond the columns, by position, in the record's own key order. */
   private readonly extra = new Map<number, Partial<RequestRecord>>();
   /** Records kept whole (numbers the columns cannot hold), by position. */
@@ -134,10 +104,8 @@ export class RecordColumns {
     this.task.set(i, this.strings.id(r.task));
     this.session.set(i, this.strings.id(r.session));
     this.finish.set(i, this.strings.id(r.finish_reason));
-    this.sorted = false;
-    if (micros) this.putMicros(i, micros, count);
-    else this.putTimes(i, r.chunk_ms);
-    if (this.sorted) this.codes.set(i, this.codes.get(i) | SORTED);
+    const sorted = micros ? this.chunkStore.putMicros(i, micros, count) : this.chunkStore.putTimes(i, r.chunk_ms);
+    if (sorted) this.codes.set(i, this.codes.get(i) | SORTED);
     let more: Record<string, unknown> | null = null;
     for (const k of EXTRA_KEYS) {
       const v = r[k];
@@ -165,59 +133,6 @@ export class RecordColumns {
       fitsInt(r.client_prompt_tokens) && fitsInt(r.http_status) && !Number.isNaN(r.first_token_ms) && PHASES.includes(r.phase) && STATUSES.includes(r.status) &&
       TOKEN_SOURCES.includes(r.token_source)
     );
-  }
-
-  private putMicros(i: number, micros: Float64Array, count: number): void {
-    if (!this.putWholeMicros(i, micros, count)) this.putDoubles(i, microsToTimes(micros, count));
-  }
-
-  private putTimes(i: number, c: Float64Array): void {
-    // Whole µs (what records.jsonl writes) go in 4 bytes each: k/1000 === v ⇔ v is the double of k µs.
-    if (c.length > this.scratch.length) this.scratch = new Float64Array(c.length * 2);
-    const m = this.scratch;
-    for (let k = 0; k < c.length; k++) {
-      m[k] = Math.round(c[k]! * 1000);
-      if (!(Number.isSafeInteger(m[k]) && m[k]! / 1000 === c[k])) return this.putDoubles(i, c);
-    }
-    if (!this.putWholeMicros(i, m, c.length)) this.putDoubles(i, c);
-  }
-
-  /** The chunks as µs after the first, when each lies within 2^32 µs after it; false otherwise (nothing kept). */
-  private putWholeMicros(i: number, micros: Float64Array, count: number): boolean {
-    this.chunkCount.set(i, count);
-    if (count === 0) {
-      this.sorted = true;
-      return true;
-    }
-    const base = micros[0]!;
-    let sorted = true;
-    for (let k = 0; k < count; k++) {
-      const d = micros[k]! - base;
-      if (!(d >= 0 && d < 2 ** 32)) return false;
-      if (k > 0 && micros[k]! < micros[k - 1]!) sorted = false;
-    }
-    // Whole µs in order give doubles in order (k ↦ k / 1000 correctly rounded is monotone).
-    this.sorted = sorted;
-    const [page, at] = this.micros.reserve(count);
-    const p = this.micros.pages[page]!;
-    for (let k = 0; k < count; k++) p[at + k] = micros[k]! - base;
-    this.chunkPage.set(i, page);
-    this.chunkAt.set(i, at);
-    this.chunkBase.set(i, base);
-    return true;
-  }
-
-  private putDoubles(i: number, c: Float64Array): void {
-    this.chunkCount.set(i, c.length);
-    let sorted = true;
-    for (let k = 1; k < c.length; k++) if (!(c[k]! >= c[k - 1]!)) sorted = false;
-    this.sorted = sorted;
-    if (c.length === 0) return;
-    const [page, at] = this.doubles.reserve(c.length);
-    this.doubles.pages[page]!.set(c, at);
-    this.chunkPage.set(i, page);
-    this.chunkAt.set(i, at);
-    this.chunkBase.set(i, NaN);
   }
 
   /** @internal column reads for ColumnRecord */
@@ -249,7 +164,7 @@ export class RecordColumns {
     return this.extra.get(i);
   }
   chunks(i: number): number {
-    return this.chunkCount.get(i);
+    return this.chunkStore.countOf(i);
   }
   /** Whether the i-th record's chunk times are known never to go back (then firstChunk and countAtMost answer). */
   chunksSorted(i: number): boolean {
@@ -257,41 +172,11 @@ export class RecordColumns {
   }
   /** The i-th record's first chunk time (it has at least one). */
   firstChunk(i: number): number {
-    const base = this.chunkBase.get(i);
-    const at = this.chunkAt.get(i);
-    const page = this.chunkPage.get(i);
-    return Number.isNaN(base) ? this.doubles.pages[page]![at]! : base / 1000;
+    return this.chunkStore.first(i);
   }
-  /**
-   * How many of the i-th record's chunk times are ≤ t, for a record whose chunks are sorted: a
-   * bisection comparing the same doubles the loop over all of them compares, so the same count.
-   */
+  /** How many of the i-th record's chunk times are ≤ t, for a record whose chunks are sorted. */
   countAtMost(i: number, t: number): number {
-    const n = this.chunkCount.get(i);
-    if (n === 0) return 0;
-    const page = this.chunkPage.get(i);
-    const at = this.chunkAt.get(i);
-    const base = this.chunkBase.get(i);
-    let lo = 0;
-    let hi = n;
-    if (Number.isNaN(base)) {
-      const p = this.doubles.pages[page]!;
-      if (p[at + n - 1]! <= t) return n;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (p[at + mid]! <= t) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
-    }
-    const p = this.micros.pages[page]!;
-    if ((base + p[at + n - 1]!) / 1000 <= t) return n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((base + p[at + mid]!) / 1000 <= t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.chunkStore.countAtMost(i, t);
   }
   /**
    * The gaps between the i-th record's consecutive chunk times, written into `out` from `at`
@@ -299,50 +184,19 @@ export class RecordColumns {
    * writing the times first (ITL's passes visit every gap of a run twice). Returns how many.
    */
   chunkGaps(i: number, out: Float64Array, at: number): number {
-    const n = this.chunkCount.get(i);
-    if (n < 2) return 0;
-    const page = this.chunkPage.get(i);
-    const off = this.chunkAt.get(i);
-    const base = this.chunkBase.get(i);
-    if (Number.isNaN(base)) {
-      const p = this.doubles.pages[page]!;
-      for (let k = 1; k < n; k++) out[at + k - 1] = p[off + k]! - p[off + k - 1]!;
-      return n - 1;
-    }
-    const p = this.micros.pages[page]!;
-    let prev = (base + p[off]!) / 1000;
-    for (let k = 1; k < n; k++) {
-      const t = (base + p[off + k]!) / 1000;
-      out[at + k - 1] = t - prev;
-      prev = t;
-    }
-    return n - 1;
+    return this.chunkStore.gaps(i, out, at);
   }
   /** The i-th record's chunk times, a fresh array. */
   chunkTimesCopy(i: number): Float64Array {
-    const out = new Float64Array(this.chunkCount.get(i));
-    const v = this.chunkTimes(i, out);
+    const out = new Float64Array(this.chunkStore.countOf(i));
+    const v = this.chunkStore.times(i, out);
     if (v.buffer !== out.buffer) out.set(v);
     return out;
   }
-  /** The i-th record's chunk times: into `out` (≥ its count) from µs, or a view of the stored doubles. */
+  /** The i-th record's chunk times: into `out` (≥ its count) or a view of stored doubles. */
   chunkTimes(i: number, out: Float64Array): Float64Array {
-    const n = this.chunkCount.get(i);
-    if (n === 0) return out.subarray(0, 0);
-    const page = this.chunkPage.get(i);
-    const at = this.chunkAt.get(i);
-    const base = this.chunkBase.get(i);
-    if (Number.isNaN(base)) return this.doubles.pages[page]!.subarray(at, at + n);
-    const p = this.micros.pages[page]!;
-    for (let k = 0; k < n; k++) out[k] = (base + p[at + k]!) / 1000;
-    return out.subarray(0, n);
+    return this.chunkStore.times(i, out);
   }
-}
-
-function microsToTimes(micros: Float64Array, count: number): Float64Array {
-  const out = new Float64Array(count);
-  for (let k = 0; k < count; k++) out[k] = micros[k]! / 1000;
-  return out;
 }
 
 /** One record of a RecordColumns store, read-only; fields beyond the columns come from its side entry. */
