@@ -17,11 +17,11 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { UserError } from '../errors/user-error.js';
-import { recordFromJsonLine, recordFromObject, RecordParseError } from '../record/jsonl.js';
-import { MicrosBuffer, scanChunkMicros } from '../record/jsonl-chunks.js';
+import { recordFromJsonLine } from '../record/jsonl.js';
+import { MicrosBuffer } from '../record/jsonl-chunks.js';
 import type { RequestRecord } from '../record/record.js';
 import { argsortFloat64 } from '../util/argsort.js';
-import { forEachLine, type ReadOptions } from './records-reader.js';
+import { chunkTimesMs, forEachLine, parseRecordLine, type ReadOptions } from './records-reader.js';
 import { RecordsChecker } from './records-check.js';
 
 /** The kept records of a records.jsonl, in id order: where each one's line is. */
@@ -45,8 +45,6 @@ const GAP_BYTES = 64 * 1024;
 /** A read spans at most this many bytes (a longer line is read alone). */
 const SPAN_BYTES = 4 * 1024 * 1024;
 
-const OPEN_BRACE = 0x7b;
-const NO_CHUNKS = new Float64Array(0);
 
 const errnoCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
 
@@ -70,39 +68,12 @@ class Growing<A extends Float64Array | Int32Array> {
   }
 }
 
-/**
- * One line's record, or null for a blank line; a bad line is a UserError naming the file and line.
- * The line's chunk_ms is read from its bytes when it can be (as records-reader.ts does), else the
- * line is parsed whole.
- */
-function parseRecordLine(path: string, line: Buffer, lineNo: number, micros: MicrosBuffer): RequestRecord | null {
-  const scan = line[0] === OPEN_BRACE ? scanChunkMicros(line, micros) : null;
-  if (scan !== null) {
-    let o: unknown;
-    try {
-      o = JSON.parse(`${line.toString('utf8', 0, scan.open)}0${line.toString('utf8', scan.close + 1)}`);
-    } catch {
-      o = null;
-    }
-    if (typeof o === 'object' && o !== null && (o as { chunk_ms?: unknown }).chunk_ms === 0) {
-      try {
-        const rec = recordFromObject(o as Record<string, unknown>, NO_CHUNKS);
-        const chunks = new Float64Array(scan.count);
-        for (let k = 0; k < scan.count; k++) chunks[k] = micros.values[k]! / 1000;
-        rec.chunk_ms = chunks;
-        return rec;
-      } catch {
-        // parsed whole below, which gives the line's error
-      }
-    }
-  }
-  const text = line.toString('utf8').trim();
-  if (text === '') return null;
-  try {
-    return recordFromJsonLine(text);
-  } catch (err) {
-    throw new UserError(`${path}:${lineNo}: ${err instanceof RecordParseError ? err.message : String(err)}`);
-  }
+/** One line's record as a plain object (the reader's one line parser); null for a blank line. */
+function parsePlainLine(path: string, line: Buffer, lineNo: number, micros: MicrosBuffer): RequestRecord | null {
+  const parsed = parseRecordLine(path, line, lineNo, micros);
+  if (parsed === null) return null;
+  if (parsed.count >= 0) parsed.rec.chunk_ms = chunkTimesMs(micros.values, parsed.count);
+  return parsed.rec;
 }
 
 /**
@@ -118,7 +89,7 @@ export function indexRecordsById(path: string, opts: ReadOptions = {}): RecordsB
   const lengths = new Growing((n) => new Int32Array(n));
   let pos = 0;
   const add = (line: Buffer, lineNo: number, at: number): void => {
-    const rec = parseRecordLine(path, line, lineNo, micros);
+    const rec = parsePlainLine(path, line, lineNo, micros);
     if (rec === null) return;
     checker.add(rec, lineNo);
     ids.push(rec.id);
@@ -209,7 +180,7 @@ function readLines(path: string, which: ArrayLike<number>, at: { offsets: Float6
       for (; k < j; k++) {
         const line = which[byOffset[k]!]!;
         const from = at.offsets[line]! - start;
-        const rec = parseRecordLine(path, buf.subarray(from, from + at.lengths[line]!), 0, micros);
+        const rec = parsePlainLine(path, buf.subarray(from, from + at.lengths[line]!), 0, micros);
         if (rec === null) throw new UserError(`${path}: the file changed while it was read (a record's line is now blank)`);
         out[byOffset[k]!] = rec;
       }

@@ -127,6 +127,27 @@ function recordAroundChunks(line: Buffer, scan: ChunkScan): RequestRecord | null
 }
 
 /**
+ * One line's record, the one parser of a records.jsonl line (readChecked here, records-by-id.ts):
+ * null for a blank line; a bad line is a UserError naming the file and line. When `count` is not
+ * -1, the line's chunk times were scanned as µs into `micros` (the first `count`) and rec.chunk_ms
+ * is empty: the caller keeps them its way (chunkTimesMs for plain records).
+ */
+export function parseRecordLine(path: string, line: Buffer | string, lineNo: number, micros: MicrosBuffer): { rec: RequestRecord; count: number } | null {
+  const scan = typeof line !== 'string' && line[0] === OPEN_BRACE ? scanChunkMicros(line, micros) : null;
+  const fast = scan === null ? null : recordAroundChunks(line as Buffer, scan);
+  if (fast !== null) return { rec: fast, count: scan!.count };
+  const rec = parseLine(path, typeof line === 'string' ? line : line.toString('utf8'), lineNo);
+  return rec === null ? null : { rec, count: -1 };
+}
+
+/** Scanned chunk times (the first `count` µs of `micros`) as ms: the double JSON.parse gives for their text. */
+export function chunkTimesMs(micros: Float64Array, count: number): Float64Array {
+  const chunks = new Float64Array(count);
+  for (let k = 0; k < count; k++) chunks[k] = micros[k]! / 1000;
+  return chunks;
+}
+
+/**
  * The file's records, checked (records-check.ts), each kept by `keep` from its parsed fields and,
  * when the line's chunk times were scanned as µs, those (the first `count` of `micros`).
  */
@@ -141,15 +162,9 @@ function readChecked(
   const { truncatedTail } = readLines(
     path,
     (line, lineNo) => {
-      const scan = typeof line !== 'string' && line[0] === OPEN_BRACE ? scanChunkMicros(line, micros) : null;
-      const fast = scan === null ? null : recordAroundChunks(line as Buffer, scan);
-      let rec: RequestRecord | null;
-      if (fast !== null) rec = keep(fast, micros.values, scan!.count);
-      else {
-        rec = parseLine(path, typeof line === 'string' ? line : line.toString('utf8'), lineNo);
-        if (rec === null) return;
-        rec = keep(rec, null, 0);
-      }
+      const parsed = parseRecordLine(path, line, lineNo, micros);
+      if (parsed === null) return;
+      const rec = parsed.count < 0 ? keep(parsed.rec, null, 0) : keep(parsed.rec, micros.values, parsed.count);
       checker.add(rec, lineNo);
       records.push(rec);
     },
@@ -183,10 +198,7 @@ export function readRecordColumns(path: string, opts: ReadOptions = {}): { colum
  */
 export function readRecordsFile(path: string, opts: ReadOptions = {}): { records: RequestRecord[]; truncatedTail: boolean } {
   return readChecked(path, opts, (rec, micros, count) => {
-    if (!micros) return rec;
-    const chunks = new Float64Array(count);
-    for (let k = 0; k < count; k++) chunks[k] = micros[k]! / 1000;
-    rec.chunk_ms = chunks;
+    if (micros) rec.chunk_ms = chunkTimesMs(micros, count);
     return rec;
   });
 }
