@@ -45,7 +45,6 @@ const GAP_BYTES = 64 * 1024;
 /** A read spans at most this many bytes (a longer line is read alone). */
 const SPAN_BYTES = 4 * 1024 * 1024;
 
-
 const errnoCode = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
 
 /** Grows by doubling; `view()` the values added. */

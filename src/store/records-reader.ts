@@ -7,6 +7,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { recordFromJsonLine, recordFromObject, RecordParseError } from '../record/jsonl.js';
 import { MicrosBuffer, scanChunkMicros, type ChunkScan } from '../record/jsonl-chunks.js';
+import { newScannedRecord, scanRecordLine } from '../record/jsonl-line-scan.js';
 import { RecordColumns } from '../record/record-columns.js';
 import type { RequestRecord } from '../record/record.js';
 import { UserError } from '../errors/user-error.js';
@@ -155,6 +156,7 @@ function readChecked(
   path: string,
   opts: ReadOptions,
   keep: (rec: RequestRecord, micros: Float64Array | null, count: number) => RequestRecord,
+  scanned?: RequestRecord,
 ): { records: RequestRecord[]; truncatedTail: boolean } {
   const records: RequestRecord[] = [];
   const checker = new RecordsChecker(path);
@@ -162,6 +164,19 @@ function readChecked(
   const { truncatedTail } = readLines(
     path,
     (line, lineNo) => {
+      // The reusable record of a line in our writer's shape (jsonl-line-scan.ts), when the keeper copies it.
+      const count = scanned !== undefined && typeof line !== 'string' ? scanRecordLine(line, micros, scanned) : -1;
+      let rec: RequestRecord;
+      if (count >= 0) rec = keep(scanned!, micros.values, count);
+      else {
+        const parsed = parseRecordLine(path, line, lineNo, micros);
+        if (parsed === null) return;
+        rec = parsed.count < 0 ? keep(parsed.rec, null, 0) : keep(parsed.rec, micros.values, parsed.count);
+      }
+      checker.add(rec, lineNo);
+        records.push(rec);
+        return;
+      }
       const parsed = parseRecordLine(path, line, lineNo, micros);
       if (parsed === null) return;
       const rec = parsed.count < 0 ? keep(parsed.rec, null, 0) : keep(parsed.rec, micros.values, parsed.count);
@@ -187,7 +202,7 @@ export function readRecordColumns(path: string, opts: ReadOptions = {}): { colum
     if (micros) columns.add(rec, micros, count);
     else columns.add(rec);
     return columns.view(columns.length - 1);
-  });
+  }, newScannedRecord());
   return { columns, ...read };
 }
 
