@@ -174,13 +174,6 @@ function readChecked(
         rec = parsed.count < 0 ? keep(parsed.rec, null, 0) : keep(parsed.rec, micros.values, parsed.count);
       }
       checker.add(rec, lineNo);
-        records.push(rec);
-        return;
-      }
-      const parsed = parseRecordLine(path, line, lineNo, micros);
-      if (parsed === null) return;
-      const rec = parsed.count < 0 ? keep(parsed.rec, null, 0) : keep(parsed.rec, micros.values, parsed.count);
-      checker.add(rec, lineNo);
       records.push(rec);
     },
     opts,
