@@ -36,6 +36,8 @@ function unavailable(r: RequestRecord): boolean {
 
 /** The outages among measure-phase `records` (superseded retry attempts are ignored), in time order. */
 export function findOutages(records: readonly RequestRecord[], windowEndMs: number): Outage[] {
+  // Without a single unavailability failure there is no streak: skip sorting every record by send.
+  if (!records.some((r) => unavailable(r) && !r.retried)) return [];
   const inOrder = records.filter((r) => !r.retried).sort((a, b) => a.sent_ms - b.sent_ms || a.id - b.id);
   const out: Outage[] = [];
   let streak: RequestRecord[] = [];
