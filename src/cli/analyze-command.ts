@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { GoodputSchema } from '../config/schema.js';
 import { validateSpec } from '../config/load-spec.js';
 import { COST_FLAGS, LOAD_FLAGS, specFromFlags, VALIDITY_FLAGS, VLLM_JSON_FLAGS } from './run-flags.js';
-import { SloListSchema } from '../session/run-spec.js';
+import { SloListSchema } from '../session/spec-parts.js';
 import { isSweepDir } from '../store/run-bundle.js';
 
 /** A sweep directory: its stages re-judged (--slo, --goodput), as analyze-sweep.ts says. */

@@ -16,7 +16,7 @@ import { toJsonLoad } from '../sweep/stages.js';
 import { sweepGatesPass, type StageResult, type SweepResult, type SweepSearch } from '../sweep/sweep-result.js';
 import type { CliIo } from './io.js';
 import type { RunSpec } from '../session/run-spec.js';
-import { SloListSchema } from '../session/run-spec.js';
+import { SloListSchema } from '../session/spec-parts.js';
 import { readSweep } from '../session/saved-sweep.js';
 import { checkObjectivesUsable } from '../config/slo-check.js';
 import { stageResult } from '../session/sweep-stages.js';

@@ -17,7 +17,7 @@ import { validateSpec } from '../config/load-spec.js';
 import { CostSpecSchema } from '../config/prices.js';
 import { resolveCostInputs } from './cost-inputs.js';
 import type { CostInputs, CostSplit } from '../metrics/cost.js';
-import { SloListSchema, specInputUnit } from './run-spec.js';
+import { SloListSchema, specInputUnit } from './spec-parts.js';
 import { checkObjectivesUsable } from '../config/slo-check.js';
 import type { SessionContext } from './context.js';
 import { SPANS_FILE } from '../store/spans-file-name.js';

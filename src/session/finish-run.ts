@@ -18,7 +18,6 @@ import type { RunDir } from '../store/run-dir.js';
 import { writeJsonFile } from '../store/run-dir.js';
 import { fileFaultCode, resultFaultLine } from '../store/records-file.js';
 import { infermeterVersion } from './version.js';
-import { writeRunReport } from './write-report.js';
 import type { GoodputSlo, Objective } from '../config/slo.js';
 import { Redactor } from '../util/redact.js';
 import { computeCost, requestTimeSplit, type CostInputs, type CostSplit } from '../metrics/cost.js';
@@ -192,7 +191,10 @@ export async function completeRun(input: FinishInput): Promise<CompletedRun> {
     diskFault = resultFaultLine(code, input.dir.path, input.records.length);
   }
   const dir = diskFault ? null : input.dir;
-  const reportPath = dir && input.spec.output.report !== false ? await writeRunReport(dir.path, input.records, result) : null;
+  // The HTML report's code (its charts alone are ~0.5 MB of JavaScript) loads only when a report
+  // is written: analyze, which writes none, does not compile it.
+  const reportPath =
+    dir && input.spec.output.report !== false ? await (await import('./write-report.js')).writeRunReport(dir.path, input.records, result) : null;
   const vllmPath = input.spec.output.vllm_json;
   if (vllmPath) {
     const load = input.load;

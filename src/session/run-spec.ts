@@ -6,13 +6,10 @@ import { checkObjectivesUsable } from '../config/slo-check.js';
 import { buildRunSpecSchema } from '../config/schema.js';
 import { isPluginPath, resolveEndpointKind } from '../client/endpoints/registry.js';
 import type { EndpointKind } from '../client/endpoints/endpoint-kind.js';
-import type { InputUnit } from '../record/input-unit.js';
-import { objectiveListSchema } from '../config/slo.js';
-import { OBJECTIVE_METRICS } from '../metrics/index.js';
 import { WorkloadSpecSchema } from '../workload/index.js';
+import { SloListSchema } from './spec-parts.js';
 
-/** The `slos:` list / `--slo`: objectives over the metrics of the registry. */
-export const SloListSchema = objectiveListSchema(OBJECTIVE_METRICS);
+export { SloListSchema, specInputUnit } from './spec-parts.js';
 
 /** The schema's --endpoint default, replaced by the kind's own path when only --endpoint-type is given. */
 const DEFAULT_ENDPOINT = '/v1/completions';
@@ -60,18 +57,6 @@ function checkEndpointKind(spec: RunSpec, flagPaths: { has(path: string): boolea
   checkEndpointKindFits(spec, resolveEndpointKind(t.endpoint_type, t.endpoint), flagPaths);
 }
 
-/**
- * What the spec's requests' inputs are (record/input-unit.ts), from its endpoint kind: `documents`
- * for rerank and score. A plugin's kind, or a target no kind is found for, counts `inputs`.
- */
-export function specInputUnit(target: { endpoint: string; endpoint_type?: string | null | undefined }): InputUnit {
-  if (isPluginPath(target.endpoint_type ?? undefined)) return 'inputs';
-  try {
-    return resolveEndpointKind(target.endpoint_type ?? undefined, target.endpoint).inputUnit ?? 'inputs';
-  } catch {
-    return 'inputs';
-  }
-}
 
 /** checkEndpointKind for a known kind (a plugin's, once loaded). */
 export function checkEndpointKindFits(spec: RunSpec, kind: EndpointKind, flagPaths: { has(path: string): boolean } = new Set<string>()): void {

@@ -11,8 +11,17 @@ import { describe, expect, it } from 'vitest';
 const SRC = resolve(__dirname, '../../src');
 const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
 
+/** The source files reachable from `entry` through static imports (paths under src/), each with one chain of modules to it. */
+function staticFiles(entry: string): Map<string, string[]> {
+  return walk(entry).files;
+}
+
 /** The packages reachable from `entry` through static imports, each with one chain of modules to it. */
 function staticPackages(entry: string): Map<string, string[]> {
+  return walk(entry).packages;
+}
+
+function walk(entry: string): { files: Map<string, string[]>; packages: Map<string, string[]> } {
   const start = resolve(SRC, entry);
   const via = new Map<string, string | null>([[start, null]]);
   const queue = [start];
@@ -36,7 +45,9 @@ function staticPackages(entry: string): Map<string, string[]> {
       }
     }
   }
-  return packages;
+  const files = new Map<string, string[]>();
+  for (const f of via.keys()) files.set(f.slice(SRC.length + 1), chain(f));
+  return { files, packages };
 }
 
 describe('start-up imports', () => {
@@ -51,5 +62,14 @@ describe('start-up imports', () => {
     for (const heavy of ['protobufjs', 'hono', '@hono/node-server', 'prom-client', '@duckdb/node-api', 'yaml']) expect(pkgs.get(heavy), `${heavy} via ${pkgs.get(heavy)?.join(' → ')}`).toBeUndefined();
     // the walker does see packages: analyze validates its flags with zod
     expect(pkgs.has('zod')).toBe(true);
+  });
+
+  it("analyze of a run compiles neither the HTML report (it writes none) nor the workload kinds", () => {
+    const files = staticFiles('cli/analyze-command.ts');
+    for (const heavy of ['session/write-report.ts', 'report/render-report.ts', 'report/charts/compiled-charts.ts', 'workload/index.ts', 'session/run-spec.ts']) {
+      expect(files.get(heavy), `${heavy} via ${files.get(heavy)?.join(' → ')}`).toBeUndefined();
+    }
+    // the walker does see modules: analyze computes the figures
+    expect(files.has('metrics/compute.ts')).toBe(true);
   });
 });
