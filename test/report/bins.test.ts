@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { binDistribution, type ValueSource } from '../../src/report/data/bins.js';
+import { binBatches, binDistribution, type ValueSource } from '../../src/report/data/bins.js';
 
 const from = (values: number[]): ValueSource => (emit) => values.forEach(emit);
 
@@ -55,6 +55,30 @@ describe('binDistribution', () => {
         const mid = d.cdf[Math.floor(d.cdf.length / 2)]!;
         const below = values.filter((v) => v < mid.x * (1 - 1e-5)).length / values.length;
         expect(mid.p).toBeGreaterThanOrEqual(below - 1e-6);
+      }),
+    );
+  });
+  it('values given in weighted batches (the ITL gaps) bin as the same values given one by one (property)', () => {
+    const value = fc.oneof(fc.double({ min: -5, max: 1e5, noNaN: true }), fc.constant(0), fc.constant(Number.NaN), fc.integer({ min: 1, max: 50 }));
+    const item = fc.record({ v: value, w: fc.option(fc.integer({ min: 1, max: 4 }), { nil: null }) });
+    fc.assert(
+      fc.property(fc.array(fc.array(item, { maxLength: 9 }), { minLength: 1, maxLength: 40 }), (batches) => {
+        const one: number[] = [];
+        for (const b of batches) for (const { v, w } of b) for (let k = 0; k < (w ?? 1); k++) one.push(v);
+        const batched = binBatches((emit) => {
+          // A batch is weighted when any of its values is; the buffers are reused between batches, as the visitors do.
+          const xs = new Float64Array(16);
+          const ws = new Float64Array(16);
+          for (const b of batches) {
+            const weighted = b.some((x) => x.w !== null);
+            b.forEach(({ v, w }, i) => {
+              xs[i] = v;
+              ws[i] = w ?? 1;
+            });
+            emit(xs, b.length, weighted ? ws : null);
+          }
+        }, { fine: 20, merge: 4 });
+        expect(batched).toEqual(binDistribution(from(one), { fine: 20, merge: 4 }));
       }),
     );
   });

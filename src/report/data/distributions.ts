@@ -5,7 +5,7 @@
  */
 import { chunkGapVisitor, SLO_METRICS } from '../../metrics/index.js';
 import type { RequestRecord } from '../../record/record.js';
-import { binDistribution, type BinnedDistribution } from './bins.js';
+import { binBatches, binDistribution, type BinnedDistribution } from './bins.js';
 
 export const DISTRIBUTION_METRICS = ['ttft_ms', 'tpot_ms', 'itl_ms', 'e2el_ms'] as const;
 export type DistributionMetric = (typeof DISTRIBUTION_METRICS)[number];
@@ -21,15 +21,8 @@ export function runDistributions(records: readonly RequestRecord[]): MetricDistr
     const def = SLO_METRICS[metric];
     const binned =
       def.kind === 'pooled' && def.chunkGaps
-        ? binDistribution((emit, emitMany) => {
-            // Per step where records share a step timeline: the same values, far fewer calls.
-            chunkGapVisitor(ok, def.fill)((xs, n, ws) => {
-              for (let i = 0; i < n; i++) {
-                if (ws) emitMany(xs[i]!, ws[i]!);
-                else emit(xs[i]!);
-              }
-            });
-          })
+        ? // Per step where records share a step timeline: the same values, far fewer calls; in batches.
+          binBatches(chunkGapVisitor(ok, def.fill))
         : def.kind === 'pooled'
         ? binDistribution((emit) => {
             let buf = new Float64Array(256);
