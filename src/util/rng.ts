@@ -8,6 +8,11 @@ export interface Rng {
   next(): number;
   /** Uniform integer in [lo, hi] (both inclusive). */
   int(lo: number, hi: number): number;
+  /**
+   * out[int(0, out.length − 1)] += 1, `draws` times: the same draws, and the same stream after,
+   * as that many int calls, without a call each (a bootstrap's multinomial counts).
+   */
+  tally(draws: number, out: Int32Array): void;
   /** Standard normal N(0, 1) (Box–Muller). */
   normal(): number;
   /** A new independent generator derived from this one's stream. */
@@ -47,6 +52,10 @@ export function createRng(seed: number | string): Rng {
   const rng: Rng = {
     next: () => u32() / 4294967296,
     int: (lo, hi) => lo + Math.floor((u32() / 4294967296) * (hi - lo + 1)),
+    tally: (draws, out) => {
+      const n = out.length;
+      for (let i = 0; i < draws; i++) out[Math.floor((u32() / 4294967296) * n)]! += 1;
+    },
     normal: () => {
       if (spare !== null) {
         const v = spare;
