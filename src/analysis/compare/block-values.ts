@@ -193,30 +193,37 @@ function indexChunks(blocks: number, value: Float64Array, count: Int32Array, fir
     const x = probe[Math.floor((i * probe.length) / wanted)]!;
     if (cutList.length === 0 || x > cutList[cutList.length - 1]!) cutList.push(x);
   }
-  const chunks = cutList.length + 1;
+  const cuts = Float64Array.from(cutList);
+  const chunks = cuts.length + 1;
   const at = new Int32Array((chunks + 1) * blocks);
   const below = new Int32Array((chunks + 1) * blocks);
-  for (let b = 0; b < blocks; b++) {
-    let j = first[b]!;
-    const end = first[b + 1]!;
-    let cum = 0;
-    at[b] = j;
-    for (let c = 1; c <= chunks; c++) {
-      if (c === chunks) {
-        for (; j < end; j++) cum += count[j]!;
-      } else {
-        const floor = cutList[c - 1]!;
-        for (; j < end && value[j]! < floor; j++) cum += count[j]!;
-      }
-      at[c * blocks + b] = j;
-      below[c * blocks + b] = cum;
-    }
-  }
+  // Row by row, a cursor per block (its first run not below the row's floor) and its count so far.
+  const cursor = first.slice(0, blocks);
+  const cum = new Int32Array(blocks);
+  at.set(cursor);
   let widest = 0;
-  for (let c = 0; c < chunks; c++) {
-    let w = 0;
-    for (let b = 0; b < blocks; b++) w += at[(c + 1) * blocks + b]! - at[c * blocks + b]!;
-    if (w > widest) widest = w;
+  let previousRow = 0;
+  for (let b = 0; b < blocks; b++) previousRow += cursor[b]!;
+  for (let c = 1; c <= chunks; c++) {
+    // the last row takes every run left (an infinite value too)
+    const last = c === chunks;
+    const floor = last ? 0 : cuts[c - 1]!;
+    const row = c * blocks;
+    let rowSum = 0;
+    for (let b = 0; b < blocks; b++) {
+      let j = cursor[b]!;
+      let k = cum[b]!;
+      const end = first[b + 1]!;
+      for (; j < end && (last || value[j]! < floor); j++) k += count[j]!;
+      cursor[b] = j;
+      cum[b] = k;
+      at[row + b] = j;
+      below[row + b] = k;
+      rowSum += j;
+    }
+    // runs in chunk c − 1: Σ over blocks of at[c] − at[c − 1]
+    widest = Math.max(widest, rowSum - previousRow);
+    previousRow = rowSum;
   }
   return { blocks, value, count, first, chunks, at, below, widest };
 }

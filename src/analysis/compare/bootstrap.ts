@@ -128,28 +128,13 @@ export function weightedPercentiles(s: { values: Float64Array; owner: Int32Array
 /** numpy's linear interpolation of `total` weighted values, `at(rank)` the value at a rank of the expanded multiset. */
 function percentilesAtRanks(total: number, ps: readonly number[], at: (rank: number) => number): Array<number | null> {
   if (total === 0) return ps.map(() => null);
-  let lastRank = -1;
-  let lastValue = 0;
-  const cached = (rank: number): number => {
-    if (rank !== lastRank) {
-      lastValue = at(rank);
-      lastRank = rank;
-    }
-    return lastValue;
-  };
   return ps.map((p) => {
     const h = ((total - 1) * p) / 100;
     const lo = Math.floor(h);
-    const a = cached(lo);
-    const b = cached(Math.min(total - 1, lo + 1));
+    const a = at(lo);
+    const b = at(Math.min(total - 1, lo + 1));
     return a + (h - lo) * (b - a);
   });
-}
-
-/** Percentiles of the figure's values under the resample's block weights (sel). */
-export function blockPercentiles(s: BlockValues, sel: Selection, ps: readonly number[]): Array<number | null> {
-  const total = startFigure(s, sel);
-  return percentilesAtRanks(total, ps, (rank) => rankValue(s, sel, rank));
 }
 
 /**
@@ -198,8 +183,21 @@ export function resampleFigures(s: RunSample, rng: Rng, scratch: Scratch, goodpu
   const sel = drawBlocks(rng, s.blocks, scratch.counts, scratch.selection);
   const out: FigureValues = {};
   for (const key of LATENCY_KEYS) {
-    const ps = blockPercentiles(s.latency[key], sel, PERCENTILES);
-    PERCENTILES.forEach((p, i) => (out[`${key}_p${p}`] = ps[i]!));
+    const values = s.latency[key];
+    const total = startFigure(values, sel);
+    // numpy's linear interpolation between the two ranks around (total − 1)·p; PERCENTILES
+    // ascending, so the ranks are, and the second of a pair is mostly in the chunk just read
+    for (const p of PERCENTILES) {
+      if (total === 0) {
+        out[`${key}_p${p}`] = null;
+        continue;
+      }
+      const h = ((total - 1) * p) / 100;
+      const lo = Math.floor(h);
+      const a = rankValue(values, sel, lo);
+      const b = rankValue(values, sel, Math.min(total - 1, lo + 1));
+      out[`${key}_p${p}`] = a + (h - lo) * (b - a);
+    }
   }
   // Σ k_b × errors_b over Σ k_b × requests_b. Integers: exact.
   let errors = 0;
