@@ -8,21 +8,36 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { blockShape, blockStart, buildSample, drawBlocks, resampleFigures, scratchFor, weightedPercentiles } from '../../src/analysis/compare/bootstrap.js';
-import { BlockValuesBuilder, newSelection, rankValue, startFigure, weightedSelect, type BlockValues, type Selection } from '../../src/analysis/compare/block-values.js';
+import { BlockValuesBuilder, cutPoints, newSelection, rankValue, startFigure, weightedSelect, type BlockValues, type Selection } from '../../src/analysis/compare/block-values.js';
 import { LATENCY_KEYS, PERCENTILES } from '../../src/analysis/compare/key-figures.js';
 import { SLO_METRICS, type PooledMetricDef, type RequestMetricDef } from '../../src/metrics/index.js';
 import { createRng } from '../../src/util/rng.js';
 import { argsortFloat64 } from '../../src/util/argsort.js';
 import { rec } from '../metrics/make-record.js';
 
-/** A figure built from values per block (blocks in order). */
-function built(perBlock: readonly (readonly number[])[], runsPerChunk?: number): BlockValues {
-  const b = new BlockValuesBuilder(perBlock.length);
+/** A figure built from values per block (blocks in order), cut points from all of its values. */
+function built(perBlock: readonly (readonly number[])[], valuesPerChunk?: number): BlockValues {
+  const all = perBlock.flat();
+  const b = new BlockValuesBuilder(perBlock.length, cutPoints(Float64Array.from(all), all.length, perBlock.length, valuesPerChunk));
   for (const xs of perBlock) {
     for (const x of xs) b.push(x);
     b.endBlock();
   }
-  return b.finish(runsPerChunk);
+  return b.finish();
+}
+
+/** Block b's entries as sorted "value×count" strings. */
+function entriesOf(s: BlockValues, b: number): string[] {
+  const out: string[] = [];
+  for (let j = s.first[b]!; j < s.first[b + 1]!; j++) out.push(`${s.value[j]}×${s.count[j]}`);
+  return out.sort();
+}
+
+/** The distinct values of xs with their counts, as entriesOf writes them. */
+function distinctOf(xs: readonly number[]): string[] {
+  const m = new Map<number, number>();
+  for (const x of xs) m.set(x, (m.get(x) ?? 0) + 1);
+  return [...m].map(([x, c]) => `${x}×${c}`).sort();
 }
 
 /** A selection with these block weights (zero weights left out, as drawBlocks does). */
@@ -51,11 +66,11 @@ describe('block values: the value at a weighted rank', () => {
         fc.array(fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 40 }), { minLength: 1, maxLength: 12 }),
         fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 12, maxLength: 12 }),
         fc.integer({ min: 1, max: 8 }),
-        (ints, w, runsPerChunk) => {
+        (ints, w, valuesPerChunk) => {
           // quarters and a few non-integers: many ties within and across blocks
           const perBlock = ints.map((xs) => xs.map((x) => (x % 7 === 0 ? x / 4 + 0.1 : x / 4)));
           const weights = perBlock.map((_, b) => w[b]!);
-          const s = built(perBlock, runsPerChunk);
+          const s = built(perBlock, valuesPerChunk);
           const sel = selectionOf(weights, s.widest);
           const want = expandedRanks(perBlock, weights);
           expect(startFigure(s, sel)).toBe(want.length);
@@ -70,18 +85,28 @@ describe('block values: the value at a weighted rank', () => {
   });
 
   it('by hand: blocks {3, 1, 3} and {2, 2}, weights 2 and 1', () => {
-    const s = built([[3, 1, 3], [2, 2]], 1);
-    // runs: block 0 → 1 ×1, 3 ×2; block 1 → 2 ×2
-    expect(Array.from(s.value)).toEqual([1, 3, 2]);
-    expect(Array.from(s.count)).toEqual([1, 2, 2]);
-    expect(Array.from(s.first)).toEqual([0, 2, 3]);
+    // one value a chunk: cut points 2 and 3, chunks (−∞, 2), [2, 3), [3, ∞)
+    const b = new BlockValuesBuilder(2, Float64Array.from([2, 3]));
+    [3, 1, 3].forEach((x) => b.push(x));
+    b.endBlock();
+    [2, 2].forEach((x) => b.push(x));
+    b.endBlock();
+    const s = b.finish();
+    // blocks this small are not hashed: every value an entry of count 1, grouped by chunk:
+    // block 0 → 1 (chunk 0), 3, 3 (chunk 2); block 1 → 2, 2 (chunk 1)
+    expect(Array.from(s.value)).toEqual([1, 3, 3, 2, 2]);
+    expect(Array.from(s.count)).toEqual([1, 1, 1, 1, 1]);
+    expect(Array.from(s.first)).toEqual([0, 3, 5]);
+    // rows c = 0 … 3, each [block 0, block 1]
+    expect(Array.from(s.at)).toEqual([0, 3, 1, 3, 1, 5, 3, 5]);
+    expect(Array.from(s.below)).toEqual([0, 0, 1, 0, 1, 2, 3, 2]);
     // expanded: 1, 1, 2, 2, 3, 3, 3, 3 (block 0 twice)
     const sel = selectionOf([2, 1], s.widest);
     expect(startFigure(s, sel)).toBe(8);
     expect([0, 1, 2, 3, 4, 7].map((r) => rankValue(s, sel, r))).toEqual([1, 1, 2, 2, 3, 3]);
   });
 
-  it('many values with many ties (the hash path), few ties (the sort path) and a block that starts hashing and falls back give the sorted runs', () => {
+  it('many values with many ties (hashed), few ties (given up in the trial), a block that gives up late, and a tied block after: each block holds its distinct values with their counts', () => {
     const rng = createRng(5);
     const tied = Array.from({ length: 5000 }, () => rng.int(0, 40) / 8);
     const distinct = Array.from({ length: 3000 }, () => rng.next() * 100);
@@ -90,41 +115,46 @@ describe('block values: the value at a weighted rank', () => {
     const mixed = [...Array.from({ length: 400 }, () => 2.5), ...Array.from({ length: 1200 }, () => rng.next())];
     const perBlock = [tied, distinct, mixed, tied.slice(0, 300)];
     const s = built(perBlock);
-    perBlock.forEach((xs, b) => {
-      const sorted = [...xs].sort((x, y) => x - y);
-      const runs: Array<[number, number]> = [];
-      for (const x of sorted) {
-        if (runs.length > 0 && runs[runs.length - 1]![0] === x) runs[runs.length - 1]![1]++;
-        else runs.push([x, 1]);
-      }
-      const from = s.first[b]!;
-      const to = s.first[b + 1]!;
-      expect(Array.from(s.value.subarray(from, to), (x, j) => [x, s.count[from + j]!])).toEqual(runs);
-    });
+    // hashed blocks: one entry a distinct value; the others: one a value
+    expect(entriesOf(s, 0)).toEqual(distinctOf(tied));
+    expect(entriesOf(s, 1)).toEqual(distinct.map((x) => `${x}×1`).sort());
+    expect(entriesOf(s, 2)).toEqual(mixed.map((x) => `${x}×1`).sort());
+    expect(entriesOf(s, 3)).toEqual(distinctOf(tied.slice(0, 300)));
+    // and the ranks through the counts: every 97th rank against the expanded multiset
+    const weights = [2, 1, 0, 3];
+    const want = expandedRanks(perBlock, weights);
+    const sel = selectionOf(weights, s.widest);
+    expect(startFigure(s, sel)).toBe(want.length);
+    for (let r = 0; r < want.length; r += 97) expect(rankValue(s, sel, r)).toBe(want[r]);
   });
 
-  it('index rows: at and below rise from a block\'s first run (and 0) to its end (and its size), chunks split by value', () => {
+  it("index rows: at and below rise from a block's first entry (and 0) to its end (and its size); chunk c's entries lie between its cut points", () => {
     const perBlock = [Array.from({ length: 200 }, (_, i) => i % 50), Array.from({ length: 90 }, (_, i) => 100 - i)];
-    const s = built(perBlock, 4);
-    expect(s.chunks).toBeGreaterThan(10);
-    for (let b = 0; b < 2; b++) {
-      expect(s.at[b]).toBe(s.first[b]);
-      expect(s.below[b]).toBe(0);
-      expect(s.at[s.chunks * 2 + b]).toBe(s.first[b + 1]);
-      expect(s.below[s.chunks * 2 + b]).toBe(perBlock[b]!.length);
-      for (let c = 1; c <= s.chunks; c++) {
-        expect(s.at[c * 2 + b]!).toBeGreaterThanOrEqual(s.at[(c - 1) * 2 + b]!);
-        expect(s.below[c * 2 + b]!).toBeGreaterThanOrEqual(s.below[(c - 1) * 2 + b]!);
-      }
+    const all = perBlock.flat();
+    const cuts = cutPoints(Float64Array.from(all), all.length, 2, 4);
+    const b = new BlockValuesBuilder(2, cuts);
+    for (const xs of perBlock) {
+      xs.forEach((x) => b.push(x));
+      b.endBlock();
     }
-    // every value of chunk c is below every value of chunk c + 1
-    let highest = -Infinity;
-    for (let c = 0; c < s.chunks; c++) {
-      const vs: number[] = [];
-      for (let b = 0; b < 2; b++) for (let j = s.at[c * 2 + b]!; j < s.at[(c + 1) * 2 + b]!; j++) vs.push(s.value[j]!);
-      if (vs.length === 0) continue;
-      expect(Math.min(...vs)).toBeGreaterThan(highest);
-      highest = Math.max(...vs);
+    const s = b.finish();
+    expect(s.chunks).toBe(cuts.length + 1);
+    expect(s.chunks).toBeGreaterThan(10);
+    for (let k = 0; k < 2; k++) {
+      expect(s.at[k]).toBe(s.first[k]);
+      expect(s.below[k]).toBe(0);
+      expect(s.at[s.chunks * 2 + k]).toBe(s.first[k + 1]);
+      expect(s.below[s.chunks * 2 + k]).toBe(perBlock[k]!.length);
+      for (let c = 0; c < s.chunks; c++) {
+        expect(s.at[(c + 1) * 2 + k]!).toBeGreaterThanOrEqual(s.at[c * 2 + k]!);
+        let values = 0;
+        for (let j = s.at[c * 2 + k]!; j < s.at[(c + 1) * 2 + k]!; j++) {
+          if (c > 0) expect(s.value[j]!).toBeGreaterThanOrEqual(cuts[c - 1]!);
+          if (c < cuts.length) expect(s.value[j]!).toBeLessThan(cuts[c]!);
+          values += s.count[j]!;
+        }
+        expect(s.below[(c + 1) * 2 + k]! - s.below[c * 2 + k]!).toBe(values);
+      }
     }
   });
 

@@ -3,45 +3,61 @@
  * value at a weighted rank when every value of block b counts w[b] times.
  *
  * Layout (BlockValues):
- * - Each block's values sorted and run-length encoded: block b's distinct values ascending are
- *   value[first[b]] … value[first[b + 1] − 1], count[j] of the block's values equal value[j].
- *   Requests of one batch see the same gaps, so a long run's ITL holds far fewer distinct
- *   (value, block) pairs than gaps; with no ties at all a run is one value (count 1).
- * - A chunk index over value: cut points cut[0] < cut[1] < … split the value axis into `chunks`
- *   chunks (chunk c = values in [cut[c − 1], cut[c]), the first and last open-ended), and for
- *   c = 0 … chunks, row c of `at` and `below` (blocks entries each) holds, per block, the first
- *   run at or above chunk c's floor and the number of the block's values below it.
+ * - Cut points cut[0] < cut[1] < … (order statistics of a probe of the figure's values, chosen
+ *   before any block is read) split the value axis into `chunks` chunks: chunk c holds the values
+ *   x with cut[c − 1] ≤ x < cut[c], the first and last open-ended.
+ * - Each block's values as entries (value, count), grouped by chunk: block b's entries of chunk c
+ *   are value[at[c × blocks + b]] … value[at[(c + 1) × blocks + b] − 1], in no order inside the
+ *   group. A block's distinct values are counted in a hash table, so an entry is a distinct value
+ *   with how often the block holds it: requests of one batch see the same gaps, so a long run's
+ *   ITL holds far fewer distinct (value, block) pairs than gaps. When most of a block's values are
+ *   distinct the hash is skipped and every value is an entry of count 1.
+ * - below[c × blocks + b] = block b's values (Σ count) in chunks before c.
  *
- * Invariants: value ascending within each block's runs; count ≥ 1; at[c × blocks + b] is
- * non-decreasing in c from first[b] (c = 0) to first[b + 1] (c = chunks); below likewise from 0 to
- * the block's number of values. The weight below chunk c is then a dot product of the block
- * weights with row c (exact: integers far below 2^53), so the chunk holding a rank is found by
- * binary search over chunks, and only that chunk's runs are read (rankValue). The cut points
- * decide only the cost, never the value found.
+ * Invariants: count ≥ 1; at[c × blocks + b] non-decreasing in c, from first[b] (c = 0) to
+ * first[b + 1] (c = chunks); below likewise from 0 to the block's number of values. The weight
+ * below chunk c is a dot product of the block weights with row c (exact: integers far below
+ * 2^53), so the chunk holding a rank is found by binary search over chunks, and only that chunk's
+ * entries of the drawn blocks are read, by weighted quickselect (rankValue): nothing is ever
+ * sorted but the probe. The cut points decide only the cost, never the value found.
  */
 
-/** Blocks of fewer values are sorted directly (BlockValuesBuilder.endBlock). */
+/** Blocks of fewer values are not hashed (every value its own entry). */
 const HASH_FROM = 256;
-/** Runs per chunk aimed at; more when the index would pass MAX_INDEX_CELLS. */
-const RUNS_PER_CHUNK = 64;
+/** Values read before a block's hash gives up when most are distinct. */
+const HASH_TRIAL = 4096;
+/** Entries per chunk aimed at (from the count of values; ties make them fewer). */
+const VALUES_PER_CHUNK = 64;
 /** Cells of one index matrix ((chunks + 1) × blocks Int32), a bound on its memory. */
 const MAX_INDEX_CELLS = 2 ** 19;
-/** Run values whose order statistics choose the cut points (every ⌈runs/this⌉-th). */
-const CUT_PROBES = 65536;
+/** Cells of the grid of first guesses of a value's chunk. */
+const GUESS_CELLS = 4096;
 
 export interface BlockValues {
   blocks: number;
   value: Float64Array;
   count: Int32Array;
-  /** blocks + 1 run offsets. */
+  /** blocks + 1 entry offsets. */
   first: Int32Array;
   chunks: number;
-  /** (chunks + 1) × blocks: the first run of block b at or above chunk c's floor. */
+  /** (chunks + 1) × blocks: the first entry of block b in chunk c (row `chunks`: the block's end). */
   at: Int32Array;
-  /** (chunks + 1) × blocks: block b's values below chunk c's floor (row `chunks`: all of them). */
+  /** (chunks + 1) × blocks: block b's values below chunk c (row `chunks`: all of them). */
   below: Int32Array;
-  /** The most runs any chunk holds (the size of a gather, Selection). */
+  /** The most entries any chunk holds (the size of a gather, Selection). */
   widest: number;
+}
+
+/** The cut points for about `values` values from a probe of them (any order; sorted in place). */
+export function cutPoints(probe: Float64Array, values: number, blocks: number, valuesPerChunk = VALUES_PER_CHUNK): Float64Array {
+  probe.sort();
+  const wanted = Math.max(1, Math.min(Math.ceil(values / valuesPerChunk), Math.floor(MAX_INDEX_CELLS / Math.max(1, blocks)) - 1, probe.length));
+  const cuts: number[] = [];
+  for (let i = 1; i < wanted; i++) {
+    const x = probe[Math.floor((i * probe.length) / wanted)]!;
+    if (cuts.length === 0 || x > cuts[cuts.length - 1]!) cuts.push(x);
+  }
+  return Float64Array.from(cuts);
 }
 
 /** Collects a figure's values block after block (blocks in order; any order inside one). */
@@ -50,18 +66,66 @@ export class BlockValuesBuilder {
   private pendingLength = 0;
   private value = new Float64Array(1024);
   private count = new Int32Array(1024);
-  private runs = 0;
+  private entries = 0;
   private readonly first: Int32Array;
   private block = 0;
-  /** hashRuns' table (key, count; count 0 = empty), its used slots, and a view of a double's bits. */
+  private readonly chunks: number;
+  private readonly at: Int32Array;
+  private readonly below: Int32Array;
+  /** Per chunk: entries of the current block, then (cellStart) where they go; entries of all blocks so far. */
+  private readonly cellEntries: Int32Array;
+  private readonly cellValues: Int32Array;
+  private readonly chunkEntries: Int32Array;
+  /** A block's entries before they are placed: value, count, chunk. */
+  private entryValue = new Float64Array(1024);
+  private entryCount = new Int32Array(1024);
+  private entryChunk = new Int32Array(1024);
+  /** The number of cut points at or below the floor of each guess cell (chunkOf). */
+  private readonly guess: Int32Array;
+  private readonly lowest: number;
+  private readonly scale: number;
+  /** The hash table (key, count; count 0 = empty), its used slots, and a view of a double's bits. */
   private keys = new Float64Array(0);
   private counts = new Int32Array(0);
   private used = new Int32Array(0);
   private readonly bits = new Float64Array(1);
   private readonly words = new Uint32Array(this.bits.buffer);
 
-  constructor(private readonly blocks: number) {
+  constructor(
+    private readonly blocks: number,
+    private readonly cuts: Float64Array,
+  ) {
     this.first = new Int32Array(blocks + 1);
+    this.chunks = cuts.length + 1;
+    this.at = new Int32Array((this.chunks + 1) * blocks);
+    this.below = new Int32Array((this.chunks + 1) * blocks);
+    this.cellEntries = new Int32Array(this.chunks);
+    this.cellValues = new Int32Array(this.chunks);
+    this.chunkEntries = new Int32Array(this.chunks);
+    // A guess of a value's chunk from a uniform grid over the cut points' range (the chunk of the
+    // grid cell's floor), corrected by comparing with the cut points: exact whatever the guess,
+    // one or two comparisons for most values instead of a binary search.
+    this.lowest = cuts.length > 0 ? cuts[0]! : 0;
+    const span = cuts.length > 0 ? cuts[cuts.length - 1]! - this.lowest : 0;
+    const cells = span > 0 ? GUESS_CELLS : 1;
+    this.scale = span > 0 ? cells / span : 0;
+    this.guess = new Int32Array(cells);
+    for (let g = 0, c = 0; g < cells; g++) {
+      const floor = this.lowest + g / (this.scale || 1);
+      while (c < cuts.length && cuts[c]! <= floor) c++;
+      this.guess[g] = c;
+    }
+  }
+
+  /** The chunk of x: the number of cut points ≤ x. */
+  private chunkOf(x: number): number {
+    const cuts = this.cuts;
+    const cell = (x - this.lowest) * this.scale;
+    const g = this.guess;
+    let c = g[cell <= 0 ? 0 : cell >= g.length ? g.length - 1 : Math.floor(cell)]!;
+    while (c > 0 && cuts[c - 1]! > x) c--;
+    while (c < cuts.length && cuts[c]! <= x) c++;
+    return c;
   }
 
   /** Room for k more values of the current block: write them from `offset` of `array`, then call added(k). */
@@ -82,35 +146,69 @@ export class BlockValuesBuilder {
     this.room(1).array[this.pendingLength++] = x;
   }
 
-  /** Closes the current block: its values sorted and run-length encoded. */
+  /** Closes the current block: its entries counted, each put in its chunk's group. */
   endBlock(): void {
     const xs = this.pending.subarray(0, this.pendingLength);
-    if (xs.length < HASH_FROM || !this.hashRuns(xs)) this.sortRuns(xs);
-    this.pendingLength = 0;
-    this.first[++this.block] = this.runs;
-  }
-
-  /** The runs by a sort of every value (few ties). */
-  private sortRuns(xs: Float64Array): void {
-    xs.sort();
-    const from = this.runs;
-    for (let i = 0; i < xs.length; i++) {
-      const x = xs[i]!;
-      if (this.runs > from && this.value[this.runs - 1] === x) this.count[this.runs - 1]!++;
-      else {
-        if (this.runs === this.value.length) this.grow(this.runs + 1);
-        this.value[this.runs] = x;
-        this.count[this.runs++] = 1;
+    if (this.entryValue.length < xs.length) {
+      this.entryValue = new Float64Array(xs.length);
+      this.entryCount = new Int32Array(xs.length);
+      this.entryChunk = new Int32Array(xs.length);
+    }
+    const k = xs.length >= HASH_FROM ? this.hashEntries(xs) : -1;
+    const n = k >= 0 ? k : xs.length;
+    if (k < 0) {
+      for (let i = 0; i < n; i++) {
+        this.entryValue[i] = xs[i]!;
+        this.entryCount[i] = 1;
       }
     }
+    this.place(n);
+    this.pendingLength = 0;
+  }
+
+  /** The block's n entries (entryValue, entryCount) into the chunk groups, and the block's column of the index. */
+  private place(n: number): void {
+    const { chunks, blocks, cellEntries, cellValues } = this;
+    const b = this.block;
+    cellEntries.fill(0);
+    cellValues.fill(0);
+    for (let i = 0; i < n; i++) {
+      const x = this.entryValue[i]!;
+      if (x !== x) throw new Error('BlockValuesBuilder: NaN');
+      const c = this.chunkOf(x);
+      this.entryChunk[i] = c;
+      cellEntries[c]!++;
+      cellValues[c]! += this.entryCount[i]!;
+    }
+    if (this.entries + n > this.value.length) this.grow(this.entries + n);
+    let start = this.entries;
+    let below = 0;
+    for (let c = 0; c < chunks; c++) {
+      this.at[c * blocks + b] = start;
+      this.below[c * blocks + b] = below;
+      const e = cellEntries[c]!;
+      this.chunkEntries[c]! += e;
+      below += cellValues[c]!;
+      cellEntries[c] = start;
+      start += e;
+    }
+    this.at[chunks * blocks + b] = start;
+    this.below[chunks * blocks + b] = below;
+    for (let i = 0; i < n; i++) {
+      const j = cellEntries[this.entryChunk[i]!]!++;
+      this.value[j] = this.entryValue[i]!;
+      this.count[j] = this.entryCount[i]!;
+    }
+    this.entries = start;
+    this.first[++this.block] = start;
   }
 
   /**
-   * The runs by counting the distinct values in a hash table and sorting only those: with many
-   * ties (a batch's requests share their gaps) a fraction of a full sort's work. False, with
-   * nothing written, once more than half the values are distinct (then sortRuns is cheaper).
+   * The block's distinct values with their counts (entryValue, entryCount) through a hash table,
+   * and how many; −1, with nothing written, when most of the first HASH_TRIAL values (or half of
+   * all) are distinct: then every value is its own entry, cheaper than hashing them.
    */
-  private hashRuns(xs: Float64Array): boolean {
+  private hashEntries(xs: Float64Array): number {
     const limit = xs.length >>> 1;
     if (this.keys.length < 2 * limit) {
       let size = 1024;
@@ -121,6 +219,7 @@ export class BlockValuesBuilder {
     }
     const { keys, counts, used, bits, words } = this;
     const mask = keys.length - 1;
+    const trial = Math.min(xs.length, HASH_TRIAL);
     let distinct = 0;
     for (let i = 0; i < xs.length; i++) {
       // -0 as 0: one key for equal values
@@ -130,102 +229,44 @@ export class BlockValuesBuilder {
       let h = (Math.imul(words[0]!, 0x9e3779b1) ^ Math.imul(words[1]!, 0x85ebca77)) & mask;
       while (counts[h]! !== 0 && keys[h]! !== x) h = (h + 1) & mask;
       if (counts[h]! === 0) {
-        if (distinct === limit) {
+        if (distinct === limit || (i < trial && distinct * 4 > trial * 3)) {
           for (let d = 0; d < distinct; d++) counts[used[d]!] = 0;
-          return false;
+          return -1;
         }
         keys[h] = x;
         used[distinct++] = h;
       }
       counts[h]!++;
     }
-    const sorted = new Float64Array(distinct);
-    for (let d = 0; d < distinct; d++) sorted[d] = keys[used[d]!]!;
-    sorted.sort();
-    if (this.runs + distinct > this.value.length) this.grow(this.runs + distinct);
     for (let d = 0; d < distinct; d++) {
-      const x = sorted[d]!;
-      bits[0] = x;
-      let h = (Math.imul(words[0]!, 0x9e3779b1) ^ Math.imul(words[1]!, 0x85ebca77)) & mask;
-      while (keys[h]! !== x) h = (h + 1) & mask;
-      this.value[this.runs] = x;
-      this.count[this.runs++] = counts[h]!;
+      const h = used[d]!;
+      this.entryValue[d] = keys[h]!;
+      this.entryCount[d] = counts[h]!;
+      counts[h] = 0;
     }
-    for (let d = 0; d < distinct; d++) counts[used[d]!] = 0;
-    return true;
+    return distinct;
   }
 
   private grow(least: number): void {
     const size = Math.max(least, this.value.length * 2);
     const value = new Float64Array(size);
-    value.set(this.value);
+    value.set(this.value.subarray(0, this.entries));
     const count = new Int32Array(size);
-    count.set(this.count);
+    count.set(this.count.subarray(0, this.entries));
     this.value = value;
     this.count = count;
   }
 
-  /** The values with their chunk index; runsPerChunk (the aim) only for tests of many small chunks. */
-  finish(runsPerChunk = RUNS_PER_CHUNK): BlockValues {
+  finish(): BlockValues {
     if (this.block !== this.blocks) throw new Error(`BlockValuesBuilder: ${this.block} of ${this.blocks} blocks closed`);
-    const value = this.value.slice(0, this.runs);
-    const count = this.count.slice(0, this.runs);
-    this.pending = new Float64Array(0);
-    this.value = new Float64Array(0);
-    this.count = new Int32Array(0);
-    this.keys = new Float64Array(0);
-    this.counts = new Int32Array(0);
-    this.used = new Int32Array(0);
-    return indexChunks(this.blocks, value, count, this.first, runsPerChunk);
+    const value = this.value.slice(0, this.entries);
+    const count = this.count.slice(0, this.entries);
+    for (const name of ['pending', 'value', 'entryValue', 'keys'] as const) this[name] = new Float64Array(0);
+    for (const name of ['count', 'entryCount', 'entryChunk', 'counts', 'used'] as const) this[name] = new Int32Array(0);
+    let widest = 0;
+    for (let c = 0; c < this.chunks; c++) widest = Math.max(widest, this.chunkEntries[c]!);
+    return { blocks: this.blocks, value, count, first: this.first, chunks: this.chunks, at: this.at, below: this.below, widest };
   }
-}
-
-/** The values with their chunk index (cuts from a probe of the run values, see the file's header). */
-function indexChunks(blocks: number, value: Float64Array, count: Int32Array, first: Int32Array, runsPerChunk: number): BlockValues {
-  const runs = value.length;
-  const wanted = Math.max(1, Math.min(Math.ceil(runs / runsPerChunk), Math.floor(MAX_INDEX_CELLS / Math.max(1, blocks)) - 1));
-  const step = Math.max(1, Math.ceil(runs / CUT_PROBES));
-  const probe = new Float64Array(Math.ceil(runs / step));
-  for (let i = 0, j = 0; j < runs; i++, j += step) probe[i] = value[j]!;
-  probe.sort();
-  const cutList: number[] = [];
-  for (let i = 1; i < wanted; i++) {
-    const x = probe[Math.floor((i * probe.length) / wanted)]!;
-    if (cutList.length === 0 || x > cutList[cutList.length - 1]!) cutList.push(x);
-  }
-  const cuts = Float64Array.from(cutList);
-  const chunks = cuts.length + 1;
-  const at = new Int32Array((chunks + 1) * blocks);
-  const below = new Int32Array((chunks + 1) * blocks);
-  // Row by row, a cursor per block (its first run not below the row's floor) and its count so far.
-  const cursor = first.slice(0, blocks);
-  const cum = new Int32Array(blocks);
-  at.set(cursor);
-  let widest = 0;
-  let previousRow = 0;
-  for (let b = 0; b < blocks; b++) previousRow += cursor[b]!;
-  for (let c = 1; c <= chunks; c++) {
-    // the last row takes every run left (an infinite value too)
-    const last = c === chunks;
-    const floor = last ? 0 : cuts[c - 1]!;
-    const row = c * blocks;
-    let rowSum = 0;
-    for (let b = 0; b < blocks; b++) {
-      let j = cursor[b]!;
-      let k = cum[b]!;
-      const end = first[b + 1]!;
-      for (; j < end && (last || value[j]! < floor); j++) k += count[j]!;
-      cursor[b] = j;
-      cum[b] = k;
-      at[row + b] = j;
-      below[row + b] = k;
-      rowSum += j;
-    }
-    // runs in chunk c − 1: Σ over blocks of at[c] − at[c − 1]
-    widest = Math.max(widest, rowSum - previousRow);
-    previousRow = rowSum;
-  }
-  return { blocks, value, count, first, chunks, at, below, widest };
 }
 
 /**

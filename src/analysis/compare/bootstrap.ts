@@ -26,7 +26,7 @@ import type { Rng } from '../../util/rng.js';
 import { isGood, SLO_METRICS, type PooledMetricDef, type RequestMetricDef, type Slo } from '../../metrics/index.js';
 import { perMillionTokens } from '../../metrics/cost.js';
 import { LATENCY_KEYS, PERCENTILES, type FigureValues, type LatencyKey } from './key-figures.js';
-import { BlockValuesBuilder, newSelection, rankValue, startFigure, type BlockValues, type Selection } from './block-values.js';
+import { BlockValuesBuilder, cutPoints, newSelection, rankValue, startFigure, type BlockValues, type Selection } from './block-values.js';
 
 const ttft = SLO_METRICS.ttft_ms as RequestMetricDef;
 const tpot = SLO_METRICS.tpot_ms as RequestMetricDef;
@@ -59,6 +59,42 @@ export function blockStart(b: number, n: number, blocks: number): number {
   return Math.floor((b * n) / blocks);
 }
 
+/** Requests the cut points are chosen from: at most this many, evenly spread over the run. */
+const PROBE_REQUESTS = 65536;
+
+/**
+ * Each figure's cut points (block-values.ts) from every ⌈n/PROBE_REQUESTS⌉-th request: its value,
+ * or (ITL) one of its gaps, a different position each time; the number of values is estimated
+ * from the same requests. The cut points decide only the cost of a resample.
+ */
+function probeCuts(measure: readonly RequestRecord[], blocks: number): Record<LatencyKey, Float64Array> {
+  const stride = Math.max(1, Math.ceil(measure.length / PROBE_REQUESTS));
+  const probes = { ttft: [] as number[], tpot: [] as number[], e2el: [] as number[], itl: [] as number[] };
+  let gaps = 0;
+  let gapArray = new Float64Array(256);
+  for (let i = 0, k = 0; i < measure.length; i += stride, k++) {
+    const r = measure[i]!;
+    if (r.status !== 'ok') continue;
+    for (const [key, def] of [['ttft', ttft], ['tpot', tpot], ['e2el', e2el]] as const) {
+      const v = def.value(r);
+      if (v !== null) probes[key].push(v);
+    }
+    const g = itl.count(r);
+    if (g === 0) continue;
+    if (g > gapArray.length) gapArray = new Float64Array(g);
+    itl.fill(r, gapArray, 0);
+    probes.itl.push(gapArray[k % g]!);
+    gaps += g;
+  }
+  const cutsOf = (xs: number[], values: number) => cutPoints(Float64Array.from(xs), values, blocks);
+  return {
+    ttft: cutsOf(probes.ttft, probes.ttft.length * stride),
+    tpot: cutsOf(probes.tpot, probes.tpot.length * stride),
+    e2el: cutsOf(probes.e2el, probes.e2el.length * stride),
+    itl: cutsOf(probes.itl, gaps * stride),
+  };
+}
+
 /** Everything a resample needs from the measure-phase records of one run. */
 export function buildSample(
   measure: readonly RequestRecord[],
@@ -68,7 +104,13 @@ export function buildSample(
 ): RunSample {
   const n = measure.length;
   const { blocks } = blockShape(n);
-  const cols = { ttft: new BlockValuesBuilder(blocks), tpot: new BlockValuesBuilder(blocks), e2el: new BlockValuesBuilder(blocks), itl: new BlockValuesBuilder(blocks) };
+  const cuts = probeCuts(measure, blocks);
+  const cols = {
+    ttft: new BlockValuesBuilder(blocks, cuts.ttft),
+    tpot: new BlockValuesBuilder(blocks, cuts.tpot),
+    e2el: new BlockValuesBuilder(blocks, cuts.e2el),
+    itl: new BlockValuesBuilder(blocks, cuts.itl),
+  };
   const perRequest = [
     [cols.ttft, ttft],
     [cols.tpot, tpot],
