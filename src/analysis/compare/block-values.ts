@@ -88,6 +88,8 @@ export class BlockValuesBuilder {
   private keys = new Float64Array(0);
   private counts = new Int32Array(0);
   private used = new Int32Array(0);
+  /** The table size the last hashed block ended with. */
+  private tableSize = 1024;
   private readonly bits = new Float64Array(1);
   private readonly words = new Uint32Array(this.bits.buffer);
 
@@ -218,7 +220,10 @@ export class BlockValuesBuilder {
       this.used = new Int32Array(size >>> 1);
     }
     const { keys, counts, used, bits, words } = this;
-    const mask = keys.length - 1;
+    // The table is a prefix of the arrays, as large as the last block needed (a small table stays
+    // in cache), grown fourfold while it fills.
+    let size = Math.min(keys.length, this.tableSize);
+    let mask = size - 1;
     const trial = Math.min(xs.length, HASH_TRIAL);
     let distinct = 0;
     for (let i = 0; i < xs.length; i++) {
@@ -233,6 +238,28 @@ export class BlockValuesBuilder {
           for (let d = 0; d < distinct; d++) counts[used[d]!] = 0;
           return -1;
         }
+        if (4 * (distinct + 1) > size) {
+          // rehash into a table four times larger (the entries parked in the entry arrays)
+          for (let d = 0; d < distinct; d++) {
+            this.entryValue[d] = keys[used[d]!]!;
+            this.entryCount[d] = counts[used[d]!]!;
+            counts[used[d]!] = 0;
+          }
+          size = Math.min(keys.length, size * 4);
+          mask = size - 1;
+          for (let d = 0; d < distinct; d++) {
+            const y = this.entryValue[d]!;
+            bits[0] = y;
+            let g = (Math.imul(words[0]!, 0x9e3779b1) ^ Math.imul(words[1]!, 0x85ebca77)) & mask;
+            while (counts[g]! !== 0) g = (g + 1) & mask;
+            keys[g] = y;
+            counts[g] = this.entryCount[d]!;
+            used[d] = g;
+          }
+          bits[0] = x;
+          h = (Math.imul(words[0]!, 0x9e3779b1) ^ Math.imul(words[1]!, 0x85ebca77)) & mask;
+          while (counts[h]! !== 0) h = (h + 1) & mask;
+        }
         keys[h] = x;
         used[distinct++] = h;
       }
@@ -244,6 +271,7 @@ export class BlockValuesBuilder {
       this.entryCount[d] = counts[h]!;
       counts[h] = 0;
     }
+    this.tableSize = size;
     return distinct;
   }
 
