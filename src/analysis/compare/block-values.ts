@@ -313,7 +313,7 @@ export class BlockValuesBuilder {
 
 /**
  * One resample's block weights, sparse: blocks[i] drawn weight[i] > 0 times (i < size); the
- * scratch of a chunk's gathered runs; and which chunk of which figure is gathered there, with the
+ * scratch of a chunk's gathered entries; and which chunk of which figure is gathered there, with the
  * weights below and above it, so the next rank in the same chunk (a percentile's two neighbouring
  * ranks, mostly) is selected again without a search or a gather.
  */
@@ -323,7 +323,7 @@ export interface Selection {
   size: number;
   values: Float64Array;
   weights: Float64Array;
-  /** The figure gathered (null: none yet for these weights), its chunk, the runs gathered, the weight below the chunk and below the next one. */
+  /** The figure gathered (null: none yet for these weights), its chunk, the entries gathered, the weight below the chunk and below the next one. */
   figure: BlockValues | null;
   chunk: number;
   gathered: number;
@@ -359,7 +359,7 @@ export function startFigure(s: BlockValues, sel: Selection): number {
  * The value at rank r (0-based, r < the total weight) of the multiset in which each value of
  * block b counts as often as the resample drew b (s made current by startFigure): the chunk
  * holding r by binary search (from the last chunk read, when r is above it), then a weighted
- * selection among that chunk's runs of the drawn blocks.
+ * selection among that chunk's entries of the drawn blocks.
  */
 export function rankValue(s: BlockValues, sel: Selection, r: number): number {
   if (sel.figure !== s) throw new Error('rankValue: startFigure first');

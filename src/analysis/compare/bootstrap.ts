@@ -9,10 +9,11 @@
  * their latencies are correlated; resampling them one by one would understate the spread.
  * Percentiles are taken of the values of the drawn requests (ITL: of every gap of every drawn
  * request), with numpy's linear interpolation. Because a value's weight depends only on its
- * block, each figure is kept as its blocks' sorted distinct values with counts and a chunk index
- * (block-values.ts): a resample costs B draws and, per wanted rank, a binary search over chunks
- * (B look-ups a step) and one chunk's runs — independent of how many values the run holds, so
- * ITL gets as many resamples as every other figure.
+ * block, each figure is kept as its blocks' distinct values with counts, grouped by chunk of
+ * value, with an index of the blocks' counts below each chunk (block-values.ts): a resample costs
+ * B draws and, per wanted rank, a binary search over chunks (B look-ups a step) and one chunk's
+ * entries — independent of how many values the run holds, so ITL gets as many resamples as every
+ * other figure.
  *
  * Throughputs (requests/s, tokens/s, goodput, cost per 1M tokens) are window totals divided by
  * the window: resampling requests inside a fixed window would hold them at the observed value
