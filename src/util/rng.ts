@@ -53,8 +53,19 @@ export function createRng(seed: number | string): Rng {
     next: () => u32() / 4294967296,
     int: (lo, hi) => lo + Math.floor((u32() / 4294967296) * (hi - lo + 1)),
     tally: (draws, out) => {
+      // u32's step, on locals (the state written back once): a bootstrap draws millions
       const n = out.length;
-      for (let i = 0; i < draws; i++) out[Math.floor((u32() / 4294967296) * n)]! += 1;
+      let [sa, sb, sc, sd] = [a, b, c, d];
+      for (let i = 0; i < draws; i++) {
+        const t = (((sa + sb) >>> 0) + sd) >>> 0;
+        sd = (sd + 1) >>> 0;
+        sa = sb ^ (sb >>> 9);
+        sb = (sc + (sc << 3)) >>> 0;
+        sc = ((sc << 21) | (sc >>> 11)) >>> 0;
+        sc = (sc + t) >>> 0;
+        out[Math.floor((t / 4294967296) * n)]! += 1;
+      }
+      [a, b, c, d] = [sa, sb, sc, sd];
     },
     normal: () => {
       if (spare !== null) {
