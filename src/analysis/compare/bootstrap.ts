@@ -62,29 +62,37 @@ export function blockStart(b: number, n: number, blocks: number): number {
 
 /** Requests the cut points are chosen from: at most this many, evenly spread over the run. */
 const PROBE_REQUESTS = 65536;
+/** For ITL: at most this many requests, GAPS_PER_PROBE gaps of each (spread over the request). */
+const GAP_PROBE_REQUESTS = 8192;
+const GAPS_PER_PROBE = 8;
 
 /**
- * Each figure's cut points (block-values.ts) from every ⌈n/PROBE_REQUESTS⌉-th request: its value,
- * or (ITL) one of its gaps, a different position each time; the number of values is estimated
- * from the same requests. The cut points decide only the cost of a resample.
+ * Each figure's cut points (block-values.ts) from evenly spread requests: the value of every
+ * ⌈n/PROBE_REQUESTS⌉-th, or (ITL) a few gaps of every ⌈n/GAP_PROBE_REQUESTS⌉-th; the number of
+ * values is estimated from the same requests. The cut points decide only the cost of a resample.
  */
 function probeCuts(measure: readonly RequestRecord[], blocks: number): Record<LatencyKey, Float64Array> {
-  const stride = Math.max(1, Math.ceil(measure.length / PROBE_REQUESTS));
   const probes = { ttft: [] as number[], tpot: [] as number[], e2el: [] as number[], itl: [] as number[] };
-  let gaps = 0;
-  let gapArray = new Float64Array(256);
-  for (let i = 0, k = 0; i < measure.length; i += stride, k++) {
+  const stride = Math.max(1, Math.ceil(measure.length / PROBE_REQUESTS));
+  for (let i = 0; i < measure.length; i += stride) {
     const r = measure[i]!;
     if (r.status !== 'ok') continue;
     for (const [key, def] of [['ttft', ttft], ['tpot', tpot], ['e2el', e2el]] as const) {
       const v = def.value(r);
       if (v !== null) probes[key].push(v);
     }
+  }
+  const gapStride = Math.max(1, Math.ceil(measure.length / GAP_PROBE_REQUESTS));
+  let gaps = 0;
+  let gapArray = new Float64Array(256);
+  for (let i = 0, k = 0; i < measure.length; i += gapStride, k++) {
+    const r = measure[i]!;
+    if (r.status !== 'ok') continue;
     const g = itl.count(r);
     if (g === 0) continue;
     if (g > gapArray.length) gapArray = new Float64Array(g);
     itl.fill(r, gapArray, 0);
-    probes.itl.push(gapArray[k % g]!);
+    for (let j = 0; j < Math.min(g, GAPS_PER_PROBE); j++) probes.itl.push(gapArray[(k + Math.floor((j * g) / GAPS_PER_PROBE)) % g]!);
     gaps += g;
   }
   const cutsOf = (xs: number[], values: number) => cutPoints(Float64Array.from(xs), values, blocks);
@@ -92,7 +100,7 @@ function probeCuts(measure: readonly RequestRecord[], blocks: number): Record<La
     ttft: cutsOf(probes.ttft, probes.ttft.length * stride),
     tpot: cutsOf(probes.tpot, probes.tpot.length * stride),
     e2el: cutsOf(probes.e2el, probes.e2el.length * stride),
-    itl: cutsOf(probes.itl, gaps * stride),
+    itl: cutsOf(probes.itl, gaps * gapStride),
   };
 }
 
