@@ -63,7 +63,7 @@ export function methodLine(p: PairComparison, k: number): string {
     );
   }
   return (
-    `Deltas are B − A (relative to A; error rate in percentage points). Intervals: bootstrap, ${m.resamples} resamples${m.itl_resamples < m.resamples ? ` (ITL: ${m.itl_resamples}, the runs hold many gaps)` : ''} (seed ${m.seed}); ` +
+    `Deltas are B − A (relative to A; error rate in percentage points). Intervals: bootstrap, ${m.resamples} resamples (seed ${m.seed}); ` +
     `resampling unit: ${m.resampling_unit}; ${familyText(p, k)}; ` +
     `changes under ${(m.min_effect * 100).toFixed(1)}% count as no change.`
   );

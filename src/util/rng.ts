@@ -8,6 +8,11 @@ export interface Rng {
   next(): number;
   /** Uniform integer in [lo, hi] (both inclusive). */
   int(lo: number, hi: number): number;
+  /**
+   * out[int(0, out.length − 1)] += 1, `draws` times: the same draws, and the same stream after,
+   * as that many int calls, without a call each (a bootstrap's multinomial counts).
+   */
+  tally(draws: number, out: Int32Array): void;
   /** Standard normal N(0, 1) (Box–Muller). */
   normal(): number;
   /** A new independent generator derived from this one's stream. */
@@ -47,6 +52,21 @@ export function createRng(seed: number | string): Rng {
   const rng: Rng = {
     next: () => u32() / 4294967296,
     int: (lo, hi) => lo + Math.floor((u32() / 4294967296) * (hi - lo + 1)),
+    tally: (draws, out) => {
+      // u32's step, on locals (the state written back once): a bootstrap draws millions
+      const n = out.length;
+      let [sa, sb, sc, sd] = [a, b, c, d];
+      for (let i = 0; i < draws; i++) {
+        const t = (((sa + sb) >>> 0) + sd) >>> 0;
+        sd = (sd + 1) >>> 0;
+        sa = sb ^ (sb >>> 9);
+        sb = (sc + (sc << 3)) >>> 0;
+        sc = ((sc << 21) | (sc >>> 11)) >>> 0;
+        sc = (sc + t) >>> 0;
+        out[Math.floor((t / 4294967296) * n)]! += 1;
+      }
+      [a, b, c, d] = [sa, sb, sc, sd];
+    },
     normal: () => {
       if (spare !== null) {
         const v = spare;

@@ -100,3 +100,37 @@ describe('comparePair: error rate from zero, and runs of two models', () => {
     expect(c.figures.find((f) => f.figure.id === 'error_rate')!.verdict).toBe('worse');
   });
 });
+
+/**
+ * n requests one every 100 ms whose TTFT shares a component within runs of 20 consecutive
+ * requests (a batch's queueing): 100 + 30·z_batch + 10·e_i ms (z, e standard normal), + shift.
+ */
+function correlatedSide(label: string, seed: number, shift: number, n = 400): CompareSide {
+  const rng = createRng(seed);
+  let z = 0;
+  const records = Array.from({ length: n }, (_, i) => {
+    if (i % 20 === 0) z = rng.normal();
+    const t = i * 100 + Math.max(1, 100 + shift + 30 * z + 10 * rng.normal());
+    return rec({ sent_ms: i * 100, chunks: [t, t + 10, t + 20] });
+  });
+  const ttft = records.map((r) => r.first_token_ms! - r.sent_ms).sort((a, b) => a - b);
+  return { label, kind: 'run', shape: SHAPE, figures: { ttft_p50: numpyPercentile(ttft, 50) }, sample: buildSample(records, { start_ms: 0, end_ms: n * 100 + 400 }, null, null), prompts: 'p' };
+}
+
+describe('comparePair: the block intervals on correlated latencies', () => {
+  it('two runs of one process: the 90% interval of the TTFT p50 change holds 0 for most of 20 seed pairs; 60% slower (about five standard errors): excluded every time', () => {
+    const opts = { ...OPTS, resamples: 200 };
+    let covered = 0;
+    let caught = 0;
+    for (let k = 0; k < 20; k++) {
+      const A = correlatedSide('a', 1000 + k, 0);
+      const same = comparePair(A, correlatedSide('b', 2000 + k, 0), opts).figures.find((f) => f.figure.id === 'ttft_p50')!;
+      if (same.ci![0] <= 0 && same.ci![1] >= 0) covered++;
+      const slower = comparePair(A, correlatedSide('b', 2000 + k, 60), opts).figures.find((f) => f.figure.id === 'ttft_p50')!;
+      if (slower.ci![0] > 0) caught++;
+    }
+    // nominal 90%: 20 pairs cover 0 at least 15 times but with a chance of about 1%
+    expect(covered).toBeGreaterThanOrEqual(15);
+    expect(caught).toBe(20);
+  });
+});

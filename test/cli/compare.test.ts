@@ -42,7 +42,7 @@ describe('infermeter compare', () => {
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toMatch(/Load shape: the same/);
     expect(out.stdout).toMatch(/input lengths \(KS test\).*p=\d\.\d{3} same/);
-    expect(out.stdout).toMatch(/1000 resamples \(seed 0\); resampling unit: requests, in moving blocks/);
+    expect(out.stdout).toMatch(/1000 resamples \(seed 0\); resampling unit: requests, in non-overlapping blocks/);
     expect(out.stdout).toMatch(/Verdict: no significant change/);
     const json = JSON.parse((await runCli(['compare', a, b, '--json'])).stdout) as { pairs: Array<{ figures: Array<{ verdict: string; ci: unknown }> }> };
     const figures = json.pairs[0]!.figures;

@@ -22,10 +22,6 @@ import { buildHeadline, loadRegime, type Headline } from './headline.js';
 import { compareEnvironments, type EnvironmentComparison } from '../environment-diff.js';
 import type { RunEnvironment } from '../environment.js';
 
-/** Gap scans allowed for ITL over all resamples, and the floor on its resamples. */
-const ITL_SCAN_BUDGET = 4e8;
-const MIN_ITL_RESAMPLES = 100;
-
 export interface CompareSide {
   /** How the user named it (a path). */
   label: string;
@@ -104,6 +100,7 @@ export interface PairComparison {
   method: {
     resampling_unit: string;
     resamples: number;
+    /** The same as resamples (ITL once had fewer: its resamples read every gap); kept for readers of compare/1. */
     itl_resamples: number;
     seed: number;
     /** Family-wise: over the speed figures and accuracy together. */
@@ -178,10 +175,6 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
   const levels = familyLevels(opts.confidence, judged ? comparable.length : 0, accuracyTested);
   const level = judged ? levels.perFigure : 1 - (1 - opts.confidence) / k;
   const cis = new Map<string, [number, number]>();
-  // ITL pools every gap of every request: each resample scans them all, so very long runs get
-  // fewer ITL resamples (at least MIN_ITL_RESAMPLES), said in the method line.
-  const gaps = (A.sample?.latency.itl.values.length ?? 0) + (B.sample?.latency.itl.values.length ?? 0);
-  const itlResamples = Math.min(opts.resamples, Math.max(MIN_ITL_RESAMPLES, Math.floor(ITL_SCAN_BUDGET / Math.max(1, gaps))));
   if (withCi && comparable.length > 0) {
     const base = createRng(opts.seed);
     const rngA = base.fork();
@@ -191,9 +184,8 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
     const hasGoodput = A.figures.goodput != null && B.figures.goodput != null;
     const draws = new Map(comparable.map((f) => [f.id, [] as number[]]));
     for (let r = 0; r < opts.resamples; r++) {
-      const withItl = r < itlResamples;
-      const fa = resampleFigures(A.sample!, rngA, sa, hasGoodput, withItl);
-      const fb = resampleFigures(B.sample!, rngB, sb, hasGoodput, withItl);
+      const fa = resampleFigures(A.sample!, rngA, sa, hasGoodput);
+      const fb = resampleFigures(B.sample!, rngB, sb, hasGoodput);
       for (const f of comparable) {
         const d = deltaOf(f, fa[f.id], fb[f.id]);
         if (d !== null && Number.isFinite(d)) draws.get(f.id)!.push(d);
@@ -249,9 +241,9 @@ export function comparePair(A: CompareSide, B: CompareSide, opts: CompareOptions
     headline,
     method: withCi
       ? {
-          resampling_unit: 'requests, in moving blocks of ⌈√n⌉ consecutive ones (latency percentiles, error rate); 1-second buckets of the measured window (throughputs, goodput, cost per 1M tokens)',
+          resampling_unit: 'requests, in non-overlapping blocks of ⌈√n⌉ consecutive ones (latency percentiles, error rate); 1-second buckets of the measured window (throughputs, goodput, cost per 1M tokens)',
           resamples: opts.resamples,
-          itl_resamples: itlResamples,
+          itl_resamples: opts.resamples,
           seed: opts.seed,
           confidence: opts.confidence,
           per_figure_level: level,
