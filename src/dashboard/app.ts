@@ -11,7 +11,7 @@ import { UserError } from '../errors/user-error.js';
 import { listRuns, runQualityOf } from '../history/history-query.js';
 import type { RunResult } from '../report/result-json.js';
 import { trend, trendMetric, TREND_METRICS } from '../history/trend.js';
-import { liveSpec, loadCurveSpec, renderSvg, trendSpec } from './charts.js';
+import { liveSpec, loadCurveSpec, renderSvg, trendChart } from './charts.js';
 import { livePoints, loadCurveGroups, loadCurvePoints, trendPoints } from './chart-data.js';
 import { followRun } from './live-feed.js';
 import { DASHBOARD_CSS, DASHBOARD_JS, dashboardPage } from './page.js';
@@ -67,13 +67,13 @@ export function createDashboardApp(opts: DashboardOptions): Hono {
   app.get('/charts/trend.svg', async (c) => {
     const metric = trendMetric(c.req.query('metric') ?? 'ttft_p99_ms');
     const t = await trend(resultsDir, metric, { spec: c.req.query('spec') ?? null, threshold: 0.1 });
-    return svg(c, await renderSvg(trendSpec(metric), trendPoints(t)));
+    return svg(c, await renderSvg(trendChart(metric), trendPoints(t)));
   });
 
   app.get('/api/load-curves', async (c) => c.json(await loadCurveGroups(resultsDir)));
   app.get('/charts/load-curve.svg', async (c) => {
     const g = { model: c.req.query('model') ?? '', target: c.req.query('target') ?? '', endpoint: c.req.query('endpoint') ?? '' };
-    return svg(c, await renderSvg(loadCurveSpec(), await loadCurvePoints(resultsDir, g)));
+    return svg(c, await renderSvg({ spec: loadCurveSpec() }, await loadCurvePoints(resultsDir, g)));
   });
 
   app.get('/runs/:id/report', async (c) => {
@@ -100,7 +100,7 @@ export function createDashboardApp(opts: DashboardOptions): Hono {
   app.get('/charts/live/:id', async (c) => {
     const dir = runDirOf(resultsDir, c.req.param('id').replace(/\.svg$/, ''));
     if (!dir) return c.text('no such run', 404);
-    return svg(c, await renderSvg(liveSpec(), livePoints(dir)));
+    return svg(c, await renderSvg({ spec: liveSpec() }, livePoints(dir)));
   });
 
   app.onError((err, c) => {
