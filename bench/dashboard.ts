@@ -10,7 +10,8 @@
  *   order its script makes them (page.ts `load()`: the assets; /api/runs; then together the trend
  *   chart, the trend, the first run's quality and the load curves; then the load-curve chart) —
  *   "data loaded" is when the last of them has answered. Times are from the request of `/`; the
- *   child's start-up (spawn → listening) is given apart.
+ *   child's start-up (spawn → listening) is given apart. Then the page once more, after the
+ *   shared reader's idle close (a reload, or a second tab): its "data loaded" too.
  *
  * Goals (issue 31): first read after 2,000 runs ≤ 10 s; dashboard first byte ≤ 200 ms, data
  * loaded ≤ 1 s with 2,000 runs. These are reported (met / NOT met); like every bench here they
@@ -93,6 +94,8 @@ export interface DashboardLoad extends Usage {
   loadedMs: number;
   /** [call, ms from the request of / to its answer] in the order they answered. */
   calls: Array<[string, number]>;
+  /** "Data loaded" of the same page loaded again after the shared reader's idle close. */
+  reloadedMs: number;
   load1: number;
 }
 
@@ -116,44 +119,55 @@ export async function dashboardLoad(results: string): Promise<DashboardLoad> {
     void exited.then((c) => reject(new Error(`infermeter dashboard exited ${c}: ${err.slice(-400)}`)));
   });
   const startS = (performance.now() - s0) / 1000;
-  const calls: Array<[string, number]> = [];
   try {
-    const t0 = performance.now();
-    const get = async (path: string, what: 'json' | 'text' = 'text'): Promise<unknown> => {
-      const res = await fetch(url + path);
-      const body = what === 'json' ? await res.json() : await res.text();
-      if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
-      calls.push([path.replace(/\?.*/, ''), performance.now() - t0]);
-      return body;
-    };
-    const res = await fetch(url + '/');
-    const firstByteMs = performance.now() - t0;
-    await res.text();
-    calls.push(['/', performance.now() - t0]);
-    await Promise.all([get('/assets/dashboard.js'), get('/assets/dashboard.css')]);
-    const data = (await get('/api/runs', 'json')) as { runs: Array<{ run_id: string; spec_hash: string }>; metrics: string[] };
-    const later: Array<Promise<unknown>> = [];
-    const r0 = data.runs[0];
-    if (r0) {
-      const q = `spec=${encodeURIComponent(r0.spec_hash)}&metric=ttft_p99_ms`;
-      later.push(get(`/charts/trend.svg?${q}`), get(`/api/trend?${q}`), get(`/api/runs/${encodeURIComponent(r0.run_id)}/quality`));
-    }
-    later.push(
-      (async () => {
-        const groups = (await get('/api/load-curves', 'json')) as Array<{ model: string; target: string; endpoint: string }>;
-        const g = groups[0];
-        if (g) await get(`/charts/load-curve.svg?model=${encodeURIComponent(g.model)}&target=${encodeURIComponent(g.target)}&endpoint=${encodeURIComponent(g.endpoint)}`);
-      })(),
-    );
-    await Promise.all(later);
-    const loadedMs = performance.now() - t0;
+    const first = await pageLoad(url);
+    // The same page loaded again once the shared reader has closed after its idle spell (history-pool.ts): what a reload, or a second tab, waits for.
+    await new Promise((r) => setTimeout(r, RELOAD_AFTER_MS));
+    const again = await pageLoad(url);
     child.kill('SIGINT');
     const code = await exited;
     if (code !== 0) throw new Error(`infermeter dashboard exited ${code} on SIGINT: ${err.slice(-400)}`);
-    return { ...usageOf(usage), startS, firstByteMs, loadedMs, calls, load1 };
+    return { ...usageOf(usage), startS, firstByteMs: first.firstByteMs, loadedMs: first.loadedMs, calls: first.calls, reloadedMs: again.loadedMs, load1 };
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }
+}
+
+/** Longer than the shared reader's idle close (history-pool.ts, 1 s). */
+const RELOAD_AFTER_MS = 1500;
+
+/** The page's own calls in the order its script makes them; times from the request of `/`. */
+async function pageLoad(url: string): Promise<{ firstByteMs: number; loadedMs: number; calls: Array<[string, number]> }> {
+  const calls: Array<[string, number]> = [];
+  const t0 = performance.now();
+  const get = async (path: string, what: 'json' | 'text' = 'text'): Promise<unknown> => {
+    const res = await fetch(url + path);
+    const body = what === 'json' ? await res.json() : await res.text();
+    if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+    calls.push([path.replace(/\?.*/, ''), performance.now() - t0]);
+    return body;
+  };
+  const res = await fetch(url + '/');
+  const firstByteMs = performance.now() - t0;
+  await res.text();
+  calls.push(['/', performance.now() - t0]);
+  await Promise.all([get('/assets/dashboard.js'), get('/assets/dashboard.css')]);
+  const data = (await get('/api/runs', 'json')) as { runs: Array<{ run_id: string; spec_hash: string }>; metrics: string[] };
+  const later: Array<Promise<unknown>> = [];
+  const r0 = data.runs[0];
+  if (r0) {
+    const q = `spec=${encodeURIComponent(r0.spec_hash)}&metric=ttft_p99_ms`;
+    later.push(get(`/charts/trend.svg?${q}`), get(`/api/trend?${q}`), get(`/api/runs/${encodeURIComponent(r0.run_id)}/quality`));
+  }
+  later.push(
+    (async () => {
+      const groups = (await get('/api/load-curves', 'json')) as Array<{ model: string; target: string; endpoint: string }>;
+      const g = groups[0];
+      if (g) await get(`/charts/load-curve.svg?model=${encodeURIComponent(g.model)}&target=${encodeURIComponent(g.target)}&endpoint=${encodeURIComponent(g.endpoint)}`);
+    })(),
+  );
+  await Promise.all(later);
+  return { firstByteMs, loadedMs: performance.now() - t0, calls };
 }
 
 export interface HistoryDashboardResult {
@@ -204,6 +218,7 @@ export function printHistoryDashboard(r: HistoryDashboardResult): string[] {
       `infermeter dashboard (${what}): start-up ${fmt(d.startS, 2)} s; first byte of / ${fmt(d.firstByteMs)} ms (goal ≤ ${GOALS.firstByteMs}: ${met(fbOk)}); data loaded ${fmt(d.loadedMs)} ms (goal ≤ ${GOALS.loadedMs}: ${met(ldOk)}); child ${fmt(d.cpuS, 2)} s CPU, ${fmt(d.peakMiB)} MiB peak; load average ${fmt(d.load1, 1)}`,
     );
     console.log(`  answered: ${d.calls.map(([p, ms]) => `${p} ${fmt(ms)} ms`).join(', ')}`);
+    console.log(`  the page loaded again ${RELOAD_AFTER_MS / 1000} s later (the shared reader closed meanwhile): data loaded ${fmt(d.reloadedMs)} ms`);
   }
   if (missed.length > 0) console.log(`${r.runs === 2000 ? 'FAIL' : 'note (the goals are stated at 2,000 runs)'}: goals not met: ${missed.join('; ')}`);
   return missed;
