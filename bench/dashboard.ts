@@ -17,7 +17,10 @@
  * loaded ≤ 1 s with 2,000 runs. These are reported (met / NOT met); like every bench here they
  * are not test assertions.
  *
- *   npx tsx bench/dashboard.ts [--runs 2000 | --runs 200,2000] [--no-build]
+ *   npx tsx bench/dashboard.ts [--runs 2000 | --runs 200,2000] [--specs 8] [--no-build]
+ *
+ * --specs: how many specs the runs spread over (the trend chart draws one spec's runs: with
+ * --specs 1 it draws every run).
  *
  * With several sizes, the growth exponent between neighbours is printed and fails the bench above 1.1.
  */
@@ -50,8 +53,8 @@ function usageOf(file: string): Usage {
   return { cpuS: u.user_s + u.system_s, peakMiB: u.max_rss_kib / 1024 };
 }
 
-/** A results folder of `runs` finished runs whose rows all wait in the journal (the history file exists, as after earlier reads). */
-export async function makeResults(runs: number, results: string): Promise<void> {
+/** A results folder of `runs` finished runs whose rows all wait in the journal (the history file exists, as after earlier reads); `specs` specs among them. */
+export async function makeResults(runs: number, results: string, specs = 8): Promise<void> {
   const quiet = new Writable({ write: (_c, _e, cb) => cb() });
   await main(['sim', 'run', '--num-prompts', '20', '--request-rate', '10', '--result-dir', results, '--no-report', '--quiet', '--progress', 'none'], { stdout: quiet, stderr: quiet, env: {} });
   const first = readdirSync(results, { withFileTypes: true }).find((d) => d.isDirectory() && !d.name.startsWith('.'))!.name;
@@ -62,7 +65,7 @@ export async function makeResults(runs: number, results: string): Promise<void> 
     const name = `bench-run-${String(i).padStart(5, '0')}`;
     cpSync(join(results, first), join(results, name), { recursive: true });
     // Several specs and models, so the trend and the load curves have groups to find.
-    writePending(results, { ...row, run_id: name, dir: name, started_at: new Date(t0 + i * 60_000).toISOString() as never, spec_hash: `${row.spec_hash}-${i % 8}`, model: `model-${i % 4}`, request_rate: 5 + (i % 5) });
+    writePending(results, { ...row, run_id: name, dir: name, started_at: new Date(t0 + i * 60_000).toISOString() as never, spec_hash: `${row.spec_hash}-${i % specs}`, model: `model-${i % 4}`, request_rate: 5 + (i % 5) });
   }
   rmSync(join(results, first), { recursive: true, force: true });
 }
@@ -172,17 +175,18 @@ async function pageLoad(url: string): Promise<{ firstByteMs: number; loadedMs: n
 
 export interface HistoryDashboardResult {
   runs: number;
+  specs: number;
   history: HistoryRead;
   cold: DashboardLoad;
   warm: DashboardLoad;
 }
 
-export async function runHistoryDashboard(runs: number): Promise<HistoryDashboardResult> {
+export async function runHistoryDashboard(runs: number, specs = 8): Promise<HistoryDashboardResult> {
   const tmp = mkdtempSync(join(tmpdir(), 'infermeter-bench-dashboard-'));
   try {
     const a = join(tmp, 'a');
     const b = join(tmp, 'b');
-    await makeResults(runs, a);
+    await makeResults(runs, a, specs);
     cpSync(a, b, { recursive: true });
     // The runs finished over hours, their files long written back: without this, the fold's
     // unlinks of 2,000 just-written journal files waited for their write-back (~1.7 ms each).
@@ -190,7 +194,7 @@ export async function runHistoryDashboard(runs: number): Promise<HistoryDashboar
     const history = await firstHistoryRead(a);
     const cold = await dashboardLoad(b); // its first request folds the journal
     const warm = await dashboardLoad(b);
-    return { runs, history, cold, warm };
+    return { runs, specs, history, cold, warm };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -201,7 +205,7 @@ const met = (ok: boolean): string => (ok ? 'met' : 'NOT met');
 /** Prints the figures; returns the goals not met (a bench failure, never a test one). */
 export function printHistoryDashboard(r: HistoryDashboardResult): string[] {
   const missed: string[] = [];
-  console.log(`\n== history and dashboard after ${fmt(r.runs)} runs (built CLI in a child; rows waiting in the journal)`);
+  console.log(`\n== history and dashboard after ${fmt(r.runs)} runs of ${fmt(r.specs)} spec${r.specs === 1 ? '' : 's'} (built CLI in a child; rows waiting in the journal)`);
   const h = r.history;
   const hOk = h.wallS <= GOALS.historyWallS;
   if (!hOk) missed.push(`history first read ${fmt(h.wallS, 1)} s`);
@@ -249,11 +253,11 @@ export function printHistoryDashboardGrowth(results: HistoryDashboardResult[]): 
 }
 
 /** Every size's figures, then the growth between sizes; returns the goals missed and the super-linear rows. */
-export async function benchHistoryDashboard(sizes: number[]): Promise<string[]> {
+export async function benchHistoryDashboard(sizes: number[], specs = 8): Promise<string[]> {
   const results: HistoryDashboardResult[] = [];
   const failed: string[] = [];
   for (const runs of sizes) {
-    const r = await runHistoryDashboard(runs);
+    const r = await runHistoryDashboard(runs, specs);
     results.push(r);
     // The goals are stated at 2,000 runs.
     const missed = printHistoryDashboard(r);
@@ -264,8 +268,8 @@ export async function benchHistoryDashboard(sizes: number[]): Promise<string[]> 
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '2000' }, 'no-build': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { runs: { type: 'string', default: '2000' }, specs: { type: 'string', default: '8' }, 'no-build': { type: 'boolean', default: false } } });
   console.log(`machine: ${machine()}`);
   if (!values['no-build']) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-  if ((await benchHistoryDashboard(parseSizes(values.runs))).length > 0) process.exitCode = 1;
+  if ((await benchHistoryDashboard(parseSizes(values.runs), Number(values.specs))).length > 0) process.exitCode = 1;
 }
