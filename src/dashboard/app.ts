@@ -10,8 +10,8 @@ import { streamSSE } from 'hono/streaming';
 import { UserError } from '../errors/user-error.js';
 import { listRuns, runQualityOf } from '../history/history-query.js';
 import type { RunResult } from '../report/result-json.js';
-import { trend, trendMetric, TREND_METRICS } from '../history/trend.js';
-import { liveSpec, loadCurveSpec, renderSvg, trendSpec } from './charts.js';
+import { trend, trendMetric, TREND_METRICS, type TrendMetric } from '../history/trend.js';
+import { liveSpec, loadCurveSpec, renderSvg, trendChart } from './charts.js';
 import { livePoints, loadCurveGroups, loadCurvePoints, trendPoints } from './chart-data.js';
 import { followRun } from './live-feed.js';
 import { DASHBOARD_CSS, DASHBOARD_JS, dashboardPage } from './page.js';
@@ -25,6 +25,11 @@ export interface DashboardOptions {
   renderReport?: (dir: string) => Promise<string>;
   /** How often a live feed looks for new progress lines. */
   pollMs?: number;
+  /**
+   * Keeps an answer computed from the history while the history stays the same (the shared
+   * reader's `cached`, history-pool.ts); without it every request computes its answer.
+   */
+  cached?: <T>(key: string, compute: () => Promise<T>) => Promise<T>;
 }
 
 /** The page's own resources only; the report pages carry their own policy. */
@@ -33,6 +38,9 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 export function createDashboardApp(opts: DashboardOptions): Hono {
   const app = new Hono();
   const { resultsDir } = opts;
+  const cached = <T>(key: unknown[], compute: () => Promise<T>): Promise<T> => (opts.cached ? opts.cached(JSON.stringify(key), compute) : compute());
+  // /api/trend and the trend chart come together: one computation for both.
+  const trendOf = (metric: TrendMetric, spec: string | null) => cached(['trend', metric, spec], () => trend(resultsDir, metric, { spec, threshold: 0.1 }));
 
   // Only this machine's names: a page elsewhere cannot reach the dashboard by rebinding a DNS name to 127.0.0.1.
   app.use('*', async (c, next) => {
@@ -49,31 +57,32 @@ export function createDashboardApp(opts: DashboardOptions): Hono {
   app.get('/api/runs', async (c) => {
     const limit = Number(c.req.query('limit') ?? 200);
     const model = c.req.query('model') ?? null;
-    const runs = await listRuns(resultsDir, { limit: Number.isInteger(limit) && limit > 0 ? limit : 200, model });
+    const n = Number.isInteger(limit) && limit > 0 ? limit : 200;
+    const runs = await cached(['runs', n, model], () => listRuns(resultsDir, { limit: n, model }));
     return c.json({ results_dir: resultsDir, runs, live: liveRuns(resultsDir), metrics: Object.keys(TREND_METRICS) });
   });
 
   // One run's answer quality (a sweep stage's too: its run id is `<sweep>.stage<i>`), formatted for the page.
   app.get('/api/runs/:id/quality', async (c) => {
     const id = c.req.param('id');
-    const row = await runQualityOf(resultsDir, id);
+    const row = await cached(['quality', id], () => runQualityOf(resultsDir, id));
     if (row === null) return c.json({ error: `no run ${id} in the history` }, 404);
     const dir = row.dir === null ? null : runDirOf(resultsDir, row.dir);
     const q = row.quality as RunResult['quality'];
     return c.json({ run_id: id, quality: q ? qualityView(q, dir ? runCurrency(dir) : null) : null });
   });
 
-  app.get('/api/trend', async (c) => c.json(await trend(resultsDir, trendMetric(c.req.query('metric') ?? 'ttft_p99_ms'), { spec: c.req.query('spec') ?? null, threshold: 0.1 })));
+  app.get('/api/trend', async (c) => c.json(await trendOf(trendMetric(c.req.query('metric') ?? 'ttft_p99_ms'), c.req.query('spec') ?? null)));
   app.get('/charts/trend.svg', async (c) => {
     const metric = trendMetric(c.req.query('metric') ?? 'ttft_p99_ms');
-    const t = await trend(resultsDir, metric, { spec: c.req.query('spec') ?? null, threshold: 0.1 });
-    return svg(c, await renderSvg(trendSpec(metric), trendPoints(t)));
+    const spec = c.req.query('spec') ?? null;
+    return svg(c, await cached(['trend.svg', metric, spec], async () => renderSvg(trendChart(metric), trendPoints(await trendOf(metric, spec)))));
   });
 
-  app.get('/api/load-curves', async (c) => c.json(await loadCurveGroups(resultsDir)));
+  app.get('/api/load-curves', async (c) => c.json(await cached(['load-curves'], () => loadCurveGroups(resultsDir))));
   app.get('/charts/load-curve.svg', async (c) => {
     const g = { model: c.req.query('model') ?? '', target: c.req.query('target') ?? '', endpoint: c.req.query('endpoint') ?? '' };
-    return svg(c, await renderSvg(loadCurveSpec(), await loadCurvePoints(resultsDir, g)));
+    return svg(c, await cached(['load-curve.svg', g.model, g.target, g.endpoint], async () => renderSvg({ spec: loadCurveSpec() }, await loadCurvePoints(resultsDir, g))));
   });
 
   app.get('/runs/:id/report', async (c) => {
@@ -100,7 +109,7 @@ export function createDashboardApp(opts: DashboardOptions): Hono {
   app.get('/charts/live/:id', async (c) => {
     const dir = runDirOf(resultsDir, c.req.param('id').replace(/\.svg$/, ''));
     if (!dir) return c.text('no such run', 404);
-    return svg(c, await renderSvg(liveSpec(), livePoints(dir)));
+    return svg(c, await renderSvg({ spec: liveSpec() }, livePoints(dir)));
   });
 
   app.onError((err, c) => {

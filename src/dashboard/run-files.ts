@@ -17,9 +17,14 @@ export const SERVED_FILES: Record<string, string> = {
   [PROGRESS_FILE]: 'application/x-ndjson; charset=utf-8',
 };
 
+/** Whether `id` can name a run folder: a plain name, no separators, not hidden. */
+function isRunName(id: string): boolean {
+  return /^[\w.-]+$/.test(id) && !id.startsWith('.');
+}
+
 /** The run directory of `id`, or null when `id` is not a plain folder name under `resultsDir`. */
 export function runDirOf(resultsDir: string, id: string): string | null {
-  if (!/^[\w.-]+$/.test(id) || id.startsWith('.')) return null;
+  if (!isRunName(id)) return null;
   const dir = join(resultsDir, id);
   try {
     return statSync(dir).isDirectory() ? dir : null;
@@ -36,12 +41,18 @@ export interface LiveRun {
   last: Record<string, unknown> | null;
 }
 
-/** Runs still going on: progress.jsonl but no result.json yet. */
+/**
+ * Runs still going on: progress.jsonl but no result.json yet. The page asks every few seconds and
+ * the folder holds every run ever made: the listing's entry types say which are folders (a stat
+ * only for a link or an entry of unknown type), so a finished run costs one existence check.
+ */
 export function liveRuns(resultsDir: string): LiveRun[] {
   if (!existsSync(resultsDir)) return [];
   const out: LiveRun[] = [];
-  for (const id of readdirSync(resultsDir)) {
-    const dir = runDirOf(resultsDir, id);
+  for (const entry of readdirSync(resultsDir, { withFileTypes: true })) {
+    const id = entry.name;
+    if (!isRunName(id) || entry.isFile()) continue;
+    const dir = entry.isDirectory() ? join(resultsDir, id) : runDirOf(resultsDir, id);
     if (!dir || existsSync(join(dir, 'result.json')) || !existsSync(join(dir, PROGRESS_FILE))) continue;
     // spec.json is written before the load starts; without it (or unreadable) the run is still listed
     const target = readPartialRun(dir, { schema: 'ignore' }).spec?.target as { model?: unknown } | undefined;

@@ -19,7 +19,7 @@ export async function startDashboard(opts: DashboardOptions & { port: number }):
   // takes a second or more, which the first page load would otherwise wait for. A history that
   // cannot be read is left for the page's requests to report, as they do.
   await shared.pool.use(async () => undefined).catch(() => undefined);
-  const app = createDashboardApp(opts);
+  const app = createDashboardApp({ ...opts, cached: (key, compute) => shared.pool.cached(key, compute) });
   return new Promise((resolve, reject) => {
     const onError = (err: Error) => {
       void shared.stop();

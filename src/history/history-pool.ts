@@ -9,8 +9,19 @@
  * against another process's write (`infermeter history` folding the journal) for longer than a
  * burst of requests. When the journal holds rows the instance is closed once its reads are done,
  * the rows are folded in by the ordinary path (withOwnHistory), and it is opened again.
+ *
+ * Answers computed from the history can be kept (`cached`) for as long as the history's version
+ * stays the same: the page asks for the runs every few seconds and draws the same charts on every
+ * load, and a kept answer needs no open at all. Invariants:
+ * - While the instance is open the file cannot change: the instance holds DuckDB's file lock, so
+ *   no other process writes it. The version is then the file's signature taken just after the open.
+ * - While it is closed, the version is the file's signature now (inode, size, change and
+ *   modification times of history.duckdb and its .wal): every write changes one of them.
+ * - Journal rows waiting are folded in (the file written) before a version is taken.
+ * An answer computed over a newer instance than the version it is kept under is never served
+ * stale: the signature only moves forward, so that version does not come back.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DDL, HISTORY_FILE, HISTORY_SCHEMA, OFFLINE, retryOnLock, shareHistoryReads, withOwnHistory } from './history-db.js';
@@ -34,6 +45,11 @@ export class HistoryReadPool {
   private readonly idleMs: number;
   /** Instances opened so far (a burst of reads should open one). */
   opens = 0;
+  /** The file's signature when the open instance was opened. */
+  private openedVersion = '';
+  /** Answers kept for `answersVersion` (oldest first, for the bound). */
+  private answers = new Map<string, Promise<unknown>>();
+  private answersVersion: string | null = null;
 
   constructor(
     private readonly resultsDir: string,
@@ -72,6 +88,30 @@ export class HistoryReadPool {
     }
   }
 
+  /**
+   * The answer kept under `key` for the history's version now, else `compute()`'s (kept while the
+   * version holds; a failure is not kept). Answers that come together share one computation.
+   */
+  async cached<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    if (this.reopening) await this.reopening;
+    if (hasJournal(this.resultsDir)) {
+      this.reopening ??= this.reopen().finally(() => (this.reopening = null));
+      await this.reopening;
+    }
+    const version = this.instance !== null ? this.openedVersion : historyVersion(this.resultsDir);
+    if (version !== this.answersVersion) {
+      this.answers.clear();
+      this.answersVersion = version;
+    }
+    const kept = this.answers.get(key);
+    if (kept) return kept as Promise<T>;
+    const answer = compute();
+    if (this.answers.size >= MAX_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
+    this.answers.set(key, answer);
+    answer.catch(() => this.answers.get(key) === answer && this.answers.delete(key));
+    return answer;
+  }
+
   /** Closes the instance once its reads are done; later reads open it again. */
   async close(): Promise<void> {
     await this.drain();
@@ -101,7 +141,11 @@ export class HistoryReadPool {
     const path = join(this.resultsDir, HISTORY_FILE);
     if (existsSync(path)) {
       this.instance = await retryOnLock(path, () => DuckDBInstance.create(path, { ...OFFLINE, access_mode: 'READ_ONLY' }));
+      // After the open: from here until the close no other process can write the file.
+      this.openedVersion = historyVersion(this.resultsDir);
     } else {
+      // Matches no file's signature: a file that appears meanwhile is read after the close.
+      this.openedVersion = `empty, in memory (open ${this.opens + 1})`;
       // No history yet: an empty one in memory, as a single read gets.
       this.instance = await DuckDBInstance.create(':memory:', OFFLINE);
       const c = await this.instance.connect();
@@ -112,6 +156,24 @@ export class HistoryReadPool {
     }
     this.opens++;
   }
+}
+
+/** Answers kept at once: the page's own few, and some other specs, metrics and groups. */
+const MAX_ANSWERS = 64;
+
+/** The history file's signature: what any write to it (or to its write-ahead log) changes. */
+export function historyVersion(resultsDir: string): string {
+  const path = join(resultsDir, HISTORY_FILE);
+  return [path, `${path}.wal`]
+    .map((p) => {
+      try {
+        const s = statSync(p, { bigint: true });
+        return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+      } catch {
+        return '-';
+      }
+    })
+    .join('|');
 }
 
 /** Routes this process's reads of `resultsDir` through one pool (withHistory) until `stop`. */

@@ -54,11 +54,16 @@ export type JsonRow = Record<string, unknown>;
 
 export async function queryRows(c: DuckDBConnection, sql: string, params: unknown[] = []): Promise<JsonRow[]> {
   const reader = await c.runAndReadAll(sql, params as never);
-  return reader.getRowObjectsJson().map((r) => {
-    const out: JsonRow = {};
-    for (const [k, v] of Object.entries(r)) out[k] = typeof v === 'string' && /^-?\d+$/.test(v) && Math.abs(Number(v)) < 2 ** 53 && isIntegerColumn(k) ? Number(v) : v;
-    return out;
-  });
+  const rows = reader.getRowObjectsJson() as JsonRow[];
+  // Every row has the result's columns: only the integer ones are looked at (in place, so each row keeps its column order).
+  const integers = rows.length > 0 ? Object.keys(rows[0]!).filter(isIntegerColumn) : [];
+  for (const r of rows) {
+    for (const k of integers) {
+      const v = r[k];
+      if (typeof v === 'string' && /^-?\d+$/.test(v) && Math.abs(Number(v)) < 2 ** 53) r[k] = Number(v);
+    }
+  }
+  return rows;
 }
 
 const INTEGER_COLUMNS = new Set(['concurrency', 'max_concurrency', 'num_prompts', 'requests', 'ok', 'failed', 'gpu_count']);

@@ -6,6 +6,7 @@
  */
 import { cpSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDashboardApp } from '../../src/dashboard/app.js';
 import { startDashboard, type RunningDashboard } from '../../src/dashboard/serve.js';
 import { hasJournal } from '../../src/history/history-journal.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -45,6 +46,34 @@ describe('dashboard: concurrent requests', () => {
       expect(res.body).toBe(alone[i % paths.length]!.body);
     });
     expect(runIdsOf(burst[0]!.body)).toEqual([...fx.runIds].sort());
+  });
+
+  it('kept answers (per version of the history) are the answers computed afresh, asked once or again', async () => {
+    // The same routes with nothing kept: every request computes its answer (the oracle).
+    const fresh = createDashboardApp({ resultsDir: fx.results });
+    const freshGet = async (path: string) => {
+      const res = await fresh.request(path, { headers: { host: '127.0.0.1' } });
+      return { status: res.status, body: await res.text() };
+    };
+    const runs = (JSON.parse((await get('/api/runs')).body) as { runs: Array<{ run_id: string; spec_hash: string }> }).runs;
+    // Each spec's trend apart from the newest run's (the default): a kept answer must not stand in for another.
+    const specs = [...new Set(runs.map((r) => r.spec_hash))];
+    expect(specs.length).toBeGreaterThan(1);
+    const groups = JSON.parse((await get('/api/load-curves')).body) as Array<{ model: string; target: string; endpoint: string }>;
+    expect(groups.length).toBeGreaterThan(0);
+    const g = groups[0]!;
+    const curve = `model=${encodeURIComponent(g.model)}&target=${encodeURIComponent(g.target)}&endpoint=${encodeURIComponent(g.endpoint)}`;
+    const paths = [
+      '/api/runs', '/api/runs?limit=1', '/api/load-curves', `/charts/load-curve.svg?${curve}`, '/charts/load-curve.svg?model=none',
+      ...['ttft_p99_ms', 'output_throughput'].flatMap((m) => [`/api/trend?metric=${m}`, `/charts/trend.svg?metric=${m}`, ...specs.flatMap((h) => [`/api/trend?metric=${m}&spec=${h}`, `/charts/trend.svg?metric=${m}&spec=${h}`])]),
+      `/api/runs/${runs[0]!.run_id}/quality`, '/api/runs/no-such-run/quality', '/api/trend?metric=ttft_p99_ms&spec=no-such-spec',
+    ];
+    for (let pass = 0; pass < 2; pass++) {
+      for (const p of paths) {
+        const [kept, afresh] = [await get(p), await freshGet(p)];
+        expect({ status: kept.status, body: kept.body }, `${p} (pass ${pass})`).toEqual(afresh);
+      }
+    }
   });
 
   it('a run finished while the dashboard serves shows in the next answers (its journal row folded in)', async () => {
