@@ -71,7 +71,8 @@ describe('chunk gaps per step of a shared timeline', () => {
         const rs = recs.map((x, i) => {
           const r = onSteps(ends, tl, x.first, x.count, x.shared);
           // Mostly one token per chunk (counted per step); some carry more, or have no chunks.
-          r.output_tokens = i % 5 === 4 ? 2 * x.count + 1 : x.count;
+          // Whole shares: every sum is exact in any order, so the buckets must match exactly.
+          r.output_tokens = i % 5 === 4 ? 3 * x.count : x.count;
           r.end_ms = x.count > 0 ? r.chunk_ms[x.count - 1]! : ends[x.first]!;
           return r;
         });
@@ -85,10 +86,53 @@ describe('chunk gaps per step of a shared timeline', () => {
         }
         const got = new Float64Array(n);
         addChunkTokens(rs, bucketOf, got);
-        for (let k = 0; k < n; k++) expect(got[k]).toBeCloseTo(want[k]!, 9);
+        expect(got).toEqual(want);
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('output tokens per bucket of records without a shared timeline: the sums one by one, bit for bit (property)', () => {
+    // Fractional shares (7 tokens over 3 chunks), times in order or not, plain records and column
+    // views: added in record order, chunk by chunk, so the same sums as the oracle's to the last bit.
+    const spec = fc.array(
+      fc.record({ steps: fc.array(fc.integer({ min: -50, max: 3000 }), { maxLength: 40 }), start: fc.integer({ min: 0, max: 10_000 }), tokens: fc.integer({ min: 1, max: 500 }) }),
+      { maxLength: 30 },
+    );
+    fc.assert(
+      fc.property(spec, fc.integer({ min: 1, max: 40 }), (specs, width) => {
+        const rs = specs.map((x, i) => {
+          let t = x.start;
+          const chunk_ms = Float64Array.from(x.steps, (d) => (t += d) / 1000);
+          return { ...emptyRecord(i, 0), status: 'ok' as const, chunk_ms, output_tokens: x.tokens, end_ms: t / 1000 };
+        });
+        const n = 7;
+        const bucketOf = (t: number): number => Math.min(n - 1, Math.max(0, Math.floor(t / width)));
+        const want = new Float64Array(n);
+        for (const r of rs) {
+          const c = r.chunk_ms;
+          if (c.length === 0) want[bucketOf(r.end_ms)]! += r.output_tokens;
+          else for (const t of c) want[bucketOf(t)]! += r.output_tokens / c.length;
+        }
+        const got = new Float64Array(n);
+        addChunkTokens(rs, bucketOf, got);
+        expect(got).toEqual(want);
+        const cols = new RecordColumns();
+        for (const r of rs) cols.add(r);
+        const fromColumns = new Float64Array(n);
+        addChunkTokens(cols.records(), bucketOf, fromColumns);
+        expect(fromColumns).toEqual(want);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('output tokens by hand: 7 tokens over 3 chunks, two of them in one bucket', () => {
+    const r = { ...emptyRecord(0, 0), status: 'ok' as const, chunk_ms: Float64Array.of(0.5, 1.5, 2.5), output_tokens: 7 };
+    const into = Float64Array.of(0.1, 0, 0);
+    addChunkTokens([r], (t) => Math.min(2, Math.floor(t / 2)), into);
+    // Bucket 0 gets 7/3 twice on top of 0.1, one addition at a time; bucket 1 gets 7/3 once.
+    expect(Array.from(into)).toEqual([0.1 + 7 / 3 + 7 / 3, 7 / 3, 0]);
   });
 
   it('by hand: three records over four steps', () => {
