@@ -96,7 +96,8 @@ export function buildResult(input: FinishInput): RunResult {
   const inputUnit = input.inputUnit ?? 'inputs';
   const opts = { slos, inputUnit, ...(percentiles.length > 0 ? { percentiles } : {}) };
   const metrics = computeMetrics(records, opts);
-  const tasks = new Set(records.map((r) => r.task));
+  const tasks = new Set<string | null>();
+  for (const r of records) tasks.add(r.task);
   const byTask = tasks.size > 1 || (tasks.size === 1 && !tasks.has(null)) ? computeMetricsByTask(records, opts) : null;
   let byTurn: RunResult['by_turn'] = null;
   if (records.some((r) => r.turn !== null)) {
