@@ -1,6 +1,7 @@
 /**
  * Per-chunk passes over many records, per step where records share a step timeline: ITL's
- * gaps (chunkGapVisitor) and output tokens over time (addChunkTokens).
+ * gaps (chunkGapVisitor) and output tokens over time (addChunkTokens), or both in one pass over
+ * the chunks (gapsSpreadingTokens: a run's figures and its report each read every chunk once less).
  *
  * Gaps: every gap between consecutive chunk times of a set of records, visited in batches. Records whose chunks are a stretch of a shared step timeline (record/step-stretch.ts)
  * are visited per step: step k's gap t[k] − t[k−1] once, with the number of those records whose
@@ -167,8 +168,9 @@ export interface TokenSpread {
 /**
  * chunkGapVisitor(gapRecords, fill) whose first visit also does addChunkTokens of the records of
  * `all` that `tokens.take` accepts, each record's chunk times read once for both (the gaps are
- * their differences, what chunkGapsInto gives): a pass over every chunk of a run saved. Later
- * visits read the gaps alone. `done()` does the spreading if no visit did.
+ * their differences, what chunkGapsInto gives: `fill` is a chunkGaps metric's, itl.fill): a pass
+ * over every chunk of a run saved. Later visits read the gaps alone. `done()` does the spreading
+ * if no visit did.
  *
  * Same values in the same order as the two apart, because gapRecords and the token records are
  * both sublists of `all` in its order (checked; else, or when a record of `all` is on a shared
