@@ -22,7 +22,8 @@ import {
 import { checkSlos } from './goodput.js';
 import type { PooledMetricDef, RequestMetricDef } from './metric-def.js';
 import { summarizeBatches } from './stream-summary.js';
-import { chunkGapVisitor } from './chunk-gaps.js';
+import { chunkGapVisitor, gapsSpreadingTokens } from './chunk-gaps.js';
+import { tokenSeconds } from './peaks.js';
 import { LATENCY_METRICS, REASONING_METRICS } from './registry.js';
 import { answerTokens } from './defs/reasoning.js';
 import type { MetricsOptions, RunMetrics } from './run-metrics.js';
@@ -117,7 +118,6 @@ export function computeOver(
   const wanted = opts.percentiles ?? [];
   for (const p of wanted) if (!(p > 0 && p < 100)) throw new RangeError(`a requested percentile must be > 0 and < 100, got ${p}`);
 
-  const t = runTotals(measure, window, slos, lateMs);
   const byErrorClass: Partial<Record<ErrorClass, number>> = {};
   const sources: Partial<Record<TokenSource, number>> = {};
   // A request's figures are its last attempt's (--retries): superseded attempts are only counted (t.retried).
@@ -138,9 +138,24 @@ export function computeOver(
   }
   const hasGoodput = slos.length > 0;
 
+  // One buffer for every per-request metric's values, in turn (each is summarized before the next is written).
+  const scratch = new Float64Array(final.length);
+  // The per-second output tokens (the peak) are spread by ITL's first pass over the chunks, which reads them anyway.
+  const tokens = window === null ? undefined : tokenSeconds(window.start_ms, window.end_ms);
   const latency = {} as RunMetrics['latency'];
-  for (const def of LATENCY_METRICS) latency[def.id] = distributionOf(def, def.over === 'ok' ? ok : final, wanted);
-  const reasoning = reasoningSection(ok, wanted);
+  let spread = tokens === undefined;
+  for (const def of LATENCY_METRICS) {
+    const fused = !spread && def.kind === 'pooled' && def.chunkGaps ? gapsSpreadingTokens(measure, ok, def.fill, tokens!) : null;
+    if (fused === null) {
+      latency[def.id] = distributionOf(def, def.over === 'ok' ? ok : final, wanted, scratch);
+      continue;
+    }
+    latency[def.id] = summarizeBatches(fused.visit, undefined, wanted);
+    fused.done();
+    spread = true;
+  }
+  const t = runTotals(measure, window, slos, lateMs, spread ? tokens : undefined);
+  const reasoning = reasoningSection(ok, wanted, scratch);
 
   return {
     schema: 'infermeter.metrics/1',
@@ -199,7 +214,7 @@ export function computeOver(
 }
 
 /** Reasoning figures of the ok requests; null when none of them carried reasoning. */
-function reasoningSection(ok: readonly RequestRecord[], wanted: readonly number[]): RunMetrics['reasoning'] {
+function reasoningSection(ok: readonly RequestRecord[], wanted: readonly number[], scratch: Float64Array): RunMetrics['reasoning'] {
   let requests = 0;
   let thought = 0;
   let answered = 0;
@@ -210,12 +225,16 @@ function reasoningSection(ok: readonly RequestRecord[], wanted: readonly number[
   }
   if (requests === 0) return null;
   const latency = {} as NonNullable<RunMetrics['reasoning']>['latency'];
-  for (const def of REASONING_METRICS) latency[def.id] = distributionOf(def, ok, wanted);
+  for (const def of REASONING_METRICS) latency[def.id] = distributionOf(def, ok, wanted, scratch);
   return { requests, reasoning_tokens_total: thought, answer_tokens_total: answered, latency };
 }
 
-/** Values of one metric over `population`, summarized (undefined values left out); `wanted`: further percentiles. */
-function distributionOf(def: RequestMetricDef | PooledMetricDef, population: readonly RequestRecord[], wanted: readonly number[]): Distribution {
+/**
+ * Values of one metric over `population`, summarized (undefined values left out); `wanted`: further
+ * percentiles. A per-request metric's values are written into `scratch` (≥ population.length
+ * long), which is then sorted: the caller's reusable buffer.
+ */
+function distributionOf(def: RequestMetricDef | PooledMetricDef, population: readonly RequestRecord[], wanted: readonly number[], scratch: Float64Array): Distribution {
   if (def.kind === 'pooled') {
     // Pooled values (every ITL gap) can be tens of millions: summarized without a copy, and
     // per step where records share a step timeline (chunk-gaps.ts).
@@ -230,7 +249,7 @@ function distributionOf(def: RequestMetricDef | PooledMetricDef, population: rea
       }
     }, undefined, wanted);
   }
-  const out = new Float64Array(population.length);
+  const out = scratch;
   let k = 0;
   for (const r of population) {
     const v = def.value(r);

@@ -20,7 +20,7 @@ export type {
   SloMetricDef,
 } from './metric-def.js';
 export { peak, secondBuckets } from './peaks.js';
-export { addChunkTokens, chunkGapVisitor, type WeightedVisitor } from './chunk-gaps.js';
+export { addChunkTokens, chunkGapVisitor, gapsSpreadingTokens, type TokenSpread, type WeightedVisitor } from './chunk-gaps.js';
 export type { SecondBuckets } from './peaks.js';
 export { LATENCY_METRICS, METRICS, MetricRegistry, REASONING_METRICS, SLO_METRICS } from './registry.js';
 export { DEFAULT_LATE_THRESHOLD_MS } from './run-totals.js';

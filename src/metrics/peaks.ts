@@ -13,7 +13,7 @@
  */
 
 import type { RequestRecord } from '../record/record.js';
-import { addChunkTokens } from './chunk-gaps.js';
+import { addChunkTokens, type TokenSpread } from './chunk-gaps.js';
 
 export interface SecondBuckets {
   /** Window start (ms); bucket k starts at start_ms + 1000·k. */
@@ -30,18 +30,26 @@ export interface SecondBuckets {
 
 /**
  * Per-second output tokens and concurrency of `records` (already limited to the ones to
- * count, e.g. the measure phase) over the window [startMs, endMs].
+ * count, e.g. the measure phase) over the window [startMs, endMs]. `spread`: the output tokens
+ * already spread (tokenSeconds of the same window, filled with addChunkTokens of producesTokens' records).
  */
-export function secondBuckets(records: readonly RequestRecord[], startMs: number, endMs: number): SecondBuckets {
+export function secondBuckets(records: readonly RequestRecord[], startMs: number, endMs: number, spread?: TokenSpread): SecondBuckets {
+  const { bucketOf, into } = spread ?? tokenSeconds(startMs, endMs);
+  if (!spread) addChunkTokens(records.filter(producesTokens), bucketOf, into);
+  return { start_ms: startMs, output_tokens: into, max_concurrency: concurrencyBuckets(records, into.length, bucketOf, startMs) };
+}
+
+/** The records whose output tokens the per-second series counts: ok ones with any. */
+export const producesTokens = (r: RequestRecord): boolean => r.status === 'ok' && r.output_tokens > 0;
+
+/**
+ * The empty per-second output token series of the window [startMs, endMs] and its bucket of a
+ * time: to fill while visiting the chunks for another figure (compute.ts), then give to
+ * secondBuckets as `spread`.
+ */
+export function tokenSeconds(startMs: number, endMs: number): TokenSpread {
   const n = Math.max(1, Math.ceil((endMs - startMs) / 1000));
-  const bucketOf = (t: number): number => Math.min(n - 1, Math.max(0, Math.floor((t - startMs) / 1000)));
-  const tokens = new Float64Array(n);
-  addChunkTokens(
-    records.filter((r) => r.status === 'ok' && r.output_tokens > 0),
-    bucketOf,
-    tokens,
-  );
-  return { start_ms: startMs, output_tokens: tokens, max_concurrency: concurrencyBuckets(records, n, bucketOf, startMs) };
+  return { take: producesTokens, bucketOf: (t) => Math.min(n - 1, Math.max(0, Math.floor((t - startMs) / 1000))), into: new Float64Array(n) };
 }
 
 /**

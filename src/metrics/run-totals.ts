@@ -11,6 +11,7 @@ import { isDegraded, isOom } from './defs/stability.js';
 import { isGood } from './goodput.js';
 import type { RunTotals } from './metric-def.js';
 import { peak, secondBuckets } from './peaks.js';
+import type { TokenSpread } from './chunk-gaps.js';
 
 export const DEFAULT_LATE_THRESHOLD_MS = 10;
 
@@ -23,13 +24,15 @@ export interface TimeSpan {
 /**
  * Totals of measure-phase `measure` records over `window` (its length is the duration), with
  * goodput counted against `slos` (good is null without SLOs). A request is late when
- * sent_ms − scheduled_ms > lateMs.
+ * sent_ms − scheduled_ms > lateMs. `tokens`: the window's per-second output tokens already
+ * spread (peaks.ts tokenSeconds), else they are spread here.
  */
 export function runTotals(
   measure: readonly RequestRecord[],
   window: TimeSpan | null,
   slos: readonly GoodputSlo[],
   lateMs: number = DEFAULT_LATE_THRESHOLD_MS,
+  tokens?: TokenSpread,
 ): RunTotals {
   const byStatus: Record<RequestStatus, number> = { ok: 0, error: 0, timeout: 0, cancelled: 0 };
   let ok = 0;
@@ -62,7 +65,7 @@ export function runTotals(
       goodTokens += r.output_tokens;
     }
   }
-  const buckets = window === null ? null : secondBuckets(measure, window.start_ms, window.end_ms);
+  const buckets = window === null ? null : secondBuckets(measure, window.start_ms, window.end_ms, tokens);
   const downtime = window === null ? 0 : downtimeMs(findOutages(measure, window.end_ms));
   const hasGoodput = slos.length > 0;
   return {

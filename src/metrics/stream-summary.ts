@@ -57,6 +57,91 @@ function bucketOf(v: number): number {
   return key >>> (32 - BUCKET_BITS);
 }
 
+// The passes' loops are module functions over explicit state, not closures writing captured
+// variables: V8 compiles them far better, and they run over tens of millions of ITL gaps.
+
+/** Pass 1's running figures: count, sum (in visit order), extremes and the bucket histogram. */
+interface Pass1 {
+  n: number;
+  sum: number;
+  min: number;
+  max: number;
+  hist: Uint32Array;
+}
+
+function pass1(st: Pass1, xs: Float64Array, k: number, ws: Float64Array | null | undefined): void {
+  const hist = st.hist;
+  let s = st.sum;
+  let lo = st.min;
+  let hi = st.max;
+  if (ws) {
+    let n = st.n;
+    for (let i = 0; i < k; i++) {
+      const v = xs[i]!;
+      const w = ws[i]!;
+      n += w;
+      s += v * w;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+      hist[bucketOf(v)]! += w;
+    }
+    st.n = n;
+  } else {
+    st.n += k;
+    for (let i = 0; i < k; i++) {
+      const v = xs[i]!;
+      s += v;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+      hist[bucketOf(v)]!++;
+    }
+  }
+  st.sum = s;
+  st.min = lo;
+  st.max = hi;
+}
+
+/** Pass 2's state: the squared deviations' sum (in visit order) and the wanted buckets by slot. */
+interface Pass2 {
+  mean: number;
+  sq: number;
+  slot: Int32Array;
+  gathered: Gathered[];
+}
+
+function pass2(st: Pass2, xs: Float64Array, m: number, ws: Float64Array | null | undefined): void {
+  const { mean, slot, gathered } = st;
+  let q = st.sq;
+  for (let i = 0; i < m; i++) {
+    const v = xs[i]!;
+    const d = v - mean;
+    q += ws ? d * d * ws[i]! : d * d;
+    const k = slot[bucketOf(v)]!;
+    if (k >= 0) {
+      const w = gathered[k]!;
+      if (v < w.min) w.min = v;
+      if (v > w.max) w.max = v;
+      if (w.values) {
+        if (ws) w.values.fill(v, w.at, (w.at += ws[i]!));
+        else w.values[w.at++] = v;
+      }
+    }
+  }
+  st.sq = q;
+}
+
+/** Pass 3: the values of the buckets marked `late`, into their arrays. */
+function pass3(slot: Int32Array, late: Uint8Array, gathered: Gathered[], xs: Float64Array, m: number, ws: Float64Array | null | undefined): void {
+  for (let i = 0; i < m; i++) {
+    const v = xs[i]!;
+    const k = slot[bucketOf(v)]!;
+    if (k < 0 || !late[k]) continue;
+    const w = gathered[k]!;
+    if (ws) w.values!.fill(v, w.at, (w.at += ws[i]!));
+    else w.values![w.at++] = v;
+  }
+}
+
 export function summarizeVisited(visit: Visitor, wanted: readonly number[] = []): Distribution {
   const one = new Float64Array(1);
   return summarizeBatches(
@@ -76,41 +161,9 @@ export function summarizeVisited(visit: Visitor, wanted: readonly number[] = [])
  * `asked`: further percentiles (0 < p < 100) for the Distribution's `percentiles`.
  */
 export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_PASS_2, asked: readonly number[] = []): Distribution {
-  const hist = new Uint32Array(1 << BUCKET_BITS);
-  let n = 0;
-  let sum = 0;
-  let min = Infinity;
-  let max = -Infinity;
-  // The loops keep the running figures in locals (written back per batch): the captured
-  // variables would be read and written through the closure's context at every value.
-  visit((xs, k, ws) => {
-    let s = sum;
-    let lo = min;
-    let hi = max;
-    if (ws) {
-      for (let i = 0; i < k; i++) {
-        const v = xs[i]!;
-        const w = ws[i]!;
-        n += w;
-        s += v * w;
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
-        hist[bucketOf(v)]! += w;
-      }
-    } else {
-      n += k;
-      for (let i = 0; i < k; i++) {
-        const v = xs[i]!;
-        s += v;
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
-        hist[bucketOf(v)]!++;
-      }
-    }
-    sum = s;
-    min = lo;
-    max = hi;
-  });
+  const one: Pass1 = { n: 0, sum: 0, min: Infinity, max: -Infinity, hist: new Uint32Array(1 << BUCKET_BITS) };
+  visit((xs, k, ws) => pass1(one, xs, k, ws));
+  const { n, sum, min, max, hist } = one;
   if (n === 0) return emptyDistribution(asked);
   const mean = Math.min(Math.max(sum / n, min), max);
 
@@ -149,26 +202,9 @@ export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_
   // gatherInPass2 values is gathered here too (its array dropped if its values are all
   // equal), so pass 3 runs only for a larger bucket of distinct values.
   for (const w of gathered) if (w.count <= gatherInPass2) w.values = new Float64Array(w.count);
-  let sq = 0;
-  visit((xs, m, ws) => {
-    let q = sq;
-    for (let i = 0; i < m; i++) {
-      const v = xs[i]!;
-      const d = v - mean;
-      q += ws ? d * d * ws[i]! : d * d;
-      const k = slot[bucketOf(v)]!;
-      if (k >= 0) {
-        const w = gathered[k]!;
-        if (v < w.min) w.min = v;
-        if (v > w.max) w.max = v;
-        if (w.values) {
-          if (ws) w.values.fill(v, w.at, (w.at += ws[i]!));
-          else w.values[w.at++] = v;
-        }
-      }
-    }
-    sq = q;
-  });
+  const two: Pass2 = { mean, sq: 0, slot, gathered };
+  visit((xs, m, ws) => pass2(two, xs, m, ws));
+  const sq = two.sq;
   for (const w of gathered) {
     if (w.values && w.min === w.max) w.values = null;
     else if (w.values) w.values.sort();
@@ -181,16 +217,7 @@ export function summarizeBatches(visit: BatchVisitor, gatherInPass2 = GATHER_IN_
       w.values = new Float64Array(w.count);
       late[gathered.indexOf(w)] = 1;
     }
-    visit((xs, m, ws) => {
-      for (let i = 0; i < m; i++) {
-        const v = xs[i]!;
-        const k = slot[bucketOf(v)]!;
-        if (k < 0 || !late[k]) continue;
-        const w = gathered[k]!;
-        if (ws) w.values!.fill(v, w.at, (w.at += ws[i]!));
-        else w.values![w.at++] = v;
-      }
-    });
+    visit((xs, m, ws) => pass3(slot, late, gathered, xs, m, ws));
     for (const w of toGather) w.values!.sort();
   }
   const byRank = (rank: number): number => {

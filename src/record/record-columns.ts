@@ -135,19 +135,49 @@ export class RecordColumns {
     );
   }
 
-  /** @internal column reads for ColumnRecord */
-  f(col: 'id' | 'scheduled' | 'sent' | 'end', i: number): number {
-    return this[col].get(i);
+  /**
+   * @internal column reads for ColumnRecord: one method per column (a getter per field of every
+   * record is on the hot path of every pass; a keyed `this[col]` read is not folded into each).
+   */
+  idAt(i: number): number {
+    return this.id.get(i);
+  }
+  scheduledAt(i: number): number {
+    return this.scheduled.get(i);
+  }
+  sentAt(i: number): number {
+    return this.sent.get(i);
+  }
+  endAt(i: number): number {
+    return this.end.get(i);
   }
   time(i: number): number | null {
     const v = this.firstToken.get(i);
     return Number.isNaN(v) ? null : v;
   }
-  int(col: 'stage' | 'worker' | 'output', i: number): number {
-    return this[col].get(i);
+  stageAt(i: number): number {
+    return this.stage.get(i);
+  }
+  workerAt(i: number): number {
+    return this.worker.get(i);
+  }
+  outputAt(i: number): number {
+    return this.output.get(i);
   }
   nullableInt(col: 'turn' | 'prompt' | 'clientPrompt' | 'requested' | 'httpStatus', i: number): number | null {
     const v = this[col].get(i);
+    return v === NULL_INT ? null : v;
+  }
+  promptAt(i: number): number | null {
+    const v = this.prompt.get(i);
+    return v === NULL_INT ? null : v;
+  }
+  clientPromptAt(i: number): number | null {
+    const v = this.clientPrompt.get(i);
+    return v === NULL_INT ? null : v;
+  }
+  requestedAt(i: number): number | null {
+    const v = this.requested.get(i);
     return v === NULL_INT ? null : v;
   }
   str(col: 'task' | 'session' | 'finish', i: number): string | null {
@@ -213,23 +243,23 @@ class ColumnRecord implements RequestRecord {
   private get i(): number {
     return this[AT];
   }
-  get id() { return this.s.f('id', this.i); }
+  get id() { return this.s.idAt(this.i); }
   get phase() { return PHASES[this.s.code(this.i) & 7]!; }
-  get stage() { return this.s.int('stage', this.i); }
-  get worker() { return this.s.int('worker', this.i); }
+  get stage() { return this.s.stageAt(this.i); }
+  get worker() { return this.s.workerAt(this.i); }
   get task() { return this.s.str('task', this.i); }
   get session() { return this.s.str('session', this.i); }
   get turn() { return this.s.nullableInt('turn', this.i); }
-  get scheduled_ms() { return this.s.f('scheduled', this.i); }
-  get sent_ms() { return this.s.f('sent', this.i); }
+  get scheduled_ms() { return this.s.scheduledAt(this.i); }
+  get sent_ms() { return this.s.sentAt(this.i); }
   get first_token_ms() { return this.s.time(this.i); }
   get chunk_ms() { return this.s.chunkTimesCopy(this.i); }
-  get end_ms() { return this.s.f('end', this.i); }
-  get prompt_tokens() { return this.s.nullableInt('prompt', this.i); }
-  get output_tokens() { return this.s.int('output', this.i); }
-  get requested_output_tokens() { return this.s.nullableInt('requested', this.i); }
+  get end_ms() { return this.s.endAt(this.i); }
+  get prompt_tokens() { return this.s.promptAt(this.i); }
+  get output_tokens() { return this.s.outputAt(this.i); }
+  get requested_output_tokens() { return this.s.requestedAt(this.i); }
   get token_source() { return TOKEN_SOURCES[(this.s.code(this.i) >> 5) & 3]!; }
-  get client_prompt_tokens() { return this.s.nullableInt('clientPrompt', this.i); }
+  get client_prompt_tokens() { return this.s.clientPromptAt(this.i); }
   get status() { return STATUSES[(this.s.code(this.i) >> 3) & 3]!; }
   get error_class() { return this.s.errorClassOf(this.i); }
   get http_status() { return this.s.nullableInt('httpStatus', this.i); }

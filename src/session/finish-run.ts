@@ -89,13 +89,15 @@ export function buildResult(input: FinishInput): RunResult {
   const slos = input.spec.goodput;
   // Records arrive in completion order (and from several workers); in index order the
   // floating-point sums, hence every figure, are the same however the run was split.
-  const records = [...input.records].sort((a, b) => a.id - b.id);
+  // Records read back are in id order already (one pass says so): a stable sort would keep them as they are.
+  const records = inIdOrder(input.records) ? input.records : [...input.records].sort((a, b) => a.id - b.id);
   // --metric-percentiles: computed exactly in every Distribution (result.json, summary, vLLM JSON).
   const percentiles = input.spec.output.metric_percentiles ?? [];
   const inputUnit = input.inputUnit ?? 'inputs';
   const opts = { slos, inputUnit, ...(percentiles.length > 0 ? { percentiles } : {}) };
   const metrics = computeMetrics(records, opts);
-  const tasks = new Set(records.map((r) => r.task));
+  const tasks = new Set<string | null>();
+  for (const r of records) tasks.add(r.task);
   const byTask = tasks.size > 1 || (tasks.size === 1 && !tasks.has(null)) ? computeMetricsByTask(records, opts) : null;
   let byTurn: RunResult['by_turn'] = null;
   if (records.some((r) => r.turn !== null)) {
@@ -142,6 +144,17 @@ export function buildResult(input: FinishInput): RunResult {
     quality,
     environment: input.environment ?? null,
   };
+}
+
+/** Whether every record's id is ≥ the one before (false for a NaN id: the sort decides then). */
+function inIdOrder(records: readonly RequestRecord[]): boolean {
+  let prev = -Infinity;
+  for (const r of records) {
+    const id = r.id;
+    if (!(id >= prev)) return false;
+    prev = id;
+  }
+  return true;
 }
 
 /** A run's result and where it was written. */

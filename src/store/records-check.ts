@@ -15,20 +15,29 @@ import { UserError } from '../errors/user-error.js';
 
 /** The first problem with one record's times, or null. */
 export function timesProblem(r: RequestRecord): string | null {
-  const neg = (['scheduled_ms', 'sent_ms', 'end_ms', 'first_token_ms'] as const).find((f) => r[f] !== null && r[f] < 0);
-  if (neg) return `${neg} is negative (${r[neg]}); times are ms since the run's start`;
-  if (r.end_ms < r.sent_ms) return `end_ms (${r.end_ms}) is before sent_ms (${r.sent_ms})`;
-  if (r.first_token_ms !== null && (r.first_token_ms < r.sent_ms || r.first_token_ms > r.end_ms)) {
-    return `first_token_ms (${r.first_token_ms}) is outside sent_ms … end_ms (${r.sent_ms} … ${r.end_ms})`;
+  // Each field read once (a column view's getters read its columns): this runs for every record read.
+  const scheduled = r.scheduled_ms;
+  const sent = r.sent_ms;
+  const end = r.end_ms;
+  const first = r.first_token_ms;
+  if (scheduled < 0) return negative('scheduled_ms', scheduled);
+  if (sent < 0) return negative('sent_ms', sent);
+  if (end < 0) return negative('end_ms', end);
+  if (first !== null && first < 0) return negative('first_token_ms', first);
+  if (end < sent) return `end_ms (${end}) is before sent_ms (${sent})`;
+  if (first !== null && (first < sent || first > end)) {
+    return `first_token_ms (${first}) is outside sent_ms … end_ms (${sent} … ${end})`;
   }
   // Chunks stored in order (every run's): only the first needs reading.
-  const first = sortedChunksStart(r);
-  if (first !== undefined) return first !== null && first < r.sent_ms ? `chunk_ms[0] (${first}) is before sent_ms (${r.sent_ms})` : null;
+  const start = sortedChunksStart(r);
+  if (start !== undefined) return start !== null && start < sent ? `chunk_ms[0] (${start}) is before sent_ms (${sent})` : null;
   const c = chunkTimes.of(r);
-  if (c.length > 0 && c[0]! < r.sent_ms) return `chunk_ms[0] (${c[0]}) is before sent_ms (${r.sent_ms})`;
+  if (c.length > 0 && c[0]! < sent) return `chunk_ms[0] (${c[0]}) is before sent_ms (${sent})`;
   for (let j = 1; j < c.length; j++) if (c[j]! < c[j - 1]!) return `chunk_ms goes back in time at index ${j} (${c[j - 1]} then ${c[j]})`;
   return null;
 }
+
+const negative = (field: string, v: number): string => `${field} is negative (${v}); times are ms since the run's start`;
 
 /** (stage, id, attempt) as one exact double while each fits its bits (stage < 2^13, id < 2^32, attempt < 2^8); NaN otherwise. */
 function numericKey(r: RequestRecord): number {

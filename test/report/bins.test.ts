@@ -82,4 +82,47 @@ describe('binDistribution', () => {
       }),
     );
   });
+
+  it('bins every value by its own log10, repeated or not, however many distinct values (property)', () => {
+    // Values drawn from a small pool repeat (the memo answers them), others are fresh; enough
+    // distinct ones that slots of the memo are overwritten. The oracle: each value's bin computed.
+    const pool = fc.array(fc.double({ min: 1e-3, max: 1e4, noNaN: true }), { minLength: 1, maxLength: 20 });
+    fc.assert(
+      fc.property(pool, fc.array(fc.nat(), { minLength: 1, maxLength: 2000 }), fc.integer({ min: 0, max: 2 ** 31 }), (p, picks, seed) => {
+        let x = seed;
+        const values = picks.map((k) => (k % 3 === 0 ? p[k % p.length]! : ((x = (x * 48271) % 2147483647), (x / 2147483647) * 1e4)));
+        values.push(0, 1e-3, 1e4);
+        expect(binDistribution(from(values), { fine: 50, merge: 5 })).toEqual(oracle(values, 50, 5));
+      }),
+      { numRuns: 60 },
+    );
+    // 200,000 distinct values: most memo slots are overwritten many times.
+    const many = Array.from({ length: 200_000 }, (_, i) => 0.001 + i * 0.0371);
+    expect(binDistribution(from([...many, ...many.slice(0, 5000)]))).toEqual(oracle([...many, ...many.slice(0, 5000)], 200, 5));
+  });
 });
+
+/** binDistribution one value at a time, each bin computed from the value itself (the definition). */
+function oracle(values: number[], fine: number, merge: number) {
+  const ok = values.filter((v) => !Number.isNaN(v));
+  const min = ok.reduce((a, v) => Math.min(a, v), Infinity);
+  const max = ok.reduce((a, v) => Math.max(a, v), -Infinity);
+  const minPositive = ok.reduce((a, v) => (v > 0 ? Math.min(a, v) : a), Infinity);
+  const log = minPositive < Infinity && max / minPositive >= 10;
+  const lo = log ? Math.log10(minPositive) : min;
+  const span = (log ? Math.log10(max) : max) - lo;
+  const edge = (i: number) => (log ? 10 ** (lo + (span * i) / fine) : lo + (span * i) / fine);
+  const counts = new Array<number>(fine).fill(0);
+  let below = 0;
+  for (const v of ok) {
+    if (log && v <= 0) below++;
+    else counts[Math.min(fine - 1, Math.max(0, Math.floor((span === 0 ? 0 : ((log ? Math.log10(v) : v) - lo) / span) * fine)))]!++;
+  }
+  const round = (v: number) => Number(v.toPrecision(6));
+  const bins = [];
+  for (let i = 0; i < fine; i += merge) bins.push({ lo: round(edge(i)), hi: round(edge(Math.min(fine, i + merge))), count: counts.slice(i, i + merge).reduce((a, b) => a + b, 0) });
+  const cdf = [{ x: round(edge(0)), p: Number((below / ok.length).toFixed(6)) }];
+  let cum = below;
+  for (let i = 0; i < fine; i++) cdf.push({ x: round(edge(i + 1)), p: Number(((cum += counts[i]!) / ok.length).toFixed(6)) });
+  return { count: ok.length, scale: log ? 'log' : 'linear', at_or_below_zero: log ? below : 0, bins, cdf };
+}

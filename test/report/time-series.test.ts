@@ -1,5 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runSeries } from '../../src/report/data/time-series.js';
+import { runDistributions } from '../../src/report/data/distributions.js';
+import { runSeries, seriesTokens } from '../../src/report/data/time-series.js';
+import { RecordColumns } from '../../src/record/record-columns.js';
 import { chooseWindowS } from '../../src/report/data/windows.js';
 import { rec } from '../metrics/make-record.js';
 
@@ -50,3 +53,37 @@ describe('runSeries', () => {
     expect(runSeries(records, []).slo).toBeNull();
   });
 });
+
+describe('runSeries with its tokens spread by runDistributions', () => {
+  it('gives the same series, and the distributions are the same, bit for bit (property)', () => {
+    const spec = fc.array(
+      fc.record({
+        sent: fc.integer({ min: 0, max: 30_000 }),
+        steps: fc.array(fc.integer({ min: 0, max: 2000 }), { maxLength: 25 }),
+        tokens: fc.integer({ min: 0, max: 70 }),
+        status: fc.constantFrom('ok' as const, 'ok' as const, 'error' as const),
+        phase: fc.constantFrom('measure' as const, 'measure' as const, 'warmup' as const),
+        columns: fc.boolean(),
+      }),
+      { minLength: 1, maxLength: 40 },
+    );
+    fc.assert(
+      fc.property(spec, (specs) => {
+        const cols = new RecordColumns();
+        const records = specs.map((x) => {
+          let t = x.sent * 1000;
+          const chunks = x.steps.map((d) => (t += d * 1000 + 7) / 1000);
+          const r = rec({ sent_ms: x.sent, chunks, status: x.status, phase: x.phase, output_tokens: x.tokens, end_ms: t / 1000 + 3, ...(x.status === 'error' ? { error_class: 'http_5xx' as const } : {}) });
+          if (!x.columns) return r;
+          cols.add(r);
+          return cols.view(cols.length - 1);
+        });
+        const tokens = seriesTokens(records);
+        expect(runDistributions(records, tokens)).toEqual(runDistributions(records));
+        expect(runSeries(records, [], tokens)).toEqual(runSeries(records, []));
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+

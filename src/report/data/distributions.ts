@@ -3,7 +3,7 @@
  * records through the metric definitions, so the report and the figures agree on what
  * TTFT, TPOT, ITL and E2EL are.
  */
-import { chunkGapVisitor, SLO_METRICS } from '../../metrics/index.js';
+import { addChunkTokens, chunkGapVisitor, gapsSpreadingTokens, SLO_METRICS, type TokenSpread } from '../../metrics/index.js';
 import type { RequestRecord } from '../../record/record.js';
 import { binBatches, binDistribution, type BinnedDistribution } from './bins.js';
 
@@ -15,10 +15,22 @@ export interface MetricDistribution extends BinnedDistribution {
   label: string;
 }
 
-export function runDistributions(records: readonly RequestRecord[]): MetricDistribution[] {
+/**
+ * `tokens` (time-series.ts seriesTokens of the same records): spread here while ITL's first pass
+ * reads the chunks (one pass over every chunk fewer), done on return in any case.
+ */
+export function runDistributions(records: readonly RequestRecord[], tokens?: TokenSpread): MetricDistribution[] {
   const ok = records.filter((r) => r.phase === 'measure' && r.status === 'ok');
-  return DISTRIBUTION_METRICS.map((metric) => {
+  let pending = tokens;
+  const out = DISTRIBUTION_METRICS.map((metric) => {
     const def = SLO_METRICS[metric];
+    const fused = pending && def.kind === 'pooled' && def.chunkGaps ? gapsSpreadingTokens(records, ok, def.fill, pending) : null;
+    if (fused) {
+      const binned = binBatches(fused.visit);
+      fused.done();
+      pending = undefined;
+      return { metric, label: def.label, ...binned };
+    }
     const binned =
       def.kind === 'pooled' && def.chunkGaps
         ? // Per step where records share a step timeline: the same values, far fewer calls; in batches.
@@ -41,4 +53,6 @@ export function runDistributions(records: readonly RequestRecord[]): MetricDistr
           });
     return { metric, label: def.label, ...binned };
   });
+  if (pending) addChunkTokens(records.filter(pending.take), pending.bucketOf, pending.into);
+  return out;
 }

@@ -6,9 +6,9 @@
  *   output tokens → each chunk's time (output_tokens spread over the chunks, as the peaks are);
  *   in flight → time-averaged over [sent_ms, end_ms);  send lag → sent_ms.
  */
-import { addChunkTokens, isGood, meetsSlo, percentile, SLO_METRICS, type Slo } from '../../metrics/index.js';
+import { addChunkTokens, isGood, meetsSlo, percentile, SLO_METRICS, type Slo, type TokenSpread } from '../../metrics/index.js';
 import type { ErrorClass, RequestRecord } from '../../record/record.js';
-import { makeWindows } from './windows.js';
+import { makeWindows, type Windows } from './windows.js';
 
 export interface SeriesPoint {
   /** Window start, s from the run's t = 0. */
@@ -49,15 +49,33 @@ function pct(values: number[] | undefined, p: number): number | null {
   return r3(percentile(values, p));
 }
 
-export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[]): RunSeries {
+/** The series' windows: from t = 0 to the last end, send or schedule of any record. */
+function seriesWindows(records: readonly RequestRecord[]): Windows {
   let endMs = 0;
   for (const r of records) endMs = Math.max(endMs, r.end_ms, r.sent_ms, r.scheduled_ms);
-  const w = makeWindows(endMs);
+  return makeWindows(endMs);
+}
+
+/** The records whose output tokens the series spreads over their chunks' windows: any with output tokens. */
+const producesTokens = (r: RequestRecord): boolean => r.output_tokens > 0;
+
+/**
+ * runSeries' output tokens per window, empty: for a pass that reads every record's chunks anyway
+ * to spread them (runDistributions' ITL), then to give to runSeries, which then does not.
+ */
+export function seriesTokens(records: readonly RequestRecord[]): TokenSpread {
+  const w = seriesWindows(records);
+  return { take: producesTokens, bucketOf: (t) => w.of(t), into: new Float64Array(w.count) };
+}
+
+/** `spread`: seriesTokens(records) already filled (addChunkTokens of its records); else spread here. */
+export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[], spread?: TokenSpread): RunSeries {
+  const w = seriesWindows(records);
   const n = w.count;
   const widthMs = w.width_s * 1000;
   const completed = new Float64Array(n);
   const failed = new Float64Array(n);
-  const tokens = new Float64Array(n);
+  const tokens = spread?.into ?? new Float64Array(n);
   const busyMs = new Float64Array(n);
   const scheduled = new Float64Array(n);
   const sent = new Float64Array(n);
@@ -93,7 +111,7 @@ export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[
       const key = `${e}\u0000${r.error_class ?? r.status}`;
       errors.set(key, (errors.get(key) ?? 0) + 1);
     }
-    if (r.output_tokens > 0) producing.push(r);
+    if (!spread && producesTokens(r)) producing.push(r);
     if (slos.length && r.phase === 'measure') {
       sloTotal[e]! += 1;
       slos.forEach((s, k) => {
@@ -103,7 +121,7 @@ export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[
     }
   }
 
-  addChunkTokens(producing, (t) => w.of(t), tokens);
+  if (!spread) addChunkTokens(producing, (t) => w.of(t), tokens);
   for (const lists of [ttft, tpot, lag]) for (const l of lists) l?.sort((a, b) => a - b);
   const points: SeriesPoint[] = [];
   let cumScheduled = 0;

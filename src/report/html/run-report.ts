@@ -15,7 +15,7 @@ import type { Snapshot } from '../../observe/snapshot.js';
 import { distributionCharts, distributionDatasets } from '../charts/distribution-charts.js';
 import { seriesCharts, seriesDatasets } from '../charts/series-charts.js';
 import { runDistributions } from '../data/distributions.js';
-import { runSeries } from '../data/time-series.js';
+import { runSeries, seriesTokens } from '../data/time-series.js';
 import { escapeHtml as e } from './escape.js';
 import { traceCharts, traceDatasets } from '../charts/trace-charts.js';
 import { tracesSectionHtml } from '../traces-summary.js';
@@ -109,8 +109,10 @@ function tracesSection(result: RunResult, datasets: Datasets): PageSection[] {
 export function buildRunReport(bundle: RunBundle, generator: string, sweep?: SweepContext | null): Promise<string> {
   const { result, records } = bundle;
   const slos = result.metrics.goodput?.slos ?? [];
-  const dists = runDistributions(records);
-  const series = runSeries(records, slos);
+  // The series' output tokens are spread by the ITL distribution's first pass over the chunks.
+  const tokens = seriesTokens(records);
+  const dists = runDistributions(records, tokens);
+  const series = runSeries(records, slos, tokens);
   const rules = sloRules(result.slos, slos);
   const snapshots = bundle.serverSnapshots ?? [];
   const datasets: Datasets = { ...distributionDatasets(dists), ...seriesDatasets(series), [SLO_RULES]: rules };
