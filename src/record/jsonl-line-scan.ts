@@ -12,7 +12,7 @@
  *     back), and the value is ±k / 10^d: k and 10^d are exact doubles, so the quotient is the correctly rounded value
  *     of the rational the text denotes, which is the double JSON.parse gives (it rounds
  *     correctly too); a sign applied after division is exact (−0 included);
- *   - chunk_ms through scanChunkMicros (jsonl-chunks.ts), which must find this line's own array;
+ *   - chunk_ms through scanChunksAt (jsonl-chunks.ts), at its place in the line;
  *   - enum values (phase, status, error_class) among those recordFromObject accepts.
  *
  * Anything else gives -1 and the caller parses the line with JSON.parse + recordFromObject,
@@ -21,7 +21,7 @@
  * ones is 'none', as there).
  */
 import { ERROR_CLASSES, PHASES, type RequestRecord } from './record.js';
-import { scanChunkMicros, type MicrosBuffer } from './jsonl-chunks.js';
+import { scanChunksAt, type MicrosBuffer } from './jsonl-chunks.js';
 
 type Kind = 'num' | 'numOrNull' | 'str' | 'strOrNull' | 'null' | 'chunks';
 
@@ -41,6 +41,7 @@ const MINUS = 0x2d;
 const DOT = 0x2e;
 const DIGIT_0 = 0x30;
 const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
 const POW10 = [1, 10, 100, 1000];
 const STATUSES = ['ok', 'error', 'timeout', 'cancelled'];
 
@@ -159,11 +160,10 @@ export function scanRecordLine(line: Buffer, micros: MicrosBuffer, out: RequestR
         o[name] = null;
         break;
       case 'chunks': {
-        const scan = scanChunkMicros(line, micros);
-        // The first "chunk_ms":[ of the line must be this one (no string before holds a quote, so it is).
-        if (scan === null || scan.open !== pos) return -1;
-        count = scan.count;
-        pos = scan.close + 1;
+        if (line[pos] !== OPEN_BRACKET) return -1;
+        count = scanChunksAt(line, pos, micros);
+        if (count < 0) return -1;
+        pos = micros.close + 1;
         break;
       }
     }

@@ -187,7 +187,7 @@ function readChecked(
  * records.jsonl into typed columns (record/record-columns.ts), checked as readRecordsFile's
  * records are; `records` are read-only views of the columns with the RequestRecord shape, in
  * file order, repeats dropped. What analyze, report, export and compare read: ~60 bytes a record
- * and 2 a chunk time instead of objects.
+ * and under 2 a chunk time instead of objects.
  */
 export function readRecordColumns(path: string, opts: ReadOptions = {}): { columns: RecordColumns; records: RequestRecord[]; truncatedTail: boolean } {
   const columns = new RecordColumns();
