@@ -5,16 +5,17 @@
  *
  *   gaps     when every time is a whole number of µs (what records.jsonl writes): the first time's
  *            µs in `base`, the last's in `last`, and for each later chunk its gap g in µs from the
- *            one before, coded in bytes against a list of the record's 4 latest gaps (most recent
- *            first): under load a stream's gaps take a few values again and again (one step, a
- *            step plus a prefill, …), so a gap is mostly near one of the last few.
+ *            one before, coded in bytes against 4 slots of recent gaps: under load a stream's
+ *            gaps take a few values again and again (one step, a step plus a prefill, …), so a
+ *            gap is mostly near one of a few recent ones.
  *              0jjzzzzz            g = recent[j] + unzig(z)           (z < 32: |d| ≤ 16)
  *              10jjzzzz zzzzzzzz   g = recent[j] + unzig(z)           (z < 4096: |d| ≤ 2048)
  *              hhhhhhhh x y        g = (h − 0xC0)·2^16 + x·2^8 + y    (0xC0 ≤ h < 0xFF: g < 63·2^16)
  *              0xFF + 8 bytes      g's float64 bits (a gap that goes back, a stall of over 4 s)
- *            unzig(z) = z/2 for even z, −(z+1)/2 for odd. A gap coded against recent[j] moves to
- *            the front of the list (recent[j] is dropped); any other is pushed at the front (the
- *            oldest is dropped). The list starts as four zeros for every record.
+ *            unzig(z) = z/2 for even z, −(z+1)/2 for odd. A gap coded against recent[j] takes
+ *            its slot; any other takes slot `next`, which then moves on by one (mod 4). Every
+ *            record starts with four zero slots and next = 0. (Slots updated in place, not a
+ *            list kept in recency order: the decoder indexes instead of shifting, at the same size.)
  *   doubles  otherwise (base NaN): the times themselves in a Float64Array.
  *
  * Invariants:
@@ -27,7 +28,8 @@
  * - A record's bytes (or doubles) are contiguous in one page, at (page, at); a record that needs
  *   more than a page gets a page of its own.
  * - count, first and the "≤ t" count keep the meaning they have over the decoded times.
- * - encodeGaps and decodeTimes are the one writer and the one reader of the byte format.
+ * - encodeGaps is the one writer of the byte format; decodeTimes and decodeGaps (the same loop,
+ *   ending in times or in their differences) its readers.
  */
 import { f64Column, i32Column } from './paged-column.js';
 
@@ -75,6 +77,8 @@ class Pages<A extends Float64Array | Uint8Array> {
 
 /** Whether the gaps the last encodeGaps wrote never go back. */
 let encodedSorted = true;
+/** The 4 recent-gap slots of the record being coded (encoder and decoders in turn; each resets them). */
+const recent = new Float64Array(4);
 
 /**
  * Writes the gaps of micros[0..count) in the byte format above from byte w of p (room for
@@ -83,10 +87,8 @@ let encodedSorted = true;
  * encodedSorted. The one writer of the format (see the invariants); exported for its test.
  */
 export function encodeGaps(micros: Float64Array, count: number, p: Uint8Array, w: number): number {
-  let r0 = 0;
-  let r1 = 0;
-  let r2 = 0;
-  let r3 = 0;
+  const r = recent.fill(0);
+  let next = 0;
   let prev = micros[0]!;
   let sorted = true;
   for (let k = 1; k < count; k++) {
@@ -96,23 +98,15 @@ export function encodeGaps(micros: Float64Array, count: number, p: Uint8Array, w
     if (!(Number.isInteger(m) && prev + g === m)) return -1;
     if (g < 0) sorted = false;
     prev = m;
-    // The nearest recent gap by zig-zag residual (ties: the most recent).
+    // The nearest slot by zig-zag residual (ties: the lowest).
     let j = 0;
-    let z = zig(g - r0);
-    let y = zig(g - r1);
-    if (y < z) {
-      z = y;
-      j = 1;
-    }
-    y = zig(g - r2);
-    if (y < z) {
-      z = y;
-      j = 2;
-    }
-    y = zig(g - r3);
-    if (y < z) {
-      z = y;
-      j = 3;
+    let z = zig(g - r[0]!);
+    for (let q = 1; q < 4; q++) {
+      const y = zig(g - r[q]!);
+      if (y < z) {
+        z = y;
+        j = q;
+      }
     }
     if (z < 0x1000) {
       if (z < 0x20) p[w++] = (j << 5) | z;
@@ -120,11 +114,7 @@ export function encodeGaps(micros: Float64Array, count: number, p: Uint8Array, w
         p[w++] = 0x80 | (j << 4) | (z >>> 8);
         p[w++] = z & 0xff;
       }
-      // Move to front: recent[j] is replaced by g.
-      if (j === 3) r3 = r2;
-      if (j >= 2) r2 = r1;
-      if (j >= 1) r1 = r0;
-      r0 = g;
+      r[j] = g;
       continue;
     }
     if (g >= 0 && g < LITERAL_LIMIT) {
@@ -136,10 +126,8 @@ export function encodeGaps(micros: Float64Array, count: number, p: Uint8Array, w
       bits[0] = g;
       for (let b = 0; b < 8; b++) p[w++] = bitBytes[b]!;
     }
-    r3 = r2;
-    r2 = r1;
-    r1 = r0;
-    r0 = g;
+    r[next] = g;
+    next = (next + 1) & 3;
   }
   encodedSorted = sorted;
   return w;
@@ -155,18 +143,16 @@ function zig(d: number): number {
  * 1000, each later one (base + the gaps up to it, summed in order) / 1000.
  */
 function decodeTimes(p: Uint8Array, w: number, n: number, base: number, out: Float64Array): void {
-  let r0 = 0;
-  let r1 = 0;
-  let r2 = 0;
-  let r3 = 0;
+  const r = recent.fill(0);
+  let next = 0;
   let acc = base;
   out[0] = base / 1000;
   for (let k = 1; k < n; k++) {
     const b = p[w]!;
     let g: number;
     if (b < LITERAL) {
-      let z: number;
       let j: number;
+      let z: number;
       if (b < 0x80) {
         j = b >>> 5;
         z = b & 0x1f;
@@ -176,21 +162,8 @@ function decodeTimes(p: Uint8Array, w: number, n: number, base: number, out: Flo
         z = ((b & 0xf) << 8) | p[w + 1]!;
         w += 2;
       }
-      const d = (z >>> 1) ^ -(z & 1);
-      if (j === 0) g = r0 + d;
-      else if (j === 1) {
-        g = r1 + d;
-        r1 = r0;
-      } else if (j === 2) {
-        g = r2 + d;
-        r2 = r1;
-        r1 = r0;
-      } else {
-        g = r3 + d;
-        r3 = r2;
-        r2 = r1;
-        r1 = r0;
-      }
+      g = r[j]! + ((z >>> 1) ^ -(z & 1));
+      r[j] = g;
     } else {
       if (b !== ESCAPE) {
         g = (b - LITERAL) * 0x10000 + ((p[w + 1]! << 8) | p[w + 2]!);
@@ -200,13 +173,57 @@ function decodeTimes(p: Uint8Array, w: number, n: number, base: number, out: Flo
         g = bits[0]!;
         w += 9;
       }
-      r3 = r2;
-      r2 = r1;
-      r1 = r0;
+      r[next] = g;
+      next = (next + 1) & 3;
     }
-    r0 = g;
     acc += g;
     out[k] = acc / 1000;
+  }
+}
+
+/**
+ * decodeTimes' times' differences, t[k] − t[k − 1] for k ≥ 1, into out from `at`: the same
+ * decoding (kept in step with it, and tested against the same oracle), without writing the times
+ * (the metrics' passes visit every gap two or three times).
+ */
+function decodeGaps(p: Uint8Array, w: number, n: number, base: number, out: Float64Array, at: number): void {
+  const r = recent.fill(0);
+  let next = 0;
+  let acc = base;
+  let prev = base / 1000;
+  for (let k = 1; k < n; k++) {
+    const b = p[w]!;
+    let g: number;
+    if (b < LITERAL) {
+      let j: number;
+      let z: number;
+      if (b < 0x80) {
+        j = b >>> 5;
+        z = b & 0x1f;
+        w++;
+      } else {
+        j = (b >>> 4) & 3;
+        z = ((b & 0xf) << 8) | p[w + 1]!;
+        w += 2;
+      }
+      g = r[j]! + ((z >>> 1) ^ -(z & 1));
+      r[j] = g;
+    } else {
+      if (b !== ESCAPE) {
+        g = (b - LITERAL) * 0x10000 + ((p[w + 1]! << 8) | p[w + 2]!);
+        w += 3;
+      } else {
+        for (let q = 0; q < 8; q++) bitBytes[q] = p[w + 1 + q]!;
+        g = bits[0]!;
+        w += 9;
+      }
+      r[next] = g;
+      next = (next + 1) & 3;
+    }
+    acc += g;
+    const t = acc / 1000;
+    out[at + k - 1] = t - prev;
+    prev = t;
   }
 }
 
@@ -338,8 +355,13 @@ export class ChunkStore {
   gaps(i: number, out: Float64Array, at: number): number {
     const n = this.count.get(i);
     if (n < 2) return 0;
-    const c = this.times(i, this.decodedRoom(n));
-    for (let k = 1; k < n; k++) out[at + k - 1] = c[k]! - c[k - 1]!;
+    const page = this.page.get(i);
+    const off = this.at.get(i);
+    const base = this.base.get(i);
+    if (Number.isNaN(base)) {
+      const p = this.doubles.pages[page]!;
+      for (let k = 1; k < n; k++) out[at + k - 1] = p[off + k]! - p[off + k - 1]!;
+    } else decodeGaps(this.bytes.pages[page]!, off, n, base, out, at);
     return n - 1;
   }
 

@@ -4,7 +4,7 @@
  * going back, zero and one chunk, and doubles that are not whole µs — every time reads back the
  * same double, every gap is the difference of those doubles, and count, first and the count up to every chunk time and between them agree.
  * Streams like a loaded server's (gaps near a few levels, jittered by each residual width's bounds)
- * reach every recent-gap slot and code width; one hand-coded record pins the bytes themselves.
+ * reach every slot and code width; one hand-coded record pins the bytes themselves.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -85,24 +85,28 @@ describe('ChunkStore', () => {
     );
   });
 
-  it('codes gaps against the 4 latest as the format says, by hand', () => {
-    const micros = Float64Array.from([7000, 8000, 9005, 79005, 80008, 149998, 149993, 5149993, 5152496]);
+  it('codes gaps against 4 recent-gap slots as the format says, by hand', () => {
+    const micros = Float64Array.from([7000, 77000, 78000, 79005, 148995, 148990, 5148990, 5150490, 5350490, 5351980]);
     const p = new Uint8Array(100);
     const end = encodeGaps(micros, micros.length, p, 3);
     const f64 = new Uint8Array(Float64Array.of(5_000_000).buffer);
     expect(Array.from(p.subarray(3, end))).toEqual([
-      0x87, 0xd0, // 1000 against recent[0] = 0: zig 2000 in 12 bits
-      0x0a, // 1005 against recent[0] = 1000: zig(5) = 10
-      0xc1, 0x11, 0x70, // 70000 = 0x11170 as a literal; recent = 70000, 1005, 0, 0
-      0x23, // 1003 against recent[1] = 1005: zig(−2) = 3; recent = 1003, 70000, 0, 0
-      0x33, // 69990 against recent[1] = 70000: zig(−10) = 19; recent = 69990, 1003, 0, 0
-      0x49, // −5 (going back) against recent[2] = 0: zig(−5) = 9; recent = −5, 69990, 1003, 0
-      0xff, ...f64, // 5e6: past a literal; recent = 5e6, −5, 69990, 1003
-      0xbb, 0xb8, // 2503 against recent[3] = 1003: zig(1500) = 3000 = 0xBB8
+      0xc1, 0x11, 0x70, // 70000 = 0x11170, a literal, into slot next = 0: slots 70000, 0, 0, 0; next = 1
+      0x97, 0xd0, // 1000 against slot 1 (0, the lowest of the tied zeros): zig 2000 in 12 bits; slots 70000, 1000, 0, 0
+      0x2a, // 1005 against slot 1: zig(5) = 10
+      0x13, // 69990 against slot 0: zig(−10) = 19; slots 69990, 1005, 0, 0
+      0x49, // −5 (going back) against slot 2: zig(−5) = 9; slots 69990, 1005, −5, 0
+      0xff, ...f64, // 5e6: past a literal, into slot next = 1; next = 2
+      0xbb, 0xb8, // 1500 against slot 3: zig 3000 = 0xBB8; slots 69990, 5e6, −5, 1500
+      0xc3, 0x0d, 0x40, // 200000 = 0x30D40 into slot next = 2; next = 3
+      0x73, // 1490 against slot 3: zig(−10) = 19
     ]);
     const store = new ChunkStore();
     expect(store.putMicros(0, micros, micros.length)).toBe(false);
-    expect(Array.from(store.times(0, new Float64Array(9)))).toEqual(Array.from(micros, (v) => v / 1000));
+    expect(Array.from(store.times(0, new Float64Array(10)))).toEqual(Array.from(micros, (v) => v / 1000));
+    const gaps = new Float64Array(9);
+    store.gaps(0, gaps, 0);
+    expect(Array.from(gaps)).toEqual(Array.from(micros.subarray(1), (v, k) => v / 1000 - micros[k]! / 1000));
   });
 
   it('keeps µs whose gaps do not sum back exactly (beyond 2^53) as doubles', () => {
