@@ -77,7 +77,7 @@ class Pages<A extends Float64Array | Uint8Array> {
 
 /** Whether the gaps the last encodeGaps wrote never go back. */
 let encodedSorted = true;
-/** The 4 recent-gap slots of the record being coded (encoder and decoders in turn; each resets them). */
+/** The decoders' 4 recent-gap slots (each decoder resets them for its record). */
 const recent = new Float64Array(4);
 
 /**
@@ -87,7 +87,10 @@ const recent = new Float64Array(4);
  * encodedSorted. The one writer of the format (see the invariants); exported for its test.
  */
 export function encodeGaps(micros: Float64Array, count: number, p: Uint8Array, w: number): number {
-  const r = recent.fill(0);
+  let r0 = 0;
+  let r1 = 0;
+  let r2 = 0;
+  let r3 = 0;
   let next = 0;
   let prev = micros[0]!;
   let sorted = true;
@@ -98,23 +101,40 @@ export function encodeGaps(micros: Float64Array, count: number, p: Uint8Array, w
     if (!(Number.isInteger(m) && prev + g === m)) return -1;
     if (g < 0) sorted = false;
     prev = m;
-    // The nearest slot by zig-zag residual (ties: the lowest).
+    // The nearest slot (ties: the lowest), then its residual's zig-zag (0, −1, 1, −2, … ↦ 0, 1, 2, 3, …).
+    const d0 = g - r0;
+    const d1 = g - r1;
+    const d2 = g - r2;
+    const d3 = g - r3;
     let j = 0;
-    let z = zig(g - r[0]!);
-    for (let q = 1; q < 4; q++) {
-      const y = zig(g - r[q]!);
-      if (y < z) {
-        z = y;
-        j = q;
-      }
+    let d = d0;
+    let a = Math.abs(d0);
+    if (Math.abs(d1) < a) {
+      j = 1;
+      d = d1;
+      a = Math.abs(d1);
     }
+    if (Math.abs(d2) < a) {
+      j = 2;
+      d = d2;
+      a = Math.abs(d2);
+    }
+    if (Math.abs(d3) < a) {
+      j = 3;
+      d = d3;
+      a = Math.abs(d3);
+    }
+    const z = d >= 0 ? d * 2 : a * 2 - 1;
     if (z < 0x1000) {
       if (z < 0x20) p[w++] = (j << 5) | z;
       else {
         p[w++] = 0x80 | (j << 4) | (z >>> 8);
         p[w++] = z & 0xff;
       }
-      r[j] = g;
+      if (j === 0) r0 = g;
+      else if (j === 1) r1 = g;
+      else if (j === 2) r2 = g;
+      else r3 = g;
       continue;
     }
     if (g >= 0 && g < LITERAL_LIMIT) {
@@ -126,16 +146,14 @@ export function encodeGaps(micros: Float64Array, count: number, p: Uint8Array, w
       bits[0] = g;
       for (let b = 0; b < 8; b++) p[w++] = bitBytes[b]!;
     }
-    r[next] = g;
+    if (next === 0) r0 = g;
+    else if (next === 1) r1 = g;
+    else if (next === 2) r2 = g;
+    else r3 = g;
     next = (next + 1) & 3;
   }
   encodedSorted = sorted;
   return w;
-}
-
-/** Zig-zag of a whole residual d: 0, −1, 1, −2, … ↦ 0, 1, 2, 3, … */
-function zig(d: number): number {
-  return d >= 0 ? d * 2 : -d * 2 - 1;
 }
 
 /**
