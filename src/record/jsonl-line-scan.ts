@@ -25,6 +25,7 @@ import { scanChunksAt, type MicrosBuffer } from './jsonl-chunks.js';
 
 type Kind = 'num' | 'numOrNull' | 'str' | 'strOrNull' | 'null' | 'chunks';
 
+/** The line's keys in order and each value's kind; scanRecordLine reads them in this order, one statement each. */
 const LINE_KEYS: ReadonlyArray<readonly [keyof RequestRecord, Kind]> = [
   ['id', 'num'], ['phase', 'str'], ['stage', 'num'], ['worker', 'num'], ['task', 'strOrNull'], ['session', 'strOrNull'],
   ['turn', 'numOrNull'], ['scheduled_ms', 'num'], ['sent_ms', 'num'], ['first_token_ms', 'numOrNull'], ['chunk_ms', 'chunks'],
@@ -42,6 +43,7 @@ const DOT = 0x2e;
 const DIGIT_0 = 0x30;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
+const N = 0x6e;
 const POW10 = [1, 10, 100, 1000];
 const STATUSES = ['ok', 'error', 'timeout', 'cancelled'];
 
@@ -99,22 +101,48 @@ function scanNumber(line: Buffer): boolean {
   return true;
 }
 
+/**
+ * The last string one field's scan made, and its bytes: a line whose string has the same bytes
+ * gets the same string without decoding them again (a run's tasks, phases, finish reasons… are few).
+ */
+class LastString {
+  readonly bytes = Buffer.alloc(64);
+  len = -1;
+  value = '';
+}
+
 /** A string at pos into `str` (pos past its closing quote); false when it has an escape or a control character. */
-function scanString(line: Buffer): boolean {
+function scanString(line: Buffer, last: LastString): boolean {
   if (line[pos] !== QUOTE) return false;
   const from = pos + 1;
+  const end = line.length;
   let ascii = true;
-  for (let i = from; i < line.length; i++) {
+  let i = from;
+  for (; i < end; i++) {
     const c = line[i]!;
-    if (c === QUOTE) {
-      str = line.toString(ascii ? 'latin1' : 'utf8', from, i);
-      pos = i + 1;
-      return true;
-    }
+    if (c === QUOTE) break;
     if (c === BACKSLASH || c < 0x20) return false;
     if (c >= 0x80) ascii = false;
   }
-  return false;
+  if (i === end) return false;
+  pos = i + 1;
+  const n = i - from;
+  if (n === last.len) {
+    const b = last.bytes;
+    let k = 0;
+    while (k < n && line[from + k] === b[k]) k++;
+    if (k === n) {
+      str = last.value;
+      return true;
+    }
+  }
+  str = line.toString(ascii ? 'latin1' : 'utf8', from, i);
+  if (n <= last.bytes.length) {
+    line.copy(last.bytes, 0, from, i);
+    last.len = n;
+    last.value = str;
+  } else last.len = -1;
+  return true;
 }
 
 function scanNull(line: Buffer): boolean {
@@ -123,56 +151,99 @@ function scanNull(line: Buffer): boolean {
   return true;
 }
 
+/** A number, or null (then `num` is NaN), at pos. */
+function scanNumberOrNull(line: Buffer): boolean {
+  if (line[pos] !== N) return scanNumber(line);
+  if (!scanNull(line)) return false;
+  num = NaN;
+  return true;
+}
+
+/** A string, or null (then `str` is null), at pos. */
+function scanStringOrNull(line: Buffer, last: LastString): boolean {
+  if (line[pos] !== N) return scanString(line, last);
+  if (!scanNull(line)) return false;
+  str = null;
+  return true;
+}
+
+/** Whether line has the f-th key at pos (then pos is past it). */
+function key(line: Buffer, f: number): boolean {
+  const k = KEY_BYTES[f]!;
+  if (!matches(line, pos, k)) return false;
+  pos += k.length;
+  return true;
+}
+
+const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v);
+const phaseLast = new LastString();
+const taskLast = new LastString();
+const sessionLast = new LastString();
+const sourceLast = new LastString();
+const statusLast = new LastString();
+const errorLast = new LastString();
+const finishLast = new LastString();
+
 /**
  * Fills `out` from `line` and its chunk times (as µs) into `micros`; the count of chunk times, or
  * -1 when the line is not of the exact shape above (then `out` is partly overwritten: unused).
+ * One statement per field of LINE_KEYS, in its order (no loop over the table: a keyed store per
+ * field and the table's reads cost more than the scan itself).
  */
 export function scanRecordLine(line: Buffer, micros: MicrosBuffer, out: RequestRecord): number {
   pos = 0;
-  let count = -1;
-  const o = out as unknown as Record<string, unknown>;
-  for (let f = 0; f < LINE_KEYS.length; f++) {
-    const key = KEY_BYTES[f]!;
-    if (!matches(line, pos, key)) return -1;
-    pos += key.length;
-    const [name, kind] = LINE_KEYS[f]!;
-    switch (kind) {
-      case 'num':
-        if (!scanNumber(line)) return -1;
-        o[name] = num;
-        break;
-      case 'numOrNull':
-        if (scanNull(line)) o[name] = null;
-        else if (scanNumber(line)) o[name] = num;
-        else return -1;
-        break;
-      case 'str':
-        if (!scanString(line)) return -1;
-        o[name] = str;
-        break;
-      case 'strOrNull':
-        if (scanNull(line)) o[name] = null;
-        else if (scanString(line)) o[name] = str;
-        else return -1;
-        break;
-      case 'null':
-        if (!scanNull(line)) return -1;
-        o[name] = null;
-        break;
-      case 'chunks': {
-        if (line[pos] !== OPEN_BRACKET) return -1;
-        count = scanChunksAt(line, pos, micros);
-        if (count < 0) return -1;
-        pos = micros.close + 1;
-        break;
-      }
-    }
-  }
+  if (!key(line, 0) || !scanNumber(line)) return -1;
+  out.id = num;
+  if (!key(line, 1) || !scanString(line, phaseLast)) return -1;
+  out.phase = str as RequestRecord['phase'];
+  if (!key(line, 2) || !scanNumber(line)) return -1;
+  out.stage = num;
+  if (!key(line, 3) || !scanNumber(line)) return -1;
+  out.worker = num;
+  if (!key(line, 4) || !scanStringOrNull(line, taskLast)) return -1;
+  out.task = str;
+  if (!key(line, 5) || !scanStringOrNull(line, sessionLast)) return -1;
+  out.session = str;
+  if (!key(line, 6) || !scanNumberOrNull(line)) return -1;
+  out.turn = orNull(num);
+  if (!key(line, 7) || !scanNumber(line)) return -1;
+  out.scheduled_ms = num;
+  if (!key(line, 8) || !scanNumber(line)) return -1;
+  out.sent_ms = num;
+  if (!key(line, 9) || !scanNumberOrNull(line)) return -1;
+  out.first_token_ms = orNull(num);
+  if (!key(line, 10) || line[pos] !== OPEN_BRACKET) return -1;
+  const count = scanChunksAt(line, pos, micros);
+  if (count < 0) return -1;
+  pos = micros.close + 1;
+  if (!key(line, 11) || !scanNumber(line)) return -1;
+  out.end_ms = num;
+  if (!key(line, 12) || !scanNumberOrNull(line)) return -1;
+  out.prompt_tokens = orNull(num);
+  if (!key(line, 13) || !scanNumber(line)) return -1;
+  out.output_tokens = num;
+  if (!key(line, 14) || !scanNumberOrNull(line)) return -1;
+  out.requested_output_tokens = orNull(num);
+  if (!key(line, 15) || !scanString(line, sourceLast)) return -1;
+  const source = str;
+  out.token_source = source === 'usage' || source === 'tokenizer' || source === 'chunks' ? source : 'none';
+  if (!key(line, 16) || !scanNumberOrNull(line)) return -1;
+  out.client_prompt_tokens = orNull(num);
+  if (!key(line, 17) || !scanString(line, statusLast)) return -1;
+  out.status = str as RequestRecord['status'];
+  if (!key(line, 18) || !scanStringOrNull(line, errorLast)) return -1;
+  out.error_class = str as RequestRecord['error_class'];
+  if (!key(line, 19) || !scanNumberOrNull(line)) return -1;
+  out.http_status = orNull(num);
+  if (!key(line, 20) || !scanStringOrNull(line, finishLast)) return -1;
+  out.finish_reason = str;
+  if (!key(line, 21) || !scanNull(line)) return -1;
+  out.error_message = null;
+  if (!key(line, 22) || !scanNull(line)) return -1;
+  out.output_text = null;
   if (pos !== line.length - 1 || line[pos] !== CLOSE_BRACE) return -1;
   if (!(PHASES as readonly string[]).includes(out.phase)) return -1;
   if (!STATUSES.includes(out.status)) return -1;
   if (out.error_class !== null && !(ERROR_CLASSES as readonly string[]).includes(out.error_class)) return -1;
-  const source = out.token_source as string;
-  if (source !== 'usage' && source !== 'tokenizer' && source !== 'chunks') out.token_source = 'none';
   return count;
 }
