@@ -35,7 +35,6 @@ const LINE_KEYS: ReadonlyArray<readonly [keyof RequestRecord, Kind]> = [
 ];
 /** Each key's bytes with its quotes, colon and the separator before it: `{"id":`, `,"phase":`, … */
 const KEY_BYTES = LINE_KEYS.map(([k], i) => Buffer.from(`${i === 0 ? '{' : ','}"${k}":`));
-const NULL = Buffer.from('null');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
@@ -44,6 +43,8 @@ const DIGIT_0 = 0x30;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const N = 0x6e;
+const U = 0x75;
+const L = 0x6c;
 const POW10 = [1, 10, 100, 1000];
 const STATUSES = ['ok', 'error', 'timeout', 'cancelled'];
 
@@ -56,49 +57,54 @@ export function newScannedRecord(): RequestRecord {
   };
 }
 
-let pos = 0;
-let num = 0;
+// Each scan takes the index where its value starts and returns the index past it, or −1 when the
+// text is not of the plain shape above; its value is in NUM[0] (a typed array: a double kept
+// there is not boxed) or `str`.
+const NUM = new Float64Array(1);
 let str: string | null = null;
 
-function matches(line: Buffer, at: number, bytes: Buffer): boolean {
-  if (at + bytes.length > line.length) return false;
-  for (let k = 0; k < bytes.length; k++) if (line[at + k] !== bytes[k]) return false;
-  return true;
+/** Past the f-th key's bytes at i, or −1. */
+function key(line: Buffer, i: number, f: number): number {
+  const k = KEY_BYTES[f]!;
+  const n = k.length;
+  if (i + n > line.length) return -1;
+  for (let q = 0; q < n; q++) if (line[i + q] !== k[q]) return -1;
+  return i + n;
 }
 
-/** A number at pos into `num` (pos past it); false when it is not of the plain shape above. */
-function scanNumber(line: Buffer): boolean {
-  let i = pos;
+/** A number at i into NUM[0]. */
+function scanNumber(line: Buffer, i: number): number {
+  const end = line.length;
   const neg = line[i] === MINUS;
   if (neg) i++;
-  let c = line[i];
-  if (c === undefined || c < DIGIT_0 || c > DIGIT_0 + 9) return false;
-  let k = c - DIGIT_0;
+  if (i >= end) return -1;
+  let k = line[i]! - DIGIT_0;
+  if (k >>> 0 > 9) return -1;
   let digits = 1;
+  let d: number;
   i++;
   if (k !== 0) {
-    while ((c = line[i]) !== undefined && c >= DIGIT_0 && c <= DIGIT_0 + 9) {
-      if (++digits > 15) return false;
-      k = k * 10 + (c - DIGIT_0);
+    while (i < end && (d = line[i]! - DIGIT_0) >>> 0 <= 9) {
+      if (++digits > 15) return -1;
+      k = k * 10 + d;
       i++;
     }
   }
-  let d = 0;
-  if (line[i] === DOT) {
+  let decimals = 0;
+  if (i < end && line[i] === DOT) {
     i++;
-    while ((c = line[i]) !== undefined && c >= DIGIT_0 && c <= DIGIT_0 + 9) {
-      if (++d > 3) return false;
-      k = k * 10 + (c - DIGIT_0);
+    while (i < end && (d = line[i]! - DIGIT_0) >>> 0 <= 9) {
+      if (++decimals > 3) return -1;
+      k = k * 10 + d;
       i++;
     }
-    if (d === 0) return false;
+    if (decimals === 0) return -1;
   }
   // ≤ 15 + 3 digits may exceed 2^53: then k is not the text's integer.
-  if (!(k <= Number.MAX_SAFE_INTEGER)) return false;
-  const v = k / POW10[d]!;
-  num = neg ? -v : v;
-  pos = i;
-  return true;
+  if (!(k <= Number.MAX_SAFE_INTEGER)) return -1;
+  const v = k / POW10[decimals]!;
+  NUM[0] = neg ? -v : v;
+  return i;
 }
 
 /**
@@ -111,21 +117,19 @@ class LastString {
   value = '';
 }
 
-/** A string at pos into `str` (pos past its closing quote); false when it has an escape or a control character. */
-function scanString(line: Buffer, last: LastString): boolean {
-  if (line[pos] !== QUOTE) return false;
-  const from = pos + 1;
+/** A string at i into `str`; −1 when it has an escape or a control character. */
+function scanString(line: Buffer, i: number, last: LastString): number {
+  if (line[i] !== QUOTE) return -1;
+  const from = i + 1;
   const end = line.length;
   let ascii = true;
-  let i = from;
-  for (; i < end; i++) {
+  for (i = from; i < end; i++) {
     const c = line[i]!;
     if (c === QUOTE) break;
-    if (c === BACKSLASH || c < 0x20) return false;
+    if (c === BACKSLASH || c < 0x20) return -1;
     if (c >= 0x80) ascii = false;
   }
-  if (i === end) return false;
-  pos = i + 1;
+  if (i === end) return -1;
   const n = i - from;
   if (n === last.len) {
     const b = last.bytes;
@@ -133,7 +137,7 @@ function scanString(line: Buffer, last: LastString): boolean {
     while (k < n && line[from + k] === b[k]) k++;
     if (k === n) {
       str = last.value;
-      return true;
+      return i + 1;
     }
   }
   str = line.toString(ascii ? 'latin1' : 'utf8', from, i);
@@ -142,37 +146,26 @@ function scanString(line: Buffer, last: LastString): boolean {
     last.len = n;
     last.value = str;
   } else last.len = -1;
-  return true;
+  return i + 1;
 }
 
-function scanNull(line: Buffer): boolean {
-  if (!matches(line, pos, NULL)) return false;
-  pos += NULL.length;
-  return true;
+/** Past `null` at i, or −1. */
+function scanNull(line: Buffer, i: number): number {
+  return i + 4 <= line.length && line[i] === N && line[i + 1] === U && line[i + 2] === L && line[i + 3] === L ? i + 4 : -1;
 }
 
-/** A number, or null (then `num` is NaN), at pos. */
-function scanNumberOrNull(line: Buffer): boolean {
-  if (line[pos] !== N) return scanNumber(line);
-  if (!scanNull(line)) return false;
-  num = NaN;
-  return true;
+/** A number, or null (then NUM[0] is NaN), at i. */
+function scanNumberOrNull(line: Buffer, i: number): number {
+  if (line[i] !== N) return scanNumber(line, i);
+  NUM[0] = NaN;
+  return scanNull(line, i);
 }
 
-/** A string, or null (then `str` is null), at pos. */
-function scanStringOrNull(line: Buffer, last: LastString): boolean {
-  if (line[pos] !== N) return scanString(line, last);
-  if (!scanNull(line)) return false;
+/** A string, or null (then `str` is null), at i. */
+function scanStringOrNull(line: Buffer, i: number, last: LastString): number {
+  if (line[i] !== N) return scanString(line, i, last);
   str = null;
-  return true;
-}
-
-/** Whether line has the f-th key at pos (then pos is past it). */
-function key(line: Buffer, f: number): boolean {
-  const k = KEY_BYTES[f]!;
-  if (!matches(line, pos, k)) return false;
-  pos += k.length;
-  return true;
+  return scanNull(line, i);
 }
 
 const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v);
@@ -191,57 +184,57 @@ const finishLast = new LastString();
  * field and the table's reads cost more than the scan itself).
  */
 export function scanRecordLine(line: Buffer, micros: MicrosBuffer, out: RequestRecord): number {
-  pos = 0;
-  if (!key(line, 0) || !scanNumber(line)) return -1;
-  out.id = num;
-  if (!key(line, 1) || !scanString(line, phaseLast)) return -1;
+  let i = 0;
+  if ((i = key(line, i, 0)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.id = NUM[0]!;
+  if ((i = key(line, i, 1)) < 0 || (i = scanString(line, i, phaseLast)) < 0) return -1;
   out.phase = str as RequestRecord['phase'];
-  if (!key(line, 2) || !scanNumber(line)) return -1;
-  out.stage = num;
-  if (!key(line, 3) || !scanNumber(line)) return -1;
-  out.worker = num;
-  if (!key(line, 4) || !scanStringOrNull(line, taskLast)) return -1;
+  if ((i = key(line, i, 2)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.stage = NUM[0]!;
+  if ((i = key(line, i, 3)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.worker = NUM[0]!;
+  if ((i = key(line, i, 4)) < 0 || (i = scanStringOrNull(line, i, taskLast)) < 0) return -1;
   out.task = str;
-  if (!key(line, 5) || !scanStringOrNull(line, sessionLast)) return -1;
+  if ((i = key(line, i, 5)) < 0 || (i = scanStringOrNull(line, i, sessionLast)) < 0) return -1;
   out.session = str;
-  if (!key(line, 6) || !scanNumberOrNull(line)) return -1;
-  out.turn = orNull(num);
-  if (!key(line, 7) || !scanNumber(line)) return -1;
-  out.scheduled_ms = num;
-  if (!key(line, 8) || !scanNumber(line)) return -1;
-  out.sent_ms = num;
-  if (!key(line, 9) || !scanNumberOrNull(line)) return -1;
-  out.first_token_ms = orNull(num);
-  if (!key(line, 10) || line[pos] !== OPEN_BRACKET) return -1;
-  const count = scanChunksAt(line, pos, micros);
+  if ((i = key(line, i, 6)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.turn = orNull(NUM[0]!);
+  if ((i = key(line, i, 7)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.scheduled_ms = NUM[0]!;
+  if ((i = key(line, i, 8)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.sent_ms = NUM[0]!;
+  if ((i = key(line, i, 9)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.first_token_ms = orNull(NUM[0]!);
+  if ((i = key(line, i, 10)) < 0 || line[i] !== OPEN_BRACKET) return -1;
+  const count = scanChunksAt(line, i, micros);
   if (count < 0) return -1;
-  pos = micros.close + 1;
-  if (!key(line, 11) || !scanNumber(line)) return -1;
-  out.end_ms = num;
-  if (!key(line, 12) || !scanNumberOrNull(line)) return -1;
-  out.prompt_tokens = orNull(num);
-  if (!key(line, 13) || !scanNumber(line)) return -1;
-  out.output_tokens = num;
-  if (!key(line, 14) || !scanNumberOrNull(line)) return -1;
-  out.requested_output_tokens = orNull(num);
-  if (!key(line, 15) || !scanString(line, sourceLast)) return -1;
+  i = micros.close + 1;
+  if ((i = key(line, i, 11)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.end_ms = NUM[0]!;
+  if ((i = key(line, i, 12)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.prompt_tokens = orNull(NUM[0]!);
+  if ((i = key(line, i, 13)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.output_tokens = NUM[0]!;
+  if ((i = key(line, i, 14)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.requested_output_tokens = orNull(NUM[0]!);
+  if ((i = key(line, i, 15)) < 0 || (i = scanString(line, i, sourceLast)) < 0) return -1;
   const source = str;
   out.token_source = source === 'usage' || source === 'tokenizer' || source === 'chunks' ? source : 'none';
-  if (!key(line, 16) || !scanNumberOrNull(line)) return -1;
-  out.client_prompt_tokens = orNull(num);
-  if (!key(line, 17) || !scanString(line, statusLast)) return -1;
+  if ((i = key(line, i, 16)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.client_prompt_tokens = orNull(NUM[0]!);
+  if ((i = key(line, i, 17)) < 0 || (i = scanString(line, i, statusLast)) < 0) return -1;
   out.status = str as RequestRecord['status'];
-  if (!key(line, 18) || !scanStringOrNull(line, errorLast)) return -1;
+  if ((i = key(line, i, 18)) < 0 || (i = scanStringOrNull(line, i, errorLast)) < 0) return -1;
   out.error_class = str as RequestRecord['error_class'];
-  if (!key(line, 19) || !scanNumberOrNull(line)) return -1;
-  out.http_status = orNull(num);
-  if (!key(line, 20) || !scanStringOrNull(line, finishLast)) return -1;
+  if ((i = key(line, i, 19)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.http_status = orNull(NUM[0]!);
+  if ((i = key(line, i, 20)) < 0 || (i = scanStringOrNull(line, i, finishLast)) < 0) return -1;
   out.finish_reason = str;
-  if (!key(line, 21) || !scanNull(line)) return -1;
+  if ((i = key(line, i, 21)) < 0 || (i = scanNull(line, i)) < 0) return -1;
   out.error_message = null;
-  if (!key(line, 22) || !scanNull(line)) return -1;
+  if ((i = key(line, i, 22)) < 0 || (i = scanNull(line, i)) < 0) return -1;
   out.output_text = null;
-  if (pos !== line.length - 1 || line[pos] !== CLOSE_BRACE) return -1;
+  if (i !== line.length - 1 || line[i] !== CLOSE_BRACE) return -1;
   if (!(PHASES as readonly string[]).includes(out.phase)) return -1;
   if (!STATUSES.includes(out.status)) return -1;
   if (out.error_class !== null && !(ERROR_CLASSES as readonly string[]).includes(out.error_class)) return -1;
