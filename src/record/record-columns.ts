@@ -81,6 +81,18 @@ export class RecordColumns {
    * values; r.chunk_ms is then ignored): the reader's scan of the line's digits.
    */
   add(r: RequestRecord, micros?: Float64Array, count = 0): void {
+    this.append(r, micros, count, false);
+  }
+
+  /**
+   * add(r, micros, count) for the record the byte scan fills (jsonl-line-scan.ts): its fields are
+   * the line's keys alone, error_message and output_text null, so it has none beyond the columns.
+   */
+  addScanned(r: RequestRecord, micros: Float64Array, count: number): void {
+    this.append(r, micros, count, true);
+  }
+
+  private append(r: RequestRecord, micros: Float64Array | undefined, count: number, lineKeysOnly: boolean): void {
     const i = this.n++;
     if (!this.fits(r)) {
       this.whole.set(i, micros ? { ...r, chunk_ms: microsToTimes(micros, count) } : r);
@@ -106,6 +118,7 @@ export class RecordColumns {
     this.finish.set(i, this.strings.id(r.finish_reason));
     const sorted = micros ? this.chunkStore.putMicros(i, micros, count) : this.chunkStore.putTimes(i, r.chunk_ms);
     if (sorted) this.codes.set(i, this.codes.get(i) | SORTED);
+    if (lineKeysOnly) return;
     let more: Record<string, unknown> | null = null;
     for (const k of EXTRA_KEYS) {
       const v = r[k];
