@@ -4,58 +4,244 @@
  * records. Two encodings, chosen per record when it is stored:
  *
  *   gaps     when every time is a whole number of µs (what records.jsonl writes): the first time's
- *            µs in `base`, the last's in `last`, and for each later chunk its gap in µs from the one
- *            before in Uint16Array words: a gap below 0xF000 is one word; below 0xFFF0000 two,
- *            0xF000 + its high 16 bits then its low 16 (a loaded server's gaps are often longer than
- *            61 ms); anything else (chunks that go back, stalls of minutes) the word 0xFFFF then
- *            the gap's float64 bits in 4 words.
+ *            µs in `base`, the last's in `last`, and for each later chunk its gap g in µs from the
+ *            one before, coded in bytes against 4 slots of recent gaps: under load a stream's
+ *            gaps take a few values again and again (one step, a step plus a prefill, …), so a
+ *            gap is mostly near one of a few recent ones.
+ *              0jjzzzzz            g = recent[j] + unzig(z)           (z < 32: |d| ≤ 16)
+ *              10jjzzzz zzzzzzzz   g = recent[j] + unzig(z)           (z < 4096: |d| ≤ 2048)
+ *              hhhhhhhh x y        g = (h − 0xC0)·2^16 + x·2^8 + y    (0xC0 ≤ h < 0xFF: g < 63·2^16)
+ *              0xFF + 8 bytes      g's float64 bits (a gap that goes back, a stall of over 4 s)
+ *            unzig(z) = z/2 for even z, −(z+1)/2 for odd. A gap coded against recent[j] takes
+ *            its slot; any other takes slot `next`, which then moves on by one (mod 4). Every
+ *            record starts with four zero slots and next = 0. (Slots updated in place, not a
+ *            list kept in recency order: the decoder indexes instead of shifting, at the same size.)
  *   doubles  otherwise (base NaN): the times themselves in a Float64Array.
  *
  * Invariants:
  * - A time read back is (µs) / 1000 where µs = base + Σ gaps up to it, summed in doubles from the
- *   first in order; `put` only chooses gaps when that sum gives each chunk's µs exactly, so the
+ *   first in order; a gap is only coded against recent[j] when both are whole numbers, so the
+ *   residual and the sum back are exact (IEEE operations round correctly, and an integer below
+ *   2^53 is a double). `put` only chooses gaps when the sum gives each chunk's µs exactly, so the
  *   time is the same double as the µs' quotient by 1000 — what JSON.parse gives for the text
  *   (both are the correctly rounded value of the same rational).
- * - A record's words (or doubles) are contiguous in one page, at (page, at); a record that needs
+ * - A record's bytes (or doubles) are contiguous in one page, at (page, at); a record that needs
  *   more than a page gets a page of its own.
  * - count, first and the "≤ t" count keep the meaning they have over the decoded times.
+ * - encodeGaps is the one writer of the byte format; decodeTimes and decodeGaps (the same loop,
+ *   ending in times or in their differences) its readers.
  */
 import { f64Column, i32Column } from './paged-column.js';
 
 const PAGE = 1 << 20;
-/** Gaps below this take one word. */
-const ONE_WORD = 0xf000;
-/** Gaps below this take two: ONE_WORD + high 16 bits, then the low 16. */
-const TWO_WORDS = 0xfff0000;
-/** A first word that says the gap's float64 bits follow in 4 words. */
-const ESCAPE = 0xffff;
+/** First bytes from here on start a whole gap: 3 bytes, or the escape. */
+const LITERAL = 0xc0;
+/** A first byte that says the gap's float64 bits follow in 8 bytes. */
+const ESCAPE = 0xff;
+/** Gaps below this fit a 3-byte literal. */
+const LITERAL_LIMIT = (ESCAPE - LITERAL) * 0x10000;
+/** The most bytes one gap takes. */
+const MAX_GAP_BYTES = 9;
 
-/** How many words gap g takes. */
-function wordsOf(g: number): number {
-  if ((g | 0) !== g || g < 0) return 5;
-  return g < ONE_WORD ? 1 : g < TWO_WORDS ? 2 : 5;
-}
-
-/** The bits of one double as 4 Uint16 words (the same layout both ways, so endianness never matters). */
+/** The bits of one double as 8 bytes (the same layout both ways, so endianness never matters). */
 const bits = new Float64Array(1);
-const bitWords = new Uint16Array(bits.buffer);
+const bitBytes = new Uint8Array(bits.buffer);
 
 /** Pages of values; see the invariant on contiguity. */
-class Pages<A extends Float64Array | Uint16Array> {
+class Pages<A extends Float64Array | Uint8Array> {
   readonly pages: A[] = [];
   /** Offset of the last reservation in its page. */
   at = 0;
   private used = PAGE;
   constructor(private readonly make: (n: number) => A) {}
-  /** Room for n values: its page, and sets `at` to the offset. */
+  /** Room for up to n values from `at` in the page it returns; `commit` says how many were used. */
   reserve(n: number): number {
     if (this.used + n > (this.pages.at(-1)?.length ?? 0)) {
       this.pages.push(this.make(Math.max(PAGE, n)));
       this.used = 0;
     }
     this.at = this.used;
-    this.used += n;
     return this.pages.length - 1;
+  }
+  /** The last reservation kept n values. A page made for one large record is cut to what it holds. */
+  commit(n: number): void {
+    this.used = this.at + n;
+    const last = this.pages.length - 1;
+    const p = this.pages[last]!;
+    if (p.length > PAGE && this.at === 0 && n < p.length) {
+      this.pages[last] = p.slice(0, n) as A;
+      this.used = PAGE;
+    }
+  }
+}
+
+/** Whether the gaps the last encodeGaps wrote never go back. */
+let encodedSorted = true;
+/** The decoders' 4 recent-gap slots (each decoder resets them for its record). */
+const recent = new Float64Array(4);
+
+/**
+ * Writes the gaps of micros[0..count) in the byte format above from byte w of p (room for
+ * MAX_GAP_BYTES a gap); returns where they end, or −1 when a value is not a whole number or the
+ * sum of the gaps would not give it back exactly (µs beyond 2^53): then nothing is kept. Sets
+ * encodedSorted. The one writer of the format (see the invariants); exported for its test.
+ */
+export function encodeGaps(micros: Float64Array, count: number, p: Uint8Array, w: number): number {
+  let r0 = 0;
+  let r1 = 0;
+  let r2 = 0;
+  let r3 = 0;
+  let next = 0;
+  let prev = micros[0]!;
+  let sorted = true;
+  for (let k = 1; k < count; k++) {
+    const m = micros[k]!;
+    const g = m - prev;
+    // Whole µs summed back exactly: the residuals below are exact too (see the invariants).
+    if (!(Number.isInteger(m) && prev + g === m)) return -1;
+    if (g < 0) sorted = false;
+    prev = m;
+    // The nearest slot (ties: the lowest), then its residual's zig-zag (0, −1, 1, −2, … ↦ 0, 1, 2, 3, …).
+    const d0 = g - r0;
+    const d1 = g - r1;
+    const d2 = g - r2;
+    const d3 = g - r3;
+    let j = 0;
+    let d = d0;
+    let a = Math.abs(d0);
+    if (Math.abs(d1) < a) {
+      j = 1;
+      d = d1;
+      a = Math.abs(d1);
+    }
+    if (Math.abs(d2) < a) {
+      j = 2;
+      d = d2;
+      a = Math.abs(d2);
+    }
+    if (Math.abs(d3) < a) {
+      j = 3;
+      d = d3;
+      a = Math.abs(d3);
+    }
+    const z = d >= 0 ? d * 2 : a * 2 - 1;
+    if (z < 0x1000) {
+      if (z < 0x20) p[w++] = (j << 5) | z;
+      else {
+        p[w++] = 0x80 | (j << 4) | (z >>> 8);
+        p[w++] = z & 0xff;
+      }
+      if (j === 0) r0 = g;
+      else if (j === 1) r1 = g;
+      else if (j === 2) r2 = g;
+      else r3 = g;
+      continue;
+    }
+    if (g >= 0 && g < LITERAL_LIMIT) {
+      p[w++] = LITERAL + (g >>> 16);
+      p[w++] = (g >>> 8) & 0xff;
+      p[w++] = g & 0xff;
+    } else {
+      p[w++] = ESCAPE;
+      bits[0] = g;
+      for (let b = 0; b < 8; b++) p[w++] = bitBytes[b]!;
+    }
+    if (next === 0) r0 = g;
+    else if (next === 1) r1 = g;
+    else if (next === 2) r2 = g;
+    else r3 = g;
+    next = (next + 1) & 3;
+  }
+  encodedSorted = sorted;
+  return w;
+}
+
+/**
+ * Decodes n times (µs / 1000) of a gaps record from byte w of p into out[0..n): out[0] is base /
+ * 1000, each later one (base + the gaps up to it, summed in order) / 1000.
+ */
+function decodeTimes(p: Uint8Array, w: number, n: number, base: number, out: Float64Array): void {
+  const r = recent.fill(0);
+  let next = 0;
+  let acc = base;
+  out[0] = base / 1000;
+  for (let k = 1; k < n; k++) {
+    const b = p[w]!;
+    let g: number;
+    if (b < LITERAL) {
+      let j: number;
+      let z: number;
+      if (b < 0x80) {
+        j = b >>> 5;
+        z = b & 0x1f;
+        w++;
+      } else {
+        j = (b >>> 4) & 3;
+        z = ((b & 0xf) << 8) | p[w + 1]!;
+        w += 2;
+      }
+      g = r[j]! + ((z >>> 1) ^ -(z & 1));
+      r[j] = g;
+    } else {
+      if (b !== ESCAPE) {
+        g = (b - LITERAL) * 0x10000 + ((p[w + 1]! << 8) | p[w + 2]!);
+        w += 3;
+      } else {
+        for (let q = 0; q < 8; q++) bitBytes[q] = p[w + 1 + q]!;
+        g = bits[0]!;
+        w += 9;
+      }
+      r[next] = g;
+      next = (next + 1) & 3;
+    }
+    acc += g;
+    out[k] = acc / 1000;
+  }
+}
+
+/**
+ * decodeTimes' times' differences, t[k] − t[k − 1] for k ≥ 1, into out from `at`: the same
+ * decoding (kept in step with it, and tested against the same oracle), without writing the times
+ * (the metrics' passes visit every gap two or three times).
+ */
+function decodeGaps(p: Uint8Array, w: number, n: number, base: number, out: Float64Array, at: number): void {
+  const r = recent.fill(0);
+  let next = 0;
+  let acc = base;
+  let prev = base / 1000;
+  for (let k = 1; k < n; k++) {
+    const b = p[w]!;
+    let g: number;
+    if (b < LITERAL) {
+      let j: number;
+      let z: number;
+      if (b < 0x80) {
+        j = b >>> 5;
+        z = b & 0x1f;
+        w++;
+      } else {
+        j = (b >>> 4) & 3;
+        z = ((b & 0xf) << 8) | p[w + 1]!;
+        w += 2;
+      }
+      g = r[j]! + ((z >>> 1) ^ -(z & 1));
+      r[j] = g;
+    } else {
+      if (b !== ESCAPE) {
+        g = (b - LITERAL) * 0x10000 + ((p[w + 1]! << 8) | p[w + 2]!);
+        w += 3;
+      } else {
+        for (let q = 0; q < 8; q++) bitBytes[q] = p[w + 1 + q]!;
+        g = bits[0]!;
+        w += 9;
+      }
+      r[next] = g;
+      next = (next + 1) & 3;
+    }
+    acc += g;
+    const t = acc / 1000;
+    out[at + k - 1] = t - prev;
+    prev = t;
   }
 }
 
@@ -67,9 +253,10 @@ export class ChunkStore {
   private readonly base = f64Column();
   /** µs of the last chunk (gaps only): a count up to a time past it needs no decoding. */
   private readonly last = f64Column();
-  private readonly words = new Pages((n) => new Uint16Array(n));
+  private readonly bytes = new Pages((n) => new Uint8Array(n));
   private readonly doubles = new Pages((n) => new Float64Array(n));
   private scratch = new Float64Array(256);
+  private decoded = new Float64Array(256);
 
   /**
    * Stores record i's chunk times given as whole µs (the first `count` of `micros`; their times
@@ -79,46 +266,23 @@ export class ChunkStore {
     this.count.set(i, count);
     if (count === 0) return true;
     const base = micros[0]!;
-    let sorted = true;
-    let words = 0;
-    let acc = base;
-    for (let k = 1; k < count; k++) {
-      const m = micros[k]!;
-      if (m < micros[k - 1]!) sorted = false;
-      const g = m - acc;
-      words += wordsOf(g);
-      acc += g;
-      // A sum that is not exact (µs beyond 2^53) would read back another time.
-      if (acc !== m) {
-        const times = microsToTimes(micros, count);
-        this.putDoubleTimes(i, times);
-        return isSorted(times, count);
+    if (Number.isInteger(base)) {
+      const page = this.bytes.reserve((count - 1) * MAX_GAP_BYTES);
+      const at = this.bytes.at;
+      const end = encodeGaps(micros, count, this.bytes.pages[page]!, at);
+      if (end >= 0) {
+        this.bytes.commit(end - at);
+        this.page.set(i, this.bytes.pages.length - 1);
+        this.at.set(i, at);
+        this.base.set(i, base);
+        this.last.set(i, micros[count - 1]!);
+        // Whole µs in order give doubles in order (k ↦ k / 1000 correctly rounded is monotone).
+        return encodedSorted;
       }
     }
-    const page = this.words.reserve(words);
-    const p = this.words.pages[page]!;
-    let w = this.words.at;
-    acc = base;
-    for (let k = 1; k < count; k++) {
-      const g = micros[k]! - acc;
-      acc += g;
-      const words = wordsOf(g);
-      if (words === 1) p[w++] = g;
-      else if (words === 2) {
-        p[w++] = ONE_WORD + (g >>> 16);
-        p[w++] = g & 0xffff;
-      } else {
-        p[w++] = ESCAPE;
-        bits[0] = g;
-        for (let b = 0; b < 4; b++) p[w++] = bitWords[b]!;
-      }
-    }
-    this.page.set(i, page);
-    this.at.set(i, this.words.at);
-    this.base.set(i, base);
-    this.last.set(i, micros[count - 1]!);
-    // Whole µs in order give doubles in order (k ↦ k / 1000 correctly rounded is monotone).
-    return sorted;
+    const times = microsToTimes(micros, count);
+    this.putDoubleTimes(i, times);
+    return isSorted(times, count);
   }
 
   /** Stores record i's chunk times given as doubles. Returns whether they never go back. */
@@ -141,9 +305,17 @@ export class ChunkStore {
     if (c.length === 0) return;
     const page = this.doubles.reserve(c.length);
     this.doubles.pages[page]!.set(c, this.doubles.at);
+    this.doubles.commit(c.length);
     this.page.set(i, page);
     this.at.set(i, this.doubles.at);
     this.base.set(i, NaN);
+  }
+
+  /** Bytes held by the gap pages (a benchmark's figure). */
+  gapBytes(): number {
+    let n = 0;
+    for (const p of this.bytes.pages) n += p.byteLength;
+    return n;
   }
 
   /** How many chunk times record i has. */
@@ -165,41 +337,21 @@ export class ChunkStore {
   countAtMost(i: number, t: number): number {
     const n = this.count.get(i);
     if (n === 0) return 0;
-    const page = this.page.get(i);
-    const at = this.at.get(i);
     const base = this.base.get(i);
-    if (Number.isNaN(base)) {
-      const p = this.doubles.pages[page]!;
-      if (p[at + n - 1]! <= t) return n;
-      let lo = 0;
-      let hi = n;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (p[at + mid]! <= t) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo;
+    if (!Number.isNaN(base)) {
+      if (this.last.get(i) / 1000 <= t) return n;
+      if (!(base / 1000 <= t)) return 0;
     }
-    if (this.last.get(i) / 1000 <= t) return n;
-    if (!(base / 1000 <= t)) return 0;
-    const p = this.words.pages[page]!;
-    let w = at;
-    let acc = base;
-    for (let k = 1; k < n; k++) {
-      const g = p[w]!;
-      if (g < ONE_WORD) {
-        acc += g;
-        w++;
-      } else if (g !== ESCAPE) {
-        acc += (g - ONE_WORD) * 0x10000 + p[w + 1]!;
-        w += 2;
-      } else {
-        acc += escapedGap(p, w);
-        w += 5;
-      }
-      if (!(acc / 1000 <= t)) return k;
+    const p = this.times(i, this.decodedRoom(n));
+    if (p[n - 1]! <= t) return n;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (p[mid]! <= t) lo = mid + 1;
+      else hi = mid;
     }
-    return n;
+    return lo;
   }
 
   /** Record i's chunk times: decoded into `out` (≥ its count), or a view of the stored doubles. */
@@ -210,24 +362,7 @@ export class ChunkStore {
     const at = this.at.get(i);
     const base = this.base.get(i);
     if (Number.isNaN(base)) return this.doubles.pages[page]!.subarray(at, at + n);
-    const p = this.words.pages[page]!;
-    let w = at;
-    let acc = base;
-    out[0] = base / 1000;
-    for (let k = 1; k < n; k++) {
-      const g = p[w]!;
-      if (g < ONE_WORD) {
-        acc += g;
-        w++;
-      } else if (g !== ESCAPE) {
-        acc += (g - ONE_WORD) * 0x10000 + p[w + 1]!;
-        w += 2;
-      } else {
-        acc += escapedGap(p, w);
-        w += 5;
-      }
-      out[k] = acc / 1000;
-    }
+    decodeTimes(this.bytes.pages[page]!, at, n, base, out);
     return out.subarray(0, n);
   }
 
@@ -244,36 +379,14 @@ export class ChunkStore {
     if (Number.isNaN(base)) {
       const p = this.doubles.pages[page]!;
       for (let k = 1; k < n; k++) out[at + k - 1] = p[off + k]! - p[off + k - 1]!;
-      return n - 1;
-    }
-    const p = this.words.pages[page]!;
-    let w = off;
-    let acc = base;
-    let prev = base / 1000;
-    for (let k = 1; k < n; k++) {
-      const g = p[w]!;
-      if (g < ONE_WORD) {
-        acc += g;
-        w++;
-      } else if (g !== ESCAPE) {
-        acc += (g - ONE_WORD) * 0x10000 + p[w + 1]!;
-        w += 2;
-      } else {
-        acc += escapedGap(p, w);
-        w += 5;
-      }
-      const t = acc / 1000;
-      out[at + k - 1] = t - prev;
-      prev = t;
-    }
+    } else decodeGaps(this.bytes.pages[page]!, off, n, base, out, at);
     return n - 1;
   }
-}
 
-/** The gap of the escape at word w. */
-function escapedGap(p: Uint16Array, w: number): number {
-  for (let b = 0; b < 4; b++) bitWords[b] = p[w + 1 + b]!;
-  return bits[0]!;
+  private decodedRoom(n: number): Float64Array {
+    if (n > this.decoded.length) this.decoded = new Float64Array(n * 2);
+    return this.decoded;
+  }
 }
 
 function isSorted(c: Float64Array, n: number): boolean {

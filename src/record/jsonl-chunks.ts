@@ -25,6 +25,8 @@ export interface ChunkScan {
 /** Growable µs buffer the scan fills; `values` is replaced when a line needs more room. */
 export class MicrosBuffer {
   values = new Float64Array(1024);
+  /** Where the last scanned array's ']' is. */
+  close = 0;
   grow(): void {
     const v = new Float64Array(this.values.length * 2);
     v.set(this.values);
@@ -37,42 +39,56 @@ export function scanChunkMicros(line: Buffer, into: MicrosBuffer): ChunkScan | n
   const key = line.indexOf(KEY);
   if (key < 0) return null;
   const open = key + KEY.length - 1;
-  let i = open + 1;
+  const count = scanChunksAt(line, open, into);
+  return count < 0 ? null : { open, close: into.close, count };
+}
+
+/**
+ * Scans the array whose '[' is line[open] into `into.values` as µs (into.close: its ']'); the
+ * count, or −1 when it is not plain whole-µs numbers.
+ */
+export function scanChunksAt(line: Buffer, open: number, into: MicrosBuffer): number {
   const end = line.length;
+  let i = open + 1;
   let count = 0;
-  if (i < end && line[i] === CLOSE) return { open, close: i, count: 0 };
-  for (;;) {
-    // One number: 0 | [1-9][0-9]{0,11}, then optionally '.' and 1–3 digits.
-    let c = line[i];
-    if (c === undefined || c < DIGIT_0 || c > DIGIT_0 + 9) return null;
-    let k = c - DIGIT_0;
-    let digits = 1;
-    i++;
-    if (k !== 0) {
-      while (i < end && (c = line[i]!) >= DIGIT_0 && c <= DIGIT_0 + 9) {
-        if (++digits > 12) return null;
-        k = k * 10 + (c - DIGIT_0);
-        i++;
-      }
-    }
-    let decimals = 0;
-    if (i < end && line[i] === DOT) {
-      i++;
-      while (i < end && (c = line[i]!) >= DIGIT_0 && c <= DIGIT_0 + 9) {
-        if (++decimals > 3) return null;
-        k = k * 10 + (c - DIGIT_0);
-        i++;
-      }
-      if (decimals === 0) return null;
-    }
-    if (count === into.values.length) into.grow();
-    into.values[count++] = k * SCALE[decimals]!;
-    c = line[i];
-    if (c === COMMA) {
-      i++;
-      continue;
-    }
-    if (c === CLOSE) return { open, close: i, count };
-    return null;
+  let v = into.values;
+  if (i < end && line[i] === CLOSE) {
+    into.close = i;
+    return 0;
   }
+  for (;;) {
+    // One number: 0 | [1-9][0-9]{0,11}, then optionally '.' and 1–3 digits; its digits are k.
+    const from = i;
+    let k = 0;
+    let d: number;
+    // (d >>> 0) <= 9: a digit, one comparison.
+    while (i < end && (d = line[i]! - DIGIT_0) >>> 0 <= 9) {
+      k = k * 10 + d;
+      i++;
+    }
+    const digits = i - from;
+    if (digits === 0 || digits > 12 || (digits > 1 && line[from] === DIGIT_0)) return -1;
+    let c = line[i];
+    if (c === DOT) {
+      const dot = ++i;
+      while (i < end && (d = line[i]! - DIGIT_0) >>> 0 <= 9) {
+        k = k * 10 + d;
+        i++;
+      }
+      const decimals = i - dot;
+      if (decimals === 0 || decimals > 3) return -1;
+      k *= SCALE[decimals]!;
+      c = line[i];
+    } else k *= 1000;
+    if (count === v.length) {
+      into.grow();
+      v = into.values;
+    }
+    v[count++] = k;
+    if (c === COMMA) i++;
+    else if (c === CLOSE) break;
+    else return -1;
+  }
+  into.close = i;
+  return count;
 }

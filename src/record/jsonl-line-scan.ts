@@ -12,7 +12,7 @@
  *     back), and the value is ±k / 10^d: k and 10^d are exact doubles, so the quotient is the correctly rounded value
  *     of the rational the text denotes, which is the double JSON.parse gives (it rounds
  *     correctly too); a sign applied after division is exact (−0 included);
- *   - chunk_ms through scanChunkMicros (jsonl-chunks.ts), which must find this line's own array;
+ *   - chunk_ms through scanChunksAt (jsonl-chunks.ts), at its place in the line;
  *   - enum values (phase, status, error_class) among those recordFromObject accepts.
  *
  * Anything else gives -1 and the caller parses the line with JSON.parse + recordFromObject,
@@ -21,10 +21,11 @@
  * ones is 'none', as there).
  */
 import { ERROR_CLASSES, PHASES, type RequestRecord } from './record.js';
-import { scanChunkMicros, type MicrosBuffer } from './jsonl-chunks.js';
+import { scanChunksAt, type MicrosBuffer } from './jsonl-chunks.js';
 
 type Kind = 'num' | 'numOrNull' | 'str' | 'strOrNull' | 'null' | 'chunks';
 
+/** The line's keys in order and each value's kind; scanRecordLine reads them in this order, one statement each. */
 const LINE_KEYS: ReadonlyArray<readonly [keyof RequestRecord, Kind]> = [
   ['id', 'num'], ['phase', 'str'], ['stage', 'num'], ['worker', 'num'], ['task', 'strOrNull'], ['session', 'strOrNull'],
   ['turn', 'numOrNull'], ['scheduled_ms', 'num'], ['sent_ms', 'num'], ['first_token_ms', 'numOrNull'], ['chunk_ms', 'chunks'],
@@ -34,13 +35,16 @@ const LINE_KEYS: ReadonlyArray<readonly [keyof RequestRecord, Kind]> = [
 ];
 /** Each key's bytes with its quotes, colon and the separator before it: `{"id":`, `,"phase":`, … */
 const KEY_BYTES = LINE_KEYS.map(([k], i) => Buffer.from(`${i === 0 ? '{' : ','}"${k}":`));
-const NULL = Buffer.from('null');
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const MINUS = 0x2d;
 const DOT = 0x2e;
 const DIGIT_0 = 0x30;
 const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const N = 0x6e;
+const U = 0x75;
+const L = 0x6c;
 const POW10 = [1, 10, 100, 1000];
 const STATUSES = ['ok', 'error', 'timeout', 'cancelled'];
 
@@ -53,126 +57,186 @@ export function newScannedRecord(): RequestRecord {
   };
 }
 
-let pos = 0;
-let num = 0;
+// Each scan takes the index where its value starts and returns the index past it, or −1 when the
+// text is not of the plain shape above; its value is in NUM[0] (a typed array: a double kept
+// there is not boxed) or `str`.
+const NUM = new Float64Array(1);
 let str: string | null = null;
 
-function matches(line: Buffer, at: number, bytes: Buffer): boolean {
-  if (at + bytes.length > line.length) return false;
-  for (let k = 0; k < bytes.length; k++) if (line[at + k] !== bytes[k]) return false;
-  return true;
+/** Past the f-th key's bytes at i, or −1. */
+function key(line: Buffer, i: number, f: number): number {
+  const k = KEY_BYTES[f]!;
+  const n = k.length;
+  if (i + n > line.length) return -1;
+  for (let q = 0; q < n; q++) if (line[i + q] !== k[q]) return -1;
+  return i + n;
 }
 
-/** A number at pos into `num` (pos past it); false when it is not of the plain shape above. */
-function scanNumber(line: Buffer): boolean {
-  let i = pos;
+/** A number at i into NUM[0]. */
+function scanNumber(line: Buffer, i: number): number {
+  const end = line.length;
   const neg = line[i] === MINUS;
   if (neg) i++;
-  let c = line[i];
-  if (c === undefined || c < DIGIT_0 || c > DIGIT_0 + 9) return false;
-  let k = c - DIGIT_0;
+  if (i >= end) return -1;
+  let k = line[i]! - DIGIT_0;
+  if (k >>> 0 > 9) return -1;
   let digits = 1;
+  let d: number;
   i++;
   if (k !== 0) {
-    while ((c = line[i]) !== undefined && c >= DIGIT_0 && c <= DIGIT_0 + 9) {
-      if (++digits > 15) return false;
-      k = k * 10 + (c - DIGIT_0);
+    while (i < end && (d = line[i]! - DIGIT_0) >>> 0 <= 9) {
+      if (++digits > 15) return -1;
+      k = k * 10 + d;
       i++;
     }
   }
-  let d = 0;
-  if (line[i] === DOT) {
+  let decimals = 0;
+  if (i < end && line[i] === DOT) {
     i++;
-    while ((c = line[i]) !== undefined && c >= DIGIT_0 && c <= DIGIT_0 + 9) {
-      if (++d > 3) return false;
-      k = k * 10 + (c - DIGIT_0);
+    while (i < end && (d = line[i]! - DIGIT_0) >>> 0 <= 9) {
+      if (++decimals > 3) return -1;
+      k = k * 10 + d;
       i++;
     }
-    if (d === 0) return false;
+    if (decimals === 0) return -1;
   }
   // ≤ 15 + 3 digits may exceed 2^53: then k is not the text's integer.
-  if (!(k <= Number.MAX_SAFE_INTEGER)) return false;
-  const v = k / POW10[d]!;
-  num = neg ? -v : v;
-  pos = i;
-  return true;
+  if (!(k <= Number.MAX_SAFE_INTEGER)) return -1;
+  const v = k / POW10[decimals]!;
+  NUM[0] = neg ? -v : v;
+  return i;
 }
 
-/** A string at pos into `str` (pos past its closing quote); false when it has an escape or a control character. */
-function scanString(line: Buffer): boolean {
-  if (line[pos] !== QUOTE) return false;
-  const from = pos + 1;
+/**
+ * The last string one field's scan made, and its bytes: a line whose string has the same bytes
+ * gets the same string without decoding them again (a run's tasks, phases, finish reasons… are few).
+ */
+class LastString {
+  readonly bytes = Buffer.alloc(64);
+  len = -1;
+  value = '';
+}
+
+/** A string at i into `str`; −1 when it has an escape or a control character. */
+function scanString(line: Buffer, i: number, last: LastString): number {
+  if (line[i] !== QUOTE) return -1;
+  const from = i + 1;
+  const end = line.length;
   let ascii = true;
-  for (let i = from; i < line.length; i++) {
+  for (i = from; i < end; i++) {
     const c = line[i]!;
-    if (c === QUOTE) {
-      str = line.toString(ascii ? 'latin1' : 'utf8', from, i);
-      pos = i + 1;
-      return true;
-    }
-    if (c === BACKSLASH || c < 0x20) return false;
+    if (c === QUOTE) break;
+    if (c === BACKSLASH || c < 0x20) return -1;
     if (c >= 0x80) ascii = false;
   }
-  return false;
+  if (i === end) return -1;
+  const n = i - from;
+  if (n === last.len) {
+    const b = last.bytes;
+    let k = 0;
+    while (k < n && line[from + k] === b[k]) k++;
+    if (k === n) {
+      str = last.value;
+      return i + 1;
+    }
+  }
+  str = line.toString(ascii ? 'latin1' : 'utf8', from, i);
+  if (n <= last.bytes.length) {
+    line.copy(last.bytes, 0, from, i);
+    last.len = n;
+    last.value = str;
+  } else last.len = -1;
+  return i + 1;
 }
 
-function scanNull(line: Buffer): boolean {
-  if (!matches(line, pos, NULL)) return false;
-  pos += NULL.length;
-  return true;
+/** Past `null` at i, or −1. */
+function scanNull(line: Buffer, i: number): number {
+  return i + 4 <= line.length && line[i] === N && line[i + 1] === U && line[i + 2] === L && line[i + 3] === L ? i + 4 : -1;
 }
+
+/** A number, or null (then NUM[0] is NaN), at i. */
+function scanNumberOrNull(line: Buffer, i: number): number {
+  if (line[i] !== N) return scanNumber(line, i);
+  NUM[0] = NaN;
+  return scanNull(line, i);
+}
+
+/** A string, or null (then `str` is null), at i. */
+function scanStringOrNull(line: Buffer, i: number, last: LastString): number {
+  if (line[i] !== N) return scanString(line, i, last);
+  str = null;
+  return scanNull(line, i);
+}
+
+const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v);
+const phaseLast = new LastString();
+const taskLast = new LastString();
+const sessionLast = new LastString();
+const sourceLast = new LastString();
+const statusLast = new LastString();
+const errorLast = new LastString();
+const finishLast = new LastString();
 
 /**
  * Fills `out` from `line` and its chunk times (as µs) into `micros`; the count of chunk times, or
  * -1 when the line is not of the exact shape above (then `out` is partly overwritten: unused).
+ * One statement per field of LINE_KEYS, in its order (no loop over the table: a keyed store per
+ * field and the table's reads cost more than the scan itself).
  */
 export function scanRecordLine(line: Buffer, micros: MicrosBuffer, out: RequestRecord): number {
-  pos = 0;
-  let count = -1;
-  const o = out as unknown as Record<string, unknown>;
-  for (let f = 0; f < LINE_KEYS.length; f++) {
-    const key = KEY_BYTES[f]!;
-    if (!matches(line, pos, key)) return -1;
-    pos += key.length;
-    const [name, kind] = LINE_KEYS[f]!;
-    switch (kind) {
-      case 'num':
-        if (!scanNumber(line)) return -1;
-        o[name] = num;
-        break;
-      case 'numOrNull':
-        if (scanNull(line)) o[name] = null;
-        else if (scanNumber(line)) o[name] = num;
-        else return -1;
-        break;
-      case 'str':
-        if (!scanString(line)) return -1;
-        o[name] = str;
-        break;
-      case 'strOrNull':
-        if (scanNull(line)) o[name] = null;
-        else if (scanString(line)) o[name] = str;
-        else return -1;
-        break;
-      case 'null':
-        if (!scanNull(line)) return -1;
-        o[name] = null;
-        break;
-      case 'chunks': {
-        const scan = scanChunkMicros(line, micros);
-        // The first "chunk_ms":[ of the line must be this one (no string before holds a quote, so it is).
-        if (scan === null || scan.open !== pos) return -1;
-        count = scan.count;
-        pos = scan.close + 1;
-        break;
-      }
-    }
-  }
-  if (pos !== line.length - 1 || line[pos] !== CLOSE_BRACE) return -1;
+  let i = 0;
+  if ((i = key(line, i, 0)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.id = NUM[0]!;
+  if ((i = key(line, i, 1)) < 0 || (i = scanString(line, i, phaseLast)) < 0) return -1;
+  out.phase = str as RequestRecord['phase'];
+  if ((i = key(line, i, 2)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.stage = NUM[0]!;
+  if ((i = key(line, i, 3)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.worker = NUM[0]!;
+  if ((i = key(line, i, 4)) < 0 || (i = scanStringOrNull(line, i, taskLast)) < 0) return -1;
+  out.task = str;
+  if ((i = key(line, i, 5)) < 0 || (i = scanStringOrNull(line, i, sessionLast)) < 0) return -1;
+  out.session = str;
+  if ((i = key(line, i, 6)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.turn = orNull(NUM[0]!);
+  if ((i = key(line, i, 7)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.scheduled_ms = NUM[0]!;
+  if ((i = key(line, i, 8)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.sent_ms = NUM[0]!;
+  if ((i = key(line, i, 9)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.first_token_ms = orNull(NUM[0]!);
+  if ((i = key(line, i, 10)) < 0 || line[i] !== OPEN_BRACKET) return -1;
+  const count = scanChunksAt(line, i, micros);
+  if (count < 0) return -1;
+  i = micros.close + 1;
+  if ((i = key(line, i, 11)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.end_ms = NUM[0]!;
+  if ((i = key(line, i, 12)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.prompt_tokens = orNull(NUM[0]!);
+  if ((i = key(line, i, 13)) < 0 || (i = scanNumber(line, i)) < 0) return -1;
+  out.output_tokens = NUM[0]!;
+  if ((i = key(line, i, 14)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.requested_output_tokens = orNull(NUM[0]!);
+  if ((i = key(line, i, 15)) < 0 || (i = scanString(line, i, sourceLast)) < 0) return -1;
+  const source = str;
+  out.token_source = source === 'usage' || source === 'tokenizer' || source === 'chunks' ? source : 'none';
+  if ((i = key(line, i, 16)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.client_prompt_tokens = orNull(NUM[0]!);
+  if ((i = key(line, i, 17)) < 0 || (i = scanString(line, i, statusLast)) < 0) return -1;
+  out.status = str as RequestRecord['status'];
+  if ((i = key(line, i, 18)) < 0 || (i = scanStringOrNull(line, i, errorLast)) < 0) return -1;
+  out.error_class = str as RequestRecord['error_class'];
+  if ((i = key(line, i, 19)) < 0 || (i = scanNumberOrNull(line, i)) < 0) return -1;
+  out.http_status = orNull(NUM[0]!);
+  if ((i = key(line, i, 20)) < 0 || (i = scanStringOrNull(line, i, finishLast)) < 0) return -1;
+  out.finish_reason = str;
+  if ((i = key(line, i, 21)) < 0 || (i = scanNull(line, i)) < 0) return -1;
+  out.error_message = null;
+  if ((i = key(line, i, 22)) < 0 || (i = scanNull(line, i)) < 0) return -1;
+  out.output_text = null;
+  if (i !== line.length - 1 || line[i] !== CLOSE_BRACE) return -1;
   if (!(PHASES as readonly string[]).includes(out.phase)) return -1;
   if (!STATUSES.includes(out.status)) return -1;
   if (out.error_class !== null && !(ERROR_CLASSES as readonly string[]).includes(out.error_class)) return -1;
-  const source = out.token_source as string;
-  if (source !== 'usage' && source !== 'tokenizer' && source !== 'chunks') out.token_source = 'none';
   return count;
 }

@@ -1,7 +1,7 @@
 /**
  * Records read back from records.jsonl, held in typed columns instead of objects (issue 31). A
  * parsed record object costs ~350 bytes and its chunk_ms a boxed number per chunk while parsing,
- * then 8 bytes a chunk; here a record is ~60 bytes of columns and a chunk 2 bytes:
+ * then 8 bytes a chunk; here a record is ~60 bytes of columns and a chunk under 2 bytes:
  *
  *   numbers     Float64Array  id, scheduled_ms, sent_ms, first_token_ms (NaN: null), end_ms
  *               Int32Array    stage, worker, turn, prompt/output/requested/client tokens, http_status (−1: null)
@@ -11,7 +11,7 @@
  *                             time) then reads the first chunk or bisects instead of reading all
  *               Int8Array     error_class (index in ERROR_CLASSES, −1: null)
  *   strings     Int32Array    task, session, finish_reason: ids in one table of the run's distinct strings
- *   chunk times chunk-store.ts: 2 bytes a chunk (its gap in µs from the one before) when every
+ *   chunk times chunk-store.ts: 1–3 bytes a chunk (its gap in µs, coded against the latest few) when every
  *               time is whole µs (what records.jsonl writes), the doubles themselves otherwise.
  *
  * What the columns do not hold (error messages, texts, retry and reasoning fields, trace ids,
@@ -81,6 +81,18 @@ export class RecordColumns {
    * values; r.chunk_ms is then ignored): the reader's scan of the line's digits.
    */
   add(r: RequestRecord, micros?: Float64Array, count = 0): void {
+    this.append(r, micros, count, false);
+  }
+
+  /**
+   * add(r, micros, count) for the record the byte scan fills (jsonl-line-scan.ts): its fields are
+   * the line's keys alone, error_message and output_text null, so it has none beyond the columns.
+   */
+  addScanned(r: RequestRecord, micros: Float64Array, count: number): void {
+    this.append(r, micros, count, true);
+  }
+
+  private append(r: RequestRecord, micros: Float64Array | undefined, count: number, lineKeysOnly: boolean): void {
     const i = this.n++;
     if (!this.fits(r)) {
       this.whole.set(i, micros ? { ...r, chunk_ms: microsToTimes(micros, count) } : r);
@@ -106,6 +118,7 @@ export class RecordColumns {
     this.finish.set(i, this.strings.id(r.finish_reason));
     const sorted = micros ? this.chunkStore.putMicros(i, micros, count) : this.chunkStore.putTimes(i, r.chunk_ms);
     if (sorted) this.codes.set(i, this.codes.get(i) | SORTED);
+    if (lineKeysOnly) return;
     let more: Record<string, unknown> | null = null;
     for (const k of EXTRA_KEYS) {
       const v = r[k];

@@ -120,6 +120,6 @@ export function readRunRecords(dir: string, o: RunBundleOptions = {}): RequestRe
     if (mode === 'required') throw new UserError(`${dir}: no records.jsonl (the per-request records this needs)`);
     return [];
   }
-  // Typed columns (record/record-columns.ts): report, export and compare of a long run hold ~60 bytes a record and 2 a chunk time.
+  // Typed columns (record/record-columns.ts): report, export and compare of a long run hold ~60 bytes a record and under 2 a chunk time.
   return readRecordColumns(path, o.warn ? { warn: o.warn } : {}).records;
 }
