@@ -29,6 +29,9 @@ import { answerTokens } from './defs/reasoning.js';
 import type { MetricsOptions, RunMetrics } from './run-metrics.js';
 import { DEFAULT_LATE_THRESHOLD_MS, runTotals, type TimeSpan } from './run-totals.js';
 import { summarizeOwned, type Distribution } from './stats.js';
+import { kept } from './kept.js';
+
+export { kept } from './kept.js';
 
 export type { TimeSpan } from './run-totals.js';
 
@@ -41,20 +44,6 @@ export function measureRecords(records: readonly RequestRecord[]): readonly Requ
   return kept(records, (r) => r.phase === 'measure');
 }
 
-/**
- * The records `keep` says yes to, in order: `records` itself when it keeps all, else an array of
- * exactly their number (counted first: an array grown by push leaves its outgrown copies to the
- * collector, which for a million records is tens of MB it reclaims late).
- */
-export function kept(records: readonly RequestRecord[], keep: (r: RequestRecord) => boolean): readonly RequestRecord[] {
-  let n = 0;
-  for (const r of records) if (keep(r)) n++;
-  if (n === records.length) return records;
-  const out = new Array<RequestRecord>(n);
-  let k = 0;
-  for (const r of records) if (keep(r)) out[k++] = r;
-  return out;
-}
 
 /**
  * The measured window over the given records (null if none): first sent_ms → the later of the
