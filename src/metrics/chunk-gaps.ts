@@ -12,6 +12,7 @@
 import type { RequestRecord } from '../record/record.js';
 import { stepStretchOf, type SharedTimeline } from '../record/step-stretch.js';
 import { ChunkTimes, chunkCount, sortedChunksStart } from '../record/record-columns.js';
+import { kept } from './kept.js';
 
 // Chunk times read without an array per record from records held in columns (record-columns.ts).
 const chunkTimes = new ChunkTimes();
@@ -81,15 +82,13 @@ class Stretches {
  * records without a shared stretch. The per-step weights are counted once, here.
  */
 export function chunkGapVisitor(records: readonly RequestRecord[], fill: (r: RequestRecord, out: Float64Array, at: number) => number): WeightedVisitor {
-  const stretches = new Stretches(records.length);
-  const own: RequestRecord[] = [];
-  for (const r of records) {
-    const s = stepStretchOf(r);
-    if (s === null) {
-      own.push(r);
-      continue;
-    }
-    if (s.count < 2) continue;
+  // The records with their own chunk times: all of them for a run read back (then `records`
+  // itself, no copy), and room for the others' stretches only, typed arrays of exactly their number.
+  const own = kept(records, (r) => stepStretchOf(r) === null);
+  const stretches = new Stretches(records.length - own.length);
+  for (let i = 0; own.length < records.length && i < records.length; i++) {
+    const s = stepStretchOf(records[i]!);
+    if (s === null || s.count < 2) continue;
     // The gap ending at step k counts for k in first + 1 … first + count − 1.
     stretches.add(s.timeline, s.first + 1, s.first + s.count);
   }

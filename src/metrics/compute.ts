@@ -29,12 +29,21 @@ import { answerTokens } from './defs/reasoning.js';
 import type { MetricsOptions, RunMetrics } from './run-metrics.js';
 import { DEFAULT_LATE_THRESHOLD_MS, runTotals, type TimeSpan } from './run-totals.js';
 import { summarizeOwned, type Distribution } from './stats.js';
+import { kept } from './kept.js';
+
+export { kept } from './kept.js';
 
 export type { TimeSpan } from './run-totals.js';
 
-export function measureRecords(records: readonly RequestRecord[]): RequestRecord[] {
-  return records.filter((r) => r.phase === 'measure');
+/**
+ * The measure-phase records, in order. When every record is one (what a run without warmup or
+ * cooldown holds) this is `records` itself: no second array of a long run's records, which is
+ * why the result is read-only.
+ */
+export function measureRecords(records: readonly RequestRecord[]): readonly RequestRecord[] {
+  return kept(records, (r) => r.phase === 'measure');
 }
+
 
 /**
  * The measured window over the given records (null if none): first sent_ms → the later of the
@@ -121,16 +130,14 @@ export function computeOver(
   const byErrorClass: Partial<Record<ErrorClass, number>> = {};
   const sources: Partial<Record<TokenSource, number>> = {};
   // A request's figures are its last attempt's (--retries): superseded attempts are only counted (t.retried).
-  const final: RequestRecord[] = [];
-  const ok: RequestRecord[] = [];
+  // Each `measure` itself, or the final attempts, when all are (kept() builds no copy then).
+  const final = kept(measure, (r) => !r.retried);
+  const ok = kept(final, (r) => r.status === 'ok');
   let inputUnknown = 0;
   let requestedTotal: number | null = 0;
-  for (const r of measure) {
-    if (r.retried) continue;
-    final.push(r);
+  for (const r of final) {
     if (r.error_class !== null) byErrorClass[r.error_class] = (byErrorClass[r.error_class] ?? 0) + 1;
     if (r.status !== 'ok') continue;
-    ok.push(r);
     if ((r.prompt_tokens ?? r.client_prompt_tokens) === null) inputUnknown++;
     requestedTotal =
       requestedTotal === null || r.requested_output_tokens === null ? null : requestedTotal + r.requested_output_tokens;

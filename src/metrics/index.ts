@@ -5,6 +5,7 @@ export {
   computeMetricsByStage,
   computeMetricsByTask,
   computeOver,
+  kept,
   measureRecords,
   measuredWindow,
 } from './compute.js';

@@ -64,22 +64,28 @@ function concurrencyBuckets(
   startMs: number,
 ): Float64Array {
   const m = records.length;
-  const starts = new Float64Array(m);
+  // Send times in record order when they never go back (a run read back, in id order): read from
+  // the records, not a sorted copy of a value per record. (Equal to the sorted copy but for the
+  // order of −0 and 0, which the sweep's comparisons do not tell apart.)
+  let sendsInOrder = true;
+  for (let k = 1; k < m && sendsInOrder; k++) sendsInOrder = records[k]!.sent_ms >= records[k - 1]!.sent_ms;
+  const sorted = sendsInOrder ? null : new Float64Array(m);
   const ends = new Float64Array(m);
   for (let k = 0; k < m; k++) {
     const r = records[k]!;
-    starts[k] = r.sent_ms;
+    if (sorted) sorted[k] = r.sent_ms;
     ends[k] = Math.max(r.end_ms, r.sent_ms);
   }
-  starts.sort();
+  sorted?.sort();
   ends.sort();
+  const startAt = sorted ? (k: number) => sorted[k]! : (k: number) => records[k]!.sent_ms;
   const max = new Float64Array(n);
   let count = 0;
   let i = 0;
   let j = 0;
   let b = 0;
   while (i < m || j < m) {
-    const t = i < m && starts[i]! < ends[j]! ? starts[i]! : ends[j]!;
+    const t = i < m && startAt(i) < ends[j]! ? startAt(i) : ends[j]!;
     const k = bucketOf(t);
     // Buckets entered since the last event hold `count` from their start up to t.
     for (let q = b + 1; q <= k; q++) if (q < k || startMs + 1000 * q < t) max[q] = Math.max(max[q]!, count);
@@ -88,7 +94,7 @@ function concurrencyBuckets(
       count--;
       j++;
     }
-    while (i < m && starts[i] === t) {
+    while (i < m && startAt(i) === t) {
       count++;
       i++;
     }

@@ -3,8 +3,8 @@
  * parsed record object costs ~350 bytes and its chunk_ms a boxed number per chunk while parsing,
  * then 8 bytes a chunk; here a record is ~60 bytes of columns and a chunk under 2 bytes:
  *
- *   numbers     Float64Array  id, scheduled_ms, sent_ms, first_token_ms (NaN: null), end_ms
- *               Int32Array    stage, worker, turn, prompt/output/requested/client tokens, http_status (−1: null)
+ *   numbers     Float64Array  scheduled_ms, sent_ms, first_token_ms (NaN: null), end_ms
+ *               Int32Array    id, stage, worker, turn, prompt/output/requested/client tokens, http_status (−1: null)
  *   codes       Uint8Array    phase | status << 3 | token_source << 5 (dictionary-encoded enums),
  *                             | 0x80 when the chunk times never go back (what every run writes): a
  *                             pass that needs them in order (the check on read, counts up to a
@@ -16,7 +16,7 @@
  *
  * What the columns do not hold (error messages, texts, retry and reasoning fields, trace ids,
  * quality checks) is kept per record in a sparse side table, and a record whose numbers do not
- * fit the columns (a fractional token count, an id the Int32 columns cannot hold) is kept whole.
+ * fit the columns (a fractional or negative id or token count, one the Int32 columns cannot hold) is kept whole.
  *
  * `records()` gives read-only views with the RequestRecord shape whose fields read the columns,
  * so every figure, verdict and report is computed by the same code on the same values as from
@@ -47,7 +47,7 @@ const AT: unique symbol = Symbol('infermeter.recordColumnsIndex');
 
 export class RecordColumns {
   private n = 0;
-  private readonly id = f64();
+  private readonly id = i32();
   private readonly scheduled = f64();
   private readonly sent = f64();
   private readonly firstToken = f64();
@@ -142,7 +142,7 @@ export class RecordColumns {
 
   private fits(r: RequestRecord): boolean {
     return (
-      fitsInt(r.stage) && fitsInt(r.worker) && fitsInt(r.turn) && fitsInt(r.prompt_tokens) && fitsInt(r.output_tokens) && fitsInt(r.requested_output_tokens) &&
+      fitsInt(r.id) && !Object.is(r.id, -0) && fitsInt(r.stage) && fitsInt(r.worker) && fitsInt(r.turn) && fitsInt(r.prompt_tokens) && fitsInt(r.output_tokens) && fitsInt(r.requested_output_tokens) &&
       fitsInt(r.client_prompt_tokens) && fitsInt(r.http_status) && !Number.isNaN(r.first_token_ms) && PHASES.includes(r.phase) && STATUSES.includes(r.status) &&
       TOKEN_SOURCES.includes(r.token_source)
     );

@@ -6,7 +6,7 @@
 import type { TraceFigures } from '../observe/otlp/trace-join.js';
 import type { ClientHealth, IncompleteWorker, RunValidity } from '../analysis/run-validity.js';
 import { judgeRun } from '../analysis/verdict.js';
-import { computeMetrics, computeMetricsByTask, computeOver, measureRecords, measuredWindow } from '../metrics/index.js';
+import { computeMetrics, computeMetricsByTask, computeOver, kept, measureRecords, measuredWindow } from '../metrics/index.js';
 import type { RequestRecord } from '../record/record.js';
 import type { ServerObservation } from '../observe/observation.js';
 import type { RunEnvironment } from '../analysis/environment.js';
@@ -104,8 +104,8 @@ export function buildResult(input: FinishInput): RunResult {
     const measure = measureRecords(records);
     const window = measuredWindow(measure);
     byTurn = {
-      first_turn: computeOver(measure.filter((r) => (r.turn ?? 0) === 0), window, opts),
-      later_turns: computeOver(measure.filter((r) => (r.turn ?? 0) > 0), window, opts),
+      first_turn: computeOver(kept(measure, (r) => (r.turn ?? 0) === 0), window, opts),
+      later_turns: computeOver(kept(measure, (r) => (r.turn ?? 0) > 0), window, opts),
     };
   }
   const validity = judgeRun({

@@ -70,4 +70,24 @@ describe('secondBuckets', () => {
       }),
     );
   });
+
+  it('gives the same per-second concurrency whether the sends come in order or not (property)', () => {
+    const interval = fc
+      .tuple(fc.integer({ min: 0, max: 4000 }), fc.integer({ min: 0, max: 2500 }))
+      .map(([s, d]) => rec({ sent_ms: s, end_ms: s + d }));
+    fc.assert(
+      fc.property(fc.array(interval, { minLength: 1, maxLength: 40 }), (rs) => {
+        const inOrder = [...rs].sort((a, b) => a.sent_ms - b.sent_ms);
+        const start = inOrder[0]!.sent_ms;
+        const end = Math.max(...rs.map((r) => r.end_ms));
+        // In the generated order (mostly not by send: the sorted copy's path) and in send order (read in place).
+        const want = [...secondBuckets(rs, start, end).max_concurrency];
+        expect([...secondBuckets(inOrder, start, end).max_concurrency]).toEqual(want);
+        // The brute-force peak, as above, over the records in send order.
+        let peakWant = 0;
+        for (const x of rs) peakWant = Math.max(peakWant, rs.filter((r) => r.sent_ms <= x.sent_ms && x.sent_ms < r.end_ms).length);
+        expect(peak(secondBuckets(inOrder, start, end).max_concurrency)).toBe(peakWant);
+      }),
+    );
+  });
 });

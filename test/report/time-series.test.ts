@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { runDistributions } from '../../src/report/data/distributions.js';
 import { runSeries, seriesTokens } from '../../src/report/data/time-series.js';
 import { RecordColumns } from '../../src/record/record-columns.js';
-import { chooseWindowS } from '../../src/report/data/windows.js';
+import { chooseWindowS, makeWindows } from '../../src/report/data/windows.js';
+import { percentile } from '../../src/metrics/stats.js';
+import { tpot as tpotDef } from '../../src/metrics/defs/tpot.js';
 import { rec } from '../metrics/make-record.js';
 
 describe('report windows', () => {
@@ -87,3 +89,50 @@ describe('runSeries with its tokens spread by runDistributions', () => {
   });
 });
 
+
+describe('runSeries per-window percentiles', () => {
+  // Oracle: each window's values in a plain array, sorted with a comparator, read by percentile().
+  const r3 = (v: number): number => Math.round(v * 1000) / 1000;
+  const pctOf = (vs: number[] | undefined, p: number): number | null => (vs && vs.length ? r3(percentile([...vs].sort((a, b) => a - b), p)) : null);
+
+  it('are those of each window\'s values sorted alone (property)', () => {
+    const spec = fc.array(
+      fc.record({
+        scheduled: fc.integer({ min: 0, max: 20_000 }),
+        late: fc.integer({ min: 0, max: 900 }),
+        ttft: fc.integer({ min: 1, max: 3000 }),
+        steps: fc.array(fc.integer({ min: 1, max: 400 }), { maxLength: 6 }),
+        status: fc.constantFrom('ok' as const, 'ok' as const, 'error' as const),
+      }),
+      { minLength: 1, maxLength: 60 },
+    );
+    fc.assert(
+      fc.property(spec, (specs) => {
+        const records = specs.map((x) => {
+          const sent = x.scheduled + x.late;
+          let t = sent + x.ttft;
+          const chunks = [t, ...x.steps.map((d) => (t += d))];
+          return rec({ scheduled_ms: x.scheduled, sent_ms: sent, chunks, status: x.status, ...(x.status === 'error' ? { error_class: 'http_5xx' as const } : {}) });
+        });
+        const s = runSeries(records, []);
+        const w = makeWindows(Math.max(...records.map((r) => Math.max(r.end_ms, r.sent_ms, r.scheduled_ms))));
+        const ttft: number[][] = [];
+        const tpot: number[][] = [];
+        const lag: number[][] = [];
+        for (const r of records) {
+          (lag[w.of(r.sent_ms)] ??= []).push(r.sent_ms - r.scheduled_ms);
+          if (r.status !== 'ok') continue;
+          (ttft[w.of(r.first_token_ms!)] ??= []).push(r.first_token_ms! - r.sent_ms);
+          const tp = tpotDef.value(r);
+          if (tp !== null) (tpot[w.of(r.end_ms)] ??= []).push(tp);
+        }
+        s.points.forEach((p, i) => {
+          expect([p.ttft_p50, p.ttft_p90, p.ttft_p99]).toEqual([pctOf(ttft[i], 50), pctOf(ttft[i], 90), pctOf(ttft[i], 99)]);
+          expect([p.tpot_p50, p.tpot_p90, p.tpot_p99]).toEqual([pctOf(tpot[i], 50), pctOf(tpot[i], 90), pctOf(tpot[i], 99)]);
+          expect([p.lag_p50, p.lag_p99, p.lag_max]).toEqual([pctOf(lag[i], 50), pctOf(lag[i], 99), pctOf(lag[i], 100)]);
+        });
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

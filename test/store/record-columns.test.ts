@@ -164,6 +164,16 @@ describe('records in typed columns', () => {
     expect(new ChunkTimes().of(cols.view(0))).toEqual(c);
   });
 
+  it('gives back ids the Int32 id column cannot hold (fractional, negative, −0, 2^31 and over) exactly', () => {
+    const cols = new RecordColumns();
+    const ids = [0, 7, 2 ** 31 - 1, 2 ** 31, 2 ** 40 + 1, 1.5, -3, -0, Number.MAX_SAFE_INTEGER];
+    for (const id of ids) cols.add({ ...emptyRecord(id, 0), chunk_ms: Float64Array.of(1, 2) });
+    ids.forEach((id, i) => {
+      expect(Object.is(cols.view(i).id, id)).toBe(true);
+      expect(plainRecord(cols.view(i))).toEqual({ ...emptyRecord(id, 0), chunk_ms: Float64Array.of(1, 2) });
+    });
+  });
+
   it('reads lines whose chunk_ms the byte scan leaves to JSON.parse (exponent, spaces, a fourth decimal) the same', () => {
     const base = recordToJsonLine({ ...emptyRecord(1, 0), first_token_ms: 1, end_ms: 2000, status: 'ok' });
     const lines = ['[1e0,2.5]', '[ 1, 2 ]', '[1.0001,2]', '[1000,2000.000]'].map((arr, i) => base.replace('"id":1', `"id":${i}`).replace('"chunk_ms":[]', `"chunk_ms":${arr}`));

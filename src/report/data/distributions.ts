@@ -3,7 +3,7 @@
  * records through the metric definitions, so the report and the figures agree on what
  * TTFT, TPOT, ITL and E2EL are.
  */
-import { addChunkTokens, chunkGapVisitor, gapsSpreadingTokens, SLO_METRICS, type TokenSpread } from '../../metrics/index.js';
+import { addChunkTokens, chunkGapVisitor, kept, gapsSpreadingTokens, SLO_METRICS, type TokenSpread } from '../../metrics/index.js';
 import type { RequestRecord } from '../../record/record.js';
 import { binBatches, binDistribution, type BinnedDistribution } from './bins.js';
 
@@ -20,7 +20,7 @@ export interface MetricDistribution extends BinnedDistribution {
  * reads the chunks (one pass over every chunk fewer), done on return in any case.
  */
 export function runDistributions(records: readonly RequestRecord[], tokens?: TokenSpread): MetricDistribution[] {
-  const ok = records.filter((r) => r.phase === 'measure' && r.status === 'ok');
+  const ok = kept(records, (r) => r.phase === 'measure' && r.status === 'ok');
   let pending = tokens;
   const out = DISTRIBUTION_METRICS.map((metric) => {
     const def = SLO_METRICS[metric];
@@ -53,6 +53,6 @@ export function runDistributions(records: readonly RequestRecord[], tokens?: Tok
           });
     return { metric, label: def.label, ...binned };
   });
-  if (pending) addChunkTokens(records.filter(pending.take), pending.bucketOf, pending.into);
+  if (pending) addChunkTokens(kept(records, pending.take), pending.bucketOf, pending.into);
   return out;
 }

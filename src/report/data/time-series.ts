@@ -6,7 +6,7 @@
  *   output tokens → each chunk's time (output_tokens spread over the chunks, as the peaks are);
  *   in flight → time-averaged over [sent_ms, end_ms);  send lag → sent_ms.
  */
-import { addChunkTokens, isGood, meetsSlo, percentile, SLO_METRICS, type Slo, type TokenSpread } from '../../metrics/index.js';
+import { addChunkTokens, isGood, kept, meetsSlo, percentile, SLO_METRICS, type Slo, type TokenSpread } from '../../metrics/index.js';
 import type { ErrorClass, RequestRecord } from '../../record/record.js';
 import { makeWindows, type Windows } from './windows.js';
 
@@ -44,9 +44,48 @@ export interface RunSeries {
 const TPOT = SLO_METRICS.tpot_ms;
 const r3 = (v: number): number => Math.round(v * 1000) / 1000;
 
-function pct(values: number[] | undefined, p: number): number | null {
-  if (!values || values.length === 0) return null;
+function pct(values: ArrayLike<number>, p: number): number | null {
+  if (values.length === 0) return null;
   return r3(percentile(values, p));
+}
+
+/**
+ * Each window's values of one per-request quantity, sorted, as slices of one buffer: `windowOf`
+ * gives a record's window (−1: it has no value), `value` its value. Counted, then placed
+ * (a counting sort by window), so a long run's values take one typed buffer (`buf`, ≥ the
+ * record count, reused for the next quantity) instead of a growing array per window. Equal values
+ * being interchangeable, each slice sorts to what sorting that window's values alone gives.
+ */
+function valuesByWindow(
+  records: readonly RequestRecord[],
+  n: number,
+  windowOf: (r: RequestRecord) => number,
+  value: (r: RequestRecord) => number,
+  buf: Float64Array,
+): (i: number) => Float64Array {
+  const start = new Int32Array(n + 1);
+  for (const r of records) {
+    const i = windowOf(r);
+    if (i >= 0) start[i + 1]!++;
+  }
+  for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
+  const at = start.slice(0, n);
+  for (const r of records) {
+    const i = windowOf(r);
+    if (i >= 0) buf[at[i]!++] = value(r);
+  }
+  for (let i = 0; i < n; i++) buf.subarray(start[i]!, start[i + 1]!).sort();
+  return (i) => buf.subarray(start[i]!, start[i + 1]!);
+}
+
+/** The p-th percentiles (each of `ps`) of every window's values: ps.length arrays of n. */
+function windowPercentiles(of: (i: number) => Float64Array, n: number, ps: readonly number[]): Array<Array<number | null>> {
+  const out = ps.map(() => new Array<number | null>(n));
+  for (let i = 0; i < n; i++) {
+    const v = of(i);
+    ps.forEach((p, k) => (out[k]![i] = pct(v, p)));
+  }
+  return out;
 }
 
 /** The series' windows: from t = 0 to the last end, send or schedule of any record. */
@@ -79,22 +118,15 @@ export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[
   const busyMs = new Float64Array(n);
   const scheduled = new Float64Array(n);
   const sent = new Float64Array(n);
-  const ttft: number[][] = [];
-  const tpot: number[][] = [];
-  const lag: number[][] = [];
   const errors = new Map<string, number>();
   const sloNames = slos.map((s) => `${SLO_METRICS[s.metric].label} ≤ ${s.threshold_ms} ms`);
   const sloGood = slos.length ? Array.from({ length: slos.length + 1 }, () => new Float64Array(n)) : [];
   const sloTotal = new Float64Array(n);
-  const push = (lists: number[][], i: number, v: number) => (lists[i] ??= []).push(v);
-  /** Records with output tokens: spread over their chunks' windows after the loop. */
-  const producing: RequestRecord[] = [];
 
   for (const r of records) {
     const e = w.of(r.end_ms);
     scheduled[w.of(r.scheduled_ms)]! += 1;
     sent[w.of(r.sent_ms)]! += 1;
-    push(lag, w.of(r.sent_ms), r.sent_ms - r.scheduled_ms);
     // Time in flight, split over the windows it covers.
     for (let i = w.of(r.sent_ms); i <= e; i++) {
       const a = Math.max(r.sent_ms, i * widthMs);
@@ -103,15 +135,11 @@ export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[
     }
     if (r.status === 'ok') {
       completed[e]! += 1;
-      if (r.first_token_ms !== null) push(ttft, w.of(r.first_token_ms), r.first_token_ms - r.sent_ms);
-      const tp = TPOT.kind === 'request' ? TPOT.value(r) : null;
-      if (tp !== null) push(tpot, e, tp);
     } else {
       failed[e]! += 1;
       const key = `${e}\u0000${r.error_class ?? r.status}`;
       errors.set(key, (errors.get(key) ?? 0) + 1);
     }
-    if (!spread && producesTokens(r)) producing.push(r);
     if (slos.length && r.phase === 'measure') {
       sloTotal[e]! += 1;
       slos.forEach((s, k) => {
@@ -121,8 +149,26 @@ export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[
     }
   }
 
-  if (!spread) addChunkTokens(producing, (t) => w.of(t), tokens);
-  for (const lists of [ttft, tpot, lag]) for (const l of lists) l?.sort((a, b) => a - b);
+  // Records with output tokens, spread over their chunks' windows.
+  if (!spread) addChunkTokens(kept(records, producesTokens), (t) => w.of(t), tokens);
+  // The per-window percentiles: one quantity at a time through one buffer.
+  const buf = new Float64Array(records.length);
+  const tpotOf = (r: RequestRecord): number | null => (r.status === 'ok' && TPOT.kind === 'request' ? TPOT.value(r) : null);
+  const [ttft50, ttft90, ttft99] = windowPercentiles(
+    valuesByWindow(records, n, (r) => (r.status === 'ok' && r.first_token_ms !== null ? w.of(r.first_token_ms) : -1), (r) => r.first_token_ms! - r.sent_ms, buf),
+    n,
+    [50, 90, 99],
+  ) as [Array<number | null>, Array<number | null>, Array<number | null>];
+  const [tpot50, tpot90, tpot99] = windowPercentiles(
+    valuesByWindow(records, n, (r) => (tpotOf(r) !== null ? w.of(r.end_ms) : -1), (r) => tpotOf(r)!, buf),
+    n,
+    [50, 90, 99],
+  ) as [Array<number | null>, Array<number | null>, Array<number | null>];
+  const [lag50, lag99, lagMax] = windowPercentiles(
+    valuesByWindow(records, n, (r) => w.of(r.sent_ms), (r) => r.sent_ms - r.scheduled_ms, buf),
+    n,
+    [50, 99, 100],
+  ) as [Array<number | null>, Array<number | null>, Array<number | null>];
   const points: SeriesPoint[] = [];
   let cumScheduled = 0;
   let cumSent = 0;
@@ -136,17 +182,17 @@ export function runSeries(records: readonly RequestRecord[], slos: readonly Slo[
       failed_per_s: r3(failed[i]! / w.width_s),
       output_tokens_per_s: r3(tokens[i]! / w.width_s),
       in_flight: r3(busyMs[i]! / widthMs),
-      ttft_p50: pct(ttft[i], 50),
-      ttft_p90: pct(ttft[i], 90),
-      ttft_p99: pct(ttft[i], 99),
-      tpot_p50: pct(tpot[i], 50),
-      tpot_p90: pct(tpot[i], 90),
-      tpot_p99: pct(tpot[i], 99),
+      ttft_p50: ttft50[i]!,
+      ttft_p90: ttft90[i]!,
+      ttft_p99: ttft99[i]!,
+      tpot_p50: tpot50[i]!,
+      tpot_p90: tpot90[i]!,
+      tpot_p99: tpot99[i]!,
       scheduled: cumScheduled,
       sent: cumSent,
-      lag_p50: pct(lag[i], 50),
-      lag_p99: pct(lag[i], 99),
-      lag_max: pct(lag[i], 100),
+      lag_p50: lag50[i]!,
+      lag_p99: lag99[i]!,
+      lag_max: lagMax[i]!,
     });
   }
   const errorPoints = [...errors].map(([key, count]) => {
