@@ -38,9 +38,11 @@ const GOALS: Record<string, Record<number, { cpuS: number | null; peakMiB: numbe
 async function cli(args: string[], dir: string): Promise<Usage> {
   const usage = join(dir, `usage-${process.hrtime.bigint()}.json`);
   const load1 = loadavg()[0]!;
-  const child = spawn(process.execPath, ['--import', join(ROOT, 'bench/usage-at-exit.mjs'), join(ROOT, 'bin/infermeter.js'), ...args], {
+  // The CLI as a user runs it: the program itself, so its shebang's V8 flags apply (`node
+  // bin/infermeter.js` would drop them); the usage preload rides in NODE_OPTIONS.
+  const child = spawn(join(ROOT, 'bin/infermeter.js'), args, {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, BENCH_USAGE_FILE: usage },
+    env: { ...process.env, BENCH_USAGE_FILE: usage, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${join(ROOT, 'bench/usage-at-exit.mjs')}`.trim() },
   });
   let err = '';
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
