@@ -31,7 +31,19 @@
  * - encodeGaps is the one writer of the byte format; decodeTimes and decodeGaps (the same loop,
  *   ending in times or in their differences) its readers.
  */
-import { f64Column, i32Column } from './paged-column.js';
+import { f64Column, i32Column, PAGE_VALUES, PagedColumn, type ColumnArray } from './paged-column.js';
+
+/**
+ * A store's contents for the column file (store/records-columns-file.ts): typed sections, each
+ * written as its parts one after another, and the lengths the reader needs to lay them out again.
+ */
+export interface StoredSection {
+  name: string;
+  parts: ColumnArray[];
+}
+
+/** Fills `into`'s first `count` values from the section `name` (the column file's reader). */
+export type SectionFill = (name: string, into: ColumnArray, count: number) => void;
 
 const PAGE = 1 << 20;
 /** First bytes from here on start a whole gap: 3 bytes, or the escape. */
@@ -54,6 +66,19 @@ class Pages<A extends Float64Array | Uint8Array> {
   at = 0;
   private used = PAGE;
   constructor(private readonly make: (n: number) => A) {}
+  /** Each page as far as it is used: what the column file writes. */
+  usedParts(): A[] {
+    return this.pages.map((p, k) => (k === this.pages.length - 1 ? (p.subarray(0, Math.min(this.used, p.length)) as A) : p));
+  }
+  /** Pages as views of `whole`, cut at `lengths`; the next reservation starts a new page. */
+  restore(whole: A, lengths: readonly number[]): void {
+    let at = 0;
+    for (const n of lengths) {
+      this.pages.push(whole.subarray(at, at + n) as A);
+      at += n;
+    }
+    this.used = lengths.at(-1) ?? PAGE;
+  }
   /** Room for up to n values from `at` in the page it returns; `commit` says how many were used. */
   reserve(n: number): number {
     if (this.used + n > (this.pages.at(-1)?.length ?? 0)) {
@@ -245,18 +270,70 @@ function decodeGaps(p: Uint8Array, w: number, n: number, base: number, out: Floa
   }
 }
 
+const I32 = (n: number) => new Int32Array(n);
+const F64 = (n: number) => new Float64Array(n);
+
+/** A column of n values read from the section `name` into whole pages. */
+export function filledColumn<A extends ColumnArray>(make: (n: number) => A, name: string, n: number, fill: SectionFill): PagedColumn<A> {
+  const whole = make(Math.ceil(n / PAGE_VALUES) * PAGE_VALUES);
+  fill(name, whole, n);
+  return PagedColumn.over(make, whole);
+}
+
 export class ChunkStore {
-  private readonly count = i32Column();
-  private readonly page = i32Column();
-  private readonly at = i32Column();
+  private readonly count: PagedColumn<Int32Array>;
+  private readonly page: PagedColumn<Int32Array>;
+  private readonly at: PagedColumn<Int32Array>;
   /** µs of the first chunk; NaN: the record's times are in `doubles`. */
-  private readonly base = f64Column();
+  private readonly base: PagedColumn<Float64Array>;
   /** µs of the last chunk (gaps only): a count up to a time past it needs no decoding. */
-  private readonly last = f64Column();
+  private readonly last: PagedColumn<Float64Array>;
   private readonly bytes = new Pages((n) => new Uint8Array(n));
   private readonly doubles = new Pages((n) => new Float64Array(n));
   private scratch = new Float64Array(256);
   private decoded = new Float64Array(256);
+
+  /** An empty store, or (`stored`) the one the column file holds for n records. */
+  constructor(stored?: { n: number; pages: ChunkPages; fill: SectionFill }) {
+    if (!stored) {
+      this.count = i32Column();
+      this.page = i32Column();
+      this.at = i32Column();
+      this.base = f64Column();
+      this.last = f64Column();
+      return;
+    }
+    const { n, pages, fill } = stored;
+    this.count = filledColumn(I32, 'chunk_count', n, fill);
+    this.page = filledColumn(I32, 'chunk_page', n, fill);
+    this.at = filledColumn(I32, 'chunk_at', n, fill);
+    this.base = filledColumn(F64, 'chunk_base', n, fill);
+    this.last = filledColumn(F64, 'chunk_last', n, fill);
+    const bytes = new Uint8Array(sum(pages.bytes));
+    fill('chunk_bytes', bytes, bytes.length);
+    this.bytes.restore(bytes, pages.bytes);
+    const doubles = new Float64Array(sum(pages.doubles));
+    fill('chunk_doubles', doubles, doubles.length);
+    this.doubles.restore(doubles, pages.doubles);
+  }
+
+  /** The first n records' chunk times as the column file's sections, and their page lengths. */
+  stored(n: number): { sections: StoredSection[]; pages: ChunkPages } {
+    const bytes = this.bytes.usedParts();
+    const doubles = this.doubles.usedParts();
+    return {
+      sections: [
+        { name: 'chunk_count', parts: this.count.prefix(n) },
+        { name: 'chunk_page', parts: this.page.prefix(n) },
+        { name: 'chunk_at', parts: this.at.prefix(n) },
+        { name: 'chunk_base', parts: this.base.prefix(n) },
+        { name: 'chunk_last', parts: this.last.prefix(n) },
+        { name: 'chunk_bytes', parts: bytes },
+        { name: 'chunk_doubles', parts: doubles },
+      ],
+      pages: { bytes: bytes.map((p) => p.length), doubles: doubles.map((p) => p.length) },
+    };
+  }
 
   /**
    * Stores record i's chunk times given as whole µs (the first `count` of `micros`; their times
@@ -388,6 +465,14 @@ export class ChunkStore {
     return this.decoded;
   }
 }
+
+/** The used length of each page of chunk bytes and of chunk doubles, in order. */
+export interface ChunkPages {
+  bytes: number[];
+  doubles: number[];
+}
+
+const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);
 
 function isSorted(c: Float64Array, n: number): boolean {
   for (let k = 1; k < n; k++) if (!(c[k]! >= c[k - 1]!)) return false;

@@ -10,9 +10,35 @@ const PAGE = 1 << PAGE_BITS;
 /** Integer column values that stand for null. */
 export const NULL_INT = -1;
 
-export class PagedColumn<A extends Float64Array | Int32Array | Uint8Array | Int8Array> {
+/** Values per page (the column file keeps this layout: store/records-columns-file.ts). */
+export const PAGE_VALUES = PAGE;
+
+export type ColumnArray = Float64Array | Int32Array | Uint8Array | Int8Array;
+
+export class PagedColumn<A extends ColumnArray> {
   private readonly pages: A[] = [];
   constructor(private readonly make: (n: number) => A) {}
+
+  /**
+   * The column over `whole`, a typed array of whole pages (its length a multiple of PAGE_VALUES),
+   * whose pages become views of it: the column file reads a column into one array, uncopied.
+   */
+  static over<A extends ColumnArray>(make: (n: number) => A, whole: A): PagedColumn<A> {
+    const c = new PagedColumn(make);
+    for (let at = 0; at < whole.length; at += PAGE) c.pages.push(whole.subarray(at, at + PAGE) as A);
+    return c;
+  }
+
+  /**
+   * The first n values as views of its pages, in order (a page never set comes as zeros, what
+   * `get` gives for positions never set): what the column file writes and `over` reads back.
+   */
+  prefix(n: number): A[] {
+    const out: A[] = [];
+    for (let p = 0; p * PAGE < n; p++) out.push((this.pages[p] ?? this.make(PAGE)).subarray(0, Math.min(PAGE, n - p * PAGE)) as A);
+    return out;
+  }
+
   set(i: number, v: number): void {
     const p = i >>> PAGE_BITS;
     while (p >= this.pages.length) this.pages.push(this.make(PAGE));
@@ -39,6 +65,16 @@ export class Interned {
       this.values.push(s);
     }
     return k;
+  }
+  /** Every string, by id (the column file keeps them so). */
+  all(): readonly string[] {
+    return this.values;
+  }
+  /** The table holding `values` with ids 0, 1, …. */
+  static of(values: readonly string[]): Interned {
+    const t = new Interned();
+    for (const v of values) t.id(v);
+    return t;
   }
   value(k: number): string | null {
     return k === NULL_INT ? null : this.values[k]!;

@@ -22,17 +22,14 @@
  * so every figure, verdict and report is computed by the same code on the same values as from
  * parsed objects; passes over every chunk read them through `ChunkTimes` (no array per record).
  */
-import { ChunkStore, microsToTimes } from './chunk-store.js';
-import { f64Column, i32Column, Interned, NULL_INT, PagedColumn } from './paged-column.js';
+import { ChunkStore, filledColumn, microsToTimes, type ChunkPages, type SectionFill, type StoredSection } from './chunk-store.js';
+import { Interned, NULL_INT, PagedColumn, type ColumnArray } from './paged-column.js';
 import { ERROR_CLASSES, PHASES, type ErrorClass, type RequestRecord, type RequestStatus, type TokenSource } from './record.js';
 
 /** Bit 7 of a record's code: its chunk times never go back (each ≥ the one before), known when it was stored. */
 const SORTED = 0x80;
 const STATUSES: readonly RequestStatus[] = ['ok', 'error', 'timeout', 'cancelled'];
 const TOKEN_SOURCES: readonly TokenSource[] = ['usage', 'tokenizer', 'chunks', 'none'];
-
-const f64 = f64Column;
-const i32 = i32Column;
 
 const fitsInt = (v: number | null): boolean => v === null || (Number.isInteger(v) && v >= 0 && v < 2 ** 31);
 
@@ -45,32 +42,98 @@ const EXTRA_KEYS = [
 const COLUMNS: unique symbol = Symbol('infermeter.recordColumns');
 const AT: unique symbol = Symbol('infermeter.recordColumnsIndex');
 
+const U8 = (n: number) => new Uint8Array(n);
+const I8 = (n: number) => new Int8Array(n);
+const I32 = (n: number) => new Int32Array(n);
+const F64 = (n: number) => new Float64Array(n);
+
+/** The version of what `stored()` gives: a column file of another layout is not read (bump it with any change of the columns or their coding). */
+export const STORED_LAYOUT = 1;
+
+/** A RecordColumns store for the column file (store/records-columns-file.ts): its typed sections and the rest. */
+export interface StoredColumns {
+  n: number;
+  sections: StoredSection[];
+  /** What is not typed (v8-serialisable): the string table, side fields and whole records by position, the chunk pages' lengths. */
+  rest: { strings: readonly string[]; extra: [number, Partial<RequestRecord>][]; whole: [number, RequestRecord][]; pages: ChunkPages };
+}
+
 export class RecordColumns {
   private n = 0;
-  private readonly id = i32();
-  private readonly scheduled = f64();
-  private readonly sent = f64();
-  private readonly firstToken = f64();
-  private readonly end = f64();
-  private readonly codes = new PagedColumn((n) => new Uint8Array(n));
-  private readonly errorClass = new PagedColumn((n) => new Int8Array(n));
-  private readonly stage = i32();
-  private readonly worker = i32();
-  private readonly turn = i32();
-  private readonly prompt = i32();
-  private readonly output = i32();
-  private readonly requested = i32();
-  private readonly clientPrompt = i32();
-  private readonly httpStatus = i32();
-  private readonly task = i32();
-  private readonly session = i32();
-  private readonly finish = i32();
-  private readonly chunkStore = new ChunkStore();
-  private readonly strings = new Interned();
+  private readonly id: PagedColumn<Int32Array>;
+  private readonly scheduled: PagedColumn<Float64Array>;
+  private readonly sent: PagedColumn<Float64Array>;
+  private readonly firstToken: PagedColumn<Float64Array>;
+  private readonly end: PagedColumn<Float64Array>;
+  private readonly codes: PagedColumn<Uint8Array>;
+  private readonly errorClass: PagedColumn<Int8Array>;
+  private readonly stage: PagedColumn<Int32Array>;
+  private readonly worker: PagedColumn<Int32Array>;
+  private readonly turn: PagedColumn<Int32Array>;
+  private readonly prompt: PagedColumn<Int32Array>;
+  private readonly output: PagedColumn<Int32Array>;
+  private readonly requested: PagedColumn<Int32Array>;
+  private readonly clientPrompt: PagedColumn<Int32Array>;
+  private readonly httpStatus: PagedColumn<Int32Array>;
+  private readonly task: PagedColumn<Int32Array>;
+  private readonly session: PagedColumn<Int32Array>;
+  private readonly finish: PagedColumn<Int32Array>;
+  private readonly chunkStore: ChunkStore;
+  private readonly strings: Interned;
   /** Fields beyond the columns, by position, in the record's own key order. */
-  private readonly extra = new Map<number, Partial<RequestRecord>>();
+  private readonly extra: Map<number, Partial<RequestRecord>>;
   /** Records kept whole (numbers the columns cannot hold), by position. */
-  private readonly whole = new Map<number, RequestRecord>();
+  private readonly whole: Map<number, RequestRecord>;
+
+  /**
+   * An empty store, or (`stored`) the one the column file holds: its `rest` and the typed
+   * sections `fill` reads. The store holds what it held when `stored()` wrote it, value for value.
+   */
+  constructor(stored?: { n: number; rest: StoredColumns['rest']; fill: SectionFill }) {
+    const col = <A extends ColumnArray>(make: (n: number) => A, name: string): PagedColumn<A> =>
+      stored ? filledColumn(make, name, stored.n, stored.fill) : new PagedColumn(make);
+    this.id = col(I32, 'id');
+    this.scheduled = col(F64, 'scheduled_ms');
+    this.sent = col(F64, 'sent_ms');
+    this.firstToken = col(F64, 'first_token_ms');
+    this.end = col(F64, 'end_ms');
+    this.codes = col(U8, 'codes');
+    this.errorClass = col(I8, 'error_class');
+    this.stage = col(I32, 'stage');
+    this.worker = col(I32, 'worker');
+    this.turn = col(I32, 'turn');
+    this.prompt = col(I32, 'prompt_tokens');
+    this.output = col(I32, 'output_tokens');
+    this.requested = col(I32, 'requested_output_tokens');
+    this.clientPrompt = col(I32, 'client_prompt_tokens');
+    this.httpStatus = col(I32, 'http_status');
+    this.task = col(I32, 'task');
+    this.session = col(I32, 'session');
+    this.finish = col(I32, 'finish_reason');
+    this.chunkStore = stored ? new ChunkStore({ n: stored.n, pages: stored.rest.pages, fill: stored.fill }) : new ChunkStore();
+    this.strings = stored ? Interned.of(stored.rest.strings) : new Interned();
+    this.extra = new Map(stored?.rest.extra);
+    this.whole = new Map(stored?.rest.whole);
+    this.n = stored?.n ?? 0;
+  }
+
+  /** Everything the store holds, for the column file (the constructor's `stored` reads it back). */
+  stored(): StoredColumns {
+    const n = this.n;
+    const named: [string, PagedColumn<ColumnArray>][] = [
+      ['id', this.id], ['scheduled_ms', this.scheduled], ['sent_ms', this.sent], ['first_token_ms', this.firstToken], ['end_ms', this.end],
+      ['codes', this.codes], ['error_class', this.errorClass], ['stage', this.stage], ['worker', this.worker], ['turn', this.turn],
+      ['prompt_tokens', this.prompt], ['output_tokens', this.output], ['requested_output_tokens', this.requested],
+      ['client_prompt_tokens', this.clientPrompt], ['http_status', this.httpStatus], ['task', this.task], ['session', this.session],
+      ['finish_reason', this.finish],
+    ];
+    const chunks = this.chunkStore.stored(n);
+    return {
+      n,
+      sections: [...named.map(([name, c]) => ({ name, parts: c.prefix(n) })), ...chunks.sections],
+      rest: { strings: this.strings.all(), extra: [...this.extra], whole: [...this.whole], pages: chunks.pages },
+    };
+  }
 
   get length(): number {
     return this.n;

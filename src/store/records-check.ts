@@ -58,6 +58,11 @@ export class RecordsChecker {
 
   constructor(private readonly path: string) {}
 
+  /** The line number of the i-th record given to add. */
+  lineOf(i: number): number {
+    return this.lines[i]!;
+  }
+
   /** One record as read; throws a UserError naming the line if its times are impossible. */
   add(r: RequestRecord, lineNo: number): void {
     const problem = timesProblem(r);

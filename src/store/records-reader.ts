@@ -13,6 +13,7 @@ import type { RequestRecord } from '../record/record.js';
 import { UserError } from '../errors/user-error.js';
 import { LineSplitter } from './line-splitter.js';
 import { RecordsChecker } from './records-check.js';
+import { loadColumnsFile, saveColumnsFile, sourceIdentity } from './records-columns-file.js';
 
 /** Bytes per read: large enough that the read calls cost nothing beside the parsing. */
 const READ_BYTES = 1 << 20;
@@ -151,15 +152,16 @@ export function chunkTimesMs(micros: Float64Array, count: number): Float64Array 
 /**
  * The file's records, checked (records-check.ts), each kept by `keep` from its parsed fields and,
  * when the line's chunk times were scanned as µs, those (the first `count` of `micros`).
+ * `checker` holds each record's line number afterwards.
  */
 function readChecked(
   path: string,
   opts: ReadOptions,
   keep: (rec: RequestRecord, micros: Float64Array | null, count: number, scannedLine: boolean) => RequestRecord,
   scanned?: RequestRecord,
+  checker = new RecordsChecker(path),
 ): { records: RequestRecord[]; truncatedTail: boolean } {
   const records: RequestRecord[] = [];
-  const checker = new RecordsChecker(path);
   const micros = new MicrosBuffer();
   const { truncatedTail } = readLines(
     path,
@@ -178,6 +180,10 @@ function readChecked(
     },
     opts,
   );
+  return finishChecked(checker, records, truncatedTail, opts);
+}
+
+function finishChecked(checker: RecordsChecker, records: RequestRecord[], truncatedTail: boolean, opts: ReadOptions): { records: RequestRecord[]; truncatedTail: boolean } {
   const checked = checker.finish(records);
   for (const line of checked.warnings) opts.warn?.(line);
   return { records: checked.records, truncatedTail };
@@ -187,16 +193,28 @@ function readChecked(
  * records.jsonl into typed columns (record/record-columns.ts), checked as readRecordsFile's
  * records are; `records` are read-only views of the columns with the RequestRecord shape, in
  * file order, repeats dropped. What analyze, report, export and compare read: ~60 bytes a record
- * and under 2 a chunk time instead of objects.
+ * and under 2 a chunk time instead of objects. A finished run's columns are kept in records.cols
+ * (records-columns-file.ts) and loaded from there while records.jsonl is unchanged; the records
+ * are checked again either way, so both paths give the same records, warnings and refusals.
  */
 export function readRecordColumns(path: string, opts: ReadOptions = {}): { columns: RecordColumns; records: RequestRecord[]; truncatedTail: boolean } {
+  const kept = loadColumnsFile(path);
+  if (kept !== null) {
+    const checker = new RecordsChecker(path);
+    const records = kept.columns.records();
+    for (let i = 0; i < records.length; i++) checker.add(records[i]!, kept.lineOf(i));
+    return { columns: kept.columns, ...finishChecked(checker, records, kept.truncatedTail, opts) };
+  }
+  const source = sourceIdentity(path);
   const columns = new RecordColumns();
+  const checker = new RecordsChecker(path);
   const read = readChecked(path, opts, (rec, micros, count, scannedLine) => {
     if (scannedLine) columns.addScanned(rec, micros!, count);
     else if (micros) columns.add(rec, micros, count);
     else columns.add(rec);
     return columns.view(columns.length - 1);
-  }, newScannedRecord());
+  }, newScannedRecord(), checker);
+  saveColumnsFile(path, source, { columns, lineOf: (i) => checker.lineOf(i), truncatedTail: read.truncatedTail });
   return { columns, ...read };
 }
 
