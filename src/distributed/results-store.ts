@@ -6,6 +6,7 @@
  * the files back as a run directory (docs/distributed.md §Results on NATS).
  */
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { COLUMNS_FILE } from '../record/record-columns.js';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -41,7 +42,8 @@ function filesUnder(root: string): string[] {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (e.isFile()) out.push(p);
+      // records.cols is a cache of this machine's read (its identity check fails anywhere else).
+      else if (e.isFile() && e.name !== COLUMNS_FILE) out.push(p);
     }
   };
   walk(root);

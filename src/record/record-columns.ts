@@ -47,6 +47,9 @@ const I8 = (n: number) => new Int8Array(n);
 const I32 = (n: number) => new Int32Array(n);
 const F64 = (n: number) => new Float64Array(n);
 
+/** The file beside records.jsonl that keeps a finished run's columns (store/records-columns-file.ts). */
+export const COLUMNS_FILE = 'records.cols';
+
 /** The version of what `stored()` gives: a column file of another layout is not read (bump it with any change of the columns or their coding). */
 export const STORED_LAYOUT = 1;
 

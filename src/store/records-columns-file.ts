@@ -30,10 +30,10 @@ import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, unlin
 import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { RecordColumns, STORED_LAYOUT, type StoredColumns } from '../record/record-columns.js';
+import { COLUMNS_FILE, RecordColumns, STORED_LAYOUT, type StoredColumns } from '../record/record-columns.js';
 import type { ColumnArray } from '../record/paged-column.js';
 
-export const COLUMNS_FILE = 'records.cols';
+export { COLUMNS_FILE };
 const FORMAT = 'infermeter.columns/1';
 const MAGIC = Buffer.from('IMCOLS\n\0', 'latin1');
 /** Bytes hashed at each end of records.jsonl for its identity. */
