@@ -40,10 +40,17 @@ import { f64Column, i32Column, PAGE_VALUES, PagedColumn, type ColumnArray } from
 export interface StoredSection {
   name: string;
   parts: ColumnArray[];
+  /** A paged column's values (filledColumn reads it back): one of integers may be kept as its one value when all are equal. */
+  paged?: boolean;
 }
 
-/** Fills `into`'s first `count` values from the section `name` (the column file's reader). */
-export type SectionFill = (name: string, into: ColumnArray, count: number) => void;
+/** The column file's reader of the sections. */
+export interface SectionSource {
+  /** Fills `into`'s first `count` values from the section `name`. */
+  fill(name: string, into: ColumnArray, count: number): void;
+  /** The one value of every position of the paged section `name`, when it was kept so. */
+  constant(name: string): number | undefined;
+}
 
 const PAGE = 1 << 20;
 /** First bytes from here on start a whole gap: 3 bytes, or the escape. */
@@ -274,9 +281,11 @@ const I32 = (n: number) => new Int32Array(n);
 const F64 = (n: number) => new Float64Array(n);
 
 /** A column of n values read from the section `name` into whole pages. */
-export function filledColumn<A extends ColumnArray>(make: (n: number) => A, name: string, n: number, fill: SectionFill): PagedColumn<A> {
+export function filledColumn<A extends ColumnArray>(make: (n: number) => A, name: string, n: number, src: SectionSource): PagedColumn<A> {
+  const value = src.constant(name);
+  if (value !== undefined) return PagedColumn.constant(make, value, n);
   const whole = make(Math.ceil(n / PAGE_VALUES) * PAGE_VALUES);
-  fill(name, whole, n);
+  src.fill(name, whole, n);
   return PagedColumn.over(make, whole);
 }
 
@@ -294,7 +303,7 @@ export class ChunkStore {
   private decoded = new Float64Array(256);
 
   /** An empty store, or (`stored`) the one the column file holds for n records. */
-  constructor(stored?: { n: number; pages: ChunkPages; fill: SectionFill }) {
+  constructor(stored?: { n: number; pages: ChunkPages; src: SectionSource }) {
     if (!stored) {
       this.count = i32Column();
       this.page = i32Column();
@@ -303,17 +312,17 @@ export class ChunkStore {
       this.last = f64Column();
       return;
     }
-    const { n, pages, fill } = stored;
-    this.count = filledColumn(I32, 'chunk_count', n, fill);
-    this.page = filledColumn(I32, 'chunk_page', n, fill);
-    this.at = filledColumn(I32, 'chunk_at', n, fill);
-    this.base = filledColumn(F64, 'chunk_base', n, fill);
-    this.last = filledColumn(F64, 'chunk_last', n, fill);
+    const { n, pages, src } = stored;
+    this.count = filledColumn(I32, 'chunk_count', n, src);
+    this.page = filledColumn(I32, 'chunk_page', n, src);
+    this.at = filledColumn(I32, 'chunk_at', n, src);
+    this.base = filledColumn(F64, 'chunk_base', n, src);
+    this.last = filledColumn(F64, 'chunk_last', n, src);
     const bytes = new Uint8Array(sum(pages.bytes));
-    fill('chunk_bytes', bytes, bytes.length);
+    src.fill('chunk_bytes', bytes, bytes.length);
     this.bytes.restore(bytes, pages.bytes);
     const doubles = new Float64Array(sum(pages.doubles));
-    fill('chunk_doubles', doubles, doubles.length);
+    src.fill('chunk_doubles', doubles, doubles.length);
     this.doubles.restore(doubles, pages.doubles);
   }
 
@@ -323,11 +332,11 @@ export class ChunkStore {
     const doubles = this.doubles.usedParts();
     return {
       sections: [
-        { name: 'chunk_count', parts: this.count.prefix(n) },
-        { name: 'chunk_page', parts: this.page.prefix(n) },
-        { name: 'chunk_at', parts: this.at.prefix(n) },
-        { name: 'chunk_base', parts: this.base.prefix(n) },
-        { name: 'chunk_last', parts: this.last.prefix(n) },
+        { name: 'chunk_count', parts: this.count.prefix(n), paged: true },
+        { name: 'chunk_page', parts: this.page.prefix(n), paged: true },
+        { name: 'chunk_at', parts: this.at.prefix(n), paged: true },
+        { name: 'chunk_base', parts: this.base.prefix(n), paged: true },
+        { name: 'chunk_last', parts: this.last.prefix(n), paged: true },
         { name: 'chunk_bytes', parts: bytes },
         { name: 'chunk_doubles', parts: doubles },
       ],

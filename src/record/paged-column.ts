@@ -30,6 +30,18 @@ export class PagedColumn<A extends ColumnArray> {
   }
 
   /**
+   * A column of n positions all holding `value`, its pages one shared page: for reading only (a
+   * `set` would write every page), what the column file loads for a column whose values are all equal.
+   */
+  static constant<A extends ColumnArray>(make: (n: number) => A, value: number, n: number): PagedColumn<A> {
+    const c = new PagedColumn(make);
+    const page = make(PAGE);
+    page.fill(value);
+    for (let at = 0; at < n; at += PAGE) c.pages.push(page);
+    return c;
+  }
+
+  /**
    * The first n values as views of its pages, in order (a page never set comes as zeros, what
    * `get` gives for positions never set): what the column file writes and `over` reads back.
    */

@@ -22,7 +22,7 @@
  * so every figure, verdict and report is computed by the same code on the same values as from
  * parsed objects; passes over every chunk read them through `ChunkTimes` (no array per record).
  */
-import { ChunkStore, filledColumn, microsToTimes, type ChunkPages, type SectionFill, type StoredSection } from './chunk-store.js';
+import { ChunkStore, filledColumn, microsToTimes, type ChunkPages, type SectionSource, type StoredSection } from './chunk-store.js';
 import { Interned, NULL_INT, PagedColumn, type ColumnArray } from './paged-column.js';
 import { ERROR_CLASSES, PHASES, type ErrorClass, type RequestRecord, type RequestStatus, type TokenSource } from './record.js';
 
@@ -87,14 +87,16 @@ export class RecordColumns {
   private readonly extra: Map<number, Partial<RequestRecord>>;
   /** Records kept whole (numbers the columns cannot hold), by position. */
   private readonly whole: Map<number, RequestRecord>;
+  /** Loaded from the column file: read-only (a column of one value shares one page among all its pages). */
+  private readonly loaded: boolean;
 
   /**
    * An empty store, or (`stored`) the one the column file holds: its `rest` and the typed
    * sections `fill` reads. The store holds what it held when `stored()` wrote it, value for value.
    */
-  constructor(stored?: { n: number; rest: StoredColumns['rest']; fill: SectionFill }) {
+  constructor(stored?: { n: number; rest: StoredColumns['rest']; src: SectionSource }) {
     const col = <A extends ColumnArray>(make: (n: number) => A, name: string): PagedColumn<A> =>
-      stored ? filledColumn(make, name, stored.n, stored.fill) : new PagedColumn(make);
+      stored ? filledColumn(make, name, stored.n, stored.src) : new PagedColumn(make);
     this.id = col(I32, 'id');
     this.scheduled = col(F64, 'scheduled_ms');
     this.sent = col(F64, 'sent_ms');
@@ -113,11 +115,12 @@ export class RecordColumns {
     this.task = col(I32, 'task');
     this.session = col(I32, 'session');
     this.finish = col(I32, 'finish_reason');
-    this.chunkStore = stored ? new ChunkStore({ n: stored.n, pages: stored.rest.pages, fill: stored.fill }) : new ChunkStore();
+    this.chunkStore = stored ? new ChunkStore({ n: stored.n, pages: stored.rest.pages, src: stored.src }) : new ChunkStore();
     this.strings = stored ? Interned.of(stored.rest.strings) : new Interned();
     this.extra = new Map(stored?.rest.extra);
     this.whole = new Map(stored?.rest.whole);
     this.n = stored?.n ?? 0;
+    this.loaded = stored !== undefined;
   }
 
   /** Everything the store holds, for the column file (the constructor's `stored` reads it back). */
@@ -133,7 +136,7 @@ export class RecordColumns {
     const chunks = this.chunkStore.stored(n);
     return {
       n,
-      sections: [...named.map(([name, c]) => ({ name, parts: c.prefix(n) })), ...chunks.sections],
+      sections: [...named.map(([name, c]) => ({ name, parts: c.prefix(n), paged: true })), ...chunks.sections],
       rest: { strings: this.strings.all(), extra: [...this.extra], whole: [...this.whole], pages: chunks.pages },
     };
   }
@@ -159,6 +162,7 @@ export class RecordColumns {
   }
 
   private append(r: RequestRecord, micros: Float64Array | undefined, count: number, lineKeysOnly: boolean): void {
+    if (this.loaded) throw new Error('records loaded from their column file are read-only');
     const i = this.n++;
     if (!this.fits(r)) {
       this.whole.set(i, micros ? { ...r, chunk_ms: microsToTimes(micros, count) } : r);

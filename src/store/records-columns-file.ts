@@ -52,7 +52,8 @@ interface Header {
   /** Line number of each record when they are not 1, 2, 3, … (blank lines between): a section "lines". */
   sparse_lines: boolean;
   rest_bytes: number;
-  sections: { name: string; bytes_per_value: number; count: number }[];
+  /** A section of integers whose values are all `constant` has no bytes in the file. */
+  sections: { name: string; bytes_per_value: number; count: number; constant?: number }[];
 }
 
 /** What a read of records.jsonl gives, as the column file keeps it. */
@@ -119,6 +120,14 @@ function writeFully(fd: number, from: ArrayBufferView): void {
   while (done < bytes.length) done += writeSync(fd, bytes, done, Math.min(IO_MAX, bytes.length - done));
 }
 
+/** The one value of integer parts that hold nothing else, else undefined (doubles are never kept so: NaN and −0 have no one JSON value). */
+function constantOf(parts: readonly ColumnArray[]): number | undefined {
+  if (parts.length === 0 || parts[0] instanceof Float64Array || parts[0]!.length === 0) return undefined;
+  const v = parts[0]![0]!;
+  for (const p of parts) for (let i = 0; i < p.length; i++) if (p[i] !== v) return undefined;
+  return v;
+}
+
 /**
  * The records of `recordsPath` from its column file, or null when there is none that matches it
  * now (see the invariants): the caller reads the text.
@@ -149,23 +158,31 @@ export function loadColumnsFile(recordsPath: string): ColumnsRead | null {
     const restBytes = Buffer.allocUnsafe(header.rest_bytes);
     readFully(fd, restBytes, at);
     at = pad8(at + header.rest_bytes);
-    const offsets = new Map<string, { at: number; bytesPerValue: number; count: number }>();
+    const offsets = new Map<string, { at: number; bytesPerValue: number; count: number; constant: number | undefined }>();
     for (const s of header.sections) {
-      offsets.set(s.name, { at, bytesPerValue: s.bytes_per_value, count: s.count });
-      at = pad8(at + s.bytes_per_value * s.count);
+      offsets.set(s.name, { at, bytesPerValue: s.bytes_per_value, count: s.count, constant: s.constant });
+      if (s.constant === undefined) at = pad8(at + s.bytes_per_value * s.count);
     }
     if (at !== fileBytes) return null;
-    const fill = (name: string, into: ColumnArray, count: number): void => {
+    const section = (name: string, count: number, bytesPerValue: number) => {
       const s = offsets.get(name);
-      if (!s || s.count !== count || (count > 0 && s.bytesPerValue !== into.BYTES_PER_ELEMENT)) throw new Error(`column file: section ${name} does not fit`);
-      readFully(fd, into.subarray(0, count), s.at);
+      if (!s || s.count !== count || (count > 0 && s.bytesPerValue !== bytesPerValue)) throw new Error(`column file: section ${name} does not fit`);
+      return s;
+    };
+    const src = {
+      fill(name: string, into: ColumnArray, count: number): void {
+        const s = section(name, count, into.BYTES_PER_ELEMENT);
+        if (s.constant !== undefined) throw new Error(`column file: section ${name} is not a paged column`);
+        readFully(fd, into.subarray(0, count), s.at);
+      },
+      constant: (name: string): number | undefined => offsets.get(name)?.constant,
     };
     const rest = deserialize(restBytes) as StoredColumns['rest'];
-    const columns = new RecordColumns({ n: header.n, rest, fill });
+    const columns = new RecordColumns({ n: header.n, rest, src });
     let lineOf = (i: number): number => i + 1;
     if (header.sparse_lines) {
       const lines = new Int32Array(header.n);
-      fill('lines', lines, header.n);
+      src.fill('lines', lines, header.n);
       lineOf = (i) => lines[i]!;
     }
     return { columns, lineOf, truncatedTail: header.truncated_tail };
@@ -195,6 +212,9 @@ export function saveColumnsFile(recordsPath: string, source: Header['source'] | 
     sections.push({ name: 'lines', parts: [lines] });
   }
   const rest = serialize(stored.rest);
+  // Most of a run's integer columns hold one value (stage, worker, turn, token counts asked for,
+  // tasks…): such a column is kept as that value, and loaded as one shared page.
+  const constants = sections.map((s) => (s.paged ? constantOf(s.parts) : undefined));
   const header: Header = {
     format: FORMAT,
     layout: STORED_LAYOUT,
@@ -203,11 +223,12 @@ export function saveColumnsFile(recordsPath: string, source: Header['source'] | 
     truncated_tail: false,
     sparse_lines: sparse,
     rest_bytes: rest.length,
-    sections: sections.map((s) => ({
+    sections: sections.map((s, k) => ({
       name: s.name,
       // An empty section's element size is never checked (nothing to lay out).
       bytes_per_value: s.parts[0]?.BYTES_PER_ELEMENT ?? 0,
       count: s.parts.reduce((a, p) => a + p.length, 0),
+      ...(constants[k] !== undefined ? { constant: constants[k] } : {}),
     })),
   };
   const headerText = Buffer.from(JSON.stringify(header), 'utf8');
@@ -232,10 +253,11 @@ export function saveColumnsFile(recordsPath: string, source: Header['source'] | 
     align();
     put(rest);
     align();
-    for (const s of sections) {
+    sections.forEach((s, k) => {
+      if (constants[k] !== undefined) return;
       for (const p of s.parts) put(p);
       align();
-    }
+    });
     closeSync(fd);
     fd = null;
     renameSync(temp, path);

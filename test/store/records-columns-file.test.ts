@@ -105,6 +105,23 @@ describe('the column file', () => {
     expect(loaded.records[2]!.output_text).toBe('hi');
   });
 
+  it('keeps a column of one value as that value (no bytes), and the store it loads is read-only', () => {
+    const lines = [0, 1, 2].map((id) => line(record(id, { stage: 0, worker: 3, prompt_tokens: 7 })));
+    lines.push(line(record(3, { stage: 0, worker: 3, prompt_tokens: 8 })));
+    const { dir, path } = runDir(lines);
+    const text = read(path);
+    const b = readFileSync(join(dir, COLUMNS_FILE));
+    const header = JSON.parse(b.subarray(16, 16 + b.readUInt32LE(8)).toString('utf8')) as { sections: { name: string; constant?: number }[] };
+    const constant = Object.fromEntries(header.sections.map((s) => [s.name, s.constant]));
+    expect(constant.worker).toBe(3);
+    expect(constant.stage).toBe(0);
+    expect(constant.prompt_tokens).toBeUndefined();
+    expect(constant.sent_ms).toBeUndefined();
+    const kept = loadColumnsFile(path)!;
+    same(kept.columns.records().map(plainRecord), text.records);
+    expect(() => kept.columns.add(record(4))).toThrow(/read-only/);
+  });
+
   it('is not used once records.jsonl changes: appended, rewritten at the same size, touched', () => {
     const { path } = runDir([line(record(0)), line(record(1))]);
     read(path);
