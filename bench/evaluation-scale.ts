@@ -5,17 +5,20 @@
  * outputs). Each command runs the built CLI in a child process; CPU (user + system) and peak RSS
  * are the child's own (bench/usage-at-exit.mjs). For each command the growth exponent between
  * each two neighbouring sizes is log(CPU ratio) / log(size ratio); the bench exits 1 when one is above
- * 1.1 (super-linear), and prints the issue's goals at 100k and 1M beside the figures.
+ * 1.1 (super-linear), and prints the issue's goals at 100k and 1M beside the figures. analyze,
+ * report and compare run twice: reading the text (the first read after a run, which writes
+ * records.cols) and reading the column file (every later read; docs/records.md).
  *
  *   npx tsx bench/evaluation-scale.ts [--sizes 10000,100000] [--no-build]
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fmt, machine } from './lib.js';
+import { COLUMNS_FILE } from '../src/record/record-columns.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const MAX_EXPONENT = 1.1;
@@ -82,14 +85,23 @@ export async function runEvaluationScale(sizes: number[]): Promise<ScaleRow[]> {
     try {
       const a = await simRun(n, 1, tmp);
       const b = await simRun(n, 2, tmp);
-      const commands: Array<[string, string[]]> = [
-        ['analyze', ['analyze', a, '--json']],
-        ['report', ['report', a, '--out', join(tmp, 'report.html')]],
-        ['export csv', ['export', a, '--format', 'csv', '--out-dir', join(tmp, 'csv')]],
-        ['export parquet', ['export', a, '--format', 'parquet', '--out-dir', join(tmp, 'parquet')]],
-        ['compare', ['compare', a, b]],
+      // Each reader of records twice: from the text (no records.cols: the first read after a run,
+      // which writes it) and from the column file the first read left (every later read).
+      const commands: Array<[string, string[], 'text' | 'columns' | null]> = [
+        ['analyze', ['analyze', a, '--json'], 'text'],
+        ['analyze', ['analyze', a, '--json'], 'columns'],
+        ['report', ['report', a, '--out', join(tmp, 'report.html')], 'text'],
+        ['report', ['report', a, '--out', join(tmp, 'report.html')], 'columns'],
+        ['export csv', ['export', a, '--format', 'csv', '--out-dir', join(tmp, 'csv')], null],
+        ['export parquet', ['export', a, '--format', 'parquet', '--out-dir', join(tmp, 'parquet')], null],
+        ['compare', ['compare', a, b], 'text'],
+        ['compare', ['compare', a, b], 'columns'],
       ];
-      for (const [command, args] of commands) rows.push({ command, n, ...(await cli(args, tmp)) });
+      for (const [command, args, from] of commands) {
+        if (from === 'text') for (const dir of [a, b]) rmSync(join(dir, COLUMNS_FILE), { force: true });
+        if (from === 'columns' && !existsSync(join(a, COLUMNS_FILE))) throw new Error(`${command}: the read before left no ${COLUMNS_FILE}`);
+        rows.push({ command: from === null ? command : `${command} (${from})`, n, ...(await cli(args, tmp)) });
+      }
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
@@ -100,14 +112,14 @@ export async function runEvaluationScale(sizes: number[]): Promise<ScaleRow[]> {
 /** Prints the rows; returns the commands whose growth exponent is above MAX_EXPONENT. */
 export function printEvaluationScale(rows: ScaleRow[]): string[] {
   console.log('\n== evaluation at scale: analyze, report, export, compare of sim runs at 20 req/s (defaults), built CLI in a child');
-  console.log('command           requests   CPU s   peak MiB   load avg   goal (issue 31)');
+  console.log('command             requests   CPU s   peak MiB   load avg   goal (issue 31)');
   const sizes = [...new Set(rows.map((r) => r.n))].sort((x, y) => x - y);
   const over: string[] = [];
   for (const command of [...new Set(rows.map((r) => r.command))]) {
     for (const r of rows.filter((x) => x.command === command)) {
-      const g = GOALS[command]?.[r.n];
+      const g = GOALS[command.replace(/ \((text|columns)\)$/, '')]?.[r.n];
       const goal = g ? [g.cpuS !== null ? `CPU ≤ ${g.cpuS} s ${r.cpuS <= g.cpuS ? 'met' : 'NOT met'}` : null, g.peakMiB !== null ? `≤ ${g.peakMiB} MiB ${r.peakMiB <= g.peakMiB ? 'met' : 'NOT met'}` : null].filter(Boolean).join(', ') : '';
-      console.log(`${command.padEnd(16)} ${fmt(r.n).padStart(9)}  ${fmt(r.cpuS, 2).padStart(6)}  ${fmt(r.peakMiB).padStart(9)}  ${fmt(r.load1, 1).padStart(9)}   ${goal}`);
+      console.log(`${command.padEnd(18)} ${fmt(r.n).padStart(9)}  ${fmt(r.cpuS, 2).padStart(6)}  ${fmt(r.peakMiB).padStart(9)}  ${fmt(r.load1, 1).padStart(9)}   ${goal}`);
     }
     // The growth exponent between each pair of neighbouring sizes (10k → 100k, 100k → 1M).
     for (let k = 1; k < sizes.length; k++) {
@@ -116,7 +128,7 @@ export function printEvaluationScale(rows: ScaleRow[]): string[] {
       const c2 = rows.find((r) => r.command === command && r.n === n2)?.cpuS;
       if (c1 === undefined || c2 === undefined) continue;
       const e = growthExponent(n1, c1, n2, c2);
-      console.log(`${command.padEnd(16)} growth exponent ${fmt(n1)} → ${fmt(n2)}: ${fmt(e, 2)} (fails above ${MAX_EXPONENT})`);
+      console.log(`${command.padEnd(18)} growth exponent ${fmt(n1)} → ${fmt(n2)}: ${fmt(e, 2)} (fails above ${MAX_EXPONENT})`);
       if (e > MAX_EXPONENT) over.push(`${command} ${fmt(n1)} → ${fmt(n2)} (n^${e.toFixed(2)})`);
     }
   }
