@@ -24,8 +24,11 @@
  */
 import type { RequestRecord } from '../../record/record.js';
 import type { Rng } from '../../util/rng.js';
-import { isGood, SLO_METRICS, type PooledMetricDef, type RequestMetricDef, type Slo } from '../../metrics/index.js';
+import { isGood, SLO_METRICS, type PooledMetricDef, type RequestMetricDef, type RunTotals, type Slo } from '../../metrics/index.js';
 import { perMillionTokens } from '../../metrics/cost.js';
+import { errorRate } from '../../metrics/defs/errors.js';
+import { goodput as goodputDef, outputThroughput, requestThroughput, totalTokenThroughput } from '../../metrics/defs/throughput.js';
+import { interpolate } from '../../util/percentile.js';
 import { LATENCY_KEYS, PERCENTILES, type FigureValues, type LatencyKey } from './key-figures.js';
 import { BlockValuesBuilder, cutPoints, newSelection, rankValue, startFigure, type BlockValues, type Selection } from './block-values.js';
 
@@ -156,6 +159,46 @@ export function buildSample(
   }
   const latency = Object.fromEntries(LATENCY_KEYS.map((k) => [k, cols[k].finish()])) as Record<LatencyKey, BlockValues>;
   return { n, blocks, latency, blockSize, blockErrors, duration_s: durMs / 1000, buckets, cost_per_s: costPerS };
+}
+
+/**
+ * The point figures figuresOfRun reads off the run's metrics (key-figures.ts), without computing
+ * the metrics: each latency percentile from the sample itself, every block counted once — the
+ * multiset computeMetrics summarizes, so the same order statistics and the same interpolation
+ * (numpy's, util/percentile.ts) give the same numbers — and the throughputs and the error rate
+ * from the run's totals `t` (runTotals over the same records). Only for measure-phase records of
+ * which none was retried: the sample holds every ok attempt, the metrics a request's last one.
+ */
+export function figuresOfSample(s: RunSample, t: RunTotals, costPer1m: number | null): FigureValues {
+  const widest = Math.max(0, ...LATENCY_KEYS.map((k) => s.latency[k].widest));
+  const sel = newSelection(s.blocks, widest);
+  for (let b = 0; b < s.blocks; b++) {
+    sel.blocks[b] = b;
+    sel.weight[b] = 1;
+  }
+  sel.size = s.blocks;
+  const out: FigureValues = {};
+  for (const key of LATENCY_KEYS) {
+    const values = s.latency[key];
+    const n = startFigure(values, sel);
+    for (const p of PERCENTILES) {
+      if (n === 0) {
+        out[`${key}_p${p}`] = null;
+        continue;
+      }
+      // the float steps of util/percentile.ts, on the ranks it reads
+      const h = (n - 1) * (p / 100);
+      const lo = Math.floor(h);
+      out[`${key}_p${p}`] = interpolate(rankValue(values, sel, lo), rankValue(values, sel, Math.min(lo + 1, n - 1)), h - lo);
+    }
+  }
+  out.request_throughput = requestThroughput.value(t);
+  out.output_throughput = outputThroughput.value(t);
+  out.total_token_throughput = totalTokenThroughput.value(t);
+  out.goodput = goodputDef.value(t);
+  out.error_rate = errorRate.value(t);
+  out.cost_per_1m_tokens = costPer1m;
+  return out;
 }
 
 /**
