@@ -217,6 +217,17 @@ export class BlockValuesBuilder {
   }
 
   /**
+   * x's home slot in a table of 2^(32 − shift) slots: both halves of its bits mixed, then the
+   * product's top bits (multiplicative hashing). The top bits, because the low bits of a product
+   * depend only on the low bits of its factors, and a whole or short binary number (whole ms, a
+   * quarter ms) has zero low bits in both halves: it would hash to slot 0, every one of them.
+   */
+  private slotOf(x: number, shift: number): number {
+    this.bits[0] = x;
+    return Math.imul(this.words[0]! ^ Math.imul(this.words[1]!, 0x85ebca77), 0x9e3779b1) >>> shift;
+  }
+
+  /**
    * The block's distinct values with their counts (entryValue, entryCount) through a hash table,
    * and how many; −1, with nothing written, when most of the first HASH_TRIAL values (or half of
    * all) are distinct: then every value is its own entry, cheaper than hashing them.
@@ -235,46 +246,54 @@ export class BlockValuesBuilder {
     // in cache), grown fourfold while it fills.
     let size = Math.min(keys.length, this.tableSize);
     let mask = size - 1;
+    let shift = Math.clz32(size) + 1;
     const trial = Math.min(xs.length, HASH_TRIAL);
     let distinct = 0;
     for (let i = 0; i < xs.length; i++) {
       // -0 as 0: one key for equal values
       const x = xs[i]! === 0 ? 0 : xs[i]!;
-      if (x !== x) throw new Error('BlockValuesBuilder: NaN');
+      // slotOf, inline
       bits[0] = x;
-      let h = (Math.imul(words[0]!, 0x9e3779b1) ^ Math.imul(words[1]!, 0x85ebca77)) & mask;
-      while (counts[h]! !== 0 && keys[h]! !== x) h = (h + 1) & mask;
-      if (counts[h]! === 0) {
-        if (distinct === limit || (i < trial && distinct * 4 > trial * 3)) {
-          for (let d = 0; d < distinct; d++) counts[used[d]!] = 0;
-          return -1;
-        }
-        if (4 * (distinct + 1) > size) {
-          // rehash into a table four times larger (the entries parked in the entry arrays)
-          for (let d = 0; d < distinct; d++) {
-            this.entryValue[d] = keys[used[d]!]!;
-            this.entryCount[d] = counts[used[d]!]!;
-            counts[used[d]!] = 0;
-          }
-          size = Math.min(keys.length, size * 4);
-          mask = size - 1;
-          for (let d = 0; d < distinct; d++) {
-            const y = this.entryValue[d]!;
-            bits[0] = y;
-            let g = (Math.imul(words[0]!, 0x9e3779b1) ^ Math.imul(words[1]!, 0x85ebca77)) & mask;
-            while (counts[g]! !== 0) g = (g + 1) & mask;
-            keys[g] = y;
-            counts[g] = this.entryCount[d]!;
-            used[d] = g;
-          }
-          bits[0] = x;
-          h = (Math.imul(words[0]!, 0x9e3779b1) ^ Math.imul(words[1]!, 0x85ebca77)) & mask;
-          while (counts[h]! !== 0) h = (h + 1) & mask;
-        }
-        keys[h] = x;
-        used[distinct++] = h;
+      let h = Math.imul(words[0]! ^ Math.imul(words[1]!, 0x85ebca77), 0x9e3779b1) >>> shift;
+      let c = counts[h]!;
+      while (c !== 0 && keys[h]! !== x) {
+        h = (h + 1) & mask;
+        c = counts[h]!;
       }
-      counts[h]!++;
+      // most values are in the table already: the rest of the loop is for a new one (or NaN, which equals no key)
+      if (c !== 0) {
+        counts[h] = c + 1;
+        continue;
+      }
+      if (x !== x) throw new Error('BlockValuesBuilder: NaN');
+      if (distinct === limit || (i < trial && distinct * 4 > trial * 3)) {
+        for (let d = 0; d < distinct; d++) counts[used[d]!] = 0;
+        return -1;
+      }
+      if (4 * (distinct + 1) > size) {
+        // rehash into a table four times larger (the entries parked in the entry arrays)
+        for (let d = 0; d < distinct; d++) {
+          this.entryValue[d] = keys[used[d]!]!;
+          this.entryCount[d] = counts[used[d]!]!;
+          counts[used[d]!] = 0;
+        }
+        size = Math.min(keys.length, size * 4);
+        mask = size - 1;
+        shift = Math.clz32(size) + 1;
+        for (let d = 0; d < distinct; d++) {
+          const y = this.entryValue[d]!;
+          let g = this.slotOf(y, shift);
+          while (counts[g]! !== 0) g = (g + 1) & mask;
+          keys[g] = y;
+          counts[g] = this.entryCount[d]!;
+          used[d] = g;
+        }
+        h = this.slotOf(x, shift);
+        while (counts[h]! !== 0) h = (h + 1) & mask;
+      }
+      keys[h] = x;
+      counts[h] = 1;
+      used[distinct++] = h;
     }
     for (let d = 0; d < distinct; d++) {
       const h = used[d]!;
