@@ -100,6 +100,8 @@ describe('block values: the value at a weighted rank', () => {
     // rows c = 0 … 3, each [block 0, block 1]
     expect(Array.from(s.at)).toEqual([0, 3, 1, 3, 1, 5, 3, 5]);
     expect(Array.from(s.below)).toEqual([0, 0, 1, 0, 1, 2, 3, 2]);
+    // both blocks' values below each chunk: none, the 1, the 1 and the 2s, all five
+    expect(Array.from(s.cumulative)).toEqual([0, 1, 3, 5]);
     // expanded: 1, 1, 2, 2, 3, 3, 3, 3 (block 0 twice)
     const sel = selectionOf([2, 1], s.widest);
     expect(startFigure(s, sel)).toBe(8);
@@ -155,6 +157,11 @@ describe('block values: the value at a weighted rank', () => {
         }
         expect(s.below[(c + 1) * 2 + k]! - s.below[c * 2 + k]!).toBe(values);
       }
+    }
+    // cumulative: the values of both blocks below chunk c's lower cut point
+    for (let c = 0; c <= s.chunks; c++) {
+      const bound = c === 0 ? -Infinity : c === s.chunks ? Infinity : cuts[c - 1]!;
+      expect(s.cumulative[c]).toBe(all.filter((x) => x < bound).length);
     }
   });
 

@@ -46,6 +46,8 @@ export interface BlockValues {
   below: Int32Array;
   /** The most entries any chunk holds (the size of a gather, Selection). */
   widest: number;
+  /** chunks + 1: every block's values below chunk c (the row sums of `below`), the scale rankValue guesses a chunk on. */
+  cumulative: Float64Array;
 }
 
 /** The cut points for about `values` values from a probe of them (any order; sorted in place). */
@@ -326,7 +328,13 @@ export class BlockValuesBuilder {
     for (const name of ['count', 'entryCount', 'entryChunk', 'counts', 'used'] as const) this[name] = new Int32Array(0);
     let widest = 0;
     for (let c = 0; c < this.chunks; c++) widest = Math.max(widest, this.chunkEntries[c]!);
-    return { blocks: this.blocks, value, count, first: this.first, chunks: this.chunks, at: this.at, below: this.below, widest };
+    const cumulative = new Float64Array(this.chunks + 1);
+    for (let c = 0; c <= this.chunks; c++) {
+      let t = 0;
+      for (let b = 0, row = c * this.blocks; b < this.blocks; b++) t += this.below[row + b]!;
+      cumulative[c] = t;
+    }
+    return { blocks: this.blocks, value, count, first: this.first, chunks: this.chunks, at: this.at, below: this.below, widest, cumulative };
   }
 }
 
@@ -374,11 +382,21 @@ export function startFigure(s: BlockValues, sel: Selection): number {
   return sel.total;
 }
 
+/** Guesses of rankValue's chunk search before it bisects. */
+const GUESSES = 6;
+
 /**
  * The value at rank r (0-based, r < the total weight) of the multiset in which each value of
  * block b counts as often as the resample drew b (s made current by startFigure): the chunk
- * holding r by binary search (from the last chunk read, when r is above it), then a weighted
- * selection among that chunk's entries of the drawn blocks.
+ * holding r by a search over chunks (from the last chunk read, when r is above it), then a
+ * weighted selection among that chunk's entries of the drawn blocks.
+ *
+ * The search keeps below(lo) ≤ r < below(hi), each step one weightBelow (a pass over the drawn
+ * blocks, the cost of a resample). A resample's weight below a chunk is close to the whole
+ * sample's (cumulative) scaled to its total, so the first steps split the bracket where r lies
+ * on that scale, moved each time by how far the last weight missed r: they mostly land on the
+ * chunk in a few steps where bisection takes log2(chunks). Bisection finishes whatever is left,
+ * so the chunk found is the same one (the only chunk with below(c) ≤ r < below(c + 1)).
  */
 export function rankValue(s: BlockValues, sel: Selection, r: number): number {
   if (sel.figure !== s) throw new Error('rankValue: startFigure first');
@@ -389,6 +407,21 @@ export function rankValue(s: BlockValues, sel: Selection, r: number): number {
   let hi = s.chunks;
   let belowHi = sel.total;
   // below(lo) ≤ r < below(hi)
+  const cum = s.cumulative;
+  const scale = cum[s.chunks]! / sel.total;
+  let x = r * scale;
+  for (let step = 0; step < GUESSES && hi - lo > 1; step++) {
+    const g = Math.min(hi - 1, Math.max(lo + 1, nearestBoundary(cum, x, lo, hi)));
+    const w = weightBelow(s, sel, g);
+    if (w <= r) {
+      lo = g;
+      belowLo = w;
+    } else {
+      hi = g;
+      belowHi = w;
+    }
+    x = cum[g]! + (r - w) * scale;
+  }
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
     const w = weightBelow(s, sel, mid);
@@ -416,6 +449,19 @@ export function rankValue(s: BlockValues, sel: Selection, r: number): number {
   sel.belowChunk = belowLo;
   sel.belowNext = belowHi;
   return weightedSelect(sel.values, sel.weights, g, r - belowLo);
+}
+
+/** The chunk boundary c in [lo, hi] nearest to x on the whole sample's scale (cum non-decreasing): bisection of cum, no weights read. */
+function nearestBoundary(cum: Float64Array, x: number, lo: number, hi: number): number {
+  // the last c in [lo, hi) with cum[c] ≤ x (lo when none)
+  let a = lo;
+  let b = hi;
+  while (b - a > 1) {
+    const mid = (a + b) >>> 1;
+    if (cum[mid]! <= x) a = mid;
+    else b = mid;
+  }
+  return x - cum[a]! > cum[a + 1]! - x ? a + 1 : a;
 }
 
 /**
