@@ -36,6 +36,12 @@ const ttft = SLO_METRICS.ttft_ms as RequestMetricDef;
 const tpot = SLO_METRICS.tpot_ms as RequestMetricDef;
 const e2el = SLO_METRICS.e2el_ms as RequestMetricDef;
 const itl = SLO_METRICS.itl_ms as PooledMetricDef;
+/** The per-request figures with their definitions (one array, not one a record). */
+const PER_REQUEST = [
+  ['ttft', ttft],
+  ['tpot', tpot],
+  ['e2el', e2el],
+] as const;
 
 export interface RunSample {
   n: number;
@@ -80,7 +86,7 @@ function probeCuts(measure: readonly RequestRecord[], blocks: number): Record<La
   for (let i = 0; i < measure.length; i += stride) {
     const r = measure[i]!;
     if (r.status !== 'ok') continue;
-    for (const [key, def] of [['ttft', ttft], ['tpot', tpot], ['e2el', e2el]] as const) {
+    for (const [key, def] of PER_REQUEST) {
       const v = def.value(r);
       if (v !== null) probes[key].push(v);
     }
@@ -303,18 +309,25 @@ export function resampleFigures(s: RunSample, rng: Rng, scratch: Scratch, goodpu
   out.error_rate = drawn > 0 ? errors / drawn : null;
   const nb = s.buckets.ok.length;
   const kb = multinomialCounts(rng, scratch.buckets);
-  const sum = (x: Float64Array): number => {
-    let t = 0;
-    for (let j = 0; j < nb; j++) t += kb[j]! * x[j]!;
-    return t;
-  };
+  // The drawn buckets' sums, all in one pass (each added in bucket order, as one pass apiece would).
+  const { ok, good, output, total } = s.buckets;
+  let okSum = 0;
+  let goodSum = 0;
+  let outputSum = 0;
+  let totalSum = 0;
+  for (let j = 0; j < nb; j++) {
+    const k = kb[j]!;
+    okSum += k * ok[j]!;
+    goodSum += k * good[j]!;
+    outputSum += k * output[j]!;
+    totalSum += k * total[j]!;
+  }
   const d = s.duration_s;
-  const rate = (x: Float64Array): number | null => (d > 0 ? sum(x) / d : null);
-  out.request_throughput = rate(s.buckets.ok);
-  out.output_throughput = rate(s.buckets.output);
-  const total = rate(s.buckets.total);
-  out.total_token_throughput = total;
-  out.goodput = goodput ? rate(s.buckets.good) : null;
-  out.cost_per_1m_tokens = s.cost_per_s !== null && d > 0 ? perMillionTokens(s.cost_per_s * d, sum(s.buckets.total)) : null;
+  const rate = (sum: number): number | null => (d > 0 ? sum / d : null);
+  out.request_throughput = rate(okSum);
+  out.output_throughput = rate(outputSum);
+  out.total_token_throughput = rate(totalSum);
+  out.goodput = goodput ? rate(goodSum) : null;
+  out.cost_per_1m_tokens = s.cost_per_s !== null && d > 0 ? perMillionTokens(s.cost_per_s * d, totalSum) : null;
   return out;
 }
