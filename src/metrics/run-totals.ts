@@ -25,7 +25,9 @@ export interface TimeSpan {
  * Totals of measure-phase `measure` records over `window` (its length is the duration), with
  * goodput counted against `slos` (good is null without SLOs). A request is late when
  * sent_ms − scheduled_ms > lateMs. `tokens`: the window's per-second output tokens already
- * spread (peaks.ts tokenSeconds), else they are spread here.
+ * spread (peaks.ts tokenSeconds), else they are spread here. `overTime` false: the peaks and the
+ * downtime are left 0, neither pass over the window made (for a caller that reads only the sums
+ * and counts: compare's point figures).
  */
 export function runTotals(
   measure: readonly RequestRecord[],
@@ -33,6 +35,7 @@ export function runTotals(
   slos: readonly GoodputSlo[],
   lateMs: number = DEFAULT_LATE_THRESHOLD_MS,
   tokens?: TokenSpread,
+  overTime = true,
 ): RunTotals {
   const byStatus: Record<RequestStatus, number> = { ok: 0, error: 0, timeout: 0, cancelled: 0 };
   let ok = 0;
@@ -65,8 +68,8 @@ export function runTotals(
       goodTokens += r.output_tokens;
     }
   }
-  const buckets = window === null ? null : secondBuckets(measure, window.start_ms, window.end_ms, tokens);
-  const downtime = window === null ? 0 : downtimeMs(findOutages(measure, window.end_ms));
+  const buckets = window === null || !overTime ? null : secondBuckets(measure, window.start_ms, window.end_ms, tokens);
+  const downtime = window === null || !overTime ? 0 : downtimeMs(findOutages(measure, window.end_ms));
   const hasGoodput = slos.length > 0;
   return {
     duration_s: window === null ? 0 : (window.end_ms - window.start_ms) / 1000,

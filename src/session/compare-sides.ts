@@ -6,11 +6,11 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { UserError } from '../errors/user-error.js';
-import { computeMetrics, measureRecords, measuredWindow } from '../metrics/index.js';
+import { checkSlos, computeMetrics, measureRecords, measuredWindow, runTotals } from '../metrics/index.js';
 import { readJsonFile, readRunBundle, readSpec } from '../store/run-bundle.js';
 import { READABLE_RESULT_SCHEMAS } from '../store/result-schema.js';
 import type { RunResult } from '../report/result-json.js';
-import { buildSample } from '../analysis/compare/bootstrap.js';
+import { buildSample, figuresOfSample } from '../analysis/compare/bootstrap.js';
 import { loadSettings, workloadSettings } from '../analysis/comparable-spec.js';
 import type { CompareSide } from '../analysis/compare/compare.js';
 import type { GroupSide } from '../analysis/compare/group-compare.js';
@@ -52,12 +52,19 @@ interface SideContext {
 
 /** A side from its records (a run's, or one sweep stage's) and the context they ran in. */
 function sideFromRecords(label: string, records: RequestRecord[], ctx: SideContext): CompareSide {
-  const metrics = computeMetrics(records, { slos: ctx.slos });
+  checkSlos(ctx.slos);
   const measure = measureRecords(records);
+  const window = measuredWindow(measure);
   const costPerS = ctx.cost ? (ctx.cost.gpu_hour_cost * ctx.cost.gpus) / 3600 : null;
   // The point figure is the cost block's, computed from the same records when the run finished.
   const costPer1m = ctx.cost?.per_1m_tokens ?? null;
   const ok = measure.filter((r) => r.status === 'ok');
+  const sample = buildSample(measure, window, ctx.slos.length > 0 ? ctx.slos : null, costPerS);
+  // The point figures from the sample (its values are the metrics' when no attempt was
+  // superseded by a retry): the run's full metrics would read every value once more.
+  const figures = measure.some((r) => r.retried === true)
+    ? figuresOfRun(computeMetrics(records, { slos: ctx.slos }), costPer1m)
+    : figuresOfSample(sample, runTotals(measure, window, ctx.slos, undefined, undefined, false), costPer1m);
   return {
     label,
     kind: 'run',
@@ -69,8 +76,8 @@ function sideFromRecords(label: string, records: RequestRecord[], ctx: SideConte
       input_lengths: ok.map((r) => r.prompt_tokens ?? r.client_prompt_tokens ?? 0),
       output_lengths: ok.map((r) => r.output_tokens),
     },
-    figures: figuresOfRun(metrics, costPer1m),
-    sample: buildSample(measure, measuredWindow(measure), ctx.slos.length > 0 ? ctx.slos : null, costPerS),
+    figures,
+    sample,
     quality: qualitySample(records),
     invalid: invalidReason(ctx.validity),
     // Request i got the workload's i-th prompt: the same workload and seed mean the same prompts.

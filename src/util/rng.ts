@@ -53,19 +53,28 @@ export function createRng(seed: number | string): Rng {
     next: () => u32() / 4294967296,
     int: (lo, hi) => lo + Math.floor((u32() / 4294967296) * (hi - lo + 1)),
     tally: (draws, out) => {
-      // u32's step, on locals (the state written back once): a bootstrap draws millions
+      // u32's step, on locals (the state written back once): a bootstrap draws millions. The
+      // state is kept as signed 32-bit integers (`| 0`), the same bits as u32's unsigned ones
+      // (every step is arithmetic mod 2^32), which V8 keeps in integer registers; only the draw
+      // reads t unsigned.
       const n = out.length;
-      let [sa, sb, sc, sd] = [a, b, c, d];
+      let sa = a | 0;
+      let sb = b | 0;
+      let sc = c | 0;
+      let sd = d | 0;
       for (let i = 0; i < draws; i++) {
-        const t = (((sa + sb) >>> 0) + sd) >>> 0;
-        sd = (sd + 1) >>> 0;
+        const t = (sa + sb + sd) | 0;
+        sd = (sd + 1) | 0;
         sa = sb ^ (sb >>> 9);
-        sb = (sc + (sc << 3)) >>> 0;
-        sc = ((sc << 21) | (sc >>> 11)) >>> 0;
-        sc = (sc + t) >>> 0;
-        out[Math.floor((t / 4294967296) * n)]! += 1;
+        sb = (sc + (sc << 3)) | 0;
+        sc = (sc << 21) | (sc >>> 11);
+        sc = (sc + t) | 0;
+        out[Math.floor(((t >>> 0) / 4294967296) * n)]! += 1;
       }
-      [a, b, c, d] = [sa, sb, sc, sd];
+      a = sa >>> 0;
+      b = sb >>> 0;
+      c = sc >>> 0;
+      d = sd >>> 0;
     },
     normal: () => {
       if (spare !== null) {

@@ -14,6 +14,7 @@ import { SLO_METRICS, type PooledMetricDef, type RequestMetricDef } from '../../
 import { createRng } from '../../src/util/rng.js';
 import { argsortFloat64 } from '../../src/util/argsort.js';
 import { rec } from '../metrics/make-record.js';
+import { perMillionTokens } from '../../src/metrics/cost.js';
 
 /** A figure built from values per block (blocks in order), cut points from all of its values. */
 function built(perBlock: readonly (readonly number[])[], valuesPerChunk?: number): BlockValues {
@@ -100,6 +101,8 @@ describe('block values: the value at a weighted rank', () => {
     // rows c = 0 … 3, each [block 0, block 1]
     expect(Array.from(s.at)).toEqual([0, 3, 1, 3, 1, 5, 3, 5]);
     expect(Array.from(s.below)).toEqual([0, 0, 1, 0, 1, 2, 3, 2]);
+    // both blocks' values below each chunk: none, the 1, the 1 and the 2s, all five
+    expect(Array.from(s.cumulative)).toEqual([0, 1, 3, 5]);
     // expanded: 1, 1, 2, 2, 3, 3, 3, 3 (block 0 twice)
     const sel = selectionOf([2, 1], s.widest);
     expect(startFigure(s, sel)).toBe(8);
@@ -155,6 +158,11 @@ describe('block values: the value at a weighted rank', () => {
         }
         expect(s.below[(c + 1) * 2 + k]! - s.below[c * 2 + k]!).toBe(values);
       }
+    }
+    // cumulative: the values of both blocks below chunk c's lower cut point
+    for (let c = 0; c <= s.chunks; c++) {
+      const bound = c === 0 ? -Infinity : c === s.chunks ? Infinity : cuts[c - 1]!;
+      expect(s.cumulative[c]).toBe(all.filter((x) => x < bound).length);
     }
   });
 
@@ -304,5 +312,34 @@ describe('resampleFigures', () => {
     for (let k = 0; k < 20; k++) tokens += again.int(0, 19) + 1;
     expect(got.output_throughput).toBe(tokens / 20);
     expect(got.request_throughput).toBe(1);
+  });
+
+  it('goodput and cost per 1M tokens: the drawn buckets’ good completions and total tokens', () => {
+    // request k ends in second k with k + 1 output tokens and 3 prompt tokens; TTFT 100 ms for even k, 600 for odd: an SLO of 300 ms holds for the even ones
+    const records = Array.from({ length: 20 }, (_, k) => {
+      const first = k * 1000 + 100 + (k % 2) * 500;
+      return rec({ id: k, sent_ms: k * 1000, prompt_tokens: 3, chunks: Array.from({ length: k + 1 }, (_, j) => first + j) });
+    });
+    const slos = [{ metric: 'ttft_ms' as const, threshold_ms: 300 }];
+    const sample = buildSample(records, { start_ms: 0, end_ms: 20_000 }, slos, 0.5);
+    const rng = createRng(9);
+    const again = createRng(9);
+    const got = resampleFigures(sample, rng, scratchFor(sample), true);
+    for (let k = 0; k < sample.blocks; k++) again.int(0, sample.blocks - 1);
+    let good = 0;
+    let ok = 0;
+    let total = 0;
+    for (let j = 0; j < 20; j++) {
+      const k = again.int(0, 19);
+      ok += 1;
+      if (k % 2 === 0) good += 1;
+      total += k + 1 + 3;
+    }
+    expect(got.request_throughput).toBe(ok / 20);
+    expect(got.goodput).toBe(good / 20);
+    expect(got.total_token_throughput).toBe(total / 20);
+    expect(got.cost_per_1m_tokens).toBe(perMillionTokens(0.5 * 20, total));
+    // without goodput asked for: null
+    expect(resampleFigures(sample, createRng(9), scratchFor(sample), false).goodput).toBeNull();
   });
 });

@@ -46,6 +46,8 @@ export interface BlockValues {
   below: Int32Array;
   /** The most entries any chunk holds (the size of a gather, Selection). */
   widest: number;
+  /** chunks + 1: every block's values below chunk c (the row sums of `below`), the scale rankValue guesses a chunk on. */
+  cumulative: Float64Array;
 }
 
 /** The cut points for about `values` values from a probe of them (any order; sorted in place). */
@@ -217,6 +219,17 @@ export class BlockValuesBuilder {
   }
 
   /**
+   * x's home slot in a table of 2^(32 − shift) slots: both halves of its bits mixed, then the
+   * product's top bits (multiplicative hashing). The top bits, because the low bits of a product
+   * depend only on the low bits of its factors, and a whole or short binary number (whole ms, a
+   * quarter ms) has zero low bits in both halves: it would hash to slot 0, every one of them.
+   */
+  private slotOf(x: number, shift: number): number {
+    this.bits[0] = x;
+    return Math.imul(this.words[0]! ^ Math.imul(this.words[1]!, 0x85ebca77), 0x9e3779b1) >>> shift;
+  }
+
+  /**
    * The block's distinct values with their counts (entryValue, entryCount) through a hash table,
    * and how many; −1, with nothing written, when most of the first HASH_TRIAL values (or half of
    * all) are distinct: then every value is its own entry, cheaper than hashing them.
@@ -235,46 +248,54 @@ export class BlockValuesBuilder {
     // in cache), grown fourfold while it fills.
     let size = Math.min(keys.length, this.tableSize);
     let mask = size - 1;
+    let shift = Math.clz32(size) + 1;
     const trial = Math.min(xs.length, HASH_TRIAL);
     let distinct = 0;
     for (let i = 0; i < xs.length; i++) {
       // -0 as 0: one key for equal values
       const x = xs[i]! === 0 ? 0 : xs[i]!;
-      if (x !== x) throw new Error('BlockValuesBuilder: NaN');
+      // slotOf, inline
       bits[0] = x;
-      let h = (Math.imul(words[0]!, 0x9e3779b1) ^ Math.imul(words[1]!, 0x85ebca77)) & mask;
-      while (counts[h]! !== 0 && keys[h]! !== x) h = (h + 1) & mask;
-      if (counts[h]! === 0) {
-        if (distinct === limit || (i < trial && distinct * 4 > trial * 3)) {
-          for (let d = 0; d < distinct; d++) counts[used[d]!] = 0;
-          return -1;
-        }
-        if (4 * (distinct + 1) > size) {
-          // rehash into a table four times larger (the entries parked in the entry arrays)
-          for (let d = 0; d < distinct; d++) {
-            this.entryValue[d] = keys[used[d]!]!;
-            this.entryCount[d] = counts[used[d]!]!;
-            counts[used[d]!] = 0;
-          }
-          size = Math.min(keys.length, size * 4);
-          mask = size - 1;
-          for (let d = 0; d < distinct; d++) {
-            const y = this.entryValue[d]!;
-            bits[0] = y;
-            let g = (Math.imul(words[0]!, 0x9e3779b1) ^ Math.imul(words[1]!, 0x85ebca77)) & mask;
-            while (counts[g]! !== 0) g = (g + 1) & mask;
-            keys[g] = y;
-            counts[g] = this.entryCount[d]!;
-            used[d] = g;
-          }
-          bits[0] = x;
-          h = (Math.imul(words[0]!, 0x9e3779b1) ^ Math.imul(words[1]!, 0x85ebca77)) & mask;
-          while (counts[h]! !== 0) h = (h + 1) & mask;
-        }
-        keys[h] = x;
-        used[distinct++] = h;
+      let h = Math.imul(words[0]! ^ Math.imul(words[1]!, 0x85ebca77), 0x9e3779b1) >>> shift;
+      let c = counts[h]!;
+      while (c !== 0 && keys[h]! !== x) {
+        h = (h + 1) & mask;
+        c = counts[h]!;
       }
-      counts[h]!++;
+      // most values are in the table already: the rest of the loop is for a new one (or NaN, which equals no key)
+      if (c !== 0) {
+        counts[h] = c + 1;
+        continue;
+      }
+      if (x !== x) throw new Error('BlockValuesBuilder: NaN');
+      if (distinct === limit || (i < trial && distinct * 4 > trial * 3)) {
+        for (let d = 0; d < distinct; d++) counts[used[d]!] = 0;
+        return -1;
+      }
+      if (4 * (distinct + 1) > size) {
+        // rehash into a table four times larger (the entries parked in the entry arrays)
+        for (let d = 0; d < distinct; d++) {
+          this.entryValue[d] = keys[used[d]!]!;
+          this.entryCount[d] = counts[used[d]!]!;
+          counts[used[d]!] = 0;
+        }
+        size = Math.min(keys.length, size * 4);
+        mask = size - 1;
+        shift = Math.clz32(size) + 1;
+        for (let d = 0; d < distinct; d++) {
+          const y = this.entryValue[d]!;
+          let g = this.slotOf(y, shift);
+          while (counts[g]! !== 0) g = (g + 1) & mask;
+          keys[g] = y;
+          counts[g] = this.entryCount[d]!;
+          used[d] = g;
+        }
+        h = this.slotOf(x, shift);
+        while (counts[h]! !== 0) h = (h + 1) & mask;
+      }
+      keys[h] = x;
+      counts[h] = 1;
+      used[distinct++] = h;
     }
     for (let d = 0; d < distinct; d++) {
       const h = used[d]!;
@@ -307,7 +328,13 @@ export class BlockValuesBuilder {
     for (const name of ['count', 'entryCount', 'entryChunk', 'counts', 'used'] as const) this[name] = new Int32Array(0);
     let widest = 0;
     for (let c = 0; c < this.chunks; c++) widest = Math.max(widest, this.chunkEntries[c]!);
-    return { blocks: this.blocks, value, count, first: this.first, chunks: this.chunks, at: this.at, below: this.below, widest };
+    const cumulative = new Float64Array(this.chunks + 1);
+    for (let c = 0; c <= this.chunks; c++) {
+      let t = 0;
+      for (let b = 0, row = c * this.blocks; b < this.blocks; b++) t += this.below[row + b]!;
+      cumulative[c] = t;
+    }
+    return { blocks: this.blocks, value, count, first: this.first, chunks: this.chunks, at: this.at, below: this.below, widest, cumulative };
   }
 }
 
@@ -355,11 +382,21 @@ export function startFigure(s: BlockValues, sel: Selection): number {
   return sel.total;
 }
 
+/** Guesses of rankValue's chunk search before it bisects. */
+const GUESSES = 6;
+
 /**
  * The value at rank r (0-based, r < the total weight) of the multiset in which each value of
  * block b counts as often as the resample drew b (s made current by startFigure): the chunk
- * holding r by binary search (from the last chunk read, when r is above it), then a weighted
- * selection among that chunk's entries of the drawn blocks.
+ * holding r by a search over chunks (from the last chunk read, when r is above it), then a
+ * weighted selection among that chunk's entries of the drawn blocks.
+ *
+ * The search keeps below(lo) ≤ r < below(hi), each step one weightBelow (a pass over the drawn
+ * blocks, the cost of a resample). A resample's weight below a chunk is close to the whole
+ * sample's (cumulative) scaled to its total, so the first steps split the bracket where r lies
+ * on that scale, moved each time by how far the last weight missed r: they mostly land on the
+ * chunk in a few steps where bisection takes log2(chunks). Bisection finishes whatever is left,
+ * so the chunk found is the same one (the only chunk with below(c) ≤ r < below(c + 1)).
  */
 export function rankValue(s: BlockValues, sel: Selection, r: number): number {
   if (sel.figure !== s) throw new Error('rankValue: startFigure first');
@@ -370,6 +407,21 @@ export function rankValue(s: BlockValues, sel: Selection, r: number): number {
   let hi = s.chunks;
   let belowHi = sel.total;
   // below(lo) ≤ r < below(hi)
+  const cum = s.cumulative;
+  const scale = cum[s.chunks]! / sel.total;
+  let x = r * scale;
+  for (let step = 0; step < GUESSES && hi - lo > 1; step++) {
+    const g = Math.min(hi - 1, Math.max(lo + 1, nearestBoundary(cum, x, lo, hi)));
+    const w = weightBelow(s, sel, g);
+    if (w <= r) {
+      lo = g;
+      belowLo = w;
+    } else {
+      hi = g;
+      belowHi = w;
+    }
+    x = cum[g]! + (r - w) * scale;
+  }
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
     const w = weightBelow(s, sel, mid);
@@ -397,6 +449,19 @@ export function rankValue(s: BlockValues, sel: Selection, r: number): number {
   sel.belowChunk = belowLo;
   sel.belowNext = belowHi;
   return weightedSelect(sel.values, sel.weights, g, r - belowLo);
+}
+
+/** The chunk boundary c in [lo, hi] nearest to x on the whole sample's scale (cum non-decreasing): bisection of cum, no weights read. */
+function nearestBoundary(cum: Float64Array, x: number, lo: number, hi: number): number {
+  // the last c in [lo, hi) with cum[c] ≤ x (lo when none)
+  let a = lo;
+  let b = hi;
+  while (b - a > 1) {
+    const mid = (a + b) >>> 1;
+    if (cum[mid]! <= x) a = mid;
+    else b = mid;
+  }
+  return x - cum[a]! > cum[a + 1]! - x ? a + 1 : a;
 }
 
 /**

@@ -24,8 +24,11 @@
  */
 import type { RequestRecord } from '../../record/record.js';
 import type { Rng } from '../../util/rng.js';
-import { isGood, SLO_METRICS, type PooledMetricDef, type RequestMetricDef, type Slo } from '../../metrics/index.js';
+import { isGood, SLO_METRICS, type PooledMetricDef, type RequestMetricDef, type RunTotals, type Slo } from '../../metrics/index.js';
 import { perMillionTokens } from '../../metrics/cost.js';
+import { errorRate } from '../../metrics/defs/errors.js';
+import { goodput as goodputDef, outputThroughput, requestThroughput, totalTokenThroughput } from '../../metrics/defs/throughput.js';
+import { interpolate } from '../../util/percentile.js';
 import { LATENCY_KEYS, PERCENTILES, type FigureValues, type LatencyKey } from './key-figures.js';
 import { BlockValuesBuilder, cutPoints, newSelection, rankValue, startFigure, type BlockValues, type Selection } from './block-values.js';
 
@@ -33,6 +36,12 @@ const ttft = SLO_METRICS.ttft_ms as RequestMetricDef;
 const tpot = SLO_METRICS.tpot_ms as RequestMetricDef;
 const e2el = SLO_METRICS.e2el_ms as RequestMetricDef;
 const itl = SLO_METRICS.itl_ms as PooledMetricDef;
+/** The per-request figures with their definitions (one array, not one a record). */
+const PER_REQUEST = [
+  ['ttft', ttft],
+  ['tpot', tpot],
+  ['e2el', e2el],
+] as const;
 
 export interface RunSample {
   n: number;
@@ -77,7 +86,7 @@ function probeCuts(measure: readonly RequestRecord[], blocks: number): Record<La
   for (let i = 0; i < measure.length; i += stride) {
     const r = measure[i]!;
     if (r.status !== 'ok') continue;
-    for (const [key, def] of [['ttft', ttft], ['tpot', tpot], ['e2el', e2el]] as const) {
+    for (const [key, def] of PER_REQUEST) {
       const v = def.value(r);
       if (v !== null) probes[key].push(v);
     }
@@ -156,6 +165,46 @@ export function buildSample(
   }
   const latency = Object.fromEntries(LATENCY_KEYS.map((k) => [k, cols[k].finish()])) as Record<LatencyKey, BlockValues>;
   return { n, blocks, latency, blockSize, blockErrors, duration_s: durMs / 1000, buckets, cost_per_s: costPerS };
+}
+
+/**
+ * The point figures figuresOfRun reads off the run's metrics (key-figures.ts), without computing
+ * the metrics: each latency percentile from the sample itself, every block counted once — the
+ * multiset computeMetrics summarizes, so the same order statistics and the same interpolation
+ * (numpy's, util/percentile.ts) give the same numbers — and the throughputs and the error rate
+ * from the run's totals `t` (runTotals over the same records). Only for measure-phase records of
+ * which none was retried: the sample holds every ok attempt, the metrics a request's last one.
+ */
+export function figuresOfSample(s: RunSample, t: RunTotals, costPer1m: number | null): FigureValues {
+  const widest = Math.max(0, ...LATENCY_KEYS.map((k) => s.latency[k].widest));
+  const sel = newSelection(s.blocks, widest);
+  for (let b = 0; b < s.blocks; b++) {
+    sel.blocks[b] = b;
+    sel.weight[b] = 1;
+  }
+  sel.size = s.blocks;
+  const out: FigureValues = {};
+  for (const key of LATENCY_KEYS) {
+    const values = s.latency[key];
+    const n = startFigure(values, sel);
+    for (const p of PERCENTILES) {
+      if (n === 0) {
+        out[`${key}_p${p}`] = null;
+        continue;
+      }
+      // the float steps of util/percentile.ts, on the ranks it reads
+      const h = (n - 1) * (p / 100);
+      const lo = Math.floor(h);
+      out[`${key}_p${p}`] = interpolate(rankValue(values, sel, lo), rankValue(values, sel, Math.min(lo + 1, n - 1)), h - lo);
+    }
+  }
+  out.request_throughput = requestThroughput.value(t);
+  out.output_throughput = outputThroughput.value(t);
+  out.total_token_throughput = totalTokenThroughput.value(t);
+  out.goodput = goodputDef.value(t);
+  out.error_rate = errorRate.value(t);
+  out.cost_per_1m_tokens = costPer1m;
+  return out;
 }
 
 /**
@@ -260,18 +309,25 @@ export function resampleFigures(s: RunSample, rng: Rng, scratch: Scratch, goodpu
   out.error_rate = drawn > 0 ? errors / drawn : null;
   const nb = s.buckets.ok.length;
   const kb = multinomialCounts(rng, scratch.buckets);
-  const sum = (x: Float64Array): number => {
-    let t = 0;
-    for (let j = 0; j < nb; j++) t += kb[j]! * x[j]!;
-    return t;
-  };
+  // The drawn buckets' sums, all in one pass (each added in bucket order, as one pass apiece would).
+  const { ok, good, output, total } = s.buckets;
+  let okSum = 0;
+  let goodSum = 0;
+  let outputSum = 0;
+  let totalSum = 0;
+  for (let j = 0; j < nb; j++) {
+    const k = kb[j]!;
+    okSum += k * ok[j]!;
+    goodSum += k * good[j]!;
+    outputSum += k * output[j]!;
+    totalSum += k * total[j]!;
+  }
   const d = s.duration_s;
-  const rate = (x: Float64Array): number | null => (d > 0 ? sum(x) / d : null);
-  out.request_throughput = rate(s.buckets.ok);
-  out.output_throughput = rate(s.buckets.output);
-  const total = rate(s.buckets.total);
-  out.total_token_throughput = total;
-  out.goodput = goodput ? rate(s.buckets.good) : null;
-  out.cost_per_1m_tokens = s.cost_per_s !== null && d > 0 ? perMillionTokens(s.cost_per_s * d, sum(s.buckets.total)) : null;
+  const rate = (sum: number): number | null => (d > 0 ? sum / d : null);
+  out.request_throughput = rate(okSum);
+  out.output_throughput = rate(outputSum);
+  out.total_token_throughput = rate(totalSum);
+  out.goodput = goodput ? rate(goodSum) : null;
+  out.cost_per_1m_tokens = s.cost_per_s !== null && d > 0 ? perMillionTokens(s.cost_per_s * d, totalSum) : null;
   return out;
 }
