@@ -17,6 +17,9 @@
  *            record starts with four zero slots and next = 0. (Slots updated in place, not a
  *            list kept in recency order: the decoder indexes instead of shifting, at the same size.)
  *   doubles  otherwise (base NaN): the times themselves in a Float64Array.
+ *   stretch  (page STRETCH, set by shareTimeline once a run is read) times at .. at + count − 1 of
+ *            the store's one shared timeline of step times (record/shared-timeline.ts): what
+ *            most records of a virtual run are. base and last keep their meaning.
  *
  * Invariants:
  * - A time read back is (µs) / 1000 where µs = base + Σ gaps up to it, summed in doubles from the
@@ -30,8 +33,13 @@
  * - count, first and the "≤ t" count keep the meaning they have over the decoded times.
  * - encodeGaps is the one writer of the byte format; decodeTimes and decodeGaps (the same loop,
  *   ending in times or in their differences) its readers.
+ * - A stretch record's times are the timeline's doubles at its steps, each the µs / 1000 of the
+ *   µs it was coded with (checked value for value when it was found): `times` and `gaps` give the
+ *   same doubles as before; its bytes are dropped from the pages.
  */
 import { f64Column, i32Column, PAGE_VALUES, PagedColumn, type ColumnArray } from './paged-column.js';
+import { findSharedTimeline } from './shared-timeline.js';
+import type { SharedTimeline, StepStretch } from './step-stretch.js';
 
 /**
  * A store's contents for the column file (store/records-columns-file.ts): typed sections, each
@@ -55,6 +63,10 @@ export interface SectionSource {
 const PAGE = 1 << 20;
 /** First bytes from here on start a whole gap: 3 bytes, or the escape. */
 const LITERAL = 0xc0;
+/** The page of a record whose times are a stretch of the shared timeline. */
+const STRETCH = -1;
+/** A shared timeline is kept only when it holds at most this share of the chunk times it stands for. */
+const SHARED_AT_MOST = 0.5;
 /** A first byte that says the gap's float64 bits follow in 8 bytes. */
 const ESCAPE = 0xff;
 /** Gaps below this fit a 3-byte literal. */
@@ -189,14 +201,15 @@ export function encodeGaps(micros: Float64Array, count: number, p: Uint8Array, w
 }
 
 /**
- * Decodes n times (µs / 1000) of a gaps record from byte w of p into out[0..n): out[0] is base /
- * 1000, each later one (base + the gaps up to it, summed in order) / 1000.
+ * Decodes n times (µs / unit) of a gaps record from byte w of p into out[0..n): out[0] is base /
+ * unit, each later one (base + the gaps up to it, summed in order) / unit. unit 1000 gives the
+ * times in ms; 1 their µs (exact: whole numbers below 2^53).
  */
-function decodeTimes(p: Uint8Array, w: number, n: number, base: number, out: Float64Array): void {
+function decodeTimes(p: Uint8Array, w: number, n: number, base: number, out: Float64Array, unit = 1000): void {
   const r = recent.fill(0);
   let next = 0;
   let acc = base;
-  out[0] = base / 1000;
+  out[0] = base / unit;
   for (let k = 1; k < n; k++) {
     const b = p[w]!;
     let g: number;
@@ -227,8 +240,17 @@ function decodeTimes(p: Uint8Array, w: number, n: number, base: number, out: Flo
       next = (next + 1) & 3;
     }
     acc += g;
-    out[k] = acc / 1000;
+    out[k] = acc / unit;
   }
+}
+
+/** Where the n − 1 gaps of a record coded from byte w of p end (each code's length is in its first byte). */
+function gapBytesEnd(p: Uint8Array, w: number, n: number): number {
+  for (let k = 1; k < n; k++) {
+    const b = p[w]!;
+    w += b < 0x80 ? 1 : b < LITERAL ? 2 : b < ESCAPE ? 3 : MAX_GAP_BYTES;
+  }
+  return w;
 }
 
 /**
@@ -297,7 +319,9 @@ export class ChunkStore {
   private readonly base: PagedColumn<Float64Array>;
   /** µs of the last chunk (gaps only): a count up to a time past it needs no decoding. */
   private readonly last: PagedColumn<Float64Array>;
-  private readonly bytes = new Pages((n) => new Uint8Array(n));
+  private bytes = new Pages((n) => new Uint8Array(n));
+  /** The step times stretch records are on (shareTimeline). */
+  private shared: StoredTimeline | null = null;
   private readonly doubles = new Pages((n) => new Float64Array(n));
   private scratch = new Float64Array(256);
   private decoded = new Float64Array(256);
@@ -324,6 +348,11 @@ export class ChunkStore {
     const doubles = new Float64Array(sum(pages.doubles));
     src.fill('chunk_doubles', doubles, doubles.length);
     this.doubles.restore(doubles, pages.doubles);
+    if (pages.timeline > 0) {
+      const ms = new Float64Array(pages.timeline);
+      src.fill('chunk_timeline', ms, ms.length);
+      this.shared = new StoredTimeline(ms);
+    }
   }
 
   /** The first n records' chunk times as the column file's sections, and their page lengths. */
@@ -339,8 +368,9 @@ export class ChunkStore {
         { name: 'chunk_last', parts: this.last.prefix(n), paged: true },
         { name: 'chunk_bytes', parts: bytes },
         { name: 'chunk_doubles', parts: doubles },
+        ...(this.shared ? [{ name: 'chunk_timeline', parts: [this.shared.ms] }] : []),
       ],
-      pages: { bytes: bytes.map((p) => p.length), doubles: doubles.map((p) => p.length) },
+      pages: { bytes: bytes.map((p) => p.length), doubles: doubles.map((p) => p.length), timeline: this.shared?.length ?? 0 },
     };
   }
 
@@ -415,6 +445,63 @@ export class ChunkStore {
     return Number.isNaN(base) ? this.doubles.pages[this.page.get(i)]![this.at.get(i)]! : base / 1000;
   }
 
+  /** Record i's chunk times as a stretch of the shared timeline, or null when they are its own. */
+  stretch(i: number): StepStretch | null {
+    if (this.shared === null || this.page.get(i) !== STRETCH) return null;
+    return { timeline: this.shared, first: this.at.get(i), count: this.count.get(i) };
+  }
+
+  /**
+   * Finds the step timeline the first n records share (record/shared-timeline.ts) and keeps
+   * those on it as stretches, dropping their bytes: for a virtual run, most of its records and
+   * of the chunk memory. Kept only when the timeline holds at most SHARED_AT_MOST of the times
+   * it stands for (records that share few times stay as they were). Once per store, before any
+   * record view's stretch is read; `stored(i)`: whether record i's times are in this store.
+   * Returns how many records became stretches.
+   */
+  shareTimeline(n: number, stored: (i: number) => boolean): number {
+    if (this.shared !== null) return 0;
+    const cand: number[] = [];
+    for (let i = 0; i < n; i++) if (stored(i) && this.count.get(i) >= 2 && this.page.get(i) >= 0 && !Number.isNaN(this.base.get(i))) cand.push(i);
+    const found = findSharedTimeline({
+      n: cand.length,
+      firstMicros: (c) => this.base.get(cand[c]!),
+      count: (c) => this.count.get(cand[c]!),
+      decodeMicros: (c, out) => {
+        const i = cand[c]!;
+        decodeTimes(this.bytes.pages[this.page.get(i)]!, this.at.get(i), this.count.get(i), this.base.get(i), out, 1);
+      },
+    });
+    if (found.found === 0 || found.micros.length > found.chunks * SHARED_AT_MOST) return 0;
+    const ms = found.micros;
+    for (let k = 0; k < ms.length; k++) ms[k] = ms[k]! / 1000;
+    // The records left on gaps get their bytes copied into fresh pages, in order.
+    const kept = new Pages((m) => new Uint8Array(m));
+    const old = this.bytes.pages;
+    for (let c = 0, i = 0; i < n; i++) {
+      const onTimeline = c < cand.length && cand[c] === i && found.first[c++]! >= 0;
+      if (onTimeline) {
+        this.page.set(i, STRETCH);
+        this.at.set(i, found.first[c - 1]!);
+        continue;
+      }
+      if (!stored(i)) continue;
+      const count = this.count.get(i);
+      if (count === 0 || Number.isNaN(this.base.get(i))) continue;
+      const from = old[this.page.get(i)]!;
+      const at = this.at.get(i);
+      const len = gapBytesEnd(from, at, count) - at;
+      const page = kept.reserve(len);
+      kept.pages[page]!.set(from.subarray(at, at + len), kept.at);
+      kept.commit(len);
+      this.page.set(i, page);
+      this.at.set(i, kept.at);
+    }
+    this.bytes = kept;
+    this.shared = new StoredTimeline(ms);
+    return found.found;
+  }
+
   /**
    * How many of record i's chunk times are ≤ t, for a record whose times never go back: the
    * same comparisons of the same doubles a loop over all of them makes, so the same count; a
@@ -447,6 +534,7 @@ export class ChunkStore {
     const page = this.page.get(i);
     const at = this.at.get(i);
     const base = this.base.get(i);
+    if (page === STRETCH) return this.shared!.ms.subarray(at, at + n);
     if (Number.isNaN(base)) return this.doubles.pages[page]!.subarray(at, at + n);
     decodeTimes(this.bytes.pages[page]!, at, n, base, out);
     return out.subarray(0, n);
@@ -462,8 +550,8 @@ export class ChunkStore {
     const page = this.page.get(i);
     const off = this.at.get(i);
     const base = this.base.get(i);
-    if (Number.isNaN(base)) {
-      const p = this.doubles.pages[page]!;
+    if (page === STRETCH || Number.isNaN(base)) {
+      const p = page === STRETCH ? this.shared!.ms : this.doubles.pages[page]!;
       for (let k = 1; k < n; k++) out[at + k - 1] = p[off + k]! - p[off + k - 1]!;
     } else decodeGaps(this.bytes.pages[page]!, off, n, base, out, at);
     return n - 1;
@@ -475,10 +563,22 @@ export class ChunkStore {
   }
 }
 
-/** The used length of each page of chunk bytes and of chunk doubles, in order. */
+/** The used length of each page of chunk bytes and of chunk doubles, in order, and the shared timeline's length. */
 export interface ChunkPages {
   bytes: number[];
   doubles: number[];
+  timeline: number;
+}
+
+/** The step times (ms) records share, as record/step-stretch.ts reads a timeline. */
+class StoredTimeline implements SharedTimeline {
+  constructor(readonly ms: Float64Array) {}
+  get length(): number {
+    return this.ms.length;
+  }
+  at(i: number): number {
+    return this.ms[i]!;
+  }
 }
 
 const sum = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0);

@@ -12,7 +12,9 @@
  *               Int8Array     error_class (index in ERROR_CLASSES, −1: null)
  *   strings     Int32Array    task, session, finish_reason: ids in one table of the run's distinct strings
  *   chunk times chunk-store.ts: 1–3 bytes a chunk (its gap in µs, coded against the latest few) when every
- *               time is whole µs (what records.jsonl writes), the doubles themselves otherwise.
+ *               time is whole µs (what records.jsonl writes), the doubles themselves otherwise;
+ *               after shareChunkTimeline, a virtual run's records are (first step, count) on the
+ *               step timeline they share, and say so as a StepStretch (record/step-stretch.ts).
  *
  * What the columns do not hold (error messages, texts, retry and reasoning fields, trace ids,
  * quality checks) is kept per record in a sparse side table, and a record whose numbers do not
@@ -25,6 +27,7 @@
 import { ChunkStore, filledColumn, microsToTimes, type ChunkPages, type SectionSource, type StoredSection } from './chunk-store.js';
 import { Interned, NULL_INT, PagedColumn, type ColumnArray } from './paged-column.js';
 import { ERROR_CLASSES, PHASES, type ErrorClass, type RequestRecord, type RequestStatus, type TokenSource } from './record.js';
+import { STEP_STRETCH, type StepStretch } from './step-stretch.js';
 
 /** Bit 7 of a record's code: its chunk times never go back (each ≥ the one before), known when it was stored. */
 const SORTED = 0x80;
@@ -51,7 +54,7 @@ const F64 = (n: number) => new Float64Array(n);
 export const COLUMNS_FILE = 'records.cols';
 
 /** The version of what `stored()` gives: a column file of another layout is not read (bump it with any change of the columns or their coding). */
-export const STORED_LAYOUT = 1;
+export const STORED_LAYOUT = 2;
 
 /** A RecordColumns store for the column file (store/records-columns-file.ts): its typed sections and the rest. */
 export interface StoredColumns {
@@ -198,6 +201,16 @@ export class RecordColumns {
     if (more) this.extra.set(i, more as Partial<RequestRecord>);
   }
 
+  /**
+   * Keeps the records that are stretches of one shared step timeline as such (chunk-store.ts
+   * shareTimeline): called once the records are all added, before the views are used. Returns
+   * how many records became stretches.
+   */
+  shareChunkTimeline(): number {
+    if (this.loaded) return 0;
+    return this.chunkStore.shareTimeline(this.n, (i) => !this.whole.has(i));
+  }
+
   /** View of the i-th record (in the order added). */
   view(i: number): RequestRecord {
     return this.whole.get(i) ?? new ColumnRecord(this, i);
@@ -279,6 +292,9 @@ export class RecordColumns {
   chunks(i: number): number {
     return this.chunkStore.countOf(i);
   }
+  stretchAt(i: number): StepStretch | null {
+    return this.chunkStore.stretch(i);
+  }
   /** Whether the i-th record's chunk times are known never to go back (then firstChunk and countAtMost answer). */
   chunksSorted(i: number): boolean {
     return (this.codes.get(i) & SORTED) !== 0;
@@ -328,6 +344,8 @@ class ColumnRecord implements RequestRecord {
   }
   get id() { return this.s.idAt(this.i); }
   get phase() { return PHASES[this.s.code(this.i) & 7]!; }
+  /** Its chunks as a stretch of the step timeline records share (record/step-stretch.ts), or null. */
+  get [STEP_STRETCH]() { return this.s.stretchAt(this.i); }
   get stage() { return this.s.stageAt(this.i); }
   get worker() { return this.s.workerAt(this.i); }
   get task() { return this.s.str('task', this.i); }

@@ -214,6 +214,7 @@ export function readRecordColumns(path: string, opts: ReadOptions = {}): { colum
     else columns.add(rec);
     return columns.view(columns.length - 1);
   }, newScannedRecord(), checker);
+  columns.shareChunkTimeline();
   saveColumnsFile(path, source, { columns, lineOf: (i) => checker.lineOf(i), truncatedTail: read.truncatedTail });
   return { columns, ...read };
 }

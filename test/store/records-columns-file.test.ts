@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { computeMetrics } from '../../src/metrics/index.js';
 import { recordToJsonLine } from '../../src/record/jsonl.js';
-import { plainRecord } from '../../src/record/record-columns.js';
+import { plainRecord, STORED_LAYOUT } from '../../src/record/record-columns.js';
 import { emptyRecord, type RequestRecord } from '../../src/record/record.js';
 import { COLUMNS_FILE, loadColumnsFile } from '../../src/store/records-columns-file.js';
 import { readRecordColumns } from '../../src/store/records-reader.js';
@@ -156,7 +156,7 @@ describe('the column file', () => {
       (b: Buffer) => b.subarray(0, b.length - 8),
       (b: Buffer) => Buffer.concat([b, Buffer.alloc(8)]),
       (b: Buffer) => Buffer.from(b).fill(0x41, 0, 4),
-      (b: Buffer) => Buffer.from(b.toString('latin1').replace('"layout":1', '"layout":9'), 'latin1'),
+      (b: Buffer) => Buffer.from(b.toString('latin1').replace(`"layout":${STORED_LAYOUT}`, '"layout":99'), 'latin1'),
       (b: Buffer) => Buffer.from(b.toString('latin1').replace('"name":"sent_ms","bytes_per_value":8', '"name":"sent_ms","bytes_per_value":4'), 'latin1'),
       () => Buffer.alloc(0),
     ]) {
