@@ -37,7 +37,7 @@ const TOKEN_SOURCES: readonly TokenSource[] = ['usage', 'tokenizer', 'chunks', '
 const fitsInt = (v: number | null): boolean => v === null || (Number.isInteger(v) && v >= 0 && v < 2 ** 31);
 
 /** Fields beyond the columns, in recordFromJsonLine's key order; error_message and output_text only when not null. */
-const EXTRA_KEYS = [
+export const EXTRA_KEYS = [
   'error_message', 'output_text', 'first_reasoning_ms', 'first_answer_ms', 'reasoning_tokens', 'attempt', 'retried', 'retry_after_ms', 'node',
   'prompt_messages', 'inputs', 'images', 'image_bytes', 'audio_clips', 'audio_bytes', 'trace_id', 'response_id', 'quality', 'events_after_done', 'usage_rejected',
 ] as const satisfies ReadonlyArray<keyof RequestRecord>;

@@ -13,6 +13,7 @@ import { runVirtualPaced, virtualEngine, type VirtualOptions, type VirtualReques
 import type { Engine } from '../sim/engine/engine.js';
 import type { RequestRecord } from '../record/record.js';
 import { closeRecords, fileFaultCode, RecordsWriter, specFaultLine } from '../store/records-file.js';
+import { keepWrittenColumns } from '../store/written-columns.js';
 import { recordToJsonLineParts } from '../record/jsonl.js';
 import { createRunDir, createRunDirAt, type RunDir } from '../store/run-dir.js';
 import { StepTimeline } from '../sim/step-timeline.js';
@@ -281,6 +282,8 @@ export async function simulateRun(spec: RunSpec, ctx: SessionContext = {}, at: R
     tokenizerId: spec.workload.tokenizer,
   });
   if (diskFault || done.diskFault) return { ...done, diskFault: diskFault ?? done.diskFault! };
+  // The first analyze, report or compare of this run loads its columns instead of parsing the text.
+  if (dir) keepWrittenColumns(dir.recordsPath, records);
   await recordInHistory(spec.output.result_dir, dir, log, { result: done.result, spec: saved.spec });
   return done;
 }

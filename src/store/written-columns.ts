@@ -1,0 +1,98 @@
+/**
+ * records.cols for a run that has just written its records (issue 31): the columns built from the
+ * records in memory, in the order they were written, instead of reading records.jsonl back — so
+ * the first analyze, report or compare of a virtual day loads columns rather than parsing ~2 GB.
+ *
+ * The columns must be the ones a read of the text builds (store/records-reader.ts), value for
+ * value, or a figure would depend on which read came first. A record whose line is the plain
+ * shape (no field beyond the scanned ones, every number finite) is added with the values its line
+ * reads back as: times at the writer's µs (jsonl.ts atRecordResolution; the line's digits are that
+ * whole number of µs, and the double JSON.parse gives is µs / 1000), −0 as 0 (JSON writes "0");
+ * any other record goes through its line: recordToJsonLine, then the reader's parser. The test
+ * compares the file written here with the one a read of the text writes, byte for byte.
+ */
+import { atRecordResolution, recordFromJsonLine, recordToJsonLine } from '../record/jsonl.js';
+import { newScannedRecord } from '../record/jsonl-line-scan.js';
+import { EXTRA_KEYS, RecordColumns } from '../record/record-columns.js';
+import type { RequestRecord } from '../record/record.js';
+import { saveColumnsFile, sourceIdentity } from './records-columns-file.js';
+
+/** A number as its text reads back: −0 is written "0". */
+const EMPTY = new Float64Array(0);
+const asRead = (v: number): number => (v === 0 ? 0 : v);
+const finiteOrNull = (v: number | null): boolean => v === null || Number.isFinite(v);
+
+/** Every field of the record a line can hold, as a plain object (a columnar store's view has them as getters, which a spread does not copy). */
+const FIELDS = [...Object.keys(newScannedRecord()), ...EXTRA_KEYS] as (keyof RequestRecord)[];
+function fieldsOf(r: RequestRecord): RequestRecord {
+  const o: Record<string, unknown> = {};
+  for (const k of FIELDS) if (r[k] !== undefined) o[k] = r[k];
+  return o as unknown as RequestRecord;
+}
+
+/** Whether r's line holds only the fields the columns' scan reads, each a finite number where a number. */
+function plainLine(r: RequestRecord): boolean {
+  for (const k of EXTRA_KEYS) {
+    const v = r[k];
+    if (v !== undefined && !(v === null && (k === 'error_message' || k === 'output_text'))) return false;
+  }
+  return (
+    Number.isFinite(r.id) && Number.isFinite(r.stage) && Number.isFinite(r.worker) && finiteOrNull(r.turn) && Number.isFinite(r.scheduled_ms) &&
+    Number.isFinite(r.sent_ms) && finiteOrNull(r.first_token_ms) && Number.isFinite(r.end_ms) && finiteOrNull(r.prompt_tokens) &&
+    Number.isFinite(r.output_tokens) && finiteOrNull(r.requested_output_tokens) && finiteOrNull(r.client_prompt_tokens) && finiteOrNull(r.http_status)
+  );
+}
+
+/**
+ * Writes records.cols beside `recordsPath` from `records`, the run's records in the order its
+ * writer wrote them, one line each (records-columns-file.ts decides when a file is kept: a
+ * finished run, result.json beside). Returns whether it was written.
+ */
+export function keepWrittenColumns(recordsPath: string, records: readonly RequestRecord[]): boolean {
+  const source = sourceIdentity(recordsPath);
+  if (source === null) return false;
+  const columns = new RecordColumns();
+  let micros = new Float64Array(1024);
+  for (const r of records) {
+    if (!plainLine(r)) {
+      columns.add(recordFromJsonLine(recordToJsonLine(fieldsOf(r))));
+      continue;
+    }
+    const c = r.chunk_ms;
+    if (c.length > micros.length) micros = new Float64Array(c.length * 2);
+    for (let k = 0; k < c.length; k++) micros[k] = asRead(Math.round(c[k]! * 1000));
+    const first = r.first_token_ms;
+    // Every line field, in the line's order (the reader's record has them so: a record kept whole keeps that order).
+    columns.add(
+      {
+        id: asRead(r.id),
+        phase: r.phase,
+        stage: asRead(r.stage),
+        worker: asRead(r.worker),
+        task: r.task,
+        session: r.session,
+        turn: r.turn === null ? null : asRead(r.turn),
+        scheduled_ms: asRead(atRecordResolution(r.scheduled_ms)),
+        sent_ms: asRead(atRecordResolution(r.sent_ms)),
+        first_token_ms: first === null ? null : asRead(atRecordResolution(first)),
+        chunk_ms: EMPTY,
+        end_ms: asRead(atRecordResolution(r.end_ms)),
+        prompt_tokens: r.prompt_tokens === null ? null : asRead(r.prompt_tokens),
+        output_tokens: asRead(r.output_tokens),
+        requested_output_tokens: r.requested_output_tokens === null ? null : asRead(r.requested_output_tokens),
+        token_source: r.token_source,
+        client_prompt_tokens: r.client_prompt_tokens === null ? null : asRead(r.client_prompt_tokens),
+        status: r.status,
+        error_class: r.error_class,
+        http_status: r.http_status === null ? null : asRead(r.http_status),
+        finish_reason: r.finish_reason,
+        error_message: null,
+        output_text: null,
+      },
+      micros,
+      c.length,
+    );
+  }
+  columns.shareChunkTimeline();
+  return saveColumnsFile(recordsPath, source, { columns, lineOf: (i) => i + 1, truncatedTail: false });
+}
