@@ -73,6 +73,11 @@ function columnsPath(recordsPath: string): string | null {
   return join(dirname(recordsPath), COLUMNS_FILE);
 }
 
+/** Whether a column file is kept for this records.jsonl path at all (not when turned off, or for another file name). */
+export function keepsColumnsFile(recordsPath: string): boolean {
+  return columnsPath(recordsPath) !== null;
+}
+
 /** records.jsonl's identity as the header keeps it; null when it cannot be read. */
 export function sourceIdentity(recordsPath: string): Header['source'] | null {
   let fd: number;

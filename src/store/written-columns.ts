@@ -15,7 +15,8 @@ import { atRecordResolution, recordFromJsonLine, recordToJsonLine } from '../rec
 import { newScannedRecord } from '../record/jsonl-line-scan.js';
 import { EXTRA_KEYS, RecordColumns } from '../record/record-columns.js';
 import type { RequestRecord } from '../record/record.js';
-import { saveColumnsFile, sourceIdentity } from './records-columns-file.js';
+import { stepStretchOf, type SharedTimeline } from '../record/step-stretch.js';
+import { keepsColumnsFile, saveColumnsFile, sourceIdentity } from './records-columns-file.js';
 
 /** A number as its text reads back: −0 is written "0". */
 const EMPTY = new Float64Array(0);
@@ -28,6 +29,20 @@ function fieldsOf(r: RequestRecord): RequestRecord {
   const o: Record<string, unknown> = {};
   for (const k of FIELDS) if (r[k] !== undefined) o[k] = r[k];
   return o as unknown as RequestRecord;
+}
+
+/** Each step time of a timeline as the writer's whole µs, computed once per timeline (its steps are far fewer than its records' chunks). */
+class StepMicros {
+  private readonly byTimeline = new Map<SharedTimeline, Float64Array>();
+  of(t: SharedTimeline): Float64Array {
+    let m = this.byTimeline.get(t);
+    if (m === undefined || m.length < t.length) {
+      m = new Float64Array(t.length);
+      for (let k = 0; k < t.length; k++) m[k] = asRead(Math.round(t.at(k) * 1000));
+      this.byTimeline.set(t, m);
+    }
+    return m;
+  }
 }
 
 /** Whether r's line holds only the fields the columns' scan reads, each a finite number where a number. */
@@ -49,18 +64,30 @@ function plainLine(r: RequestRecord): boolean {
  * finished run, result.json beside). Returns whether it was written.
  */
 export function keepWrittenColumns(recordsPath: string, records: readonly RequestRecord[]): boolean {
-  const source = sourceIdentity(recordsPath);
+  const source = keepsColumnsFile(recordsPath) ? sourceIdentity(recordsPath) : null;
   if (source === null) return false;
   const columns = new RecordColumns();
+  const stepMicros = new StepMicros();
   let micros = new Float64Array(1024);
   for (const r of records) {
     if (!plainLine(r)) {
       columns.add(recordFromJsonLine(recordToJsonLine(fieldsOf(r))));
       continue;
     }
-    const c = r.chunk_ms;
-    if (c.length > micros.length) micros = new Float64Array(c.length * 2);
-    for (let k = 0; k < c.length; k++) micros[k] = asRead(Math.round(c[k]! * 1000));
+    // A record on a step timeline (a virtual run's) reads its µs from the timeline's, rounded once per step.
+    const stretch = stepStretchOf(r);
+    let chunkMicros: Float64Array;
+    let count: number;
+    if (stretch !== null) {
+      chunkMicros = stepMicros.of(stretch.timeline).subarray(stretch.first, stretch.first + stretch.count);
+      count = stretch.count;
+    } else {
+      const c = r.chunk_ms;
+      count = c.length;
+      if (count > micros.length) micros = new Float64Array(count * 2);
+      for (let k = 0; k < count; k++) micros[k] = asRead(Math.round(c[k]! * 1000));
+      chunkMicros = micros;
+    }
     const first = r.first_token_ms;
     // Every line field, in the line's order (the reader's record has them so: a record kept whole keeps that order).
     columns.add(
@@ -89,8 +116,8 @@ export function keepWrittenColumns(recordsPath: string, records: readonly Reques
         error_message: null,
         output_text: null,
       },
-      micros,
-      c.length,
+      chunkMicros,
+      count,
     );
   }
   columns.shareChunkTimeline();
