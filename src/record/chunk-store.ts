@@ -38,7 +38,7 @@
  *   same doubles as before; its bytes are dropped from the pages.
  */
 import { f64Column, i32Column, PAGE_VALUES, PagedColumn, type ColumnArray } from './paged-column.js';
-import { findSharedTimeline } from './shared-timeline.js';
+import { findSharedTimeline, type SharedTimelineFound } from './shared-timeline.js';
 import type { SharedTimeline, StepStretch } from './step-stretch.js';
 
 /**
@@ -454,17 +454,21 @@ export class ChunkStore {
   /**
    * Finds the step timeline the first n records share (record/shared-timeline.ts) and keeps
    * those on it as stretches, dropping their bytes: for a virtual run, most of its records and
-   * of the chunk memory. Kept only when the timeline holds at most SHARED_AT_MOST of the times
-   * it stands for (records that share few times stay as they were). Once per store, before any
-   * record view's stretch is read; `stored(i)`: whether record i's times are in this store.
-   * Returns how many records became stretches.
+   * of the chunk memory. Kept only when keepsTimeline says so (records that share few times stay
+   * as they were). Once per store, before any record view's stretch is read; `stored(i)`:
+   * whether record i's times are in this store. Returns how many records became stretches.
+   *
+   * The candidates are the records stored as gaps with two times or more, in order: the ones
+   * `timelineCandidate` tells a builder that has their µs before storing them (putStretch,
+   * adoptTimeline), so that it ends with this same store.
    */
   shareTimeline(n: number, stored: (i: number) => boolean): number {
     if (this.shared !== null) return 0;
-    const cand: number[] = [];
-    for (let i = 0; i < n; i++) if (stored(i) && this.count.get(i) >= 2 && this.page.get(i) >= 0 && !Number.isNaN(this.base.get(i))) cand.push(i);
+    const cand = new Int32Array(n);
+    let m = 0;
+    for (let i = 0; i < n; i++) if (stored(i) && this.count.get(i) >= 2 && this.page.get(i) >= 0 && !Number.isNaN(this.base.get(i))) cand[m++] = i;
     const found = findSharedTimeline({
-      n: cand.length,
+      n: m,
       firstMicros: (c) => this.base.get(cand[c]!),
       count: (c) => this.count.get(cand[c]!),
       decodeMicros: (c, out) => {
@@ -472,22 +476,44 @@ export class ChunkStore {
         decodeTimes(this.bytes.pages[this.page.get(i)]!, this.at.get(i), this.count.get(i), this.base.get(i), out, 1);
       },
     });
-    if (found.found === 0 || found.micros.length > found.chunks * SHARED_AT_MOST) return 0;
-    const ms = found.micros;
+    if (!keepsTimeline(found)) return 0;
+    for (let c = 0; c < m; c++) {
+      const first = found.first[c]!;
+      if (first < 0) continue;
+      this.page.set(cand[c]!, STRETCH);
+      this.at.set(cand[c]!, first);
+    }
+    this.adoptTimeline(n, stored, found.micros);
+    return found.found;
+  }
+
+  /**
+   * Stores record i as steps first … first + count − 1 of the timeline adoptTimeline will take,
+   * its µs from base to last: for a builder that found the timeline itself, over the candidates
+   * shareTimeline would have (then the store ends the same).
+   */
+  putStretch(i: number, count: number, first: number, base: number, last: number): void {
+    this.count.set(i, count);
+    this.page.set(i, STRETCH);
+    this.at.set(i, first);
+    this.base.set(i, base);
+    this.last.set(i, last);
+  }
+
+  /**
+   * Takes `micros` (whole µs) as the shared timeline of the stretch records, and copies the bytes
+   * of the records left on gaps into fresh pages, in order (their layout then depends on those
+   * records alone: the same whether the others were ever coded).
+   */
+  adoptTimeline(n: number, stored: (i: number) => boolean, micros: Float64Array): void {
+    const ms = micros;
     for (let k = 0; k < ms.length; k++) ms[k] = ms[k]! / 1000;
-    // The records left on gaps get their bytes copied into fresh pages, in order.
     const kept = new Pages((m) => new Uint8Array(m));
     const old = this.bytes.pages;
-    for (let c = 0, i = 0; i < n; i++) {
-      const onTimeline = c < cand.length && cand[c] === i && found.first[c++]! >= 0;
-      if (onTimeline) {
-        this.page.set(i, STRETCH);
-        this.at.set(i, found.first[c - 1]!);
-        continue;
-      }
+    for (let i = 0; i < n; i++) {
       if (!stored(i)) continue;
       const count = this.count.get(i);
-      if (count === 0 || Number.isNaN(this.base.get(i))) continue;
+      if (count === 0 || this.page.get(i) === STRETCH || Number.isNaN(this.base.get(i))) continue;
       const from = old[this.page.get(i)]!;
       const at = this.at.get(i);
       const len = gapBytesEnd(from, at, count) - at;
@@ -499,7 +525,6 @@ export class ChunkStore {
     }
     this.bytes = kept;
     this.shared = new StoredTimeline(ms);
-    return found.found;
   }
 
   /**
@@ -561,6 +586,25 @@ export class ChunkStore {
     if (n > this.decoded.length) this.decoded = new Float64Array(n * 2);
     return this.decoded;
   }
+}
+
+/** Whether a timeline found is worth keeping: it holds at most SHARED_AT_MOST of the chunk times it stands for. */
+export function keepsTimeline(found: SharedTimelineFound): boolean {
+  return found.found > 0 && found.micros.length <= found.chunks * SHARED_AT_MOST;
+}
+
+/**
+ * Whether putMicros keeps these µs as gaps, not doubles (every one whole, the sum of the gaps
+ * giving each back): with two or more, such a record is one shareTimeline looks at.
+ */
+export function storedAsGaps(micros: Float64Array, count: number): boolean {
+  if (count === 0 || !Number.isInteger(micros[0])) return false;
+  for (let k = 1; k < count; k++) {
+    const m = micros[k]!;
+    const prev = micros[k - 1]!;
+    if (!(Number.isInteger(m) && prev + (m - prev) === m)) return false;
+  }
+  return true;
 }
 
 /** The used length of each page of chunk bytes and of chunk doubles, in order, and the shared timeline's length. */

@@ -164,10 +164,25 @@ export class RecordColumns {
     this.append(r, micros, count, true);
   }
 
-  private append(r: RequestRecord, micros: Float64Array | undefined, count: number, lineKeysOnly: boolean): void {
+  /**
+   * add(r, micros, count) for a record a builder already found at steps first … first + count − 1
+   * of the timeline it will give adoptChunkTimeline (store/written-columns.ts): it must be a record
+   * the columns hold (fitsColumns) with µs stored as gaps, what shareChunkTimeline would look at.
+   */
+  addOnTimeline(r: RequestRecord, micros: Float64Array, count: number, first: number): void {
+    this.append(r, micros, count, false, first);
+  }
+
+  /** The shared timeline (whole µs) of the records added by addOnTimeline, once all records are added. */
+  adoptChunkTimeline(micros: Float64Array): void {
+    this.chunkStore.adoptTimeline(this.n, (i) => !this.whole.has(i), micros);
+  }
+
+  private append(r: RequestRecord, micros: Float64Array | undefined, count: number, lineKeysOnly: boolean, onTimeline = -1): void {
     if (this.loaded) throw new Error('records loaded from their column file are read-only');
     const i = this.n++;
-    if (!this.fits(r)) {
+    if (!RecordColumns.fitsColumns(r)) {
+      if (onTimeline >= 0) throw new Error('a record kept whole is not on a timeline');
       this.whole.set(i, micros ? { ...r, chunk_ms: microsToTimes(micros, count) } : r);
       return;
     }
@@ -189,7 +204,11 @@ export class RecordColumns {
     this.task.set(i, this.strings.id(r.task));
     this.session.set(i, this.strings.id(r.session));
     this.finish.set(i, this.strings.id(r.finish_reason));
-    const sorted = micros ? this.chunkStore.putMicros(i, micros, count) : this.chunkStore.putTimes(i, r.chunk_ms);
+    let sorted: boolean;
+    if (onTimeline >= 0) {
+      this.chunkStore.putStretch(i, count, onTimeline, micros![0]!, micros![count - 1]!);
+      sorted = true;
+    } else sorted = micros ? this.chunkStore.putMicros(i, micros, count) : this.chunkStore.putTimes(i, r.chunk_ms);
     if (sorted) this.codes.set(i, this.codes.get(i) | SORTED);
     if (lineKeysOnly) return;
     let more: Record<string, unknown> | null = null;
@@ -223,7 +242,8 @@ export class RecordColumns {
     return out;
   }
 
-  private fits(r: RequestRecord): boolean {
+  /** Whether the columns hold r (else it is kept whole): every number of a column fits it. */
+  static fitsColumns(r: RequestRecord): boolean {
     return (
       fitsInt(r.id) && !Object.is(r.id, -0) && fitsInt(r.stage) && fitsInt(r.worker) && fitsInt(r.turn) && fitsInt(r.prompt_tokens) && fitsInt(r.output_tokens) && fitsInt(r.requested_output_tokens) &&
       fitsInt(r.client_prompt_tokens) && fitsInt(r.http_status) && !Number.isNaN(r.first_token_ms) && PHASES.includes(r.phase) && STATUSES.includes(r.status) &&

@@ -13,7 +13,9 @@
  */
 import { atRecordResolution, recordFromJsonLine, recordToJsonLine } from '../record/jsonl.js';
 import { newScannedRecord } from '../record/jsonl-line-scan.js';
+import { keepsTimeline, storedAsGaps } from '../record/chunk-store.js';
 import { EXTRA_KEYS, RecordColumns } from '../record/record-columns.js';
+import { findSharedTimeline } from '../record/shared-timeline.js';
 import type { RequestRecord } from '../record/record.js';
 import { stepStretchOf, type SharedTimeline } from '../record/step-stretch.js';
 import { keepsColumnsFile, saveColumnsFile, sourceIdentity } from './records-columns-file.js';
@@ -58,68 +60,129 @@ function plainLine(r: RequestRecord): boolean {
   );
 }
 
+/** What the writer's line of one record reads back as: the record, and its chunk times' µs when they are kept as gaps. */
+interface ReadBack {
+  rec: RequestRecord;
+  /** The µs of its chunk times (the first `count`), or null when the store keeps them as doubles. */
+  micros: Float64Array | null;
+  count: number;
+}
+
 /**
  * Writes records.cols beside `recordsPath` from `records`, the run's records in the order its
  * writer wrote them, one line each (records-columns-file.ts decides when a file is kept: a
  * finished run, result.json beside). Returns whether it was written.
+ *
+ * The shared step timeline is found first, over the µs of the same candidates a read looks at
+ * (chunk-store.ts shareTimeline), so the records on it are stored as stretches without ever
+ * being coded as gaps: what a read ends with, at a fraction of the time and memory.
  */
 export function keepWrittenColumns(recordsPath: string, records: readonly RequestRecord[]): boolean {
   const source = keepsColumnsFile(recordsPath) ? sourceIdentity(recordsPath) : null;
   if (source === null) return false;
+  const reader = new ReadBackOf();
+  const cand = new Int32Array(records.length);
+  const firsts = new Float64Array(records.length);
+  const counts = new Int32Array(records.length);
+  let m = 0;
+  for (let i = 0; i < records.length; i++) {
+    const b = reader.of(records[i]!, i);
+    if (b.micros !== null && b.count >= 2 && RecordColumns.fitsColumns(b.rec) && storedAsGaps(b.micros, b.count)) {
+      cand[m] = i;
+      firsts[m] = b.micros[0]!;
+      counts[m++] = b.count;
+    }
+  }
+  const found = findSharedTimeline({
+    n: m,
+    firstMicros: (c) => firsts[c]!,
+    count: (c) => counts[c]!,
+    decodeMicros: (c, out) => {
+      const b = reader.of(records[cand[c]!]!, cand[c]!);
+      out.set(b.micros!.subarray(0, b.count));
+    },
+  });
+  const shared = keepsTimeline(found);
   const columns = new RecordColumns();
-  const stepMicros = new StepMicros();
-  let micros = new Float64Array(1024);
-  for (const r of records) {
+  for (let i = 0, c = 0; i < records.length; i++) {
+    const b = reader.of(records[i]!, i);
+    const first = c < m && cand[c] === i ? found.first[c++]! : -1;
+    if (shared && first >= 0) columns.addOnTimeline(b.rec, b.micros!, b.count, first);
+    else if (b.micros !== null) columns.add(b.rec, b.micros, b.count);
+    else columns.add(b.rec);
+  }
+  if (shared) columns.adoptChunkTimeline(found.micros);
+  return saveColumnsFile(recordsPath, source, { columns, lineOf: (i) => i + 1, truncatedTail: false });
+}
+
+/** The records as their lines read back, one at a time (the µs buffer is reused: valid until the next call). */
+class ReadBackOf {
+  private readonly stepMicros = new StepMicros();
+  private micros = new Float64Array(1024);
+  /** Records whose lines go through the parser (few: failures, texts, checks), by position. */
+  private readonly parsed = new Map<number, ReadBack>();
+
+  of(r: RequestRecord, i: number): ReadBack {
     if (!plainLine(r)) {
-      columns.add(recordFromJsonLine(recordToJsonLine(fieldsOf(r))));
-      continue;
+      let b = this.parsed.get(i);
+      if (b === undefined) {
+        const rec = recordFromJsonLine(recordToJsonLine(fieldsOf(r)));
+        b = { rec, micros: wholeMicros(rec.chunk_ms), count: rec.chunk_ms.length };
+        this.parsed.set(i, b);
+      }
+      return b;
     }
     // A record on a step timeline (a virtual run's) reads its µs from the timeline's, rounded once per step.
     const stretch = stepStretchOf(r);
-    let chunkMicros: Float64Array;
+    let micros: Float64Array;
     let count: number;
     if (stretch !== null) {
-      chunkMicros = stepMicros.of(stretch.timeline).subarray(stretch.first, stretch.first + stretch.count);
+      micros = this.stepMicros.of(stretch.timeline).subarray(stretch.first, stretch.first + stretch.count);
       count = stretch.count;
     } else {
       const c = r.chunk_ms;
       count = c.length;
-      if (count > micros.length) micros = new Float64Array(count * 2);
-      for (let k = 0; k < count; k++) micros[k] = asRead(Math.round(c[k]! * 1000));
-      chunkMicros = micros;
+      if (count > this.micros.length) this.micros = new Float64Array(count * 2);
+      for (let k = 0; k < count; k++) this.micros[k] = asRead(Math.round(c[k]! * 1000));
+      micros = this.micros;
     }
     const first = r.first_token_ms;
     // Every line field, in the line's order (the reader's record has them so: a record kept whole keeps that order).
-    columns.add(
-      {
-        id: asRead(r.id),
-        phase: r.phase,
-        stage: asRead(r.stage),
-        worker: asRead(r.worker),
-        task: r.task,
-        session: r.session,
-        turn: r.turn === null ? null : asRead(r.turn),
-        scheduled_ms: asRead(atRecordResolution(r.scheduled_ms)),
-        sent_ms: asRead(atRecordResolution(r.sent_ms)),
-        first_token_ms: first === null ? null : asRead(atRecordResolution(first)),
-        chunk_ms: EMPTY,
-        end_ms: asRead(atRecordResolution(r.end_ms)),
-        prompt_tokens: r.prompt_tokens === null ? null : asRead(r.prompt_tokens),
-        output_tokens: asRead(r.output_tokens),
-        requested_output_tokens: r.requested_output_tokens === null ? null : asRead(r.requested_output_tokens),
-        token_source: r.token_source,
-        client_prompt_tokens: r.client_prompt_tokens === null ? null : asRead(r.client_prompt_tokens),
-        status: r.status,
-        error_class: r.error_class,
-        http_status: r.http_status === null ? null : asRead(r.http_status),
-        finish_reason: r.finish_reason,
-        error_message: null,
-        output_text: null,
-      },
-      chunkMicros,
-      count,
-    );
+    const rec: RequestRecord = {
+      id: asRead(r.id),
+      phase: r.phase,
+      stage: asRead(r.stage),
+      worker: asRead(r.worker),
+      task: r.task,
+      session: r.session,
+      turn: r.turn === null ? null : asRead(r.turn),
+      scheduled_ms: asRead(atRecordResolution(r.scheduled_ms)),
+      sent_ms: asRead(atRecordResolution(r.sent_ms)),
+      first_token_ms: first === null ? null : asRead(atRecordResolution(first)),
+      chunk_ms: EMPTY,
+      end_ms: asRead(atRecordResolution(r.end_ms)),
+      prompt_tokens: r.prompt_tokens === null ? null : asRead(r.prompt_tokens),
+      output_tokens: asRead(r.output_tokens),
+      requested_output_tokens: r.requested_output_tokens === null ? null : asRead(r.requested_output_tokens),
+      token_source: r.token_source,
+      client_prompt_tokens: r.client_prompt_tokens === null ? null : asRead(r.client_prompt_tokens),
+      status: r.status,
+      error_class: r.error_class,
+      http_status: r.http_status === null ? null : asRead(r.http_status),
+      finish_reason: r.finish_reason,
+      error_message: null,
+      output_text: null,
+    };
+    return { rec, micros, count };
   }
-  columns.shareChunkTimeline();
-  return saveColumnsFile(recordsPath, source, { columns, lineOf: (i) => i + 1, truncatedTail: false });
+}
+
+/** The µs of parsed chunk times when the store keeps them as gaps (chunk-store.ts putTimes: each whole µs exactly), else null. */
+function wholeMicros(c: Float64Array): Float64Array | null {
+  const out = new Float64Array(c.length);
+  for (let k = 0; k < c.length; k++) {
+    out[k] = Math.round(c[k]! * 1000);
+    if (!(Number.isSafeInteger(out[k]) && out[k]! / 1000 === c[k])) return null;
+  }
+  return out;
 }

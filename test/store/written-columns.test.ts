@@ -12,7 +12,7 @@ import { RecordsWriter } from '../../src/store/records-file.js';
 import { COLUMNS_FILE, loadColumnsFile } from '../../src/store/records-columns-file.js';
 import { readRecordColumns } from '../../src/store/records-reader.js';
 import { keepWrittenColumns } from '../../src/store/written-columns.js';
-import type { RequestRecord } from '../../src/record/record.js';
+import { emptyRecord, type RequestRecord } from '../../src/record/record.js';
 import { recordArb } from '../helpers/random-records.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -74,6 +74,48 @@ describe('records.cols from the records a run wrote', () => {
           return;
         }
         expect(read).not.toBeNull();
+        same(kept, read!);
+        rmSync(dir, { recursive: true });
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('holds what a read of the text keeps when records share a step timeline (property)', () => {
+    const stepsArb = fc.array(fc.double({ min: 0.5, max: 60, noNaN: true }), { minLength: 3, maxLength: 80 }).map((gaps) => {
+      let t = 0;
+      return gaps.map((g) => (t += g));
+    });
+    const spanArb = fc.record({ a: fc.nat(), c: fc.integer({ min: 1, max: 40 }), skip: fc.boolean(), fail: fc.boolean(), text: fc.boolean() });
+    fc.assert(
+      fc.property(stepsArb, fc.array(spanArb, { minLength: 1, maxLength: 30 }), (steps, spans) => {
+        const dir = tempDir('written-cols-shared');
+        const path = join(dir, 'records.jsonl');
+        const records: RequestRecord[] = spans.map(({ a, c, skip, fail, text }, id) => {
+          const from = a % steps.length;
+          const chunks = steps.slice(from, from + c);
+          if (skip && chunks.length > 2) chunks.splice(1, 1);
+          return {
+            ...emptyRecord(id, Math.max(0, chunks[0]! - 5)),
+            sent_ms: Math.max(0, chunks[0]! - 5),
+            first_token_ms: chunks[0]!,
+            chunk_ms: Float64Array.from(chunks),
+            end_ms: chunks.at(-1)! + 0.25,
+            output_tokens: fail ? 0 : chunks.length,
+            status: fail ? 'error' : 'ok',
+            error_class: fail ? 'http_5xx' : null,
+            error_message: fail ? 'boom' : null,
+            output_text: text ? 'hi' : null,
+            token_source: 'usage',
+          };
+        });
+        const writer = new RecordsWriter(path);
+        for (const r of records) writer.write(r);
+        writer.close();
+        writeFileSync(join(dir, 'result.json'), '{}\n');
+        expect(keepWrittenColumns(path, records)).toBe(true);
+        const { kept, read, error } = keptAndRead(dir);
+        expect(error).toBeNull();
         same(kept, read!);
         rmSync(dir, { recursive: true });
       }),
