@@ -80,13 +80,13 @@ interface ReadBack {
 export function keepWrittenColumns(recordsPath: string, records: readonly RequestRecord[]): boolean {
   const source = keepsColumnsFile(recordsPath) ? sourceIdentity(recordsPath) : null;
   if (source === null) return false;
-  const reader = new ReadBackOf();
+  const reader = new ReadBackOf(records);
   const cand = new Int32Array(records.length);
   const firsts = new Float64Array(records.length);
   const counts = new Int32Array(records.length);
   let m = 0;
   for (let i = 0; i < records.length; i++) {
-    const b = reader.of(records[i]!, i);
+    const b = reader.of(i);
     if (b.micros !== null && b.count >= 2 && RecordColumns.fitsColumns(b.rec) && storedAsGaps(b.micros, b.count)) {
       cand[m] = i;
       firsts[m] = b.micros[0]!;
@@ -97,15 +97,12 @@ export function keepWrittenColumns(recordsPath: string, records: readonly Reques
     n: m,
     firstMicros: (c) => firsts[c]!,
     count: (c) => counts[c]!,
-    decodeMicros: (c, out) => {
-      const b = reader.of(records[cand[c]!]!, cand[c]!);
-      out.set(b.micros!.subarray(0, b.count));
-    },
+    decodeMicros: (c, out) => out.set(reader.microsOf(cand[c]!).subarray(0, counts[c]!)),
   });
   const shared = keepsTimeline(found);
   const columns = new RecordColumns();
   for (let i = 0, c = 0; i < records.length; i++) {
-    const b = reader.of(records[i]!, i);
+    const b = reader.of(i);
     const first = c < m && cand[c] === i ? found.first[c++]! : -1;
     if (shared && first >= 0) columns.addOnTimeline(b.rec, b.micros!, b.count, first);
     else if (b.micros !== null) columns.add(b.rec, b.micros, b.count);
@@ -121,9 +118,34 @@ class ReadBackOf {
   private micros = new Float64Array(1024);
   /** Records whose lines go through the parser (few: failures, texts, checks), by position. */
   private readonly parsed = new Map<number, ReadBack>();
+  /** Per record, 1 once known to go through the parser, 2 once known not to. */
+  private readonly kind: Uint8Array;
 
-  of(r: RequestRecord, i: number): ReadBack {
-    if (!plainLine(r)) {
+  constructor(private readonly records: readonly RequestRecord[]) {
+    this.kind = new Uint8Array(records.length);
+  }
+
+  /** Record i's chunk µs (its count first), or null when they are kept as doubles. */
+  microsOf(i: number): Float64Array {
+    const r = this.records[i]!;
+    if (this.isParsed(i)) return this.of(i).micros!;
+    // A record on a step timeline (a virtual run's) reads its µs from the timeline's, rounded once per step.
+    const stretch = stepStretchOf(r);
+    if (stretch !== null) return this.stepMicros.of(stretch.timeline).subarray(stretch.first, stretch.first + stretch.count);
+    const c = r.chunk_ms;
+    if (c.length > this.micros.length) this.micros = new Float64Array(c.length * 2);
+    for (let k = 0; k < c.length; k++) this.micros[k] = asRead(Math.round(c[k]! * 1000));
+    return this.micros;
+  }
+
+  private isParsed(i: number): boolean {
+    if (this.kind[i] === 0) this.kind[i] = plainLine(this.records[i]!) ? 2 : 1;
+    return this.kind[i] === 1;
+  }
+
+  of(i: number): ReadBack {
+    const r = this.records[i]!;
+    if (this.isParsed(i)) {
       let b = this.parsed.get(i);
       if (b === undefined) {
         const rec = recordFromJsonLine(recordToJsonLine(fieldsOf(r)));
@@ -132,20 +154,8 @@ class ReadBackOf {
       }
       return b;
     }
-    // A record on a step timeline (a virtual run's) reads its µs from the timeline's, rounded once per step.
-    const stretch = stepStretchOf(r);
-    let micros: Float64Array;
-    let count: number;
-    if (stretch !== null) {
-      micros = this.stepMicros.of(stretch.timeline).subarray(stretch.first, stretch.first + stretch.count);
-      count = stretch.count;
-    } else {
-      const c = r.chunk_ms;
-      count = c.length;
-      if (count > this.micros.length) this.micros = new Float64Array(count * 2);
-      for (let k = 0; k < count; k++) this.micros[k] = asRead(Math.round(c[k]! * 1000));
-      micros = this.micros;
-    }
+    const micros = this.microsOf(i);
+    const count = stepStretchOf(r)?.count ?? r.chunk_ms.length;
     const first = r.first_token_ms;
     // Every line field, in the line's order (the reader's record has them so: a record kept whole keeps that order).
     const rec: RequestRecord = {
