@@ -6,8 +6,10 @@
  * are the child's own (bench/usage-at-exit.mjs). For each command the growth exponent between
  * each two neighbouring sizes is log(CPU ratio) / log(size ratio); the bench exits 1 when one is above
  * 1.1 (super-linear), and prints the issue's goals at 100k and 1M beside the figures. analyze,
- * report and compare run twice: reading the text (the first read after a run, which writes
- * records.cols) and reading the column file (every later read; docs/records.md).
+ * report and compare run twice: reading the text (a run's first read when no records.cols is
+ * there: a real server's run, or one from an older build) and reading the column file (what
+ * `sim run` leaves, and every later read; docs/records.md). The `sim run` rows are the first
+ * run of each size, records.cols included.
  *
  *   npx tsx bench/evaluation-scale.ts [--sizes 10000,100000] [--no-build]
  */
@@ -55,10 +57,10 @@ async function cli(args: string[], dir: string): Promise<Usage> {
   return { cpuS: u.user_s + u.system_s, peakMiB: u.max_rss_kib / 1024, load1 };
 }
 
-async function simRun(n: number, seed: number, results: string): Promise<string> {
+async function simRun(n: number, seed: number, results: string): Promise<{ dir: string; usage: Usage }> {
   const before = new Set(readdirSync(results));
-  await cli(['sim', 'run', '--num-prompts', String(n), '--request-rate', '20', '--seed', String(seed), '--result-dir', results, '--name', `n${n}-s${seed}`, '--no-report', '--progress', 'none', '--quiet'], results);
-  return join(results, readdirSync(results).find((d) => !before.has(d) && d.includes(`n${n}-s${seed}`))!);
+  const usage = await cli(['sim', 'run', '--num-prompts', String(n), '--request-rate', '20', '--seed', String(seed), '--result-dir', results, '--name', `n${n}-s${seed}`, '--no-report', '--progress', 'none', '--quiet'], results);
+  return { dir: join(results, readdirSync(results).find((d) => !before.has(d) && d.includes(`n${n}-s${seed}`))!), usage };
 }
 
 /** log(cost ratio) / log(size ratio): 1 is linear. */
@@ -83,8 +85,10 @@ export async function runEvaluationScale(sizes: number[]): Promise<ScaleRow[]> {
   for (const n of sizes) {
     const tmp = mkdtempSync(join(tmpdir(), 'infermeter-bench-eval-'));
     try {
-      const a = await simRun(n, 1, tmp);
-      const b = await simRun(n, 2, tmp);
+      const first = await simRun(n, 1, tmp);
+      rows.push({ command: 'sim run', n, ...first.usage });
+      const a = first.dir;
+      const b = (await simRun(n, 2, tmp)).dir;
       // Each reader of records twice: from the text (no records.cols: the first read after a run,
       // which writes it) and from the column file the first read left (every later read).
       const commands: Array<[string, string[], 'text' | 'columns' | null]> = [
