@@ -54,6 +54,17 @@ function keptAndRead(dir: string): { kept: Buffer; read: Buffer | null; error: s
   return { kept, read, error };
 }
 
+/** `records` written to dir/records.jsonl by the run's writer, a finished run's result.json beside, records.cols kept from them; then keptAndRead. */
+function writeAndKeep(dir: string, records: RequestRecord[]): ReturnType<typeof keptAndRead> {
+  const path = join(dir, 'records.jsonl');
+  const writer = new RecordsWriter(path);
+  for (const r of records) writer.write(r);
+  writer.close();
+  writeFileSync(join(dir, 'result.json'), '{}\n');
+  expect(keepWrittenColumns(path, records)).toBe(true);
+  return keptAndRead(dir);
+}
+
 describe('records.cols from the records a run wrote', () => {
   it('holds what a read of the text keeps, over random records through the writer (property)', () => {
     fc.assert(
@@ -61,12 +72,7 @@ describe('records.cols from the records a run wrote', () => {
         const dir = tempDir('written-cols');
         const path = join(dir, 'records.jsonl');
         const records: RequestRecord[] = items.map(([{ r }, id], i) => ({ ...r, id: id === null ? i : i + id }));
-        const writer = new RecordsWriter(path);
-        for (const r of records) writer.write(r);
-        writer.close();
-        writeFileSync(join(dir, 'result.json'), '{}\n');
-        expect(keepWrittenColumns(path, records)).toBe(true);
-        const { kept, read, error } = keptAndRead(dir);
+        const { kept, read, error } = writeAndKeep(dir, records);
         if (error !== null) {
           // The text is refused (records of another run mixed in): the kept file is refused the same way on load.
           expect(read).toBeNull();
@@ -90,7 +96,6 @@ describe('records.cols from the records a run wrote', () => {
     fc.assert(
       fc.property(stepsArb, fc.array(spanArb, { minLength: 1, maxLength: 30 }), (steps, spans) => {
         const dir = tempDir('written-cols-shared');
-        const path = join(dir, 'records.jsonl');
         const records: RequestRecord[] = spans.map(({ a, c, skip, fail, text }, id) => {
           const from = a % steps.length;
           const chunks = steps.slice(from, from + c);
@@ -109,12 +114,7 @@ describe('records.cols from the records a run wrote', () => {
             token_source: 'usage',
           };
         });
-        const writer = new RecordsWriter(path);
-        for (const r of records) writer.write(r);
-        writer.close();
-        writeFileSync(join(dir, 'result.json'), '{}\n');
-        expect(keepWrittenColumns(path, records)).toBe(true);
-        const { kept, read, error } = keptAndRead(dir);
+        const { kept, read, error } = writeAndKeep(dir, records);
         expect(error).toBeNull();
         same(kept, read!);
         rmSync(dir, { recursive: true });
